@@ -1,0 +1,62 @@
+package ipoib.api;
+
+/**
+ * The membership a port asks for in a multicast group (IBA 15.2.5.17, MCMemberRecord JoinState).
+ *
+ * <p>FullMember ports send and receive and keep the group alive; NonMember ports receive but do
+ * not count for the group's lifetime (routers, RFC 4391 §11); SendOnlyNonMember ports only send
+ * (RFC 4391 §10).
+ */
+public enum JoinState {
+    FULL_MEMBER(0x1, "FullMember"),
+    NON_MEMBER(0x2, "NonMember"),
+    SEND_ONLY_NON_MEMBER(0x4, "SendOnlyNonMember");
+
+    private final int bit;
+    private final String text;
+
+    JoinState(int bit, String text) {
+        this.bit = bit;
+        this.text = text;
+    }
+
+    /** The bit of this state in the 4-bit JoinState field. */
+    public int bit() {
+        return bit;
+    }
+
+    /** Whether the state receives the group's traffic (FullMember and NonMember do). */
+    public boolean receives() {
+        return this != SEND_ONLY_NON_MEMBER;
+    }
+
+    /**
+     * The join state of a single-bit field value.
+     *
+     * @throws IllegalArgumentException for anything but 0x1, 0x2 or 0x4
+     */
+    public static JoinState fromBit(int bit) {
+        for (JoinState s : values()) {
+            if (s.bit == bit) {
+                return s;
+            }
+        }
+        throw Values.invalid("join state", bit, "allowed 0x1 FullMember, 0x2 NonMember, 0x4 SendOnlyNonMember");
+    }
+
+    /** Parses {@code FullMember}, {@code NonMember} or {@code SendOnlyNonMember} (any case). */
+    public static JoinState parse(String text) {
+        String t = Values.requireText("join state", text);
+        for (JoinState s : values()) {
+            if (s.text.equalsIgnoreCase(t) || s.name().equalsIgnoreCase(t)) {
+                return s;
+            }
+        }
+        throw Values.invalid("join state", text, "allowed FullMember, NonMember, SendOnlyNonMember");
+    }
+
+    @Override
+    public String toString() {
+        return text;
+    }
+}

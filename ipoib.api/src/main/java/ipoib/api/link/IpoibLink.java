@@ -1,0 +1,74 @@
+package ipoib.api.link;
+
+import ipoib.api.Gid;
+import ipoib.api.LinkAddress;
+import ipoib.api.Mgid;
+import ipoib.api.PKey;
+import ipoib.api.QKey;
+import ipoib.api.Qpn;
+import ipoib.api.verbs.AddressHandle;
+import ipoib.api.verbs.Port;
+import java.lang.foreign.MemorySegment;
+import java.util.Map;
+
+/**
+ * An IPoIB interface on one (HCA, port, P_Key), registered as a service with the property
+ * {@value #NAME_PROPERTY}.
+ *
+ * <p>The send methods copy the payload into a pooled, registered buffer behind the 4-octet
+ * header and return at once; the caller keeps its segment. They never block and do not
+ * allocate.
+ */
+public interface IpoibLink {
+
+    /** Service property: the interface name, e.g. {@code ib0_1_ffff}. */
+    String NAME_PROPERTY = "ipoib.link";
+
+    String name();
+
+    LinkState state();
+
+    /** Why the link is in its state (e.g. "broadcast join failed: SA status 0x0600"). */
+    String stateReason();
+
+    /** The port, or null when the provider is gone. */
+    Port port();
+
+    /** The partition (with the full-membership bit as configured). */
+    PKey pkey();
+
+    /** The broadcast-GID (RFC 4391 §4) derived from the P_Key and scope. */
+    Mgid broadcastGid();
+
+    /** The own link-layer address; null unless UP. */
+    LinkAddress address();
+
+    /** The own port GID; null unless UP. */
+    Gid gid();
+
+    /** The IPoIB MTU: the broadcast group's IB MTU minus 4; 0 unless UP. */
+    int mtu();
+
+    /** The link's Q_Key from the broadcast group; null unless UP. */
+    QKey qkey();
+
+    /** The broadcast group's service level (RFC 4391 §9.1.2 default for unicast). */
+    int serviceLevel();
+
+    LinkCounters counters();
+
+    /** Drop counters by reason name, for the shell and diagnostics. */
+    Map<String, Long> dropCounters();
+
+    /** Sends to a resolved unicast neighbour. */
+    TransmitResult sendUnicast(AddressHandle destination, Qpn remoteQpn, int etherType, MemorySegment payload);
+
+    /**
+     * Sends to a multicast group the port is a member of (FullMember or SendOnlyNonMember); the
+     * egress decision of RFC 4391 §10 belongs to the multicast manager.
+     */
+    TransmitResult sendMulticast(Mgid group, int etherType, MemorySegment payload);
+
+    /** Sends to the broadcast group. */
+    TransmitResult sendBroadcast(int etherType, MemorySegment payload);
+}

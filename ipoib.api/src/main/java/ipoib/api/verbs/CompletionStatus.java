@@ -1,0 +1,13 @@
+package ipoib.api.verbs;
+
+/** Work completion status (IBA 11.4.2.1; libibverbs' {@code ibv_wc_status}). */
+public enum CompletionStatus {
+    SUCCESS,
+    /** The datagram is longer than the path MTU or the receive buffer. */
+    LOCAL_LENGTH_ERROR,
+    LOCAL_QP_OPERATION_ERROR,
+    LOCAL_PROTECTION_ERROR,
+    /** The queue pair went to ERROR or was destroyed with this request outstanding. */
+    WORK_REQUEST_FLUSH_ERROR,
+    GENERAL_ERROR
+}

@@ -1,0 +1,17 @@
+package ipoib.api.verbs;
+
+import java.lang.foreign.MemorySegment;
+
+/** Registered memory: the only memory that send and receive work requests may use. */
+public interface MemoryRegion extends AutoCloseable {
+
+    /** The registered segment. */
+    MemorySegment segment();
+
+    /** The local key of the registration. */
+    int localKey();
+
+    /** Deregisters the memory; posted work requests that use it must have completed. */
+    @Override
+    void close();
+}

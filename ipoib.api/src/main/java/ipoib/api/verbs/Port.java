@@ -1,0 +1,70 @@
+package ipoib.api.verbs;
+
+import ipoib.api.Gid;
+import ipoib.api.sa.MadTransport;
+import ipoib.api.sa.SubnetAdministrator;
+import java.util.function.Consumer;
+
+/**
+ * A port of a {@link Device}: its attributes, GID and P_Key tables, events, and the factories of
+ * the resources a UD consumer needs.
+ */
+public interface Port {
+
+    /** The device this port belongs to. */
+    Device device();
+
+    /** The port number, from 1. */
+    int number();
+
+    /** A snapshot of the attributes. */
+    PortAttributes attributes();
+
+    /**
+     * The GID at that index; index 0 is subnet prefix + port GUID.
+     *
+     * @throws VerbsException for an index outside the table
+     */
+    Gid gid(int index);
+
+    /** A snapshot of the P_Key table. */
+    PKeyTable pkeyTable();
+
+    /**
+     * Subscribes to the port's events. The listener runs on a provider thread, must not block,
+     * and must not throw (what it throws is logged and ignored).
+     *
+     * @return a handle that ends the subscription when closed
+     */
+    AutoCloseable addEventListener(Consumer<PortEvent> listener);
+
+    /**
+     * Creates a completion queue.
+     *
+     * @param capacity completions it can hold, 1..65536
+     * @throws VerbsException when the provider cannot create it
+     */
+    CompletionQueue createCompletionQueue(int capacity);
+
+    /**
+     * Creates a UD queue pair and brings it to ready-to-send (INIT, RTR, RTS) with the
+     * configuration's P_Key index, Q_Key and port.
+     *
+     * @throws VerbsException when the port is not active, the P_Key is not in the table, or a
+     *                        resource is exhausted
+     */
+    UdQueuePair createUdQueuePair(UdQueuePairConfig config);
+
+    /**
+     * Creates an address handle for sending to a destination.
+     *
+     * @throws VerbsException when the vector is not usable on this port
+     */
+    AddressHandle createAddressHandle(AddressVector vector);
+
+    /** The management-datagram transport to the subnet administrator of this port's subnet. */
+    MadTransport madTransport();
+
+    /** The subnet administrator client of this port, running over {@link #madTransport()}. */
+    SubnetAdministrator subnetAdministrator();
+}

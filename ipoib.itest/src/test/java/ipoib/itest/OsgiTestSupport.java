@@ -1,0 +1,44 @@
+package ipoib.itest;
+
+import static org.ops4j.pax.exam.CoreOptions.bundle;
+import static org.ops4j.pax.exam.CoreOptions.composite;
+import static org.ops4j.pax.exam.CoreOptions.junitBundles;
+import static org.ops4j.pax.exam.CoreOptions.systemProperty;
+
+import java.io.File;
+import org.ops4j.pax.exam.Option;
+
+/**
+ * The runtime every Pax Exam test class starts: Felix with the same services as the appliance
+ * (SCR, ConfigAdmin, Metatype, EventAdmin, Log, Gogo runtime) and the project's bundles, taken
+ * from the reactor by path. Extend {@link #runtime(String...)} with the bundles a test needs.
+ */
+public final class OsgiTestSupport {
+    private OsgiTestSupport() {}
+
+    /** The runtime services and the api bundle, plus the named project bundles. */
+    public static Option runtime(String... projectBundles) {
+        Option[] project = new Option[projectBundles.length];
+        for (int i = 0; i < projectBundles.length; i++) {
+            project[i] = reactorBundle(projectBundles[i]);
+        }
+        return composite(
+                junitBundles(),
+                systemProperty("org.ops4j.pax.logging.DefaultServiceLog.level").value("WARN"),
+                reactorBundle("promise"), reactorBundle("function"), reactorBundle("component"),
+                reactorBundle("log"), reactorBundle("configadmin"), reactorBundle("metatype"),
+                reactorBundle("eventadmin"), reactorBundle("scr"), reactorBundle("gogo.runtime"),
+                reactorBundle("gogo.command"), reactorBundle("ipoib.api"),
+                composite(project));
+    }
+
+    /** A bundle whose path the build passes as system property {@code bundle.<name>}. */
+    public static Option reactorBundle(String name) {
+        String path = System.getProperty("bundle." + name);
+        if (path == null || !new File(path).isFile()) {
+            throw new IllegalStateException("bundle '" + name + "' not found: system property bundle." + name + "="
+                    + path + " (run the tests through Maven: ./ipoib test)");
+        }
+        return bundle(new File(path).toURI().toString());
+    }
+}

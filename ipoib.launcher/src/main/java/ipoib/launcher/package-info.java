@@ -1,0 +1,2 @@
+/** Script mode of the appliance (private implementation). */
+package ipoib.launcher;
