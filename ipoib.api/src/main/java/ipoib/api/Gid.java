@@ -113,7 +113,7 @@ public record Gid(long prefix, long interfaceId) {
             }
             int v = 0;
             for (int k = 0; k < f.length(); k++) {
-                v = (v << 4) | Values.hexDigit("GID", text, f.charAt(k));
+                v = (v << 4) | Values.hexDigit("GID", text, f.charAt(k), allowed);
             }
             into[start + i] = v;
         }

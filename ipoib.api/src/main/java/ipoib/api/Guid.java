@@ -44,7 +44,7 @@ public record Guid(long value) {
         }
         long v = 0;
         for (int i = 0; i < 16; i++) {
-            v = (v << 4) | Values.hexDigit("GUID", text, digits.charAt(i));
+            v = (v << 4) | Values.hexDigit("GUID", text, digits.charAt(i), allowed);
         }
         return new Guid(v);
     }

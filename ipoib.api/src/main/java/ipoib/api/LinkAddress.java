@@ -100,7 +100,7 @@ public record LinkAddress(int flags, Qpn qpn, Gid gid) {
             }
             int v = 0;
             for (int k = 0; k < p.length(); k++) {
-                v = (v << 4) | Values.hexDigit("link address", text, p.charAt(k));
+                v = (v << 4) | Values.hexDigit("link address", text, p.charAt(k), allowed);
             }
             octets[i] = (byte) v;
         }

@@ -52,10 +52,10 @@ final class Values {
         return value;
     }
 
-    static int hexDigit(String what, String text, char c) {
+    static int hexDigit(String what, String text, char c, String allowed) {
         int d = Character.digit(c, 16);
-        if (d < 0) {
-            throw invalid(what, text, "'" + c + "' is not a hexadecimal digit");
+        if (d < 0 || c > 'f') {
+            throw invalid(what, text, "'" + c + "' is not a hexadecimal digit; " + allowed);
         }
         return d;
     }

@@ -1,0 +1,92 @@
+package ipoib.itest;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertFalse;
+import static org.junit.Assert.assertTrue;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.BeforeClass;
+import org.junit.Rule;
+import org.junit.Test;
+import org.junit.rules.TemporaryFolder;
+
+/**
+ * The appliance jar as a user runs it: script mode runs every command after start-up and exits
+ * 0, or exits 1 at the first failing command and prints that command and its error.
+ */
+public class ApplianceScriptIT {
+
+    @Rule
+    public TemporaryFolder tmp = new TemporaryFolder();
+
+    private static File appliance;
+
+    @BeforeClass
+    public static void findAppliance() {
+        appliance = new File(System.getProperty("appliance.jar", "missing"));
+        assertTrue("appliance jar built by ipoib.appliance: " + appliance, appliance.isFile());
+    }
+
+    record Run(int status, String out, String err) {}
+
+    private Run runScript(String script) throws IOException, InterruptedException {
+        Path file = tmp.newFile("test.gosh").toPath();
+        Files.writeString(file, script, StandardCharsets.UTF_8);
+        File out = tmp.newFile("out.txt");
+        File err = tmp.newFile("err.txt");
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        Process process = new ProcessBuilder(List.of(java, "--enable-native-access=ALL-UNNAMED",
+                "--sun-misc-unsafe-memory-access=allow", "-Dipoib.script=" + file,
+                "-Dgosh.args=--nointeractive --noshutdown", "-jar", appliance.getPath()))
+                .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
+                .redirectOutput(out).redirectError(err).start();
+        if (!process.waitFor(60, TimeUnit.SECONDS)) {
+            process.destroyForcibly();
+            throw new AssertionError("appliance did not exit within 60 s; output: " + Files.readString(out.toPath()));
+        }
+        return new Run(process.exitValue(), Files.readString(out.toPath()), Files.readString(err.toPath()));
+    }
+
+    @Test
+    public void scriptSeesEveryBundleActiveAndExitsZero() throws Exception {
+        Run run = runScript("# list bundles\nlb\necho done\n");
+        assertEquals("exit status; stderr: " + run.err(), 0, run.status());
+        Matcher bundleLine = Pattern.compile("^\\s*(\\d+)\\|(\\w+)\\s*\\|", Pattern.MULTILINE).matcher(run.out());
+        int bundles = 0;
+        while (bundleLine.find()) {
+            bundles++;
+            assertEquals("bundle " + bundleLine.group(1) + " in\n" + run.out(), "Active", bundleLine.group(2));
+        }
+        assertTrue("lb listed the runtime and the project bundles:\n" + run.out(), bundles >= 12);
+        assertTrue(run.out().contains("ipoib.api"));
+        assertTrue(run.out().contains("Apache Felix Gogo Shell"));
+        assertTrue("commands after lb ran too:\n" + run.out(), run.out().contains("g! echo done\ndone"));
+    }
+
+    @Test
+    public void failingCommandStopsTheScriptWithItsError() throws Exception {
+        Run run = runScript("echo first\nnosuch:command arg\necho never\n");
+        assertEquals(1, run.status());
+        assertTrue(run.out().contains("first"));
+        assertFalse("the script stops at the failure:\n" + run.out(), run.out().contains("g! echo never"));
+        assertTrue(run.err(), run.err().contains("line 2: command failed: nosuch:command arg"));
+        assertTrue(run.err(), run.err().contains("Command not found: nosuch:command"));
+    }
+
+    @Test
+    public void exceptionFromACommandIsReportedWithItsMessage() throws Exception {
+        // A Java method call that throws: the exception's message is the reported error.
+        Run run = runScript("'abc' substring 5\n");
+        assertEquals(1, run.status());
+        assertTrue(run.err(), run.err().contains("command failed: 'abc' substring 5"));
+        assertTrue(run.err(), run.err().contains("out of bounds for length 3"));
+    }
+}
