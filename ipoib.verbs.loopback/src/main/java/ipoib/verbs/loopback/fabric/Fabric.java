@@ -1,0 +1,459 @@
+package ipoib.verbs.loopback.fabric;
+
+import ipoib.api.Gid;
+import ipoib.api.Guid;
+import ipoib.api.Lid;
+import ipoib.api.McMemberRecord;
+import ipoib.api.Mgid;
+import ipoib.api.JoinState;
+import ipoib.api.PKey;
+import ipoib.api.verbs.PKeyTable;
+import ipoib.api.verbs.PortEvent;
+import ipoib.api.verbs.PortState;
+import ipoib.api.verbs.VerbsException;
+import ipoib.codec.Wire;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * A loopback InfiniBand subnet: HCAs and their ports, the subnet manager, the data path
+ * between queue pairs, port and subnet events, fault injection and the wire tap.
+ */
+public final class Fabric implements AutoCloseable {
+    private static final Logger LOG = Logger.getLogger(Fabric.class.getName());
+
+    private final FabricConfig config;
+    private final List<LoopDevice> devices;
+    private final SubnetManager subnetManager;
+    private final FabricCounters counters = new FabricCounters();
+    private final ScheduledExecutorService events;
+    private volatile WireTap tap;
+    private volatile boolean closed;
+
+    public Fabric(FabricConfig config) {
+        this.config = config;
+        this.subnetManager = new SubnetManager(this);
+        List<LoopDevice> list = new ArrayList<>();
+        for (int i = 0; i < config.hcas(); i++) {
+            list.add(new LoopDevice(this, i, Guid.of(config.nodeGuidBase() + (long) (i + 1) * 0x100),
+                    config.portsPerHca(), config.seed()));
+        }
+        this.devices = List.copyOf(list);
+        this.events = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "loopback-fabric-events");
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    /** The subnet manager's sweep: LIDs, P_Key tables, ports ACTIVE, the configured IPoIB groups. */
+    public void start() {
+        int lid = SubnetManager.FIRST_PORT_LID;
+        for (LoopDevice d : devices) {
+            for (LoopPort p : d.loopPorts()) {
+                subnetManager.assignLid(p, lid++);
+                p.setPKeys(pkeyTableFor(p));
+                p.setState(PortState.ACTIVE);
+            }
+        }
+        for (PartitionConfig partition : config.partitions()) {
+            if (partition.ipoib()) {
+                subnetManager.createPersistent(broadcastGroup(partition));
+            }
+        }
+    }
+
+    private PKeyTable pkeyTableFor(LoopPort port) {
+        List<PKey> keys = new ArrayList<>();
+        for (PartitionConfig partition : config.partitions()) {
+            Optional<Boolean> full = membership(partition, port);
+            full.ifPresent(f -> keys.add(PKey.of(partition.pkeyBase() | (f ? PKey.FULL_MEMBER_BIT : 0))));
+        }
+        return PKeyTable.of(keys);
+    }
+
+    /** The port's membership of a partition: full (true), limited (false) or none; full wins. */
+    private static Optional<Boolean> membership(PartitionConfig partition, LoopPort port) {
+        Optional<Boolean> result = Optional.empty();
+        for (PartitionConfig.Member m : partition.members()) {
+            if (m.matches(port.device.name(), port.number(), port.guid())) {
+                if (m.full()) {
+                    return Optional.of(true);
+                }
+                result = Optional.of(false);
+            }
+        }
+        return result;
+    }
+
+    /** The broadcast group of an IPoIB partition (RFC 4391 §4): parameters from the partition line. */
+    private McMemberRecord broadcastGroup(PartitionConfig partition) {
+        PKey pkey = PKey.of(partition.pkeyBase() | PKey.FULL_MEMBER_BIT);
+        Mgid mgid = Mgid.of(0xFF10_401B_0000_0000L | (long) partition.scope() << 48 | (long) pkey.value() << 16,
+                0x0000_0000_FFFF_FFFFL);
+        return new McMemberRecord(mgid, Gid.ZERO, partition.qkey(), Lid.of(Lid.MULTICAST_BASE), partition.mtu(), 0,
+                pkey, partition.rate(), SubnetManager.PACKET_LIFETIME, partition.serviceLevel(), 0, 0,
+                JoinState.FULL_MEMBER, false);
+    }
+
+    public FabricConfig config() {
+        return config;
+    }
+
+    public List<LoopDevice> devices() {
+        return devices;
+    }
+
+    public SubnetManager subnetManager() {
+        return subnetManager;
+    }
+
+    public FabricCounters counters() {
+        return counters;
+    }
+
+    PartitionConfig partition(int base) {
+        for (PartitionConfig p : config.partitions()) {
+            if (p.pkeyBase() == base) {
+                return p;
+            }
+        }
+        return null;
+    }
+
+    void checkOpen() {
+        if (closed) {
+            throw new VerbsException("the loopback fabric is closed (provider stopped)");
+        }
+    }
+
+    public boolean isClosed() {
+        return closed;
+    }
+
+    public void setWireTap(WireTap tap) {
+        this.tap = tap;
+    }
+
+    // ---- data path --------------------------------------------------------------------------------
+
+    /**
+     * Carries one datagram from a queue pair to its destination(s). Allocation-free unless a
+     * fault that holds packets back or a wire tap is active.
+     */
+    void transmit(LoopQueuePair sender, LoopAddressHandle ah, int remoteQpn, int qkey, MemorySegment payload,
+                  long offset, int length) {
+        counters.sent();
+        LoopPort src = sender.port;
+        if (!src.isActive()) {
+            counters.drop(DropReason.PORT_NOT_ACTIVE);
+            return;
+        }
+        int sl = ah.vector.serviceLevel();
+        int tclass = ah.vector.trafficClass();
+        int flow = ah.vector.flowLabel();
+        int hop = ah.vector.hopLimit();
+        WireTap t = tap;
+        if (t != null) {
+            tap(t, sender, ah, remoteQpn, qkey, payload, offset, length);
+        }
+        Faults f = src.faults;
+        if (f.any()) {
+            if (injectFaults(f, src, sender, ah, remoteQpn, qkey, payload, offset, length)) {
+                return;
+            }
+        }
+        deliver(sender, ah, remoteQpn, qkey, sl, tclass, flow, hop, payload, offset, length);
+    }
+
+    private void deliver(LoopQueuePair sender, LoopAddressHandle ah, int remoteQpn, int qkey, int sl, int tclass,
+                         int flow, int hop, MemorySegment payload, long offset, int length) {
+        LoopPort src = sender.port;
+        int slid = src.lidValue();
+        if (ah.multicast) {
+            MulticastGroup group = subnetManager.groupByMlid(ah.dlid);
+            if (group == null) {
+                counters.drop(DropReason.NO_SUCH_GROUP);
+                return;
+            }
+            if (!group.isMember(src.gid(0))) {
+                counters.drop(DropReason.NOT_A_MEMBER);
+                return;
+            }
+            // Replicated to every attached queue pair of a receiving member port (the switch
+            // forwards only to FullMember and NonMember ports), the sender's own included.
+            for (LoopQueuePair receiver : group.attached()) {
+                if (group.receives(receiver.port.gid(0))) {
+                    deliverTo(sender, receiver, slid, qkey, sl, true, tclass, flow, hop, ah.dgidPrefix,
+                            ah.dgidInterfaceId, payload, offset, length);
+                }
+            }
+            return;
+        }
+        LoopPort dst = subnetManager.portByLid(ah.dlid);
+        if (dst == null || !dst.isActive()) {
+            counters.drop(DropReason.NO_SUCH_LID);
+            return;
+        }
+        LoopQueuePair receiver = dst.queuePair(remoteQpn);
+        if (receiver == null) {
+            counters.drop(DropReason.NO_SUCH_QP);
+            return;
+        }
+        deliverTo(sender, receiver, slid, qkey, sl, ah.global, tclass, flow, hop, ah.dgidPrefix, ah.dgidInterfaceId,
+                payload, offset, length);
+    }
+
+    private void deliverTo(LoopQueuePair sender, LoopQueuePair receiver, int slid, int qkey, int sl, boolean grh,
+                           int tclass, int flow, int hop, long dgidPrefix, long dgidInterfaceId,
+                           MemorySegment payload, long offset, int length) {
+        if (!sender.pkey.canCommunicateWith(receiver.pkey)) {
+            counters.drop(DropReason.PKEY_MISMATCH);
+            return;
+        }
+        if (receiver.qkeyBits != qkey) {
+            counters.drop(DropReason.QKEY_MISMATCH);
+            return;
+        }
+        DropReason dropped = receiver.receive(sender, slid, sl, grh, tclass, flow, hop, dgidPrefix, dgidInterfaceId,
+                payload, offset, length);
+        if (dropped == null) {
+            counters.delivered();
+        } else {
+            counters.drop(dropped);
+        }
+    }
+
+    /** Applies the sender port's faults; returns true when the packet was consumed here. */
+    private boolean injectFaults(Faults f, LoopPort src, LoopQueuePair sender, LoopAddressHandle ah, int remoteQpn,
+                                 int qkey, MemorySegment payload, long offset, int length) {
+        java.util.SplittableRandom random = src.faultRandom;
+        boolean lose;
+        boolean corrupt;
+        boolean duplicate;
+        boolean reorder;
+        synchronized (random) {
+            lose = random.nextInt(100) < f.lossPercent();
+            corrupt = random.nextInt(100) < f.corruptPercent();
+            duplicate = random.nextInt(100) < f.duplicatePercent();
+            reorder = random.nextInt(100) < f.reorderPercent();
+        }
+        if (lose) {
+            counters.drop(DropReason.FAULT_LOSS);
+            return true;
+        }
+        if (corrupt && corruptionDetected(sender, ah, remoteQpn, qkey, payload, offset, length, src.faultRandom)) {
+            counters.drop(DropReason.FAULT_CORRUPT);
+            return true;
+        }
+        int copies = duplicate ? 2 : 1;
+        if (duplicate) {
+            counters.duplicated();
+        }
+        long delay = f.delayMillis() * 1_000_000L + (reorder ? 1_000_000L + (src.faultRandom.nextInt(4) * 1_000_000L) : 0);
+        if (delay == 0) {
+            for (int i = 0; i < copies; i++) {
+                deliver(sender, ah, remoteQpn, qkey, ah.vector.serviceLevel(), ah.vector.trafficClass(),
+                        ah.vector.flowLabel(), ah.vector.hopLimit(), payload, offset, length);
+            }
+            return true;
+        }
+        // Held back: the datagram must outlive the sender's buffer.
+        MemorySegment copy = Arena.ofAuto().allocate(Math.max(1, length));
+        MemorySegment.copy(payload, offset, copy, 0, length);
+        counters.delayed();
+        for (int i = 0; i < copies; i++) {
+            schedule(() -> deliver(sender, ah, remoteQpn, qkey, ah.vector.serviceLevel(), ah.vector.trafficClass(),
+                    ah.vector.flowLabel(), ah.vector.hopLimit(), copy, 0, length), delay);
+        }
+        return true;
+    }
+
+    /**
+     * Flips one bit of the packet as it would be on the wire and checks it as a receiver would:
+     * the ICRC/VCRC check catches every single-bit error, so the packet is dropped.
+     */
+    private boolean corruptionDetected(LoopQueuePair sender, LoopAddressHandle ah, int remoteQpn, int qkey,
+                                       MemorySegment payload, long offset, int length, java.util.SplittableRandom r) {
+        return IbaPackets.corruptAndCheck(describe(sender, ah, remoteQpn, qkey, payload, offset, length), r);
+    }
+
+    /** The packet's header fields and a copy of its payload, as the wire would carry them. */
+    private static WireTap.Packet describe(LoopQueuePair sender, LoopAddressHandle ah, int remoteQpn, int qkey,
+                                           MemorySegment payload, long offset, int length) {
+        byte[] copy = new byte[length];
+        MemorySegment.copy(payload, ValueLayout.JAVA_BYTE, offset, copy, 0, length);
+        Instant now = Instant.now();
+        return new WireTap.Packet(now.getEpochSecond() * 1_000_000_000L + now.getNano(), sender.port.lidValue(),
+                ah.dlid, ah.vector.serviceLevel(), ah.global, ah.global ? sender.port.gid(0) : null,
+                ah.global ? ah.vector.destinationGid() : null, ah.vector.trafficClass(), ah.vector.flowLabel(),
+                ah.vector.hopLimit(), sender.pkey.value(), remoteQpn, qkey, sender.qpnValue(), copy);
+    }
+
+    private void tap(WireTap t, LoopQueuePair sender, LoopAddressHandle ah, int remoteQpn, int qkey,
+                     MemorySegment payload, long offset, int length) {
+        try {
+            t.packet(describe(sender, ah, remoteQpn, qkey, payload, offset, length));
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "wire tap failed; removing it", e);
+            tap = null;
+        }
+    }
+
+    /** Writes an IBA GRH (IBA 8.3) into the 40-octet GRH area of a receive buffer. */
+    static void writeGrh(MemorySegment buffer, long at, int trafficClass, int flowLabel, int payloadLength,
+                         int hopLimit, long sgidPrefix, long sgidInterfaceId, long dgidPrefix, long dgidInterfaceId) {
+        Wire.put32(buffer, at, 6 << 28 | (trafficClass & 0xFF) << 20 | (flowLabel & 0xF_FFFF));
+        // PayLen counts BTH (12) + DETH (8) + payload + ICRC (4), padded to 4 octets.
+        Wire.put16(buffer, at + 4, 12 + 8 + ((payloadLength + 3) & ~3) + 4);
+        Wire.put8(buffer, at + 6, 0x1B);
+        Wire.put8(buffer, at + 7, hopLimit);
+        Wire.put64(buffer, at + 8, sgidPrefix);
+        Wire.put64(buffer, at + 16, sgidInterfaceId);
+        Wire.put64(buffer, at + 24, dgidPrefix);
+        Wire.put64(buffer, at + 32, dgidInterfaceId);
+    }
+
+    // ---- events and control ------------------------------------------------------------------------
+
+    void deliverEvent(Consumer<PortEvent> listener, PortEvent event) {
+        if (closed) {
+            return;
+        }
+        events.execute(() -> {
+            try {
+                listener.accept(event);
+            } catch (RuntimeException e) {
+                LOG.log(Level.WARNING, "port event listener failed on " + event, e);
+            }
+        });
+    }
+
+    void schedule(Runnable task, long delayNanos) {
+        if (!closed) {
+            events.schedule(() -> {
+                try {
+                    task.run();
+                } catch (RuntimeException e) {
+                    LOG.log(Level.WARNING, "loopback fabric task failed", e);
+                }
+            }, delayNanos, TimeUnit.NANOSECONDS);
+        }
+    }
+
+    /** Finds a port by device name and number. */
+    public LoopPort port(String device, int number) {
+        for (LoopDevice d : devices) {
+            if (d.name().equals(device)) {
+                for (LoopPort p : d.loopPorts()) {
+                    if (p.number() == number) {
+                        return p;
+                    }
+                }
+                throw new IllegalArgumentException("device " + device + " has no port " + number + "; ports are 1.."
+                        + d.loopPorts().size());
+            }
+        }
+        throw new IllegalArgumentException("no device '" + device + "'; devices are loop0..loop" + (devices.size() - 1));
+    }
+
+    /** Takes a port down: PORT_ERROR, its memberships and subscriptions are gone. */
+    public void portDown(LoopPort port) {
+        if (port.state() == PortState.DOWN) {
+            return;
+        }
+        port.setState(PortState.DOWN);
+        subnetManager.removePortEverywhere(port.gid(0));
+        port.raise(PortEvent.Type.PORT_ERROR);
+    }
+
+    /** Brings a port back: ACTIVE and PORT_ACTIVE. */
+    public void portUp(LoopPort port) {
+        if (port.state() == PortState.ACTIVE) {
+            return;
+        }
+        port.setState(PortState.ACTIVE);
+        port.raise(PortEvent.Type.PORT_ACTIVE);
+    }
+
+    /**
+     * A port reset: the port goes down, every queue pair on it fails (consumers create new ones,
+     * which get new QPNs), and the port comes back up.
+     */
+    public void resetPort(LoopPort port) {
+        for (LoopQueuePair qp : port.queuePairs()) {
+            qp.fail();
+        }
+        portDown(port);
+        port.raise(PortEvent.Type.DEVICE_FATAL);
+        portUp(port);
+    }
+
+    /** The SM gives a port a new LID (LID_CHANGE). */
+    public void changeLid(LoopPort port, int lid) {
+        subnetManager.assignLid(port, lid);
+        port.raise(PortEvent.Type.LID_CHANGE);
+    }
+
+    /** A new SM takes over: it forgets joins and subscriptions; every port gets SM_CHANGE and CLIENT_REREGISTER. */
+    public void smChange() {
+        subnetManager.forgetClients();
+        for (LoopDevice d : devices) {
+            for (LoopPort p : d.loopPorts()) {
+                p.raise(PortEvent.Type.SM_CHANGE);
+                p.raise(PortEvent.Type.CLIENT_REREGISTER);
+            }
+        }
+    }
+
+    /** Replaces a port's P_Key table (PKEY_CHANGE). */
+    public void setPKeys(LoopPort port, List<PKey> keys) {
+        port.setPKeys(PKeyTable.of(keys));
+        port.raise(PortEvent.Type.PKEY_CHANGE);
+    }
+
+    /** Sets the faults of packets sent by a port (all ports when null). */
+    public void setFaults(LoopPort port, Faults faults) {
+        for (LoopDevice d : devices) {
+            for (LoopPort p : d.loopPorts()) {
+                if (port == null || p == port) {
+                    p.faults = faults;
+                }
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        for (LoopDevice d : devices) {
+            for (LoopPort p : d.loopPorts()) {
+                for (LoopQueuePair qp : p.queuePairs()) {
+                    qp.fail();
+                }
+                p.setState(PortState.DOWN);
+            }
+        }
+        events.shutdownNow();
+        try {
+            events.awaitTermination(5, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

@@ -1,0 +1,63 @@
+package ipoib.verbs.loopback.fabric;
+
+import ipoib.api.Gid;
+import ipoib.api.IbMtu;
+import ipoib.api.Rate;
+import java.util.List;
+
+/**
+ * The topology of a loopback subnet.
+ *
+ * @param hcas number of HCAs, 1..{@value #MAX_HCAS}
+ * @param portsPerHca ports on each HCA, 1..{@value #MAX_PORTS}
+ * @param subnetPrefix the subnet prefix of every port GID
+ * @param nodeGuidBase node GUID of HCA i is base + (i+1)*0x100; its port p has GUID node + p
+ * @param mtu the ports' active MTU
+ * @param rate the ports' rate
+ * @param partitions the partitions (at least one)
+ * @param seed seed of every random choice (QPNs, faults), so a run can be replayed
+ */
+public record FabricConfig(int hcas, int portsPerHca, long subnetPrefix, long nodeGuidBase, IbMtu mtu, Rate rate,
+                           List<PartitionConfig> partitions, long seed) {
+
+    public static final int MAX_HCAS = 64;
+    public static final int MAX_PORTS = 4;
+
+    /**
+     * @throws IllegalArgumentException naming the property, the value and the allowed range
+     */
+    public FabricConfig {
+        if (hcas < 1 || hcas > MAX_HCAS) {
+            throw new IllegalArgumentException("invalid loopback property 'hcas' value " + hcas + ": allowed 1.." + MAX_HCAS);
+        }
+        if (portsPerHca < 1 || portsPerHca > MAX_PORTS) {
+            throw new IllegalArgumentException("invalid loopback property 'portsPerHca' value " + portsPerHca
+                    + ": allowed 1.." + MAX_PORTS);
+        }
+        if (partitions == null || partitions.isEmpty()) {
+            throw new IllegalArgumentException("invalid loopback property 'partitions': at least one partition is needed");
+        }
+        if ((subnetPrefix >>> 56) == 0xFF) {
+            throw new IllegalArgumentException("invalid loopback property 'subnetPrefix' value "
+                    + new Gid(subnetPrefix, 0) + ": a multicast prefix (ff..) cannot be a subnet prefix");
+        }
+        partitions = List.copyOf(partitions);
+        for (int i = 0; i < partitions.size(); i++) {
+            for (int j = i + 1; j < partitions.size(); j++) {
+                if (partitions.get(i).pkeyBase() == partitions.get(j).pkeyBase()) {
+                    throw new IllegalArgumentException(String.format(
+                            "invalid loopback property 'partitions': P_Key 0x%04x is defined twice (%s, %s)",
+                            partitions.get(i).pkeyBase(), partitions.get(i).name(), partitions.get(j).name()));
+                }
+            }
+        }
+    }
+
+    /** Two HCAs of one port each, the default partition with IPoIB, MTU 2048. */
+    public static FabricConfig defaults() {
+        return new FabricConfig(2, 1, Gid.DEFAULT_SUBNET_PREFIX, 0x0002_c903_0000_0000L, IbMtu.MTU_2048,
+                Rate.RATE_10_GBPS,
+                List.of(PartitionConfig.parse("Default=0x7fff, ipoib, mtu=4, rate=3, sl=0, Q_Key=0x0b1b, defmember=full : ALL ;")),
+                1);
+    }
+}

@@ -1,0 +1,212 @@
+package ipoib.verbs.loopback.fabric;
+
+import ipoib.api.Gid;
+import ipoib.api.Guid;
+import ipoib.api.IbMtu;
+import ipoib.api.Lid;
+import ipoib.api.PKey;
+import ipoib.api.sa.MadTransport;
+import ipoib.api.sa.SubnetAdministrator;
+import ipoib.api.verbs.AddressHandle;
+import ipoib.api.verbs.AddressVector;
+import ipoib.api.verbs.CompletionQueue;
+import ipoib.api.verbs.Device;
+import ipoib.api.verbs.PKeyTable;
+import ipoib.api.verbs.Port;
+import ipoib.api.verbs.PortAttributes;
+import ipoib.api.verbs.PortEvent;
+import ipoib.api.verbs.PortState;
+import ipoib.api.verbs.UdQueuePair;
+import ipoib.api.verbs.UdQueuePairConfig;
+import ipoib.api.verbs.VerbsException;
+import java.util.List;
+import java.util.OptionalInt;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
+
+/** A port of a loopback HCA. */
+public final class LoopPort implements Port {
+    final LoopDevice device;
+    private final int number;
+    private final Guid guid;
+    private final Gid gid0;
+    private final CopyOnWriteArrayList<Consumer<PortEvent>> listeners = new CopyOnWriteArrayList<>();
+    private final CopyOnWriteIntMap<LoopQueuePair> queuePairs = new CopyOnWriteIntMap<>();
+    private volatile PortState state = PortState.DOWN;
+    private volatile int lid;
+    private volatile IbMtu activeMtu;
+    private volatile PKeyTable pkeys = PKeyTable.of();
+    private volatile MadTransport madTransport;
+    private volatile SubnetAdministrator subnetAdministrator;
+    /** Faults of packets this port sends; see {@link Fabric#setFaults}. */
+    volatile Faults faults = Faults.NONE;
+    /** Random source of this port's faults, seeded from the fabric seed and the port GUID. */
+    final java.util.SplittableRandom faultRandom;
+
+    LoopPort(LoopDevice device, int number, Guid guid) {
+        this.device = device;
+        this.number = number;
+        this.guid = guid;
+        this.gid0 = Gid.of(device.fabric.config().subnetPrefix(), guid);
+        this.activeMtu = device.fabric.config().mtu();
+        this.faultRandom = new java.util.SplittableRandom(device.fabric.config().seed() ^ guid.value());
+    }
+
+    @Override
+    public Device device() {
+        return device;
+    }
+
+    @Override
+    public int number() {
+        return number;
+    }
+
+    public Guid guid() {
+        return guid;
+    }
+
+    @Override
+    public PortAttributes attributes() {
+        return new PortAttributes(state, Lid.of(lid), 0, Lid.of(SubnetManager.SM_LID), 0, activeMtu, IbMtu.MTU_4096,
+                device.fabric.config().rate(), gid0.prefix(), 1, pkeys.size());
+    }
+
+    @Override
+    public Gid gid(int index) {
+        if (index != 0) {
+            throw new VerbsException("port " + this + " has one GID (index 0), not index " + index);
+        }
+        return gid0;
+    }
+
+    @Override
+    public PKeyTable pkeyTable() {
+        return pkeys;
+    }
+
+    /** The port's table entry of the requested partition (full or limited), or null. */
+    PKey partitionKey(PKey requested) {
+        OptionalInt i = pkeys.indexOfPartition(requested);
+        return i.isPresent() ? pkeys.get(i.getAsInt()).orElse(null) : null;
+    }
+
+    @Override
+    public AutoCloseable addEventListener(Consumer<PortEvent> listener) {
+        listeners.add(listener);
+        return () -> listeners.remove(listener);
+    }
+
+    void raise(PortEvent.Type type) {
+        PortEvent event = new PortEvent(this, type);
+        for (Consumer<PortEvent> l : listeners) {
+            device.fabric.deliverEvent(l, event);
+        }
+    }
+
+    @Override
+    public CompletionQueue createCompletionQueue(int capacity) {
+        device.fabric.checkOpen();
+        return new LoopCompletionQueue(capacity);
+    }
+
+    @Override
+    public UdQueuePair createUdQueuePair(UdQueuePairConfig config) {
+        device.fabric.checkOpen();
+        if (state != PortState.ACTIVE) {
+            throw new VerbsException("create UD QP: port " + this + " is " + state + ", not ACTIVE");
+        }
+        PKey pkey = pkeys.get(config.pkeyIndex()).orElseThrow(() -> new VerbsException("create UD QP: P_Key index "
+                + config.pkeyIndex() + " is not a valid entry of port " + this + " (table " + pkeys + ")"));
+        if (config.qkey().isControlled() && !config.privileged()) {
+            throw new VerbsException("create UD QP: Q_Key " + config.qkey()
+                    + " is controlled (high bit set); only a privileged queue pair may use it");
+        }
+        if (!(config.sendCompletionQueue() instanceof LoopCompletionQueue sendCq)
+                || !(config.receiveCompletionQueue() instanceof LoopCompletionQueue recvCq)) {
+            throw new VerbsException("create UD QP: completion queues must come from the loopback provider");
+        }
+        LoopQueuePair qp = new LoopQueuePair(this, device.allocateQpn(), config, pkey, sendCq, recvCq);
+        queuePairs.put(qp.qpnValue(), qp);
+        return qp;
+    }
+
+    LoopQueuePair queuePair(int qpn) {
+        return queuePairs.get(qpn);
+    }
+
+    void removeQueuePair(LoopQueuePair qp) {
+        queuePairs.remove(qp.qpnValue());
+    }
+
+    List<LoopQueuePair> queuePairs() {
+        return queuePairs.values();
+    }
+
+    @Override
+    public AddressHandle createAddressHandle(AddressVector vector) {
+        device.fabric.checkOpen();
+        if (vector == null) {
+            throw new VerbsException("create address handle: vector is null");
+        }
+        return new LoopAddressHandle(this, vector);
+    }
+
+    @Override
+    public MadTransport madTransport() {
+        MadTransport t = madTransport;
+        if (t == null) {
+            throw new VerbsException("port " + this + " has no management transport");
+        }
+        return t;
+    }
+
+    @Override
+    public SubnetAdministrator subnetAdministrator() {
+        SubnetAdministrator sa = subnetAdministrator;
+        if (sa == null) {
+            throw new VerbsException("port " + this + " has no subnet administrator client");
+        }
+        return sa;
+    }
+
+    void setManagement(MadTransport transport, SubnetAdministrator client) {
+        this.madTransport = transport;
+        this.subnetAdministrator = client;
+    }
+
+    // ---- state managed by the fabric -------------------------------------------------------------
+
+    boolean isActive() {
+        return state == PortState.ACTIVE;
+    }
+
+    PortState state() {
+        return state;
+    }
+
+    void setState(PortState state) {
+        this.state = state;
+    }
+
+    int lidValue() {
+        return lid;
+    }
+
+    void setLid(int lid) {
+        this.lid = lid;
+    }
+
+    IbMtu activeMtu() {
+        return activeMtu;
+    }
+
+    void setPKeys(PKeyTable table) {
+        this.pkeys = table;
+    }
+
+    @Override
+    public String toString() {
+        return device.name() + "/" + number;
+    }
+}

@@ -1,0 +1,258 @@
+package ipoib.verbs.loopback.fabric;
+
+import ipoib.api.Gid;
+import ipoib.api.Lid;
+import ipoib.api.PKey;
+import ipoib.api.QKey;
+import ipoib.api.Qpn;
+import ipoib.api.verbs.AddressHandle;
+import ipoib.api.verbs.CompletionStatus;
+import ipoib.api.verbs.MemoryRegion;
+import ipoib.api.verbs.QueuePairState;
+import ipoib.api.verbs.UdQueuePair;
+import ipoib.api.verbs.UdQueuePairConfig;
+import ipoib.api.verbs.VerbsException;
+import ipoib.api.verbs.WorkCompletions;
+import java.lang.foreign.MemorySegment;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * A UD queue pair of the loopback fabric. Sends are delivered synchronously on the sender's
+ * thread into the receiver's posted buffer; each queue pair's receive queue has its own lock,
+ * so traffic to unrelated queue pairs never contends.
+ */
+final class LoopQueuePair implements UdQueuePair {
+    final LoopPort port;
+    private final int qpn;
+    private final Qpn qpnValue;
+    private final QKey qkey;
+    final int qkeyBits;
+    final PKey pkey;
+    final int pkeyIndex;
+    private final LoopCompletionQueue sendCq;
+    private final LoopCompletionQueue recvCq;
+    private final Set<MulticastGroup> attachedGroups = ConcurrentHashMap.newKeySet();
+
+    // Receive queue: a ring of posted buffers, guarded by 'this'.
+    private final long[] rxWrId;
+    private final LoopMemoryRegion[] rxRegion;
+    private final long[] rxOffset;
+    private final int[] rxLength;
+    private int rxHead;
+    private int rxSize;
+    private volatile QueuePairState state = QueuePairState.RTS;
+
+    LoopQueuePair(LoopPort port, int qpn, UdQueuePairConfig config, PKey pkey, LoopCompletionQueue sendCq,
+                  LoopCompletionQueue recvCq) {
+        this.port = port;
+        this.qpn = qpn;
+        this.qpnValue = Qpn.of(qpn);
+        this.qkey = config.qkey();
+        this.qkeyBits = config.qkey().value();
+        this.pkey = pkey;
+        this.pkeyIndex = config.pkeyIndex();
+        this.sendCq = sendCq;
+        this.recvCq = recvCq;
+        int depth = config.receiveQueueDepth();
+        rxWrId = new long[depth];
+        rxRegion = new LoopMemoryRegion[depth];
+        rxOffset = new long[depth];
+        rxLength = new int[depth];
+    }
+
+    int qpnValue() {
+        return qpn;
+    }
+
+    @Override
+    public Qpn qpn() {
+        return qpnValue;
+    }
+
+    @Override
+    public QKey qkey() {
+        return qkey;
+    }
+
+    @Override
+    public QueuePairState state() {
+        return state;
+    }
+
+    private LoopMemoryRegion region(MemoryRegion region, long offset, int length, String operation) {
+        if (!(region instanceof LoopMemoryRegion r)) {
+            throw new VerbsException(operation + ": memory region is not from the loopback provider");
+        }
+        r.check(port.device, offset, length, operation);
+        return r;
+    }
+
+    @Override
+    public boolean postReceive(long workRequestId, MemoryRegion region, long offset, int length) {
+        LoopMemoryRegion r = region(region, offset, length, "postReceive");
+        if (length < GRH_AREA_LENGTH) {
+            throw new VerbsException("postReceive: buffer of " + length + " octets cannot hold the "
+                    + GRH_AREA_LENGTH + "-octet GRH area");
+        }
+        synchronized (this) {
+            if (state == QueuePairState.ERROR || state == QueuePairState.RESET) {
+                recvCq.push(workRequestId, CompletionStatus.WORK_REQUEST_FLUSH_ERROR, WorkCompletions.OPCODE_RECEIVE,
+                        0, qpn, 0, 0, 0, pkeyIndex, false);
+                return true;
+            }
+            if (rxSize == rxWrId.length) {
+                return false;
+            }
+            int i = (rxHead + rxSize) % rxWrId.length;
+            rxWrId[i] = workRequestId;
+            rxRegion[i] = r;
+            rxOffset[i] = offset;
+            rxLength[i] = length;
+            rxSize++;
+            return true;
+        }
+    }
+
+    @Override
+    public boolean postSend(long workRequestId, MemoryRegion region, long offset, int length,
+                            AddressHandle destination, Qpn remoteQpn, QKey remoteQkey) {
+        LoopMemoryRegion r = region(region, offset, length, "postSend");
+        if (!(destination instanceof LoopAddressHandle ah) || ah.isClosed()) {
+            throw new VerbsException("postSend: address handle is closed or not from the loopback provider");
+        }
+        if (remoteQpn == null || remoteQkey == null) {
+            throw new VerbsException("postSend: remote QPN and Q_Key are required");
+        }
+        if (!sendCq.hasRoom()) {
+            return false;
+        }
+        if (state != QueuePairState.RTS) {
+            sendCq.push(workRequestId, CompletionStatus.WORK_REQUEST_FLUSH_ERROR, WorkCompletions.OPCODE_SEND, 0, qpn,
+                    0, 0, 0, pkeyIndex, false);
+            return true;
+        }
+        if (length > port.activeMtu().bytes()) {
+            port.device.fabric.counters().lengthError();
+            sendCq.push(workRequestId, CompletionStatus.LOCAL_LENGTH_ERROR, WorkCompletions.OPCODE_SEND, 0, qpn, 0, 0,
+                    0, pkeyIndex, false);
+            return true;
+        }
+        // IBA 10.2.4.2: a work request Q_Key with the high bit set means "use the QP's own Q_Key".
+        int qkeyOnWire = remoteQkey.value() < 0 ? qkeyBits : remoteQkey.value();
+        port.device.fabric.transmit(this, ah, remoteQpn.value(), qkeyOnWire, r.segment(), offset, length);
+        sendCq.push(workRequestId, CompletionStatus.SUCCESS, WorkCompletions.OPCODE_SEND, length, qpn, 0, 0, 0,
+                pkeyIndex, false);
+        return true;
+    }
+
+    /**
+     * Places a datagram into the next posted receive buffer: the GRH area first (a GRH when
+     * {@code grh} is true), then the payload.
+     *
+     * @return the drop reason, or null when delivered
+     */
+    DropReason receive(LoopQueuePair sender, int slid, int sl, boolean grh, int trafficClass, int flowLabel,
+                       int hopLimit, long dgidPrefix, long dgidInterfaceId, MemorySegment payload, long offset,
+                       int length) {
+        synchronized (this) {
+            if (state != QueuePairState.RTS && state != QueuePairState.RTR) {
+                return DropReason.QP_NOT_READY;
+            }
+            if (rxSize == 0) {
+                return DropReason.NO_RECEIVE_BUFFER;
+            }
+            if (!recvCq.hasRoom()) {
+                return DropReason.CQ_OVERRUN;
+            }
+            int i = rxHead;
+            rxHead = (rxHead + 1) % rxWrId.length;
+            rxSize--;
+            LoopMemoryRegion region = rxRegion[i];
+            rxRegion[i] = null;
+            MemorySegment buffer = region.segment();
+            long at = rxOffset[i];
+            if (length + GRH_AREA_LENGTH > rxLength[i]) {
+                recvCq.push(rxWrId[i], CompletionStatus.LOCAL_LENGTH_ERROR, WorkCompletions.OPCODE_RECEIVE, 0, qpn,
+                        sender.qpn, slid, sl, pkeyIndex, grh);
+                return null;
+            }
+            if (grh) {
+                Gid sgid = sender.port.gid(0);
+                Fabric.writeGrh(buffer, at, trafficClass, flowLabel, length, hopLimit, sgid.prefix(),
+                        sgid.interfaceId(), dgidPrefix, dgidInterfaceId);
+            }
+            MemorySegment.copy(payload, offset, buffer, at + GRH_AREA_LENGTH, length);
+            recvCq.push(rxWrId[i], CompletionStatus.SUCCESS, WorkCompletions.OPCODE_RECEIVE,
+                    length + GRH_AREA_LENGTH, qpn, sender.qpn, slid, sl, pkeyIndex, grh);
+            return null;
+        }
+    }
+
+    @Override
+    public void attachMulticast(Gid mgid, Lid mlid) {
+        checkUsable("attachMulticast");
+        MulticastGroup group = port.device.fabric.subnetManager().groupByMlid(mlid.value());
+        if (group == null || !group.mgid().gid().equals(mgid)) {
+            throw new VerbsException("attachMulticast: no group " + mgid + " with MLID " + mlid
+                    + " (join it through the subnet administrator first)");
+        }
+        group.attach(this);
+        attachedGroups.add(group);
+    }
+
+    @Override
+    public void detachMulticast(Gid mgid, Lid mlid) {
+        MulticastGroup group = port.device.fabric.subnetManager().groupByMlid(mlid.value());
+        if (group != null) {
+            group.detach(this);
+            attachedGroups.remove(group);
+        }
+    }
+
+    private void checkUsable(String operation) {
+        if (state == QueuePairState.ERROR || state == QueuePairState.RESET) {
+            throw new VerbsException(operation + ": queue pair " + qpnValue + " is in state " + state);
+        }
+    }
+
+    /** Moves to ERROR: posted receives complete with a flush error (a port reset, a closed provider). */
+    void fail() {
+        synchronized (this) {
+            if (state == QueuePairState.ERROR || state == QueuePairState.RESET) {
+                return;
+            }
+            state = QueuePairState.ERROR;
+            flushReceives();
+        }
+        for (MulticastGroup g : attachedGroups) {
+            g.detach(this);
+        }
+        attachedGroups.clear();
+    }
+
+    private void flushReceives() {
+        while (rxSize > 0) {
+            int i = rxHead;
+            rxHead = (rxHead + 1) % rxWrId.length;
+            rxSize--;
+            rxRegion[i] = null;
+            recvCq.push(rxWrId[i], CompletionStatus.WORK_REQUEST_FLUSH_ERROR, WorkCompletions.OPCODE_RECEIVE, 0, qpn,
+                    0, 0, 0, pkeyIndex, false);
+        }
+    }
+
+    @Override
+    public void close() {
+        fail();
+        synchronized (this) {
+            state = QueuePairState.RESET;
+        }
+        port.removeQueuePair(this);
+    }
+
+    @Override
+    public String toString() {
+        return "QP " + qpnValue + " on " + port;
+    }
+}

@@ -1,0 +1,139 @@
+package ipoib.verbs.loopback.fabric;
+
+import ipoib.api.Gid;
+import ipoib.api.IbMtu;
+import ipoib.api.JoinState;
+import ipoib.api.Lid;
+import ipoib.api.McMemberRecord;
+import ipoib.api.Mgid;
+import ipoib.api.PKey;
+import ipoib.api.QKey;
+import ipoib.api.Rate;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * A multicast group as the subnet manager keeps it: its parameters (fixed at creation), its
+ * member ports with their join-state bits, and the queue pairs attached to it on every port.
+ */
+public final class MulticastGroup {
+    final Mgid mgid;
+    final int mlid;
+    final QKey qkey;
+    final PKey pkey;
+    final IbMtu mtu;
+    final Rate rate;
+    final int serviceLevel;
+    final int flowLabel;
+    final int hopLimit;
+    final int trafficClass;
+    final int packetLifetime;
+    /** Created from the partition configuration: stays when its members leave (OpenSM's well-known groups). */
+    final boolean persistent;
+    /** Port GID → join-state bits (IBA 15.2.5.17: a member may hold several states at once). */
+    private final Map<Gid, Integer> members = new ConcurrentHashMap<>();
+    /** Attached queue pairs, copy-on-write for the data path. */
+    private volatile LoopQueuePair[] attached = new LoopQueuePair[0];
+
+    MulticastGroup(McMemberRecord parameters, int mlid, boolean persistent) {
+        this.mgid = parameters.mgid();
+        this.mlid = mlid;
+        this.qkey = parameters.qkey();
+        this.pkey = parameters.pkey();
+        this.mtu = parameters.mtu();
+        this.rate = parameters.rate();
+        this.serviceLevel = parameters.serviceLevel();
+        this.flowLabel = parameters.flowLabel();
+        this.hopLimit = parameters.hopLimit();
+        this.trafficClass = parameters.trafficClass();
+        this.packetLifetime = parameters.packetLifetime();
+        this.persistent = persistent;
+    }
+
+    public Mgid mgid() {
+        return mgid;
+    }
+
+    public Lid mlid() {
+        return Lid.of(mlid);
+    }
+
+    public boolean persistent() {
+        return persistent;
+    }
+
+    /** The group's record for a member port (join state of that port, or FullMember as template). */
+    public McMemberRecord record(Gid port, int joinStateBits) {
+        JoinState state = (joinStateBits & JoinState.FULL_MEMBER.bit()) != 0 ? JoinState.FULL_MEMBER
+                : (joinStateBits & JoinState.NON_MEMBER.bit()) != 0 ? JoinState.NON_MEMBER
+                : JoinState.SEND_ONLY_NON_MEMBER;
+        return new McMemberRecord(mgid, port, qkey, Lid.of(mlid), mtu, trafficClass, pkey, rate, packetLifetime,
+                serviceLevel, flowLabel, hopLimit, state, false);
+    }
+
+    /** Join-state bits of a port, 0 when it is not a member. */
+    public int joinState(Gid port) {
+        Integer bits = members.get(port);
+        return bits == null ? 0 : bits;
+    }
+
+    /** Snapshot of the members and their join-state bits. */
+    public Map<Gid, Integer> members() {
+        return Map.copyOf(members);
+    }
+
+    int addMember(Gid port, int bits) {
+        return members.merge(port, bits, (a, b) -> a | b);
+    }
+
+    /** Removes join-state bits; returns the bits left. */
+    int removeMember(Gid port, int bits) {
+        Integer left = members.computeIfPresent(port, (k, v) -> (v & ~bits) == 0 ? null : v & ~bits);
+        return left == null ? 0 : left;
+    }
+
+    boolean hasFullMember() {
+        for (int bits : members.values()) {
+            if ((bits & JoinState.FULL_MEMBER.bit()) != 0) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Whether a port may send to the group: membership of any kind. */
+    boolean isMember(Gid port) {
+        return members.containsKey(port);
+    }
+
+    /** Whether a port receives the group's traffic: FullMember or NonMember, not SendOnlyNonMember. */
+    boolean receives(Gid port) {
+        Integer bits = members.get(port);
+        return bits != null && (bits & (JoinState.FULL_MEMBER.bit() | JoinState.NON_MEMBER.bit())) != 0;
+    }
+
+    LoopQueuePair[] attached() {
+        return attached;
+    }
+
+    synchronized void attach(LoopQueuePair qp) {
+        for (LoopQueuePair q : attached) {
+            if (q == qp) {
+                return;
+            }
+        }
+        LoopQueuePair[] next = Arrays.copyOf(attached, attached.length + 1);
+        next[attached.length] = qp;
+        attached = next;
+    }
+
+    synchronized void detach(LoopQueuePair qp) {
+        List<LoopQueuePair> next = new ArrayList<>(Arrays.asList(attached));
+        if (next.remove(qp)) {
+            attached = next.toArray(new LoopQueuePair[0]);
+        }
+    }
+}

@@ -1,0 +1,345 @@
+package ipoib.verbs.loopback.fabric;
+
+import ipoib.api.Gid;
+import ipoib.api.IbMtu;
+import ipoib.api.JoinState;
+import ipoib.api.Lid;
+import ipoib.api.McMemberRecord;
+import ipoib.api.Mgid;
+import ipoib.api.PKey;
+import ipoib.api.PathRecord;
+import ipoib.api.sa.SaStatus;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * The emulated subnet manager and the semantics of its subnet administrator, following OpenSM:
+ * LIDs, the partition rules for path records, multicast groups (create, join, leave, delete
+ * when the last FullMember leaves, persistent groups from the partition configuration), and
+ * InformInfo subscriptions to traps 66 and 67. The MAD encoding is the caller's.
+ */
+public final class SubnetManager {
+
+    /** The SM's own LID (an emulated switch port holds it). */
+    public static final int SM_LID = 1;
+    /** First LID given to an HCA port. */
+    static final int FIRST_PORT_LID = 2;
+    /** OpenSM's default packet lifetime for path records. */
+    static final int PACKET_LIFETIME = 0x12;
+
+    private final Fabric fabric;
+    private final AtomicReferenceArray<LoopPort> portsByLid = new AtomicReferenceArray<>(Lid.MAX_UNICAST + 1);
+    private final AtomicReferenceArray<MulticastGroup> groupsByMlid =
+            new AtomicReferenceArray<>(Lid.PERMISSIVE - Lid.MULTICAST_BASE);
+    private final Map<Mgid, MulticastGroup> groupsByMgid = new ConcurrentHashMap<>();
+    private final AtomicInteger nextMlid = new AtomicInteger(Lid.MULTICAST_BASE);
+    private final List<Subscription> subscriptions = new CopyOnWriteArrayList<>();
+    private final Map<String, LongAdder> requestCounters = new ConcurrentHashMap<>();
+    private volatile GroupTrapSink trapSink = GroupTrapSink.NONE;
+    private volatile int generation;
+
+    /** An InformInfo subscription: a port, a trap number, and an MGID or null for every group. */
+    public record Subscription(LoopPort subscriber, int trapNumber, Mgid mgid, int qpn) {}
+
+    SubnetManager(Fabric fabric) {
+        this.fabric = fabric;
+    }
+
+    public void setTrapSink(GroupTrapSink sink) {
+        this.trapSink = sink == null ? GroupTrapSink.NONE : sink;
+    }
+
+    // ---- LIDs -------------------------------------------------------------------------------
+
+    LoopPort portByLid(int lid) {
+        return lid > 0 && lid <= Lid.MAX_UNICAST ? portsByLid.get(lid) : null;
+    }
+
+    void assignLid(LoopPort port, int lid) {
+        if (lid < 1 || lid > Lid.MAX_UNICAST) {
+            throw new IllegalArgumentException("invalid LID " + lid + ": allowed 1..0xBFFF (unicast)");
+        }
+        if (lid == SM_LID) {
+            throw new IllegalArgumentException("invalid LID " + lid + ": LID " + SM_LID + " belongs to the subnet manager");
+        }
+        LoopPort holder = portsByLid.get(lid);
+        if (holder != null && holder != port) {
+            throw new IllegalArgumentException("invalid LID " + lid + ": already assigned to " + holder);
+        }
+        int old = port.lidValue();
+        if (old != 0) {
+            portsByLid.compareAndSet(old, port, null);
+        }
+        portsByLid.set(lid, port);
+        port.setLid(lid);
+    }
+
+    /** Which port has this GID (index 0), or null. */
+    LoopPort portByGid(Gid gid) {
+        for (LoopDevice d : fabric.devices()) {
+            for (LoopPort p : d.loopPorts()) {
+                if (p.gid(0).equals(gid)) {
+                    return p;
+                }
+            }
+        }
+        return null;
+    }
+
+    // ---- path records -------------------------------------------------------------------------
+
+    /**
+     * A path record as OpenSM computes it for a local subnet: DLID of the destination, the
+     * partition's SL, the smaller of the two ports' MTUs, the fabric rate, hop limit 0.
+     *
+     * @throws SaStatusException NO_RECORDS for an unknown or inactive destination, or when the
+     *                           two ports do not share the partition (one full member at least)
+     */
+    public PathRecord pathRecord(Gid source, Gid destination, PKey pkey) throws SaStatusException {
+        count("PathRecord Get");
+        LoopPort src = portByGid(source);
+        LoopPort dst = portByGid(destination);
+        if (src == null || dst == null) {
+            throw new SaStatusException(SaStatus.NO_RECORDS, "no port with GID " + (src == null ? source : destination));
+        }
+        if (!src.isActive() || !dst.isActive()) {
+            throw new SaStatusException(SaStatus.NO_RECORDS, "port not active");
+        }
+        PKey srcKey = src.partitionKey(pkey);
+        PKey dstKey = dst.partitionKey(pkey);
+        if (srcKey == null || dstKey == null || !srcKey.canCommunicateWith(dstKey)) {
+            throw new SaStatusException(SaStatus.NO_RECORDS, "no path in partition " + pkey + " between "
+                    + source + " and " + destination);
+        }
+        PartitionConfig partition = fabric.partition(pkey.base());
+        IbMtu mtu = src.activeMtu().bytes() < dst.activeMtu().bytes() ? src.activeMtu() : dst.activeMtu();
+        return new PathRecord(destination, source, Lid.of(dst.lidValue()), Lid.of(src.lidValue()), 0,
+                PKey.of(pkey.base() | PKey.FULL_MEMBER_BIT), partition == null ? 0 : partition.serviceLevel(), mtu,
+                fabric.config().rate(), PACKET_LIFETIME, 0, 0);
+    }
+
+    // ---- multicast groups ----------------------------------------------------------------------
+
+    MulticastGroup groupByMlid(int mlid) {
+        int i = mlid - Lid.MULTICAST_BASE;
+        return i >= 0 && i < groupsByMlid.length() ? groupsByMlid.get(i) : null;
+    }
+
+    public MulticastGroup group(Mgid mgid) {
+        return groupsByMgid.get(mgid);
+    }
+
+    public Collection<MulticastGroup> groups() {
+        return List.copyOf(groupsByMgid.values());
+    }
+
+    /** Creates a group at start-up from the partition configuration (no trap, never deleted). */
+    synchronized MulticastGroup createPersistent(McMemberRecord parameters) {
+        return groupsByMgid.computeIfAbsent(parameters.mgid(), m -> newGroup(parameters, true));
+    }
+
+    private MulticastGroup newGroup(McMemberRecord parameters, boolean persistent) {
+        for (int attempt = 0; attempt < groupsByMlid.length(); attempt++) {
+            int mlid = nextMlid.getAndUpdate(v -> v + 1 >= Lid.PERMISSIVE ? Lid.MULTICAST_BASE : v + 1);
+            if (groupsByMlid.get(mlid - Lid.MULTICAST_BASE) == null) {
+                MulticastGroup group = new MulticastGroup(parameters, mlid, persistent);
+                groupsByMlid.set(mlid - Lid.MULTICAST_BASE, group);
+                return group;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * MCMemberRecord Set: joins {@code port} to the group {@code mgid}, creating it from
+     * {@code createTemplate} when it does not exist (OpenSM's rules).
+     *
+     * @param createTemplate the requested group parameters when the request carried every
+     *                       component OpenSM needs to create a group, else null
+     * @throws SaStatusException INSUFFICIENT_COMPONENTS to join a missing group without create
+     *                           components, REQUEST_INVALID for a non-full create or a port
+     *                           outside the group's partition, NO_RESOURCES without MLIDs
+     */
+    public McMemberRecord join(Mgid mgid, Gid port, int joinStateBits, McMemberRecord createTemplate)
+            throws SaStatusException {
+        count("MCMemberRecord Set");
+        if (joinStateBits == 0 || (joinStateBits & ~0x7) != 0) {
+            throw new SaStatusException(SaStatus.REQUEST_INVALID, "join state " + joinStateBits + " is not 1, 2 or 4 bits");
+        }
+        LoopPort member = portByGid(port);
+        if (member == null) {
+            throw new SaStatusException(SaStatus.INVALID_GID, "no port with GID " + port);
+        }
+        boolean created = false;
+        MulticastGroup group;
+        synchronized (this) {
+            group = groupsByMgid.get(mgid);
+            if (group == null) {
+                if (createTemplate == null) {
+                    throw new SaStatusException(SaStatus.INSUFFICIENT_COMPONENTS,
+                            "group " + mgid + " does not exist and the request lacks the create components");
+                }
+                if ((joinStateBits & JoinState.FULL_MEMBER.bit()) == 0) {
+                    throw new SaStatusException(SaStatus.REQUEST_INVALID,
+                            "only a FullMember join can create group " + mgid);
+                }
+                checkPartition(member, createTemplate.pkey(), mgid);
+                group = newGroup(createTemplate, false);
+                if (group == null) {
+                    throw new SaStatusException(SaStatus.NO_RESOURCES, "no free MLID");
+                }
+                groupsByMgid.put(mgid, group);
+                created = true;
+            } else {
+                checkPartition(member, group.pkey, mgid);
+                if (createTemplate != null && !createTemplate.qkey().equals(group.qkey)) {
+                    throw new SaStatusException(SaStatus.REQUEST_INVALID, "Q_Key " + createTemplate.qkey()
+                            + " differs from the group's " + group.qkey);
+                }
+            }
+            group.addMember(port, joinStateBits);
+        }
+        if (created) {
+            raise(66, mgid);
+        }
+        return group.record(port, group.joinState(port));
+    }
+
+    private static void checkPartition(LoopPort member, PKey pkey, Mgid mgid) throws SaStatusException {
+        if (member.partitionKey(pkey) == null) {
+            throw new SaStatusException(SaStatus.REQUEST_INVALID,
+                    "port " + member + " is not in partition " + pkey + " of group " + mgid);
+        }
+    }
+
+    /**
+     * MCMemberRecord Delete: removes join-state bits of a member; deletes a non-persistent group
+     * when no FullMember is left (trap 67).
+     *
+     * @throws SaStatusException NO_RECORDS when the group or the membership does not exist
+     */
+    public McMemberRecord leave(Mgid mgid, Gid port, int joinStateBits) throws SaStatusException {
+        count("MCMemberRecord Delete");
+        boolean deleted = false;
+        MulticastGroup group;
+        int before;
+        synchronized (this) {
+            group = groupsByMgid.get(mgid);
+            if (group == null || (before = group.joinState(port)) == 0) {
+                throw new SaStatusException(SaStatus.NO_RECORDS, "port " + port + " is not a member of " + mgid);
+            }
+            if ((before & joinStateBits) == 0) {
+                throw new SaStatusException(SaStatus.REQUEST_INVALID, "port " + port + " holds join state "
+                        + before + " in " + mgid + ", not " + joinStateBits);
+            }
+            group.removeMember(port, joinStateBits);
+            if (!group.persistent && !group.hasFullMember()) {
+                groupsByMgid.remove(mgid);
+                groupsByMlid.compareAndSet(group.mlid - Lid.MULTICAST_BASE, group, null);
+                deleted = true;
+            }
+        }
+        if (deleted) {
+            raise(67, mgid);
+        }
+        return group.record(port, before & joinStateBits);
+    }
+
+    /** Removes a port from every group (port down or reset), deleting groups as leave does. */
+    void removePortEverywhere(Gid port) {
+        for (MulticastGroup group : groups()) {
+            int bits = group.joinState(port);
+            if (bits != 0) {
+                try {
+                    leave(group.mgid, port, bits);
+                } catch (SaStatusException raced) {
+                    // Left concurrently: nothing to remove.
+                }
+            }
+        }
+        subscriptions.removeIf(s -> s.subscriber().gid(0).equals(port));
+    }
+
+    // ---- traps ---------------------------------------------------------------------------------
+
+    public Subscription subscribe(LoopPort subscriber, int trapNumber, Mgid mgid, int qpn) throws SaStatusException {
+        count("InformInfo Set");
+        if (trapNumber != 66 && trapNumber != 67) {
+            throw new SaStatusException(SaStatus.REQUEST_INVALID, "trap " + trapNumber + ": the emulated SA reports 66 and 67");
+        }
+        Subscription s = new Subscription(subscriber, trapNumber, mgid, qpn);
+        subscriptions.add(s);
+        return s;
+    }
+
+    public boolean unsubscribe(LoopPort subscriber, int trapNumber, Mgid mgid) {
+        count("InformInfo Set (unsubscribe)");
+        return subscriptions.removeIf(s -> s.subscriber() == subscriber && s.trapNumber() == trapNumber
+                && java.util.Objects.equals(s.mgid(), mgid));
+    }
+
+    public List<Subscription> subscriptions() {
+        return List.copyOf(subscriptions);
+    }
+
+    private void raise(int trap, Mgid mgid) {
+        for (Subscription s : subscriptions) {
+            if (s.trapNumber() == trap && (s.mgid() == null || s.mgid().equals(mgid))) {
+                trapSink.report(s.subscriber(), trap, mgid, s);
+            }
+        }
+    }
+
+    // ---- SM change -----------------------------------------------------------------------------
+
+    /**
+     * A new SM takes over: it knows no joins or subscriptions (clients re-register), keeps the
+     * configured groups and forgets the others.
+     */
+    synchronized void forgetClients() {
+        generation++;
+        subscriptions.clear();
+        for (MulticastGroup group : groups()) {
+            for (Gid member : group.members().keySet()) {
+                group.removeMember(member, 0x7);
+            }
+            if (!group.persistent) {
+                groupsByMgid.remove(group.mgid);
+                groupsByMlid.compareAndSet(group.mlid - Lid.MULTICAST_BASE, group, null);
+            }
+        }
+    }
+
+    public int generation() {
+        return generation;
+    }
+
+    // ---- statistics ----------------------------------------------------------------------------
+
+    void count(String request) {
+        requestCounters.computeIfAbsent(request, k -> new LongAdder()).increment();
+    }
+
+    /** Requests answered, by kind. */
+    public Map<String, Long> requestCounts() {
+        Map<String, Long> out = new java.util.TreeMap<>();
+        requestCounters.forEach((k, v) -> out.put(k, v.sum()));
+        return out;
+    }
+
+    /** Every member record of every group, as a trusted GetTable would list them. */
+    public List<McMemberRecord> memberRecords() {
+        List<McMemberRecord> out = new ArrayList<>();
+        for (MulticastGroup g : groups()) {
+            g.members().forEach((gid, bits) -> out.add(g.record(gid, bits)));
+        }
+        return out;
+    }
+}

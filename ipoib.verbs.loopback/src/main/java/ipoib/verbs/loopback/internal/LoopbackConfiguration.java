@@ -1,0 +1,51 @@
+package ipoib.verbs.loopback.internal;
+
+import org.osgi.service.metatype.annotations.AttributeDefinition;
+import org.osgi.service.metatype.annotations.ObjectClassDefinition;
+import org.osgi.service.metatype.annotations.Option;
+
+/** Configuration of the loopback fabric (PID {@value LoopbackProvider#PID}). */
+@ObjectClassDefinition(name = "ipoib loopback fabric",
+        description = "An in-JVM InfiniBand subnet: HCAs, ports, partitions and an emulated SM/SA.")
+@interface LoopbackConfiguration {
+
+    @AttributeDefinition(name = "HCAs", description = "Number of HCAs (devices loop0, loop1, ...), 1..64.",
+            min = "1", max = "64")
+    int hcas() default 2;
+
+    @AttributeDefinition(name = "Ports per HCA", description = "Ports on each HCA, 1..4.", min = "1", max = "4")
+    int portsPerHca() default 1;
+
+    @AttributeDefinition(name = "Subnet prefix", description = "Upper 64 bits of every port GID, in IPv6 notation.")
+    String subnetPrefix() default "fe80::";
+
+    @AttributeDefinition(name = "Node GUID base",
+            description = "Node GUID of HCA i is base + (i+1)*0x100; its port p has the node GUID + p.")
+    String nodeGuidBase() default "0x0002c90300000000";
+
+    @AttributeDefinition(name = "Port MTU", description = "Active MTU of every port, in octets.", options = {
+            @Option(label = "256", value = "256"), @Option(label = "512", value = "512"),
+            @Option(label = "1024", value = "1024"), @Option(label = "2048", value = "2048"),
+            @Option(label = "4096", value = "4096")})
+    int mtu() default 2048;
+
+    @AttributeDefinition(name = "Rate", description = "IBA rate code of every port (3 = 10 Gb/s), 2..18.",
+            min = "2", max = "18")
+    int rate() default 3;
+
+    @AttributeDefinition(name = "Partitions",
+            description = "Partition lines in the spirit of OpenSM's partitions.conf, "
+                    + "e.g. 'Default=0x7fff, ipoib, mtu=4, rate=3, sl=0, Q_Key=0x0b1b, defmember=full : ALL ;'")
+    String[] partitions() default {"Default=0x7fff, ipoib, mtu=4, rate=3, sl=0, Q_Key=0x0b1b, defmember=full : ALL ;"};
+
+    @AttributeDefinition(name = "Seed", description = "Seed of QPN allocation and fault injection, to replay a run.")
+    long seed() default 1;
+
+    @AttributeDefinition(name = "SA timeout", description = "SA client: milliseconds to wait for an answer, 10..60000.",
+            min = "10", max = "60000")
+    int saTimeoutMillis() default 200;
+
+    @AttributeDefinition(name = "SA retries", description = "SA client: attempts per request, 1..20.",
+            min = "1", max = "20")
+    int saRetries() default 5;
+}
