@@ -424,6 +424,11 @@ public final class Fabric implements AutoCloseable {
         port.raise(PortEvent.Type.PKEY_CHANGE);
     }
 
+    /** The faults of packets a port sends. */
+    public Faults faults(LoopPort port) {
+        return port.faults;
+    }
+
     /** Sets the faults of packets sent by a port (all ports when null). */
     public void setFaults(LoopPort port, Faults faults) {
         for (LoopDevice d : devices) {
