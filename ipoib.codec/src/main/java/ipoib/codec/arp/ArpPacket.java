@@ -11,9 +11,13 @@ import java.net.UnknownHostException;
  * One ARP or RARP packet over IPoIB (RFC 4391 §9.2), with the fixed header fields (hardware
  * type 32, protocol 0x0800, lengths 20 and 4) implied.
  *
- * <p>IPv4 addresses are held as {@code int}s in network order value ({@code 192.0.2.1} is
- * {@code 0xC0000201}) so the resolver can use them as map keys without allocating;
- * {@link #senderIp()} and {@link #targetIp()} give {@link Inet4Address}es.
+ * <p>IPv4 addresses are held as {@code int}s whose most significant octet is the first octet of
+ * the address ({@code 192.0.2.1} is {@code 0xC0000201}), so the resolver can key on them without
+ * allocating; {@link #senderIp()} and {@link #targetIp()} give {@link Inet4Address}es.
+ *
+ * <p>Hardware addresses keep the flags octet as received. A peer's identity is its address
+ * without flags ({@link LinkAddress#withoutFlags()}), as the capability flags do not change who
+ * it is.
  *
  * @param operation request, reply, or their RARP forms
  * @param senderHardwareAddress the sender's 20-octet address (§9.1.1)

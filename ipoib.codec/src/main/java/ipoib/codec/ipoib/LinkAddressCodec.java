@@ -95,6 +95,18 @@ public final class LinkAddressCodec {
     }
 
     /**
+     * The address at {@code offset} with the flags octet taken as zero: the canonical identity
+     * of the peer, for caches and comparisons (allocates).
+     *
+     * @throws DecodeException if fewer than 20 octets remain
+     */
+    public static LinkAddress readPeer(MemorySegment buf, long offset) throws DecodeException {
+        Wire.require(buf, offset, LENGTH, FIELD);
+        return new LinkAddress(0, new Qpn(Wire.u24(buf, offset + 1)),
+                new Gid(Wire.u64(buf, offset + 4), Wire.u64(buf, offset + 12)));
+    }
+
+    /**
      * The raw flags octet.
      *
      * @throws DecodeException if fewer than 20 octets remain

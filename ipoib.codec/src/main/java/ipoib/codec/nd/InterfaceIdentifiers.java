@@ -14,8 +14,8 @@ import java.net.Inet6Address;
  * otherwise. A manufacturer's EUI-64 is universally administered, so its u bit is 0 and the
  * toggled (modified) form has it 1; {@link #isModifiedEui64} therefore takes a set u bit as the
  * mark of a modified identifier. The result is that the u bit of the identifier is always set,
- * and a GUID whose u bit is already set is used unchanged (the Linux IPoIB driver derives the
- * same identifier).
+ * and a GUID whose u bit is already set is used unchanged (Linux's IPv6 address configuration
+ * for InfiniBand interfaces, which sets the bit, derives the same identifier).
  *
  * <p><b>From a LID</b> (§8 item 2, only when the IPoIB link lies within one IB subnet): §8 gives
  * no bit layout, so the rule of RFC 4291 Appendix A for tokens that are not globally unique

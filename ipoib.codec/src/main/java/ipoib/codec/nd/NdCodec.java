@@ -390,8 +390,8 @@ public final class NdCodec {
                             + " octets are left in the message");
                 }
                 switch (type) {
-                    case OPTION_SOURCE_LINK_ADDRESS -> linkAddress(buf, p, units, "source");
-                    case OPTION_TARGET_LINK_ADDRESS -> linkAddress(buf, p, units, "target");
+                    case OPTION_SOURCE_LINK_ADDRESS -> linkAddress(buf, p, units, true);
+                    case OPTION_TARGET_LINK_ADDRESS -> linkAddress(buf, p, units, false);
                     case OPTION_PREFIX_INFORMATION -> prefix(buf, p, units);
                     case OPTION_MTU -> mtu(buf, p, units);
                     default -> {
@@ -402,13 +402,12 @@ public final class NdCodec {
             }
         }
 
-        private void linkAddress(MemorySegment buf, long p, int units, String which) throws DecodeException {
-            String field = "ND " + which + " link-layer address option";
+        private void linkAddress(MemorySegment buf, long p, int units, boolean source) throws DecodeException {
+            String field = source ? "ND source link-layer address option" : "ND target link-layer address option";
             if (units != LINK_ADDRESS_OPTION_UNITS) {
                 throw new DecodeException(field + " length", p + 1, "is " + units + " (" + 8 * units
                         + " octets), over IPoIB it is 3: 2 zero octets and the 20-octet address (RFC 4391 §9.3)");
             }
-            boolean source = which.equals("source");
             boolean used = source
                     ? messageType == NdMessage.TYPE_ROUTER_SOLICITATION || messageType == NdMessage.TYPE_ROUTER_ADVERTISEMENT
                             || messageType == NdMessage.TYPE_NEIGHBOR_SOLICITATION

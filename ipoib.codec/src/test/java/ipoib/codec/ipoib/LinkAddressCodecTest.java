@@ -71,6 +71,8 @@ class LinkAddressCodecTest {
         assertTrue(LinkAddressCodec.samePeer(a, 0, b, 0));
         assertFalse(LinkAddressCodec.samePeer(a, 0, c, 0));
         assertTrue(LinkAddressCodec.samePeer(a, 0, EXPECTED.withoutFlags()));
+        assertEquals(EXPECTED.withoutFlags(), LinkAddressCodec.readPeer(a, 0));
+        assertEquals(LinkAddressCodec.readPeer(a, 0), LinkAddressCodec.readPeer(b, 0));
         assertFalse(LinkAddressCodec.samePeer(c, 0, EXPECTED));
     }
 
@@ -82,6 +84,7 @@ class LinkAddressCodecTest {
             assertEquals("IPoIB link-layer address", e.field());
             assertEquals(offset, e.offset());
         }
+        assertThrows(DecodeException.class, () -> LinkAddressCodec.readPeer(buf, 5));
         assertThrows(DecodeException.class, () -> LinkAddressCodec.qpn(buf, 5));
         assertThrows(DecodeException.class, () -> LinkAddressCodec.flags(buf, 5));
         assertThrows(DecodeException.class, () -> LinkAddressCodec.gidPrefix(buf, 5));
