@@ -35,6 +35,8 @@ public record ArpPacket(ArpOperation operation, LinkAddress senderHardwareAddres
     public static final LinkAddress UNKNOWN_HARDWARE_ADDRESS = new LinkAddress(0, new Qpn(0), Gid.ZERO);
 
     /**
+     * Checks the components.
+     *
      * @throws IllegalArgumentException if a part is null
      */
     public ArpPacket {

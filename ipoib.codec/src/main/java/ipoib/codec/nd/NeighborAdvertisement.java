@@ -23,6 +23,8 @@ public record NeighborAdvertisement(Inet6Address source, Inet6Address destinatio
     public static final Inet6Address ALL_NODES = Ipv6.of(0xFF02_0000_0000_0000L, 1);
 
     /**
+     * Checks the components.
+     *
      * @throws IllegalArgumentException for a null part, a multicast target, or the S flag
      *     towards a multicast destination
      */

@@ -18,6 +18,8 @@ public record NeighborSolicitation(Inet6Address source, Inet6Address destination
         Optional<LinkAddress> sourceLinkAddress) implements NdMessage {
 
     /**
+     * Checks the components.
+     *
      * @throws IllegalArgumentException for a null part, a multicast target, or an unspecified
      *     source with a link-layer address or with a destination that is not solicited-node
      *     multicast

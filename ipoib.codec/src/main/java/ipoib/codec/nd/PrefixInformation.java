@@ -20,6 +20,8 @@ public record PrefixInformation(int prefixLength, boolean onLink, boolean autono
     public static final long INFINITE = 0xFFFF_FFFFL;
 
     /**
+     * Checks the components.
+     *
      * @throws IllegalArgumentException for values outside their fields or a null prefix
      */
     public PrefixInformation {

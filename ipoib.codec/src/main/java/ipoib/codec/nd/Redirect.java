@@ -19,6 +19,8 @@ public record Redirect(Inet6Address source, Inet6Address destination, Inet6Addre
         Inet6Address redirectedDestination, Optional<LinkAddress> targetLinkAddress) implements NdMessage {
 
     /**
+     * Checks the components.
+     *
      * @throws IllegalArgumentException for a null part or a combination §8.1 rejects
      */
     public Redirect {

@@ -28,6 +28,8 @@ public record RouterAdvertisement(Inet6Address source, Inet6Address destination,
         implements NdMessage {
 
     /**
+     * Checks the components.
+     *
      * @throws IllegalArgumentException for a null part, a value outside its field, or a source
      *     that is not link-local (§6.1.2)
      */

@@ -16,6 +16,8 @@ public record RouterSolicitation(Inet6Address source, Inet6Address destination,
         Optional<LinkAddress> sourceLinkAddress) implements NdMessage {
 
     /**
+     * Checks the components.
+     *
      * @throws IllegalArgumentException for a null part, or a link-layer address with an
      *     unspecified source
      */
