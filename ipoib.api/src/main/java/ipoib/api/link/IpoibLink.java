@@ -1,5 +1,6 @@
 package ipoib.api.link;
 
+import org.osgi.annotation.versioning.ProviderType;
 import ipoib.api.Gid;
 import ipoib.api.LinkAddress;
 import ipoib.api.McMemberRecord;
@@ -21,6 +22,7 @@ import java.util.Map;
  * header and return at once; the caller keeps its segment. They never block and do not
  * allocate.
  */
+@ProviderType
 public interface IpoibLink {
 
     /** Service property: the interface name, e.g. {@code ib0_1_ffff}. */

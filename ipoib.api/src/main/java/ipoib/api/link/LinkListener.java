@@ -1,10 +1,12 @@
 package ipoib.api.link;
 
+import org.osgi.annotation.versioning.ConsumerType;
 /**
  * A whiteboard service told about changes of every link, synchronously and in order, on the
  * link's control thread: the resolvers and the multicast manager use it to follow the fabric.
  * Do not block; exceptions are logged and ignored.
  */
+@ConsumerType
 @FunctionalInterface
 public interface LinkListener {
 

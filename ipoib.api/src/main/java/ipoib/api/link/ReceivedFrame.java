@@ -1,5 +1,6 @@
 package ipoib.api.link;
 
+import org.osgi.annotation.versioning.ProviderType;
 import ipoib.api.Gid;
 import java.lang.foreign.MemorySegment;
 
@@ -12,6 +13,7 @@ import java.lang.foreign.MemorySegment;
  * {@code buffer()[payloadOffset(), payloadOffset() + payloadLength())}; reading it there
  * allocates nothing, {@link #payload()} is a convenience that slices.
  */
+@ProviderType
 public interface ReceivedFrame {
 
     /** The EtherType of the encapsulation header. */
