@@ -26,7 +26,8 @@ import org.osgi.framework.InvalidSyntaxException;
         "osgi.command.function=links",
         "osgi.command.function=stats",
         "osgi.command.function=create",
-        "osgi.command.function=delete"})
+        "osgi.command.function=delete",
+        "osgi.command.function=wait"})
 public final class LinkCommands {
 
     private final List<IpoibLink> links = new CopyOnWriteArrayList<>();
@@ -161,6 +162,49 @@ public final class LinkCommands {
             }
         }
         throw usage("ipoib:delete <interface>", "no configured interface '" + name + "'");
+    }
+
+    @Descriptor("wait until every interface (or the named one) is UP; fails after the timeout")
+    public String wait(@Descriptor("interface name or 'all' (optional, default all)") String... args)
+            throws InterruptedException {
+        String usage = "ipoib:wait [interface|all] [timeout seconds, default 10]";
+        if (args.length > 2) {
+            throw usage(usage, "too many arguments");
+        }
+        String which = args.length > 0 ? args[0] : "all";
+        long seconds = 10;
+        if (args.length == 2) {
+            try {
+                seconds = Long.parseLong(args[1]);
+            } catch (NumberFormatException e) {
+                throw usage(usage, "timeout '" + args[1] + "' is not a number of seconds");
+            }
+            if (seconds < 1 || seconds > 3600) {
+                throw usage(usage, "timeout " + seconds + " s: allowed 1..3600");
+            }
+        }
+        long deadline = System.nanoTime() + seconds * 1_000_000_000L;
+        while (true) {
+            List<IpoibLink> selected = sorted().stream().filter(l -> which.equals("all") || l.name().equals(which)).toList();
+            if (selected.isEmpty() && !which.equals("all")) {
+                if (System.nanoTime() > deadline) {
+                    throw usage(usage, "no interface '" + which + "'");
+                }
+            } else if (!selected.isEmpty() && selected.stream().allMatch(l -> l.state() == ipoib.api.link.LinkState.UP)) {
+                return selected.stream().map(l -> l.name() + " UP").reduce((a, b) -> a + "\n" + b).orElse("");
+            }
+            if (System.nanoTime() > deadline) {
+                StringBuilder why = new StringBuilder("not UP within " + seconds + " s:");
+                for (IpoibLink l : selected) {
+                    if (l.state() != ipoib.api.link.LinkState.UP) {
+                        why.append("\n  ").append(l.name()).append(' ').append(l.state()).append(" (")
+                                .append(l.stateReason()).append(')');
+                    }
+                }
+                throw new IllegalStateException(why.toString());
+            }
+            Thread.sleep(20);
+        }
     }
 
     static IllegalArgumentException usage(String usage, String error) {
