@@ -50,6 +50,7 @@ public final class LoopbackProvider implements VerbsProvider {
     private final ScheduledExecutorService saClientTimers;
     private final List<SaClient> clients = new ArrayList<>();
     private final ServiceRegistration<FabricCommands> commands;
+    private final FabricCommands shell;
 
     @Activate
     public LoopbackProvider(BundleContext context, LoopbackConfiguration configuration,
@@ -80,7 +81,8 @@ public final class LoopbackProvider implements VerbsProvider {
         Hashtable<String, Object> props = new Hashtable<>();
         props.put("osgi.command.scope", "fabric");
         props.put("osgi.command.function", FabricCommands.FUNCTIONS);
-        this.commands = context.registerService(FabricCommands.class, new FabricCommands(fabric, sa), props);
+        this.shell = new FabricCommands(fabric, sa);
+        this.commands = context.registerService(FabricCommands.class, shell, props);
         log.info("loopback fabric up: " + config.hcas() + " HCAs x " + config.portsPerHca() + " ports, MTU "
                 + config.mtu() + ", " + config.partitions().size() + " partitions, seed " + config.seed());
     }
@@ -146,6 +148,7 @@ public final class LoopbackProvider implements VerbsProvider {
         } catch (IllegalStateException alreadyGone) {
             // The framework is stopping.
         }
+        shell.stopCapture();
         clients.forEach(SaClient::close);
         saClientTimers.shutdownNow();
         sa.close();
