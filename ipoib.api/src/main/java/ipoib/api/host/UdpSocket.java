@@ -1,0 +1,55 @@
+package ipoib.api.host;
+
+import org.osgi.annotation.versioning.ProviderType;
+import ipoib.api.link.TransmitResult;
+import java.lang.foreign.MemorySegment;
+import java.net.InetAddress;
+
+/**
+ * A UDP endpoint bound to a local port on every interface. Sending never blocks; the payload is
+ * copied before a send method returns. Datagrams are not fragmented: one that does not fit the
+ * route's MTU is refused with {@link IllegalArgumentException}.
+ */
+@ProviderType
+public interface UdpSocket extends AutoCloseable {
+
+    /** The local port. */
+    int localPort();
+
+    /**
+     * Sends a datagram to {@code destination}:{@code port}, choosing the interface by
+     * {@link IpHost#route} (or {@code linkName} when not null). Broadcast (255.255.255.255 or
+     * the subnet's broadcast address) goes to the link's broadcast group.
+     *
+     * @return what became of it; drops are counted
+     * @throws IllegalArgumentException for a port outside 1..65535, or a datagram larger than
+     *     the MTU allows, naming its size, the MTU and the interface
+     */
+    TransmitResult send(String linkName, InetAddress destination, int port, MemorySegment payload);
+
+    /** {@link #send(String, InetAddress, int, MemorySegment)} with the interface chosen by route. */
+    default TransmitResult send(InetAddress destination, int port, MemorySegment payload) {
+        return send(null, destination, port, payload);
+    }
+
+    /**
+     * Fixes the destination of {@link #send(MemorySegment)}, which then sends without looking
+     * up the route again and without allocating.
+     *
+     * @throws IllegalArgumentException for a port outside 1..65535
+     * @throws IllegalStateException when there is no route to the destination
+     */
+    void connect(String linkName, InetAddress destination, int port);
+
+    /**
+     * Sends to the connected destination.
+     *
+     * @throws IllegalStateException when the socket is not connected
+     * @throws IllegalArgumentException for a datagram larger than the MTU allows
+     */
+    TransmitResult send(MemorySegment payload);
+
+    /** Releases the port; the receiver is called no more. */
+    @Override
+    void close();
+}

@@ -1,0 +1,59 @@
+package ipoib.codec.ip;
+
+import ipoib.codec.Wire;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * The Internet checksum (RFC 1071): the 16-bit one's complement of the one's complement sum of
+ * 16-bit words, an odd last octet padded with zero. Sums are kept unfolded in a {@code long} so
+ * that pieces (pseudo-header, header, payload) can be added before folding.
+ */
+public final class InternetChecksum {
+    private InternetChecksum() {}
+
+    /** The unfolded sum of {@code length} octets at {@code offset}, as 16-bit big-endian words. */
+    public static long sum(MemorySegment buf, long offset, int length) {
+        long sum = 0;
+        int even = length & ~1;
+        int i = 0;
+        for (; i + 8 <= even; i += 8) {
+            long w = Wire.u64(buf, offset + i);
+            sum += (w >>> 48) + ((w >>> 32) & 0xFFFF) + ((w >>> 16) & 0xFFFF) + (w & 0xFFFF);
+        }
+        for (; i < even; i += 2) {
+            sum += Wire.u16(buf, offset + i);
+        }
+        if (even != length) {
+            sum += Wire.u8(buf, offset + even) << 8;
+        }
+        return sum;
+    }
+
+    /** The sum folded to 16 bits (not complemented). */
+    public static int fold(long sum) {
+        while ((sum >>> 16) != 0) {
+            sum = (sum & 0xFFFF) + (sum >>> 16);
+        }
+        return (int) sum;
+    }
+
+    /** The checksum of an unfolded sum: its fold, complemented. */
+    public static int complement(long sum) {
+        return ~fold(sum) & 0xFFFF;
+    }
+
+    /** The checksum of {@code length} octets at {@code offset}. */
+    public static int checksum(MemorySegment buf, long offset, int length) {
+        return complement(sum(buf, offset, length));
+    }
+
+    /** The sum of a 32-bit value as two words. */
+    static long sum32(int value) {
+        return (value >>> 16) + (value & 0xFFFF);
+    }
+
+    /** The sum of a 64-bit value as four words. */
+    static long sum64(long value) {
+        return (value >>> 48) + ((value >>> 32) & 0xFFFF) + ((value >>> 16) & 0xFFFF) + (value & 0xFFFF);
+    }
+}
