@@ -1,0 +1,116 @@
+package ipoib.neighbour;
+
+import ipoib.api.LinkAddress;
+import ipoib.api.resolve.NeighbourState;
+import ipoib.api.resolve.PathInfo;
+import java.lang.foreign.MemorySegment;
+import java.net.InetAddress;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * One neighbour entry. The send path reads {@link #route} without locking; everything else is
+ * guarded by the entry's own monitor, which no other neighbour shares. Lock order: a table's
+ * map before an entry, never the other way round.
+ */
+final class Neighbour {
+    final long high;
+    final long low;
+    final InetAddress address;
+    final LinkContext context;
+
+    /** Non-null while the entry can send (RESOLVED or STALE). */
+    volatile Route route;
+    /** Set by the send path, cleared by the timer, which notes the time. */
+    volatile boolean used;
+
+    // Guarded by this.
+    NeighbourState state = NeighbourState.INCOMPLETE;
+    LinkAddress linkAddress;
+    boolean permanent;
+    boolean removed;
+    boolean refreshing;
+    long createdNanos;
+    long confirmedNanos;
+    long lastUsedNanos;
+    long stateSinceNanos;
+    long deadlineNanos;
+    int probes;
+    int pathGeneration;
+    String failure;
+    private ArrayDeque<Pending> queue;
+    private List<CompletableFuture<PathInfo>> waiters;
+
+    record Pending(int etherType, MemorySegment frame) {}
+
+    Neighbour(LinkContext context, long high, long low, InetAddress address, long now) {
+        this.context = context;
+        this.high = high;
+        this.low = low;
+        this.address = address;
+        this.createdNanos = now;
+        this.confirmedNanos = now;
+        this.lastUsedNanos = now;
+        this.stateSinceNanos = now;
+        this.deadlineNanos = now;
+    }
+
+    void state(NeighbourState next, long now) {
+        if (state != next) {
+            state = next;
+            stateSinceNanos = now;
+        }
+    }
+
+    /** Queues a copy of the frame; false when the queue is full. */
+    boolean enqueue(int etherType, MemorySegment frame, int limit) {
+        if (queue == null) {
+            queue = new ArrayDeque<>(Math.min(limit, 16));
+        }
+        if (queue.size() >= limit) {
+            return false;
+        }
+        byte[] copy = new byte[(int) frame.byteSize()];
+        MemorySegment.copy(frame, 0, MemorySegment.ofArray(copy), 0, copy.length);
+        queue.add(new Pending(etherType, MemorySegment.ofArray(copy)));
+        return true;
+    }
+
+    int queued() {
+        return queue == null ? 0 : queue.size();
+    }
+
+    /** Takes every queued frame, in order. */
+    List<Pending> drainQueue() {
+        if (queue == null || queue.isEmpty()) {
+            return List.of();
+        }
+        List<Pending> out = new ArrayList<>(queue);
+        queue.clear();
+        return out;
+    }
+
+    void addWaiter(CompletableFuture<PathInfo> waiter) {
+        if (waiters == null) {
+            waiters = new ArrayList<>(2);
+        }
+        waiters.add(waiter);
+    }
+
+    /** Takes the path-information waiters. */
+    List<CompletableFuture<PathInfo>> drainWaiters() {
+        if (waiters == null || waiters.isEmpty()) {
+            return List.of();
+        }
+        List<CompletableFuture<PathInfo>> out = waiters;
+        waiters = null;
+        return out;
+    }
+
+    @Override
+    public String toString() {
+        return address.getHostAddress() + " on " + context.name;
+    }
+}
