@@ -17,9 +17,11 @@ import org.osgi.service.log.LoggerFactory;
 
 /**
  * The appliance's default configuration: when no IPoIB interface is configured, one interface
- * per loopback HCA (loop0 and loop1, port 1, the default partition) so that the shell has a
- * working link right after start. Off with the framework property
- * {@code ipoib.defaults=false}.
+ * per loopback HCA (loop0 and loop1, port 1, the default partition) with an IPv4 address each
+ * ({@code 10.0.0.1/24} on {@code ib0_1_ffff}, {@code 10.0.0.2/24} on {@code ib1_1_ffff}), so
+ * that {@code ipoib:ping 10.0.0.2} works right after start. Their IPv6 link-local addresses come
+ * from Neighbor Discovery (the nd bundle) when the interfaces come up. Off with the framework
+ * property {@code ipoib.defaults=false}.
  */
 @Component(immediate = true, service = {})
 public final class ApplianceDefaults {
@@ -27,11 +29,17 @@ public final class ApplianceDefaults {
     /** Framework property: "false" starts the appliance without default interfaces. */
     public static final String DEFAULTS_PROPERTY = "ipoib.defaults";
     static final String LINK_FACTORY_PID = "ipoib.link";
+    static final String ADDRESS_FACTORY_PID = "ipoib.address";
 
     /** The default interfaces: device, port, P_Key. */
     static final List<Map<String, Object>> INTERFACES = List.of(
             Map.of("device", "loop0", "port", 1, "pkey", "0xffff"),
             Map.of("device", "loop1", "port", 1, "pkey", "0xffff"));
+
+    /** The default addresses: the default interfaces' names (ibX_Y_Z) and an IPv4 address each. */
+    static final List<Map<String, Object>> ADDRESSES = List.of(
+            Map.of("link", "ib0_1_ffff", "address", "10.0.0.1/24"),
+            Map.of("link", "ib1_1_ffff", "address", "10.0.0.2/24"));
 
     @Activate
     public ApplianceDefaults(BundleContext context, @Reference ConfigurationAdmin configurationAdmin,
@@ -51,7 +59,13 @@ public final class ApplianceDefaults {
                 Dictionary<String, Object> props = new Hashtable<>(values);
                 c.update(props);
             }
-            log.info("created the default interfaces on loop0 and loop1 (" + DEFAULTS_PROPERTY + "=false disables)");
+            for (Map<String, Object> values : ADDRESSES) {
+                Configuration c = configurationAdmin.getFactoryConfiguration(ADDRESS_FACTORY_PID,
+                        "default-" + values.get("link"), "?");
+                c.update(new Hashtable<>(values));
+            }
+            log.info("created the default interfaces on loop0 and loop1 with 10.0.0.1/24 and 10.0.0.2/24 ("
+                    + DEFAULTS_PROPERTY + "=false disables)");
         } catch (IOException | InvalidSyntaxException e) {
             log.error("could not create the default interfaces", e);
         }

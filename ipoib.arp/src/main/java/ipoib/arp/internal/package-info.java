@@ -1,0 +1,2 @@
+/** The ARP resolver component (private). */
+package ipoib.arp.internal;

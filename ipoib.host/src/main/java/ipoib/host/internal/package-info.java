@@ -1,0 +1,2 @@
+/** The host layer's components (private). */
+package ipoib.host.internal;
