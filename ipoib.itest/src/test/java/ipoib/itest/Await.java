@@ -19,8 +19,8 @@ public final class Await {
                 throw new AssertionError("timed out after " + timeout.toMillis() + " ms waiting for " + what + " "
                         + diagnostics.get());
             }
-            Thread.onSpinWait();
-            Thread.yield();
+            // Park briefly instead of spinning: the threads being waited for share the few cores.
+            java.util.concurrent.locks.LockSupport.parkNanos(1_000_000);
         }
     }
 }

@@ -1,11 +1,7 @@
 package ipoib.host.internal;
 
-import ipoib.api.host.AddressListener;
-import ipoib.api.host.AddressOrigin;
-import ipoib.api.host.AddressState;
 import ipoib.api.host.EchoReply;
 import ipoib.api.host.HostRoute;
-import ipoib.api.host.InterfaceAddress;
 import ipoib.api.host.InterfaceAddresses;
 import ipoib.api.host.IpHost;
 import ipoib.api.host.UdpReceiver;
@@ -18,7 +14,6 @@ import ipoib.api.mcast.MulticastService;
 import ipoib.api.resolve.NeighbourResolver;
 import java.net.InetAddress;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.Hashtable;
 import java.util.List;
 import java.util.Map;
@@ -47,17 +42,15 @@ import org.osgi.service.metatype.annotations.Designate;
  * missing, its packets are dropped and counted as {@code DROPPED_NO_RESOLVER}.
  */
 @Component(configurationPid = HostComponent.PID, configurationPolicy = ConfigurationPolicy.OPTIONAL,
-        service = {InterfaceAddresses.class, IpHost.class, UdpService.class}, immediate = true)
+        service = {IpHost.class, UdpService.class}, immediate = true)
 @Designate(ocd = HostConfiguration.class)
-public final class HostComponent implements InterfaceAddresses, IpHost, UdpService {
+public final class HostComponent implements IpHost, UdpService {
 
     /** Configuration PID. */
     public static final String PID = "ipoib.host";
 
     private final Logger log;
-    private final AddressTable table;
     private final IpStack stack;
-    private final List<AddressListener> listeners = new CopyOnWriteArrayList<>();
     private final List<ResolverRef> resolvers = new CopyOnWriteArrayList<>();
     private final ServiceRegistration<FrameHandler> ipv4Handler;
     private final ServiceRegistration<FrameHandler> ipv6Handler;
@@ -66,10 +59,11 @@ public final class HostComponent implements InterfaceAddresses, IpHost, UdpServi
 
     @Activate
     public HostComponent(BundleContext context, HostConfiguration configuration,
+                         @Reference InterfaceAddresses addresses,
                          @Reference(service = LoggerFactory.class) Logger log) {
         this.log = log;
-        this.table = new AddressTable(this::notifyListeners);
-        this.stack = new IpStack(table, log::warn);
+        // The table component is in this bundle: the stack reads its primitive snapshots.
+        this.stack = new IpStack(((AddressTableComponent) addresses).table(), log::warn);
         apply(configuration);
         Hashtable<String, Object> v4 = new Hashtable<>();
         v4.put(FrameHandler.ETHERTYPE_PROPERTY, EtherType.IPV4);
@@ -104,16 +98,6 @@ public final class HostComponent implements InterfaceAddresses, IpHost, UdpServi
             }
         }
         stack.close();
-    }
-
-    private void notifyListeners(InterfaceAddress address, AddressListener.Change change) {
-        for (AddressListener l : listeners) {
-            try {
-                l.addressChanged(address, change);
-            } catch (RuntimeException e) {
-                log.warn("address listener " + l.getClass().getName() + " failed on " + change + " of " + address, e);
-            }
-        }
     }
 
     // ---- references ----------------------------------------------------------------------------------
@@ -169,38 +153,6 @@ public final class HostComponent implements InterfaceAddresses, IpHost, UdpServi
         if (stack.multicast == service) {
             stack.multicast = null;
         }
-    }
-
-    @Reference(cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC)
-    void addAddressListener(AddressListener listener) {
-        listeners.add(listener);
-    }
-
-    void removeAddressListener(AddressListener listener) {
-        listeners.remove(listener);
-    }
-
-    // ---- InterfaceAddresses --------------------------------------------------------------------------
-
-    @Override
-    public List<InterfaceAddress> addresses(String linkName) {
-        return table.addresses(linkName);
-    }
-
-    @Override
-    public InterfaceAddress add(String linkName, InetAddress address, int prefixLength, AddressOrigin origin,
-                                Instant validUntil) {
-        return table.add(linkName, address, prefixLength, origin, validUntil);
-    }
-
-    @Override
-    public boolean remove(String linkName, InetAddress address) {
-        return table.remove(linkName, address);
-    }
-
-    @Override
-    public boolean setState(String linkName, InetAddress address, AddressState state) {
-        return table.setState(linkName, address, state);
     }
 
     // ---- IpHost ----------------------------------------------------------------------------------------

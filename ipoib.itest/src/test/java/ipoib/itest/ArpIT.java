@@ -1,0 +1,419 @@
+package ipoib.itest;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertNotNull;
+import static org.junit.Assert.assertNull;
+import static org.junit.Assert.assertTrue;
+import static org.ops4j.pax.exam.CoreOptions.options;
+import static org.ops4j.pax.exam.CoreOptions.systemProperty;
+
+import ipoib.api.host.EchoReply;
+import ipoib.api.host.UdpDatagram;
+import ipoib.api.host.UdpSocket;
+import ipoib.api.link.IpoibLink;
+import ipoib.api.link.TransmitResult;
+import ipoib.api.resolve.NeighbourEntry;
+import ipoib.api.resolve.NeighbourResolver;
+import ipoib.api.resolve.NeighbourState;
+import ipoib.api.resolve.NoSuchNodeException;
+import ipoib.api.resolve.PathInfo;
+import ipoib.api.resolve.PathInfoAnswer;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.net.InetAddress;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Enumeration;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import javax.inject.Inject;
+import org.junit.Before;
+import org.junit.Test;
+import org.junit.runner.RunWith;
+import org.ops4j.pax.exam.Configuration;
+import org.ops4j.pax.exam.Option;
+import org.ops4j.pax.exam.junit.PaxExam;
+import org.ops4j.pax.exam.spi.reactors.ExamReactorStrategy;
+import org.ops4j.pax.exam.spi.reactors.PerClass;
+import org.osgi.framework.BundleContext;
+import org.osgi.service.cm.ConfigurationAdmin;
+import org.osgi.service.log.LogEntry;
+import org.osgi.service.log.LogReaderService;
+
+/**
+ * IPv4 over the loopback fabric: ARP resolution between interfaces on different HCAs (cold and
+ * warm pings), the neighbour table and path-information query, retransmission under loss, a
+ * failing PathRecord lookup, healing after a port reset through revalidation, permanent
+ * entries, UDP, and the shell commands.
+ */
+@RunWith(PaxExam.class)
+@ExamReactorStrategy(PerClass.class)
+public class ArpIT {
+    static final String A = "10.1.0.1";
+    static final String B = "10.1.0.2";
+
+    @Inject
+    BundleContext context;
+    @Inject
+    ConfigurationAdmin configurationAdmin;
+
+    IpFixture ip;
+
+    @Configuration
+    public Option[] config() {
+        return options(OsgiTestSupport.runtime("ipoib.codec", "ipoib.verbs.loopback", "ipoib.link", "ipoib.arp",
+                "ipoib.host"), systemProperty("ipoib.defaults").value("false"));
+    }
+
+    @Before
+    public void interfaces() throws Exception {
+        ip = new IpFixture(context, configurationAdmin);
+        ip.configure("ipoib.arp", "retransmitMillis", 100, "requests", 5, "revalidateMillis", 60_000L,
+                "failedHoldMillis", 300L, "gratuitous", true, "serviceLevel", "broadcast");
+        ip.await(NeighbourResolver.class, "(&(ipoib.family=ipv4)(retransmitMillis=100)(revalidateMillis=60000)"
+                + "(gratuitous=true)(serviceLevel=broadcast))");
+        if (ip.link("a") == null) {
+            ip.createLink("a", "loop0", "0xffff");
+            ip.createLink("b", "loop1", "0xffff");
+        }
+        ip.awaitUp("a");
+        ip.awaitUp("b");
+        if (ip.findAddress("a", A) == null) {
+            ip.address("a", A, 24);
+            ip.address("b", B, 24);
+        }
+        ip.run("fabric:clear");
+    }
+
+    @Test
+    public void coldThenWarmPingsResolveOnceAndFillBothTables() throws Exception {
+        NeighbourResolver arp = ip.arp();
+        arp.flush(null);
+        long requests = ip.counter(arp, "requests_sent");
+        EchoReply cold = ip.ping("a", B, Duration.ofSeconds(5));
+        assertNotNull("a cold ping is answered once ARP and the PathRecord resolved", cold);
+        assertEquals(InetAddress.getByName(B), cold.from());
+        assertEquals("a", cold.link());
+        assertEquals(64, cold.ttl());
+        assertTrue("one ARP request went out", ip.counter(arp, "requests_sent") > requests);
+
+        long afterCold = ip.counter(arp, "requests_sent");
+        for (int i = 0; i < 5; i++) {
+            assertNotNull("warm ping " + i, ip.ping("a", B, Duration.ofSeconds(2)));
+        }
+        assertEquals("warm pings need no ARP", afterCold, ip.counter(arp, "requests_sent"));
+
+        IpoibLink b = ip.link("b");
+        NeighbourEntry onA = ip.neighbour(arp, "a", B);
+        assertEquals(NeighbourState.RESOLVED, onA.state());
+        assertEquals(b.address(), onA.linkAddress());
+        assertEquals(b.port().attributes().lid(), onA.lid());
+        assertEquals(ip.link("a").serviceLevel(), onA.serviceLevel());
+        assertEquals(0, onA.queuedFrames());
+        NeighbourEntry onB = ip.neighbour(arp, "b", A);
+        assertNotNull("b learned a from its request (RFC 826 merge) to answer it", onB);
+        assertEquals(ip.link("a").address(), onB.linkAddress());
+
+        String table = ip.run("ipoib:neigh a");
+        assertTrue(table, table.contains(B) && table.contains("RESOLVED") && table.contains(b.address().toString()));
+    }
+
+    @Test
+    public void pathInformationIsPendingThenReadyAndNoSuchNodeForNobody() throws Exception {
+        NeighbourResolver arp = ip.arp();
+        arp.flush("a");
+        PathInfoAnswer first = arp.pathInfo("a", InetAddress.getByName(B));
+        PathInfo later;
+        if (first instanceof PathInfoAnswer.Pending pending) {
+            later = pending.path().toCompletableFuture().get(5, TimeUnit.SECONDS);
+        } else {
+            throw new AssertionError("a flushed entry is resolved first: " + first);
+        }
+        IpoibLink a = ip.link("a");
+        IpoibLink b = ip.link("b");
+        assertEquals(b.gid(), later.destinationGid());
+        assertEquals(a.gid(), later.sourceGid());
+        assertEquals(b.port().attributes().lid(), later.destinationLid());
+        assertEquals(a.port().attributes().lid(), later.sourceLid());
+        assertEquals(2048, later.mtu().bytes());
+        PathInfoAnswer now = arp.pathInfo("a", InetAddress.getByName(B));
+        assertTrue(now.toString(), now instanceof PathInfoAnswer.Ready r && r.path().equals(later));
+
+        PathInfoAnswer nobody = arp.pathInfo("a", InetAddress.getByName("10.1.0.99"));
+        CompletableFuture<PathInfo> never = ((PathInfoAnswer.Pending) nobody).path().toCompletableFuture();
+        ExecutionException e = expectFailure(never);
+        assertTrue(e.getCause() instanceof NoSuchNodeException);
+        assertTrue(e.getCause().getMessage(), e.getCause().getMessage().contains("no answer to 5"));
+        assertTrue(arp.pathInfo("a", InetAddress.getByName("10.1.0.99")) instanceof PathInfoAnswer.NoSuchNode);
+        assertTrue(arp.pathInfo("nosuch", InetAddress.getByName(B)) instanceof PathInfoAnswer.NoSuchNode);
+
+        String shown = ip.run("ipoib:resolve " + B);
+        assertTrue(shown, shown.contains("dgid " + b.gid()) && shown.contains("dlid " + b.port().attributes().lid()));
+        IpFixture.Shell failed = ip.shell("ipoib:resolve -W 3 10.1.0.98");
+        assertNotNull(failed.output(), failed.error());
+        assertTrue(failed.error().getMessage(), failed.error().getMessage().contains("no such node"));
+    }
+
+    private static ExecutionException expectFailure(CompletableFuture<?> f) throws Exception {
+        try {
+            f.get(10, TimeUnit.SECONDS);
+            throw new AssertionError("expected a failure, got " + f.get());
+        } catch (ExecutionException e) {
+            return e;
+        }
+    }
+
+    @Test
+    public void resolutionSucceedsUnderLossThroughRetransmission() throws Exception {
+        NeighbourResolver arp = ip.arp();
+        long retransmitted = ip.counter(arp, "solicitations_retransmitted");
+        ip.run("fabric:fault loss 20");
+        try {
+            for (int round = 0; round < 20; round++) {
+                arp.flush(null);
+                PathInfoAnswer answer = arp.pathInfo("a", InetAddress.getByName(B));
+                PathInfo path = answer instanceof PathInfoAnswer.Pending p
+                        ? p.path().toCompletableFuture().get(10, TimeUnit.SECONDS)
+                        : ((PathInfoAnswer.Ready) answer).path();
+                assertEquals(ip.link("b").gid(), path.destinationGid());
+            }
+            assertTrue("some of 20 resolutions with 20% loss each way needed a retransmission",
+                    ip.counter(arp, "solicitations_retransmitted") > retransmitted);
+            String stats = ip.run("fabric:stats");
+            assertTrue(stats, stats.matches("(?s).*drop_fault_loss\\s+[1-9].*"));
+        } finally {
+            ip.run("fabric:clear");
+        }
+    }
+
+    @Test
+    public void aFailingPathRecordLookupFreesTheQueuedFramesAndCountsThem() throws Exception {
+        NeighbourResolver arp = ip.arp();
+        ip.pingUntilReply("a", B, Duration.ofSeconds(5));
+        arp.flush("a");
+        long dropped = ip.counter(arp, "dropped_path_failure");
+        long failures = ip.counter(arp, "path_failures");
+        ip.run("fabric:fault sa-error 100");
+        try {
+            assertNull("no reply while the SA fails every PathRecord Get", ip.ping("a", B, Duration.ofMillis(800)));
+            Await.until("the queued echo request is dropped and counted", Duration.ofSeconds(5),
+                    () -> ip.counter(arp, "dropped_path_failure") > dropped, () -> arp.counters().toString());
+            assertTrue(ip.counter(arp, "path_failures") > failures);
+            assertNull("the entry is removed", ip.neighbour(arp, "a", B));
+        } finally {
+            ip.run("fabric:clear");
+        }
+        ip.pingUntilReply("a", B, Duration.ofSeconds(5));
+    }
+
+    @Test
+    public void aPeerResetWithNewQpnsIsHealedWithinOneRevalidationPeriod() throws Exception {
+        NeighbourResolver arp = ip.arp();
+        long period = 1500;
+        // No gratuitous ARP: only revalidation can notice the new QPN.
+        ip.configure("ipoib.arp", "revalidateMillis", period, "gratuitous", false);
+        ip.await(NeighbourResolver.class, "(&(ipoib.family=ipv4)(revalidateMillis=1500)(gratuitous=false))");
+        ip.pingUntilReply("a", B, Duration.ofSeconds(5));
+        int oldQpn = ip.link("b").qpn().value();
+        long healed = ip.counter(arp, "qpn_changes");
+        ip.run("fabric:reset loop1/1");
+        Await.until("b is UP with a new QPN", Duration.ofSeconds(10),
+                () -> ip.link("b").qpn() != null && ip.link("b").qpn().value() != oldQpn);
+        long reset = System.nanoTime();
+        Duration took = ip.pingUntilReply("a", B, Duration.ofSeconds(10));
+        long sinceReset = (System.nanoTime() - reset) / 1_000_000;
+        assertTrue("traffic resumed " + sinceReset + " ms after the reset, the period is " + period + " ms",
+                sinceReset <= period + 1000);
+        assertTrue(ip.counter(arp, "qpn_changes") > healed);
+        assertEquals(ip.link("b").qpn(), ip.neighbour(arp, "a", B).linkAddress().qpn());
+        assertNotNull(took);
+
+        // With gratuitous ARP the peer announces its new QPN as soon as it is up again.
+        ip.configure("ipoib.arp", "revalidateMillis", 600_000L, "gratuitous", true);
+        ip.await(NeighbourResolver.class, "(&(ipoib.family=ipv4)(revalidateMillis=600000)(gratuitous=true))");
+        int secondQpn = ip.link("b").qpn().value();
+        ip.run("fabric:reset loop1/1");
+        Await.until("b is UP with a new QPN", Duration.ofSeconds(10),
+                () -> ip.link("b").qpn() != null && ip.link("b").qpn().value() != secondQpn);
+        Await.until("a's entry has b's new QPN from the gratuitous ARP", Duration.ofSeconds(5),
+                () -> {
+                    try {
+                        NeighbourEntry e = ip.neighbour(arp, "a", B);
+                        return e != null && e.linkAddress() != null
+                                && e.linkAddress().qpn().equals(ip.link("b").qpn());
+                    } catch (Exception ex) {
+                        throw new AssertionError(ex);
+                    }
+                }, () -> ip.neighbours().toString());
+        ip.pingUntilReply("a", B, Duration.ofSeconds(3));
+    }
+
+    @Test
+    public void permanentEntriesNeedNoArpAndSurviveAFlush() throws Exception {
+        NeighbourResolver arp = ip.arp();
+        IpoibLink b = ip.link("b");
+        ip.pingUntilReply("a", B, Duration.ofSeconds(5));
+        arp.flush("a");
+        String added = ip.run("ipoib:neigh add a " + B + " " + b.address());
+        assertTrue(added, added.contains("RFC 4391 §9.4"));
+        long requests = ip.counter(arp, "requests_sent");
+        assertNotNull(ip.ping("a", B, Duration.ofSeconds(5)));
+        NeighbourEntry e = ip.neighbour(arp, "a", B);
+        assertTrue(e.permanent());
+        assertEquals(NeighbourState.RESOLVED, e.state());
+        assertEquals("the permanent entry needs no ARP request", requests, ip.counter(arp, "requests_sent"));
+        ip.run("ipoib:neigh flush a");
+        assertNotNull("a flush keeps permanent entries", ip.neighbour(arp, "a", B));
+        assertTrue(ip.run("ipoib:neigh").contains("PERMANENT"));
+        ip.run("ipoib:neigh del a " + B);
+        assertNull(ip.neighbour(arp, "a", B));
+    }
+
+    @Test
+    public void udpDatagramsFlowAndOversizeOnesAreRefusedClearly() throws Exception {
+        ipoib.api.host.UdpService udp = ip.await(ipoib.api.host.UdpService.class, null);
+        LinkedBlockingQueue<String> received = new LinkedBlockingQueue<>();
+        try (UdpSocket server = udp.open(7000, (UdpDatagram d) -> received.add(d.link() + " "
+                + d.source().getHostAddress() + ":" + d.sourcePort() + " -> " + d.destination().getHostAddress() + ":"
+                + d.destinationPort() + " " + new String(d.payload().toArray(ValueLayout.JAVA_BYTE), StandardCharsets.UTF_8)));
+             UdpSocket client = udp.open(0, d -> { })) {
+            MemorySegment hello = MemorySegment.ofArray("hello over IPoIB".getBytes(StandardCharsets.UTF_8));
+            TransmitResult first = client.send(InetAddress.getByName(B), 7000, hello);
+            assertTrue(first.toString(), !first.isDrop());
+            String got = received.poll(10, TimeUnit.SECONDS);
+            assertEquals("b " + A + ":" + client.localPort() + " -> " + B + ":7000 hello over IPoIB", got);
+
+            client.connect("a", InetAddress.getByName(B), 7000);
+            for (int i = 0; i < 3; i++) {
+                assertEquals(TransmitResult.SENT, client.send(hello));
+            }
+            for (int i = 0; i < 3; i++) {
+                assertNotNull(received.poll(10, TimeUnit.SECONDS));
+            }
+
+            IllegalArgumentException tooBig = null;
+            try {
+                client.send(MemorySegment.ofArray(new byte[2017]));
+            } catch (IllegalArgumentException e) {
+                tooBig = e;
+            }
+            assertNotNull("a datagram over the MTU is refused", tooBig);
+            assertTrue(tooBig.getMessage(), tooBig.getMessage().contains("2017 octets of payload")
+                    && tooBig.getMessage().contains("MTU 2044") && tooBig.getMessage().contains("at most 2016")
+                    && tooBig.getMessage().contains("fragmentation is not supported"));
+            assertEquals(TransmitResult.SENT, client.send(MemorySegment.ofArray(new byte[2016])));
+            try {
+                udp.open(7000, d -> { });
+                throw new AssertionError("port 7000 is in use");
+            } catch (IllegalStateException expected) {
+                assertTrue(expected.getMessage().contains("7000"));
+            }
+        }
+    }
+
+    @Test
+    public void theShellAddsAddressesAndPingsLikeTheSystemPing() throws Exception {
+        String added = ip.run("ipoib:addr add a 10.2.0.1/16");
+        assertTrue(added, added.contains("added 10.2.0.1/16 to a"));
+        ip.run("ipoib:addr add b 10.2.0.2/16");
+        String list = ip.run("ipoib:addr");
+        assertTrue(list, list.contains("10.2.0.1/16") && list.contains("PREFERRED") && list.contains("configured"));
+        String ping = ip.run("ipoib:ping -I a -c 3 -i 0.1 10.2.0.2");
+        assertTrue(ping, ping.contains("PING 10.2.0.2 from 10.2.0.1 a: 56(84) bytes of data."));
+        assertTrue(ping, ping.matches("(?s).*64 bytes from 10\\.2\\.0\\.2: icmp_seq=1 ttl=64 time=\\d+\\.\\d{3} ms.*"));
+        assertTrue(ping, ping.contains("--- 10.2.0.2 ping statistics ---"));
+        assertTrue(ping, ping.contains("3 packets transmitted, 3 received, 0% packet loss"));
+        assertTrue(ping, ping.contains("rtt min/avg/max/mdev = "));
+
+        IpFixture.Shell lost = ip.shell("ipoib:ping -c 2 -i 0.1 -W 0.3 10.2.0.77");
+        assertNotNull("all lost: the command fails", lost.error());
+        assertTrue(lost.all(), lost.all().contains("2 packets transmitted, 0 received, 100% packet loss"));
+
+        ip.run("ipoib:addr del a 10.2.0.1");
+        ip.run("ipoib:addr del b 10.2.0.2");
+        Await.until("the addresses are gone", Duration.ofSeconds(5), () -> {
+            try {
+                return ip.findAddress("a", "10.2.0.1") == null;
+            } catch (Exception e) {
+                throw new AssertionError(e);
+            }
+        });
+        org.osgi.service.cm.Configuration[] left = configurationAdmin.listConfigurations(
+                "(service.factoryPid=ipoib.address)");
+        assertNull("the address configurations were deleted", left);
+    }
+
+    @Test
+    public void wrongArgumentsPrintUsageAndAnErrorNotAStackTrace() {
+        String[][] cases = {
+                {"ipoib:ping", "no destination address", "usage: ipoib:ping"},
+                {"ipoib:ping -c x 10.1.0.2", "option -c value 'x' is not a number", "usage: ipoib:ping"},
+                {"ipoib:ping -c 0 10.1.0.2", "outside 1..100000", "usage: ipoib:ping"},
+                {"ipoib:ping -I nosuch 10.1.0.2", "no interface 'nosuch'", "usage: ipoib:ping"},
+                {"ipoib:ping -s 3000 10.1.0.2", "does not fit the MTU 2044", "usage: ipoib:ping"},
+                {"ipoib:ping 10.1.0", "invalid address '10.1.0'", "usage: ipoib:ping"},
+                {"ipoib:addr add a 10.9.9.9/33", "prefix length 33 outside 0..32", "usage: ipoib:addr"},
+                {"ipoib:addr add a", "add needs an interface and an address", "usage: ipoib:addr"},
+                {"ipoib:addr frobnicate a b", "unknown subcommand 'frobnicate'", "usage: ipoib:addr"},
+                {"ipoib:neigh add a 10.1.0.9 00:11", "invalid link address", "usage: ipoib:neigh"},
+                {"ipoib:neigh del a 10.1.0.250", "no entry for 10.1.0.250 on a", "usage: ipoib:neigh"},
+                {"ipoib:neigh flush nosuch", "no interface 'nosuch'", "usage: ipoib:neigh"},
+                {"ipoib:resolve -W never 10.1.0.2", "option -W value 'never' is not a number", "usage: ipoib:resolve"},
+        };
+        for (String[] c : cases) {
+            IpFixture.Shell s = ip.shell(c[0]);
+            assertNotNull(c[0] + " fails", s.error());
+            assertTrue(c[0] + ": " + s.error(), s.error() instanceof IllegalArgumentException);
+            assertTrue(c[0] + ": " + s.error().getMessage(), s.error().getMessage().contains(c[1]));
+            assertTrue(c[0] + ": " + s.error().getMessage(), s.error().getMessage().contains(c[2]));
+        }
+        String help = ip.run("help ipoib:ping");
+        assertTrue(help, help.contains("echo requests"));
+    }
+
+    @Test
+    public void badConfigurationIsRefusedWithThePropertyValueAndRange() throws Exception {
+        LogReaderService logs = ip.await(LogReaderService.class, null);
+        ip.configure("ipoib.arp", "retransmitMillis", 5);
+        Await.until("the refusal is logged", Duration.ofSeconds(10), () -> logged(logs,
+                "invalid ipoib.arp property 'retransmitMillis' value 5: allowed 10..60000"));
+        ip.configure("ipoib.arp", "retransmitMillis", 100, "serviceLevel", "fastest");
+        Await.until("the refusal is logged", Duration.ofSeconds(10), () -> logged(logs,
+                "invalid ipoib.arp property 'serviceLevel' value 'fastest': allowed broadcast, path"));
+        ip.configure("ipoib.arp", "serviceLevel", "broadcast");
+        assertNotNull("the resolver keeps working", ip.ping("a", B, Duration.ofSeconds(5)));
+
+        org.osgi.service.cm.Configuration bad = configurationAdmin.getFactoryConfiguration("ipoib.address", "bad", "?");
+        java.util.Hashtable<String, Object> props = new java.util.Hashtable<>();
+        props.put("link", "a");
+        props.put("address", "10.1.0.300/24");
+        bad.update(props);
+        try {
+            Await.until("the address configuration is refused", Duration.ofSeconds(10), () -> logged(logs,
+                    "invalid ipoib.address property 'address' value '10.1.0.300/24'"));
+        } finally {
+            bad.delete();
+        }
+    }
+
+    private static boolean logged(LogReaderService logs, String text) {
+        Enumeration<LogEntry> entries = logs.getLog();
+        while (entries.hasMoreElements()) {
+            if (entries.nextElement().getMessage().contains(text)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    @Test
+    public void hostCountersShowWhatHappened() throws Exception {
+        ip.pingUntilReply("a", B, Duration.ofSeconds(5));
+        Map<String, Long> c = ip.host().counters();
+        assertTrue(c.toString(), c.get("echo_requests_sent") > 0 && c.get("echo_replies_received") > 0
+                && c.get("echo_requests_received") > 0 && c.get("echo_replies_sent") > 0);
+    }
+}
