@@ -1,5 +1,6 @@
 package ipoib.api.link;
 
+import org.osgi.annotation.versioning.ConsumerType;
 /**
  * A whiteboard service receiving the frames of one EtherType, registered with the service
  * property {@value #ETHERTYPE_PROPERTY} (an Integer, e.g. 0x0806 for ARP) and optionally
@@ -8,6 +9,7 @@ package ipoib.api.link;
  * <p>Called on the link's receive thread: do not block, do not keep the frame. Exceptions are
  * caught, counted and logged by the link.
  */
+@ConsumerType
 @FunctionalInterface
 public interface FrameHandler {
 

@@ -1,9 +1,12 @@
 package ipoib.api.link;
 
+import org.osgi.annotation.versioning.ProviderType;
 import ipoib.api.Gid;
 import ipoib.api.LinkAddress;
+import ipoib.api.McMemberRecord;
 import ipoib.api.Mgid;
 import ipoib.api.PKey;
+import ipoib.api.PathRecord;
 import ipoib.api.QKey;
 import ipoib.api.Qpn;
 import ipoib.api.verbs.AddressHandle;
@@ -19,6 +22,7 @@ import java.util.Map;
  * header and return at once; the caller keeps its segment. They never block and do not
  * allocate.
  */
+@ProviderType
 public interface IpoibLink {
 
     /** Service property: the interface name, e.g. {@code ib0_1_ffff}. */
@@ -60,6 +64,9 @@ public interface IpoibLink {
     /** Drop counters by reason name, for the shell and diagnostics. */
     Map<String, Long> dropCounters();
 
+    /** The own QPN; null unless UP. */
+    Qpn qpn();
+
     /** Sends to a resolved unicast neighbour. */
     TransmitResult sendUnicast(AddressHandle destination, Qpn remoteQpn, int etherType, MemorySegment payload);
 
@@ -71,4 +78,26 @@ public interface IpoibLink {
 
     /** Sends to the broadcast group. */
     TransmitResult sendBroadcast(int etherType, MemorySegment payload);
+
+    /**
+     * Makes a group the port has joined usable on this link: an address handle for sending and,
+     * when {@code receive} is true, the queue pair attached to it. For the multicast manager.
+     *
+     * @throws IllegalStateException when the link is not UP
+     */
+    void addMulticastGroup(McMemberRecord joined, boolean receive);
+
+    /** Detaches the queue pair from a group and forgets its address handle. */
+    void removeMulticastGroup(Mgid group);
+
+    /** Whether the link can send to a group now (it was added and the link is UP). */
+    boolean hasMulticastGroup(Mgid group);
+
+    /**
+     * Creates an address handle for a unicast path on this link's port (for resolvers); the
+     * caller closes it.
+     *
+     * @throws IllegalStateException when the link is not UP
+     */
+    AddressHandle createAddressHandle(PathRecord path, int serviceLevel);
 }

@@ -1,5 +1,6 @@
 package ipoib.api.mcast;
 
+import org.osgi.annotation.versioning.ProviderType;
 import ipoib.api.Mgid;
 import ipoib.api.link.IpoibLink;
 import ipoib.api.link.TransmitResult;
@@ -11,6 +12,7 @@ import java.util.concurrent.CompletionStage;
 /**
  * The multicast group manager of every link (RFC 4391 §10, §11).
  */
+@ProviderType
 public interface MulticastService {
 
     /**

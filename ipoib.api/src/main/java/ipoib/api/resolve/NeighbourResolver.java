@@ -1,5 +1,6 @@
 package ipoib.api.resolve;
 
+import org.osgi.annotation.versioning.ProviderType;
 import ipoib.api.LinkAddress;
 import ipoib.api.link.IpoibLink;
 import ipoib.api.link.TransmitResult;
@@ -11,6 +12,7 @@ import java.util.List;
  * Resolves IP next hops of one address family to link destinations and sends to them.
  * Registered as a service with {@value #FAMILY_PROPERTY} = {@code ipv4} or {@code ipv6}.
  */
+@ProviderType
 public interface NeighbourResolver {
 
     /** Service property: {@code ipv4} (ARP) or {@code ipv6} (Neighbor Discovery). */

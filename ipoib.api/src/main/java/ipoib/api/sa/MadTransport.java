@@ -1,5 +1,6 @@
 package ipoib.api.sa;
 
+import org.osgi.annotation.versioning.ProviderType;
 import java.nio.ByteBuffer;
 import java.util.function.Consumer;
 
@@ -8,6 +9,7 @@ import java.util.function.Consumer;
  * with the GSI Q_Key. The transport is a datagram service: it does not retry, match or time out;
  * the client does.
  */
+@ProviderType
 public interface MadTransport {
 
     /** Length of a MAD (IBA 13.4.2). */

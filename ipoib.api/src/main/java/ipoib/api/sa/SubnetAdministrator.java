@@ -1,5 +1,6 @@
 package ipoib.api.sa;
 
+import org.osgi.annotation.versioning.ProviderType;
 import ipoib.api.Gid;
 import ipoib.api.JoinState;
 import ipoib.api.McMemberRecord;
@@ -16,6 +17,7 @@ import java.util.function.Consumer;
  * and completes exceptionally with {@link SaException} when the SA answered with an error status
  * or not at all. Stages complete on a provider thread: do not block in dependent actions.
  */
+@ProviderType
 public interface SubnetAdministrator {
 
     /**

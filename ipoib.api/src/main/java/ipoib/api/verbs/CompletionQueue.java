@@ -1,11 +1,13 @@
 package ipoib.api.verbs;
 
+import org.osgi.annotation.versioning.ProviderType;
 import java.util.concurrent.TimeUnit;
 
 /**
  * A completion queue (IBA 11.2.7, 11.4.2). Completions of one queue pair arrive in the order
  * their work requests were posted.
  */
+@ProviderType
 public interface CompletionQueue extends AutoCloseable {
 
     /** Completions the queue holds before it overflows. */

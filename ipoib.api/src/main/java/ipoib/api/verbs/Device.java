@@ -1,5 +1,6 @@
 package ipoib.api.verbs;
 
+import org.osgi.annotation.versioning.ProviderType;
 import ipoib.api.Guid;
 import java.lang.foreign.MemorySegment;
 import java.util.List;
@@ -8,6 +9,7 @@ import java.util.List;
  * A host channel adapter (IBA 11.2.1 query HCA), with one protection domain that all its
  * resources share.
  */
+@ProviderType
 public interface Device {
 
     /** The device name ({@code mlx5_0}, {@code loop0}). */

@@ -1,8 +1,10 @@
 package ipoib.api.verbs;
 
+import org.osgi.annotation.versioning.ProviderType;
 import java.lang.foreign.MemorySegment;
 
 /** Registered memory: the only memory that send and receive work requests may use. */
+@ProviderType
 public interface MemoryRegion extends AutoCloseable {
 
     /** The registered segment. */

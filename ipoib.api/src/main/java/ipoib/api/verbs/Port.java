@@ -1,5 +1,6 @@
 package ipoib.api.verbs;
 
+import org.osgi.annotation.versioning.ProviderType;
 import ipoib.api.Gid;
 import ipoib.api.sa.MadTransport;
 import ipoib.api.sa.SubnetAdministrator;
@@ -9,6 +10,7 @@ import java.util.function.Consumer;
  * A port of a {@link Device}: its attributes, GID and P_Key tables, events, and the factories of
  * the resources a UD consumer needs.
  */
+@ProviderType
 public interface Port {
 
     /** The device this port belongs to. */

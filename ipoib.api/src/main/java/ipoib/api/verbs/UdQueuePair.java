@@ -1,5 +1,6 @@
 package ipoib.api.verbs;
 
+import org.osgi.annotation.versioning.ProviderType;
 import ipoib.api.Gid;
 import ipoib.api.Lid;
 import ipoib.api.QKey;
@@ -17,6 +18,7 @@ import ipoib.api.Qpn;
  * work queue is full (the caller counts the drop); misuse (a closed queue pair, a buffer outside
  * its region) throws {@link VerbsException}.
  */
+@ProviderType
 public interface UdQueuePair extends AutoCloseable {
 
     /** Octets reserved for the GRH at the start of every receive buffer. */

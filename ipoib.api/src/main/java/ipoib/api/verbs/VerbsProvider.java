@@ -1,5 +1,6 @@
 package ipoib.api.verbs;
 
+import org.osgi.annotation.versioning.ProviderType;
 import java.util.List;
 import java.util.Optional;
 
@@ -11,6 +12,7 @@ import java.util.Optional;
  * <p>A provider that has no devices (no hardware, no kernel support) still registers and says
  * why in {@link #status()}.
  */
+@ProviderType
 public interface VerbsProvider {
 
     /** Service property: the provider's name ({@code loopback}, {@code fabric}). */

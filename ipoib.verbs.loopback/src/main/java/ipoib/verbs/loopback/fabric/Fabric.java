@@ -11,7 +11,6 @@ import ipoib.api.verbs.PKeyTable;
 import ipoib.api.verbs.PortEvent;
 import ipoib.api.verbs.PortState;
 import ipoib.api.verbs.VerbsException;
-import ipoib.codec.Wire;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -155,7 +154,7 @@ public final class Fabric implements AutoCloseable {
      */
     void transmit(LoopQueuePair sender, LoopAddressHandle ah, int remoteQpn, int qkey, MemorySegment payload,
                   long offset, int length) {
-        counters.sent();
+        counters.countSent();
         LoopPort src = sender.port;
         if (!src.isActive()) {
             counters.drop(DropReason.PORT_NOT_ACTIVE);
@@ -230,7 +229,7 @@ public final class Fabric implements AutoCloseable {
         DropReason dropped = receiver.receive(sender, slid, sl, grh, tclass, flow, hop, dgidPrefix, dgidInterfaceId,
                 payload, offset, length);
         if (dropped == null) {
-            counters.delivered();
+            counters.countDelivered();
         } else {
             counters.drop(dropped);
         }
@@ -310,20 +309,6 @@ public final class Fabric implements AutoCloseable {
             LOG.log(Level.WARNING, "wire tap failed; removing it", e);
             tap = null;
         }
-    }
-
-    /** Writes an IBA GRH (IBA 8.3) into the 40-octet GRH area of a receive buffer. */
-    static void writeGrh(MemorySegment buffer, long at, int trafficClass, int flowLabel, int payloadLength,
-                         int hopLimit, long sgidPrefix, long sgidInterfaceId, long dgidPrefix, long dgidInterfaceId) {
-        Wire.put32(buffer, at, 6 << 28 | (trafficClass & 0xFF) << 20 | (flowLabel & 0xF_FFFF));
-        // PayLen counts BTH (12) + DETH (8) + payload + ICRC (4), padded to 4 octets.
-        Wire.put16(buffer, at + 4, 12 + 8 + ((payloadLength + 3) & ~3) + 4);
-        Wire.put8(buffer, at + 6, 0x1B);
-        Wire.put8(buffer, at + 7, hopLimit);
-        Wire.put64(buffer, at + 8, sgidPrefix);
-        Wire.put64(buffer, at + 16, sgidInterfaceId);
-        Wire.put64(buffer, at + 24, dgidPrefix);
-        Wire.put64(buffer, at + 32, dgidInterfaceId);
     }
 
     // ---- events and control ------------------------------------------------------------------------
@@ -422,6 +407,11 @@ public final class Fabric implements AutoCloseable {
     public void setPKeys(LoopPort port, List<PKey> keys) {
         port.setPKeys(PKeyTable.of(keys));
         port.raise(PortEvent.Type.PKEY_CHANGE);
+    }
+
+    /** The faults of packets a port sends. */
+    public Faults faults(LoopPort port) {
+        return port.faults;
     }
 
     /** Sets the faults of packets sent by a port (all ports when null). */

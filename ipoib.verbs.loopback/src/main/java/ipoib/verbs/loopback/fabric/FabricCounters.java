@@ -20,11 +20,11 @@ public final class FabricCounters {
         }
     }
 
-    void sent() {
+    void countSent() {
         sent.increment();
     }
 
-    void delivered() {
+    void countDelivered() {
         delivered.increment();
     }
 

@@ -170,7 +170,8 @@ public final class LoopPort implements Port {
         return sa;
     }
 
-    void setManagement(MadTransport transport, SubnetAdministrator client) {
+    /** Installs the port's MAD transport and SA client (by the provider component). */
+    public void setManagement(MadTransport transport, SubnetAdministrator client) {
         this.madTransport = transport;
         this.subnetAdministrator = client;
     }

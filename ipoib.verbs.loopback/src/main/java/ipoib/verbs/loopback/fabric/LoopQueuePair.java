@@ -13,6 +13,10 @@ import ipoib.api.verbs.UdQueuePair;
 import ipoib.api.verbs.UdQueuePairConfig;
 import ipoib.api.verbs.VerbsException;
 import ipoib.api.verbs.WorkCompletions;
+import ipoib.codec.iba.Bth;
+import ipoib.codec.iba.Deth;
+import ipoib.codec.iba.Icrc;
+import ipoib.codec.ipoib.Grh;
 import java.lang.foreign.MemorySegment;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -179,8 +183,9 @@ final class LoopQueuePair implements UdQueuePair {
             }
             if (grh) {
                 Gid sgid = sender.port.gid(0);
-                Fabric.writeGrh(buffer, at, trafficClass, flowLabel, length, hopLimit, sgid.prefix(),
-                        sgid.interfaceId(), dgidPrefix, dgidInterfaceId);
+                // PayLen counts what follows the GRH on the wire: BTH, DETH, the padded payload, ICRC.
+                Grh.write(buffer, at, trafficClass, flowLabel, Bth.LENGTH + Deth.LENGTH + ((length + 3) & ~3) + Icrc.LENGTH,
+                        hopLimit, sgid.prefix(), sgid.interfaceId(), dgidPrefix, dgidInterfaceId);
             }
             MemorySegment.copy(payload, offset, buffer, at + GRH_AREA_LENGTH, length);
             recvCq.push(rxWrId[i], CompletionStatus.SUCCESS, WorkCompletions.OPCODE_RECEIVE,

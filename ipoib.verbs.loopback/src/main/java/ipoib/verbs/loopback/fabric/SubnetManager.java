@@ -191,6 +191,7 @@ public final class SubnetManager {
                             "only a FullMember join can create group " + mgid);
                 }
                 checkPartition(member, createTemplate.pkey(), mgid);
+                checkMtu(member, createTemplate.mtu(), mgid);
                 group = newGroup(createTemplate, false);
                 if (group == null) {
                     throw new SaStatusException(SaStatus.NO_RESOURCES, "no free MLID");
@@ -199,6 +200,7 @@ public final class SubnetManager {
                 created = true;
             } else {
                 checkPartition(member, group.pkey, mgid);
+                checkMtu(member, group.mtu, mgid);
                 if (createTemplate != null && !createTemplate.qkey().equals(group.qkey)) {
                     throw new SaStatusException(SaStatus.REQUEST_INVALID, "Q_Key " + createTemplate.qkey()
                             + " differs from the group's " + group.qkey);
@@ -210,6 +212,14 @@ public final class SubnetManager {
             raise(66, mgid);
         }
         return group.record(port, group.joinState(port));
+    }
+
+    /** RFC 4391 §5: the SM admits a port only if it supports the group's MTU. */
+    private static void checkMtu(LoopPort member, IbMtu mtu, Mgid mgid) throws SaStatusException {
+        if (member.activeMtu().bytes() < mtu.bytes()) {
+            throw new SaStatusException(SaStatus.REQUEST_INVALID, "port " + member + " MTU " + member.activeMtu()
+                    + " is smaller than the MTU " + mtu + " of group " + mgid);
+        }
     }
 
     private static void checkPartition(LoopPort member, PKey pkey, Mgid mgid) throws SaStatusException {

@@ -1,0 +1,72 @@
+package ipoib.codec.ipoib;
+
+import ipoib.api.LinkAddress;
+
+/**
+ * The capability flags in the first octet of the IPoIB link-layer address
+ * (draft-kashyap-ipoib-advanced-capabilities-00 §2.0; RFC 4391 §9.1.1 calls the octet reserved).
+ *
+ * <p>The draft's rule is "transmit as zero, ignore on receive" for every capability a stack does
+ * not implement. This stack implements IPoIB-UD only, so {@link #IMPLEMENTED} is empty: what it
+ * advertises is always zero and what it honours from a peer is always zero. The raw octet stays
+ * visible (for logs and captures) through the decoders; peer identity ignores it, see
+ * {@link LinkAddressCodec#samePeer}.
+ */
+public final class CapabilityFlags {
+    private CapabilityFlags() {}
+
+    /** IPoIB-QPN: services mapped to their own QPNs. */
+    public static final int QPN = LinkAddress.FLAG_QPN;
+    /** IPoIB-RC: IP over reliable connected mode. */
+    public static final int RC = LinkAddress.FLAG_RC;
+    /** IPoIB-UC: IP over unreliable connected mode. */
+    public static final int UC = LinkAddress.FLAG_UC;
+    /** IPoIB-RD: IP over reliable datagram mode. */
+    public static final int RD = LinkAddress.FLAG_RD;
+    /** The four defined flags; the low four bits of the octet are reserved. */
+    public static final int DEFINED = QPN | RC | UC | RD;
+    /** The capabilities this stack implements: none beyond the mandatory IPoIB-UD. */
+    public static final int IMPLEMENTED = 0;
+
+    /**
+     * The flags octet to transmit for the capabilities a caller would like to announce: only
+     * those this stack implements survive, everything else is transmitted as zero.
+     */
+    public static int toTransmit(int wanted) {
+        return wanted & IMPLEMENTED;
+    }
+
+    /** The capabilities of a peer's flags octet that this stack acts on (the others are ignored). */
+    public static int honoured(int receivedFlags) {
+        return receivedFlags & IMPLEMENTED;
+    }
+
+    /** The defined capability flags a peer announces, implemented or not (for display). */
+    public static int announced(int receivedFlags) {
+        return receivedFlags & DEFINED;
+    }
+
+    /** Whether {@code flags} has every bit of {@code capability}. */
+    public static boolean has(int flags, int capability) {
+        return (flags & capability) == capability;
+    }
+
+    /** The announced flags as text for logs, e.g. {@code QPN|RC}, or {@code none}. */
+    public static String describe(int flags) {
+        StringBuilder sb = new StringBuilder();
+        append(sb, flags, QPN, "QPN");
+        append(sb, flags, RC, "RC");
+        append(sb, flags, UC, "UC");
+        append(sb, flags, RD, "RD");
+        return sb.isEmpty() ? "none" : sb.toString();
+    }
+
+    private static void append(StringBuilder sb, int flags, int bit, String name) {
+        if ((flags & bit) != 0) {
+            if (!sb.isEmpty()) {
+                sb.append('|');
+            }
+            sb.append(name);
+        }
+    }
+}

@@ -1,0 +1,388 @@
+package ipoib.codec.sa;
+
+import ipoib.api.Gid;
+import ipoib.api.JoinState;
+import ipoib.api.McMemberRecord;
+import ipoib.api.Mgid;
+import ipoib.api.PKey;
+import ipoib.api.PathRecord;
+import ipoib.api.sa.GroupTrap;
+import ipoib.api.sa.MadTransport;
+import ipoib.api.sa.SaException;
+import ipoib.api.sa.SaStatus;
+import ipoib.api.sa.SubnetAdministrator;
+import ipoib.codec.DecodeException;
+import ipoib.codec.mad.InformInfo;
+import ipoib.codec.mad.MadMethod;
+import ipoib.codec.mad.Notice;
+import ipoib.codec.mad.SaHeader;
+import ipoib.codec.mad.SaMad;
+import ipoib.codec.mad.SaMcMemberRecord;
+import ipoib.codec.mad.SaPathRecord;
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Consumer;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * A subnet administrator client over a {@link MadTransport}.
+ *
+ * <p>Requests are matched to answers by the low 32 bits of the transaction ID (simulated SAs
+ * rewrite the upper half); an unanswered request is sent again with the same TID after
+ * {@code timeoutMillis}, up to {@code attempts} times (IBA 13.4.6.4), then fails with
+ * {@link SaException#isTimeout()}. Answers shorter than a MAD are read as if zero-padded.
+ * Without RMPP, table queries return what fits into one MAD.
+ */
+public final class SaClient implements SubnetAdministrator, AutoCloseable {
+    private static final Logger LOG = Logger.getLogger(SaClient.class.getName());
+    /** Reports go to the GSI: the client receives them through its transport. */
+    private static final int REPORT_QPN = 1;
+
+    private final MadTransport transport;
+    private final ScheduledExecutorService scheduler;
+    private final long timeoutMillis;
+    private final int attempts;
+    private final long smKey;
+    private final int tidHigh;
+    private final AtomicInteger nextTid = new AtomicInteger(1);
+    private final Map<Integer, Request> pending = new ConcurrentHashMap<>();
+    private final List<Subscription> subscriptions = new CopyOnWriteArrayList<>();
+    private final LongAdder sent = new LongAdder();
+    private final LongAdder retransmitted = new LongAdder();
+    private final LongAdder timedOut = new LongAdder();
+    private final LongAdder unmatched = new LongAdder();
+    private final LongAdder malformed = new LongAdder();
+    private final LongAdder reports = new LongAdder();
+    private volatile boolean closed;
+
+    /**
+     * @param transport where MADs go and come from; the client becomes its receiver
+     * @param scheduler runs retransmissions and timeouts
+     * @param timeoutMillis wait per attempt, 1..60000
+     * @param attempts sends per request, 1..20
+     * @param smKey the SM_Key of requests (OpenSM shows all members of a group only to a trusted
+     *              requester: SM_Key 1 by default), 0 for an untrusted client
+     */
+    public SaClient(MadTransport transport, ScheduledExecutorService scheduler, long timeoutMillis, int attempts,
+                    long smKey) {
+        this.transport = Objects.requireNonNull(transport, "transport");
+        this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
+        if (timeoutMillis < 1 || timeoutMillis > 60_000) {
+            throw new IllegalArgumentException("invalid SA timeout " + timeoutMillis + " ms: allowed 1..60000");
+        }
+        if (attempts < 1 || attempts > 20) {
+            throw new IllegalArgumentException("invalid SA attempts " + attempts + ": allowed 1..20");
+        }
+        this.timeoutMillis = timeoutMillis;
+        this.attempts = attempts;
+        this.smKey = smKey;
+        this.tidHigh = (int) (System.nanoTime() ^ System.identityHashCode(this));
+        transport.setReceiver(this::receive);
+    }
+
+    /** One request in flight. */
+    private final class Request {
+        final String description;
+        final int tid;
+        final byte[] mad;
+        final CompletableFuture<Answer> future = new CompletableFuture<>();
+        int sends;
+        ScheduledFuture<?> timer;
+
+        Request(String description, int tid, byte[] mad) {
+            this.description = description;
+            this.tid = tid;
+            this.mad = mad;
+        }
+    }
+
+    /** An answer: its headers and its data (a 256-octet copy). */
+    private record Answer(SaMad mad, MemorySegment data) {}
+
+    private record Subscription(GroupTrap.Type type, Mgid mgid, Consumer<GroupTrap> listener) {}
+
+    // ---- SubnetAdministrator --------------------------------------------------------------------------
+
+    @Override
+    public CompletionStage<PathRecord> pathRecord(Gid source, Gid destination, PKey pkey) {
+        SaPathRecord query = SaPathRecord.query(source, destination, pkey.value());
+        return request("PathRecord Get " + source + " -> " + destination, MadMethod.GET, SaPathRecord.ATTRIBUTE_ID,
+                SaPathRecord.QUERY_COMPONENTS, query::encode)
+                .thenApply(a -> decode(() -> SaPathRecord.decode(a.data, SaMad.DATA_OFFSET).toApi()));
+    }
+
+    @Override
+    public CompletionStage<McMemberRecord> join(Mgid mgid, Gid portGid, JoinState state) {
+        SaMcMemberRecord record = SaMcMemberRecord.join(mgid, portGid, state);
+        return request("MCMemberRecord join " + mgid + " as " + state, MadMethod.SET, SaMcMemberRecord.ATTRIBUTE_ID,
+                SaMcMemberRecord.JOIN_COMPONENTS, record::encode)
+                .thenApply(a -> decode(() -> SaMcMemberRecord.decode(a.data, SaMad.DATA_OFFSET).toApi()));
+    }
+
+    @Override
+    public CompletionStage<McMemberRecord> create(McMemberRecord template) {
+        SaMcMemberRecord record = SaMcMemberRecord.fromApi(template);
+        return request("MCMemberRecord create " + template.mgid(), MadMethod.SET, SaMcMemberRecord.ATTRIBUTE_ID,
+                SaMcMemberRecord.CREATE_COMPONENTS, record::encode)
+                .thenApply(a -> decode(() -> SaMcMemberRecord.decode(a.data, SaMad.DATA_OFFSET).toApi()));
+    }
+
+    @Override
+    public CompletionStage<Void> leave(Mgid mgid, Gid portGid, JoinState state) {
+        SaMcMemberRecord record = SaMcMemberRecord.join(mgid, portGid, state);
+        return request("MCMemberRecord leave " + mgid + " as " + state, MadMethod.DELETE, SaMcMemberRecord.ATTRIBUTE_ID,
+                SaMcMemberRecord.JOIN_COMPONENTS, record::encode)
+                .thenApply(a -> null);
+    }
+
+    @Override
+    public CompletionStage<Optional<McMemberRecord>> group(Mgid mgid) {
+        SaMcMemberRecord record = SaMcMemberRecord.join(mgid, Gid.ZERO, JoinState.FULL_MEMBER);
+        return table("MCMemberRecord GetTable " + mgid, SaMcMemberRecord.CM_MGID, record::encode)
+                .handle((records, failure) -> {
+                    if (failure == null) {
+                        return records.isEmpty() ? Optional.<McMemberRecord>empty() : Optional.of(records.get(0));
+                    }
+                    Throwable cause = failure instanceof java.util.concurrent.CompletionException c ? c.getCause() : failure;
+                    if (cause instanceof SaException sa && sa.status() == SaStatus.NO_RECORDS) {
+                        return Optional.<McMemberRecord>empty();
+                    }
+                    throw new java.util.concurrent.CompletionException(cause);
+                });
+    }
+
+    @Override
+    public CompletionStage<List<McMemberRecord>> groups() {
+        SaMcMemberRecord record = SaMcMemberRecord.join(Mgid.of(0xFF00_0000_0000_0000L, 0), Gid.ZERO,
+                JoinState.FULL_MEMBER);
+        return table("MCMemberRecord GetTable", 0, record::encode);
+    }
+
+    private CompletionStage<List<McMemberRecord>> table(String description, long mask, Consumer2 encoder) {
+        return request(description, MadMethod.GET_TABLE, SaMcMemberRecord.ATTRIBUTE_ID, mask, encoder)
+                .thenApply(a -> decode(() -> {
+                    int stride = a.mad.sa().attributeOffset() * 8;
+                    List<McMemberRecord> out = new ArrayList<>();
+                    if (stride < SaMcMemberRecord.LENGTH) {
+                        return out;
+                    }
+                    for (int at = SaMad.DATA_OFFSET; at + SaMcMemberRecord.LENGTH <= SaMad.LENGTH; at += stride) {
+                        SaMcMemberRecord r = SaMcMemberRecord.decode(a.data, at);
+                        if (r.mgid().equals(Gid.ZERO)) {
+                            break;
+                        }
+                        out.add(r.toApi());
+                    }
+                    return out;
+                }));
+    }
+
+    @Override
+    public CompletionStage<AutoCloseable> subscribe(GroupTrap.Type type, Mgid mgid, Consumer<GroupTrap> listener) {
+        Objects.requireNonNull(type, "trap type");
+        Objects.requireNonNull(listener, "listener");
+        InformInfo info = InformInfo.forGroupTrap(type, mgid, true, REPORT_QPN);
+        Subscription subscription = new Subscription(type, mgid, listener);
+        return request("InformInfo subscribe trap " + type.trapNumber() + (mgid == null ? " (all groups)" : " " + mgid),
+                MadMethod.SET, InformInfo.ATTRIBUTE_ID, 0, info::encode)
+                .thenApply(a -> {
+                    subscriptions.add(subscription);
+                    return (AutoCloseable) () -> unsubscribe(subscription);
+                });
+    }
+
+    private void unsubscribe(Subscription subscription) {
+        if (subscriptions.remove(subscription) && !closed) {
+            InformInfo info = InformInfo.forGroupTrap(subscription.type(), subscription.mgid(), false, REPORT_QPN);
+            request("InformInfo unsubscribe trap " + subscription.type().trapNumber(), MadMethod.SET,
+                    InformInfo.ATTRIBUTE_ID, 0, info::encode);
+        }
+    }
+
+    /** Counters of this client, for diagnostics. */
+    public Map<String, Long> statistics() {
+        return Map.of("sent", sent.sum(), "retransmitted", retransmitted.sum(), "timed_out", timedOut.sum(),
+                "unmatched_answers", unmatched.sum(), "malformed_answers", malformed.sum(), "reports", reports.sum(),
+                "pending", (long) pending.size(), "subscriptions", (long) subscriptions.size());
+    }
+
+    // ---- requests --------------------------------------------------------------------------------------
+
+    /** Writes an attribute at an offset of the MAD. */
+    @FunctionalInterface
+    private interface Consumer2 {
+        void encode(MemorySegment segment, long offset);
+    }
+
+    @FunctionalInterface
+    private interface Decoder<T> {
+        T decode() throws DecodeException;
+    }
+
+    private <T> T decode(Decoder<T> decoder) {
+        try {
+            return decoder.decode();
+        } catch (DecodeException e) {
+            malformed.increment();
+            throw new java.util.concurrent.CompletionException(new SaException("malformed answer: " + e.getMessage(),
+                    SaStatus.INVALID_ATTRIBUTE_VALUE));
+        }
+    }
+
+    private CompletableFuture<Answer> request(String description, int method, int attributeId, long componentMask,
+                                              Consumer2 attribute) {
+        if (closed) {
+            return CompletableFuture.failedFuture(new SaException(description + " (client closed)", SaStatus.BUSY));
+        }
+        int tid = nextTid.getAndIncrement();
+        long fullTid = (long) tidHigh << 32 | (tid & 0xFFFF_FFFFL);
+        byte[] bytes = new byte[SaMad.LENGTH];
+        MemorySegment mad = MemorySegment.ofArray(bytes);
+        SaMad header = SaMad.request(method, fullTid, attributeId, 0, componentMask);
+        header = header.withSa(new SaHeader(smKey, 0, componentMask));
+        header.encode(mad, 0);
+        attribute.encode(mad, SaMad.DATA_OFFSET);
+        Request request = new Request(description, tid, bytes);
+        pending.put(tid, request);
+        send(request);
+        return request.future;
+    }
+
+    private void send(Request request) {
+        synchronized (request) {
+            if (request.future.isDone()) {
+                return;
+            }
+            request.sends++;
+            if (request.sends > 1) {
+                retransmitted.increment();
+            }
+            request.timer = scheduler.schedule(() -> onTimeout(request), timeoutMillis, TimeUnit.MILLISECONDS);
+        }
+        sent.increment();
+        try {
+            transport.send(ByteBuffer.wrap(request.mad));
+        } catch (RuntimeException e) {
+            fail(request, new SaException(request.description + " could not be sent: " + e.getMessage(), SaStatus.BUSY));
+        }
+    }
+
+    private void onTimeout(Request request) {
+        if (request.future.isDone()) {
+            return;
+        }
+        if (request.sends < attempts && !closed) {
+            send(request);
+        } else {
+            timedOut.increment();
+            fail(request, SaException.timeout(request.description, request.sends, timeoutMillis));
+        }
+    }
+
+    private void fail(Request request, SaException failure) {
+        pending.remove(request.tid, request);
+        cancelTimer(request);
+        request.future.completeExceptionally(failure);
+    }
+
+    private static void cancelTimer(Request request) {
+        synchronized (request) {
+            if (request.timer != null) {
+                request.timer.cancel(false);
+            }
+        }
+    }
+
+    // ---- answers and reports ------------------------------------------------------------------------------
+
+    private void receive(ByteBuffer buffer) {
+        byte[] bytes = new byte[SaMad.LENGTH];
+        int n = Math.min(buffer.remaining(), SaMad.LENGTH);
+        buffer.duplicate().get(bytes, 0, n);
+        MemorySegment data = MemorySegment.ofArray(bytes);
+        SaMad mad;
+        try {
+            mad = SaMad.decode(data, 0);
+        } catch (DecodeException e) {
+            malformed.increment();
+            return;
+        }
+        int method = mad.header().method();
+        if (method == MadMethod.REPORT) {
+            onReport(mad, data);
+            return;
+        }
+        if (!MadMethod.isResponse(method)) {
+            unmatched.increment();
+            return;
+        }
+        Request request = pending.remove((int) mad.header().transactionId());
+        if (request == null) {
+            unmatched.increment();
+            return;
+        }
+        cancelTimer(request);
+        int status = mad.header().status();
+        if (status != SaStatus.SUCCESS) {
+            request.future.completeExceptionally(new SaException(request.description, status));
+        } else {
+            request.future.complete(new Answer(mad, data));
+        }
+    }
+
+    private void onReport(SaMad report, MemorySegment data) {
+        reports.increment();
+        // Acknowledge first: the SA retransmits unacknowledged reports (IBA 13.4.9.2).
+        byte[] ack = new byte[SaMad.LENGTH];
+        MemorySegment ackMad = MemorySegment.ofArray(ack);
+        report.response(SaStatus.SUCCESS).encode(ackMad, 0);
+        MemorySegment.copy(data, SaMad.DATA_OFFSET, ackMad, SaMad.DATA_OFFSET, Notice.LENGTH);
+        try {
+            transport.send(ByteBuffer.wrap(ack));
+        } catch (RuntimeException e) {
+            LOG.log(Level.FINE, "ReportResp not sent", e);
+        }
+        GroupTrap trap;
+        try {
+            trap = Notice.decode(data, SaMad.DATA_OFFSET).toGroupTrap();
+        } catch (DecodeException e) {
+            malformed.increment();
+            return;
+        }
+        for (Subscription s : subscriptions) {
+            if (s.type() == trap.type() && (s.mgid() == null || s.mgid().equals(trap.mgid()))) {
+                try {
+                    s.listener().accept(trap);
+                } catch (RuntimeException e) {
+                    LOG.log(Level.WARNING, "group trap listener failed on " + trap, e);
+                }
+            }
+        }
+    }
+
+    /** Fails every pending request and stops receiving. */
+    @Override
+    public void close() {
+        closed = true;
+        transport.setReceiver(null);
+        for (Request r : pending.values()) {
+            fail(r, new SaException(r.description + " (client closed)", SaStatus.BUSY));
+        }
+        subscriptions.clear();
+    }
+}

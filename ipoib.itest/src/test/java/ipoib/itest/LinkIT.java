@@ -1,0 +1,249 @@
+package ipoib.itest;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertNotNull;
+import static org.junit.Assert.assertNull;
+import static org.junit.Assert.assertTrue;
+import static org.ops4j.pax.exam.CoreOptions.options;
+import static org.ops4j.pax.exam.CoreOptions.systemProperty;
+
+import ipoib.api.PathRecord;
+import ipoib.api.QKey;
+import ipoib.api.link.FrameHandler;
+import ipoib.api.link.IpoibLink;
+import ipoib.api.link.LinkState;
+import ipoib.api.link.ReceivedFrame;
+import ipoib.api.link.TransmitResult;
+import ipoib.api.verbs.AddressHandle;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.Dictionary;
+import java.util.Hashtable;
+import java.util.Map;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import javax.inject.Inject;
+import org.junit.Before;
+import org.junit.Test;
+import org.junit.runner.RunWith;
+import org.ops4j.pax.exam.Configuration;
+import org.ops4j.pax.exam.Option;
+import org.ops4j.pax.exam.junit.PaxExam;
+import org.ops4j.pax.exam.spi.reactors.ExamReactorStrategy;
+import org.ops4j.pax.exam.spi.reactors.PerClass;
+import org.osgi.framework.Bundle;
+import org.osgi.framework.BundleContext;
+import org.osgi.framework.ServiceReference;
+import org.osgi.framework.ServiceRegistration;
+import org.osgi.service.cm.ConfigurationAdmin;
+
+/**
+ * IPoIB interfaces on the loopback fabric: they come UP by joining the broadcast group with the
+ * group's MTU and Q_Key, carry frames between HCAs, and heal when the provider is swapped.
+ */
+@RunWith(PaxExam.class)
+@ExamReactorStrategy(PerClass.class)
+public class LinkIT {
+    /** An EtherType for local experiments (IEEE 802 local experimental 1). */
+    static final int EXPERIMENTAL = 0x88B5;
+
+    @Inject
+    BundleContext context;
+    @Inject
+    ConfigurationAdmin configurationAdmin;
+    @Inject
+    org.osgi.service.component.runtime.ServiceComponentRuntime scr;
+
+    @Configuration
+    public Option[] config() {
+        return options(OsgiTestSupport.runtime("ipoib.codec", "ipoib.verbs.loopback", "ipoib.link"),
+                systemProperty("ipoib.defaults").value("false"));
+    }
+
+    static final class Received {
+        final String link;
+        final byte[] payload;
+        final int sourceQpn;
+        final boolean multicast;
+
+        Received(IpoibLink link, ReceivedFrame frame) {
+            this.link = link.name();
+            this.payload = frame.buffer().asSlice(frame.payloadOffset(), frame.payloadLength())
+                    .toArray(ValueLayout.JAVA_BYTE);
+            this.sourceQpn = frame.sourceQpn();
+            this.multicast = frame.multicast();
+        }
+    }
+
+    private final LinkedBlockingQueue<Received> received = new LinkedBlockingQueue<>();
+
+    @Before
+    public void interfaces() throws Exception {
+        if (link("a") == null) {
+            createLink("a", "loop0");
+            createLink("b", "loop1");
+        }
+        awaitUp("a");
+        awaitUp("b");
+    }
+
+    private void createLink(String name, String device) throws Exception {
+        org.osgi.service.cm.Configuration c = configurationAdmin.getFactoryConfiguration("ipoib.link", name, "?");
+        Dictionary<String, Object> props = new Hashtable<>();
+        props.put("name", name);
+        props.put("device", device);
+        props.put("port", 1);
+        props.put("pkey", "0xffff");
+        c.update(props);
+    }
+
+    IpoibLink link(String name) {
+        try {
+            var refs = context.getServiceReferences(IpoibLink.class, "(ipoib.link=" + name + ")");
+            return refs.isEmpty() ? null : context.getService(refs.iterator().next());
+        } catch (Exception e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    void awaitUp(String name) {
+        Await.until(name + " UP", Duration.ofSeconds(20),
+                () -> link(name) != null && link(name).state() == LinkState.UP,
+                () -> link(name) == null ? "(no such link)" : link(name).state() + ": " + link(name).stateReason());
+    }
+
+    private ServiceRegistration<FrameHandler> handler() {
+        Dictionary<String, Object> props = new Hashtable<>();
+        props.put(FrameHandler.ETHERTYPE_PROPERTY, EXPERIMENTAL);
+        return context.registerService(FrameHandler.class, (l, f) -> received.add(new Received(l, f)), props);
+    }
+
+    private static MemorySegment payload(String text) {
+        return MemorySegment.ofArray(text.getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+    }
+
+    @Test
+    public void interfacesComeUpWithTheBroadcastGroupsMtuAndQKey() {
+        for (String name : new String[] {"a", "b"}) {
+            IpoibLink l = link(name);
+            assertEquals(2044, l.mtu());
+            assertEquals(QKey.of(0x0b1b), l.qkey());
+            assertEquals("ff12:401b:ffff::ffff:ffff", l.broadcastGid().toString());
+            assertNotNull(l.address());
+            assertEquals(l.qpn(), l.address().qpn());
+        }
+        assertTrue(!link("a").gid().equals(link("b").gid()));
+    }
+
+    @Test
+    public void broadcastCarriesFramesToTheOtherInterfaceOnly() throws Exception {
+        ServiceRegistration<FrameHandler> reg = handler();
+        try {
+            assertEquals(TransmitResult.SENT, link("a").sendBroadcast(EXPERIMENTAL, payload("hello broadcast")));
+            Received r = received.poll(10, TimeUnit.SECONDS);
+            assertNotNull("b received the broadcast", r);
+            assertEquals("b", r.link);
+            assertEquals("hello broadcast", new String(r.payload, java.nio.charset.StandardCharsets.US_ASCII));
+            assertTrue(r.multicast);
+            assertEquals(link("a").qpn().value(), r.sourceQpn);
+            assertNull("a does not receive its own broadcast", received.poll(200, TimeUnit.MILLISECONDS));
+        } finally {
+            reg.unregister();
+        }
+    }
+
+    @Test
+    public void unicastThroughAPathRecord() throws Exception {
+        ServiceRegistration<FrameHandler> reg = handler();
+        try {
+            IpoibLink a = link("a");
+            IpoibLink b = link("b");
+            PathRecord path = a.port().subnetAdministrator().pathRecord(a.gid(), b.gid(), a.pkey())
+                    .toCompletableFuture().get(10, TimeUnit.SECONDS);
+            try (AddressHandle ah = a.createAddressHandle(path, a.serviceLevel())) {
+                assertEquals(TransmitResult.SENT, a.sendUnicast(ah, b.qpn(), EXPERIMENTAL, payload("unicast")));
+                Received r = received.poll(10, TimeUnit.SECONDS);
+                assertNotNull(r);
+                assertEquals("b", r.link);
+                assertEquals(false, r.multicast);
+            }
+        } finally {
+            reg.unregister();
+        }
+    }
+
+    @Test
+    public void framesOfUnknownEtherTypesAreCountedAndDropped() throws Exception {
+        long before = link("b").counters().rxDroppedNoHandler();
+        link("a").sendBroadcast(0x1234, payload("nobody handles this"));
+        Await.until("the drop is counted", Duration.ofSeconds(10),
+                () -> link("b").counters().rxDroppedNoHandler() == before + 1);
+    }
+
+    @Test
+    public void oversizeFramesAreRefused() {
+        MemorySegment big = MemorySegment.ofArray(new byte[2045]);
+        assertEquals(TransmitResult.DROPPED_TOO_BIG, link("a").sendBroadcast(EXPERIMENTAL, big));
+        assertEquals(Long.valueOf(1), link("a").dropCounters().get("tx_dropped_too_big"));
+    }
+
+    @Test
+    public void stoppingTheProviderTakesLinksDownAndStartingItBringsThemUp() throws Exception {
+        Bundle loopback = Arrays.stream(context.getBundles())
+                .filter(b -> "ipoib.verbs.loopback".equals(b.getSymbolicName())).findFirst().orElseThrow();
+        ServiceRegistration<FrameHandler> reg = handler();
+        try {
+            for (int round = 0; round < 5; round++) {
+                loopback.stop();
+                assertEquals(LinkState.DOWN, link("a").state());
+                assertTrue(link("a").stateReason(), link("a").stateReason().contains("no verbs provider")
+                        || link("a").stateReason().contains("went away"));
+                loopback.start();
+                awaitUp("a");
+                awaitUp("b");
+            }
+            assertEquals(TransmitResult.SENT, link("a").sendBroadcast(EXPERIMENTAL, payload("after swap")));
+            Received r = received.poll(10, TimeUnit.SECONDS);
+            assertNotNull("traffic flows after the swaps", r);
+            assertEquals("after swap", new String(r.payload, java.nio.charset.StandardCharsets.US_ASCII));
+        } finally {
+            reg.unregister();
+        }
+    }
+
+    private String failure(org.osgi.service.component.runtime.dto.ComponentDescriptionDTO description) {
+        for (var c : scr.getComponentConfigurationDTOs(description)) {
+            if (c.state == org.osgi.service.component.runtime.dto.ComponentConfigurationDTO.FAILED_ACTIVATION
+                    && c.failure != null) {
+                return c.failure;
+            }
+        }
+        return null;
+    }
+
+    @Test
+    public void badConfigurationIsRefusedAndNamesTheProperty() throws Exception {
+        org.osgi.service.cm.Configuration c = configurationAdmin.getFactoryConfiguration("ipoib.link", "bad", "?");
+        Dictionary<String, Object> props = new Hashtable<>();
+        props.put("name", "bad");
+        props.put("device", "loop0");
+        props.put("pkey", "0x8000");
+        c.update(props);
+        try {
+            Bundle linkBundle = Arrays.stream(context.getBundles())
+                    .filter(b -> "ipoib.link".equals(b.getSymbolicName())).findFirst().orElseThrow();
+            var description = scr.getComponentDescriptionDTO(linkBundle, "ipoib.link.internal.IpoibLinkComponent");
+            Await.until("the component refuses the configuration", Duration.ofSeconds(10),
+                    () -> failure(description) != null);
+            String failure = failure(description);
+            assertTrue(failure, failure.contains("'pkey' value '0x8000'"));
+            assertTrue(failure, failure.contains("allowed 0x0001..0x7fff and 0x8001..0xffff"));
+            assertNull("no interface for an invalid configuration", link("bad"));
+        } finally {
+            c.delete();
+        }
+    }
+}

@@ -1,0 +1,213 @@
+package ipoib.link.internal;
+
+import ipoib.api.PKey;
+import ipoib.api.link.IpoibLink;
+import ipoib.api.link.LinkCounters;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.Dictionary;
+import java.util.Hashtable;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.apache.felix.service.command.Descriptor;
+import org.osgi.service.cm.Configuration;
+import org.osgi.service.cm.ConfigurationAdmin;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.component.annotations.ReferenceCardinality;
+import org.osgi.service.component.annotations.ReferencePolicy;
+import org.osgi.framework.InvalidSyntaxException;
+
+/** Gogo commands of the link bundle (scope {@code ipoib}). */
+@Component(service = LinkCommands.class, property = {
+        "osgi.command.scope=ipoib",
+        "osgi.command.function=links",
+        "osgi.command.function=stats",
+        "osgi.command.function=create",
+        "osgi.command.function=delete",
+        "osgi.command.function=wait"})
+public final class LinkCommands {
+
+    private final List<IpoibLink> links = new CopyOnWriteArrayList<>();
+
+    @Reference
+    ConfigurationAdmin configurationAdmin;
+
+    @Reference(cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC)
+    void addLink(IpoibLink link) {
+        links.add(link);
+    }
+
+    void removeLink(IpoibLink link) {
+        links.remove(link);
+    }
+
+    private List<IpoibLink> sorted() {
+        List<IpoibLink> out = new ArrayList<>(links);
+        out.sort(Comparator.comparing(IpoibLink::name));
+        return out;
+    }
+
+    @Descriptor("list the IPoIB interfaces: state and reason, HCA/port, P_Key, QPN, GID, link address, MTU, Q_Key, broadcast-GID, provider")
+    public String links() {
+        StringBuilder out = new StringBuilder();
+        for (IpoibLink link : sorted()) {
+            out.append(link.name()).append(": ").append(link.state()).append(" (").append(link.stateReason()).append(")\n");
+            LinkEngine engine = link instanceof LinkEngine e ? e : null;
+            if (engine != null) {
+                out.append("    device ").append(engine.config().device()).append(" port ").append(engine.config().port())
+                        .append("  provider ").append(engine.providerName()).append('\n');
+            }
+            out.append("    pkey ").append(link.pkey()).append("  broadcast ").append(link.broadcastGid()).append('\n');
+            if (link.address() != null) {
+                out.append("    qpn ").append(link.qpn()).append("  gid ").append(link.gid()).append('\n');
+                out.append("    lladdr ").append(link.address()).append('\n');
+                out.append("    mtu ").append(link.mtu()).append("  qkey ").append(link.qkey()).append("  sl ")
+                        .append(link.serviceLevel()).append('\n');
+            }
+        }
+        return out.length() == 0 ? "no IPoIB interfaces (create one with ipoib:create)" : out.toString();
+    }
+
+    @Descriptor("show the counters of every interface, or of one")
+    public String stats(@Descriptor("interface name (optional)") String... names) {
+        if (names.length > 1) {
+            throw usage("ipoib:stats [interface]", "expected at most one interface name");
+        }
+        StringBuilder out = new StringBuilder();
+        for (IpoibLink link : sorted()) {
+            if (names.length == 1 && !link.name().equals(names[0])) {
+                continue;
+            }
+            LinkCounters c = link.counters();
+            out.append(link.name()).append(" (").append(link.state()).append(")\n");
+            out.append(String.format("    rx packets %d bytes %d multicast %d errors %d%n", c.rxPackets(), c.rxBytes(),
+                    c.rxMulticast(), c.rxErrors()));
+            out.append(String.format("    tx packets %d bytes %d multicast %d errors %d dropped %d%n", c.txPackets(),
+                    c.txBytes(), c.txMulticast(), c.txErrors(), c.txDropped()));
+            out.append(String.format("    handler errors %d%n", c.handlerErrors()));
+            for (Map.Entry<String, Long> d : link.dropCounters().entrySet()) {
+                if (d.getValue() != 0) {
+                    out.append("    ").append(d.getKey()).append(' ').append(d.getValue()).append('\n');
+                }
+            }
+        }
+        if (out.length() == 0) {
+            throw usage("ipoib:stats [interface]", names.length == 1 ? "no interface '" + names[0] + "'" : "no interfaces");
+        }
+        return out.toString();
+    }
+
+    @Descriptor("create an IPoIB interface at runtime")
+    public String create(@Descriptor("device, e.g. loop0") String device,
+                         @Descriptor("port number, 1..254") String port,
+                         @Descriptor("P_Key, e.g. 0xffff") String pkey,
+                         @Descriptor("name (optional, default ibX_Y_Z)") String... name) throws IOException {
+        String usage = "ipoib:create <device> <port> <pkey> [name]";
+        if (name.length > 1) {
+            throw usage(usage, "too many arguments");
+        }
+        int portNumber;
+        try {
+            portNumber = Integer.parseInt(port);
+        } catch (NumberFormatException e) {
+            throw usage(usage, "port '" + port + "' is not a number (allowed 1..254)");
+        }
+        PKey key;
+        try {
+            key = PKey.parse(pkey);
+        } catch (IllegalArgumentException e) {
+            throw usage(usage, e.getMessage());
+        }
+        String linkName = name.length == 1 ? name[0] : LinkConfig.defaultName(LinkConfig.deviceIndex(device), portNumber, key);
+        for (IpoibLink l : links) {
+            if (l.name().equals(linkName)) {
+                throw usage(usage, "an interface named '" + linkName + "' exists");
+            }
+        }
+        Dictionary<String, Object> props = new Hashtable<>();
+        props.put("name", linkName);
+        props.put("device", device);
+        props.put("port", portNumber);
+        props.put("pkey", key.toString());
+        // Checked like the component will, so that a bad value is refused here, not only in the log.
+        try {
+            LinkConfig.checkPort(portNumber);
+            LinkConfig.checkName(linkName);
+        } catch (IllegalArgumentException e) {
+            throw usage(usage, e.getMessage());
+        }
+        Configuration configuration = configurationAdmin.getFactoryConfiguration(IpoibLinkComponent.FACTORY_PID, linkName, "?");
+        configuration.update(props);
+        return "created " + linkName + " on " + device + " port " + portNumber + " P_Key " + key;
+    }
+
+    @Descriptor("delete an IPoIB interface")
+    public String delete(@Descriptor("interface name") String name) throws IOException, InvalidSyntaxException {
+        Configuration[] configurations = configurationAdmin.listConfigurations(
+                "(service.factoryPid=" + IpoibLinkComponent.FACTORY_PID + ")");
+        if (configurations != null) {
+            for (Configuration c : configurations) {
+                Object n = c.getProperties().get("name");
+                IpoibLink live = links.stream().filter(l -> l.name().equals(name)).findFirst().orElse(null);
+                boolean named = name.equals(n);
+                boolean derived = (n == null || n.toString().isBlank()) && live != null
+                        && live.pkey().toString().equals(String.valueOf(c.getProperties().get("pkey")));
+                if (named || derived) {
+                    c.delete();
+                    return "deleted " + name;
+                }
+            }
+        }
+        throw usage("ipoib:delete <interface>", "no configured interface '" + name + "'");
+    }
+
+    @Descriptor("wait until every interface (or the named one) is UP; fails after the timeout")
+    public String wait(@Descriptor("interface name or 'all' (optional, default all)") String... args)
+            throws InterruptedException {
+        String usage = "ipoib:wait [interface|all] [timeout seconds, default 10]";
+        if (args.length > 2) {
+            throw usage(usage, "too many arguments");
+        }
+        String which = args.length > 0 ? args[0] : "all";
+        long seconds = 10;
+        if (args.length == 2) {
+            try {
+                seconds = Long.parseLong(args[1]);
+            } catch (NumberFormatException e) {
+                throw usage(usage, "timeout '" + args[1] + "' is not a number of seconds");
+            }
+            if (seconds < 1 || seconds > 3600) {
+                throw usage(usage, "timeout " + seconds + " s: allowed 1..3600");
+            }
+        }
+        long deadline = System.nanoTime() + seconds * 1_000_000_000L;
+        while (true) {
+            List<IpoibLink> selected = sorted().stream().filter(l -> which.equals("all") || l.name().equals(which)).toList();
+            if (selected.isEmpty() && !which.equals("all")) {
+                if (System.nanoTime() > deadline) {
+                    throw usage(usage, "no interface '" + which + "'");
+                }
+            } else if (!selected.isEmpty() && selected.stream().allMatch(l -> l.state() == ipoib.api.link.LinkState.UP)) {
+                return selected.stream().map(l -> l.name() + " UP").reduce((a, b) -> a + "\n" + b).orElse("");
+            }
+            if (System.nanoTime() > deadline) {
+                StringBuilder why = new StringBuilder("not UP within " + seconds + " s:");
+                for (IpoibLink l : selected) {
+                    if (l.state() != ipoib.api.link.LinkState.UP) {
+                        why.append("\n  ").append(l.name()).append(' ').append(l.state()).append(" (")
+                                .append(l.stateReason()).append(')');
+                    }
+                }
+                throw new IllegalStateException(why.toString());
+            }
+            Thread.sleep(20);
+        }
+    }
+
+    static IllegalArgumentException usage(String usage, String error) {
+        return new IllegalArgumentException(error + "\nusage: " + usage);
+    }
+}

@@ -1,0 +1,665 @@
+package ipoib.link.internal;
+
+import ipoib.api.Gid;
+import ipoib.api.JoinState;
+import ipoib.api.LinkAddress;
+import ipoib.api.McMemberRecord;
+import ipoib.api.Mgid;
+import ipoib.api.PKey;
+import ipoib.api.PathRecord;
+import ipoib.api.QKey;
+import ipoib.api.Qpn;
+import ipoib.api.event.IpoibEvents;
+import ipoib.api.link.FrameHandler;
+import ipoib.api.link.IpoibLink;
+import ipoib.api.link.LinkCounters;
+import ipoib.api.link.LinkListener;
+import ipoib.api.link.LinkState;
+import ipoib.api.link.TransmitResult;
+import ipoib.api.sa.SaException;
+import ipoib.api.sa.SaStatus;
+import ipoib.api.verbs.AddressHandle;
+import ipoib.api.verbs.AddressVector;
+import ipoib.api.verbs.Device;
+import ipoib.api.verbs.Port;
+import ipoib.api.verbs.PortEvent;
+import ipoib.api.verbs.VerbsException;
+import ipoib.api.verbs.VerbsProvider;
+import ipoib.codec.mcast.MulticastMapping;
+import java.lang.foreign.MemorySegment;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.OptionalInt;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.stream.Collectors;
+
+/**
+ * One IPoIB interface: the DOWN → JOINING → UP state machine of RFC 4391 §5 and its reactions
+ * to the fabric. Every state change runs on the link's control thread, in order; the data path
+ * (send methods, the receive thread) reads the current {@link LinkResources} without locks.
+ */
+final class LinkEngine implements IpoibLink {
+    private static final long MAX_BACKOFF_MILLIS = 16_000;
+
+    final LinkStatistics stats = new LinkStatistics();
+    private final LinkConfig config;
+    private final LinkHooks hooks;
+    private final ScheduledExecutorService control;
+    private final RateLimiter handlerErrorLog = new RateLimiter(10_000);
+    private final RateLimiter joinErrorLog = new RateLimiter(5_000);
+
+    // Written on the control thread only.
+    private VerbsProvider provider;
+    private Port port;
+    private AutoCloseable portSubscription;
+    private int generation;
+    private int joinFailures;
+    private ScheduledFuture<?> retry;
+    private ScheduledFuture<?> watchdog;
+    private int scopeInUse;
+
+    private volatile LinkState state = LinkState.DOWN;
+    private volatile String reason = "no verbs provider";
+    private volatile LinkResources resources;
+    private volatile boolean closed;
+
+    LinkEngine(LinkConfig config, LinkHooks hooks) {
+        this.config = config;
+        this.hooks = hooks;
+        this.scopeInUse = config.scope();
+        this.control = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "ipoib-link-" + config.name());
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    LinkHooks hooks() {
+        return hooks;
+    }
+
+    LinkConfig config() {
+        return config;
+    }
+
+    // ---- IpoibLink ---------------------------------------------------------------------------------
+
+    @Override
+    public String name() {
+        return config.name();
+    }
+
+    @Override
+    public LinkState state() {
+        return state;
+    }
+
+    @Override
+    public String stateReason() {
+        return reason;
+    }
+
+    @Override
+    public Port port() {
+        LinkResources r = resources;
+        return r != null ? r.port : port;
+    }
+
+    @Override
+    public PKey pkey() {
+        return config.pkey();
+    }
+
+    @Override
+    public Mgid broadcastGid() {
+        return MulticastMapping.broadcastGid(config.pkey().asFullMember(), scopeInUse);
+    }
+
+    @Override
+    public LinkAddress address() {
+        LinkResources r = resources;
+        return r == null ? null : r.address;
+    }
+
+    @Override
+    public Gid gid() {
+        LinkResources r = resources;
+        return r == null ? null : r.gid;
+    }
+
+    @Override
+    public Qpn qpn() {
+        LinkResources r = resources;
+        return r == null ? null : r.qpn;
+    }
+
+    @Override
+    public int mtu() {
+        LinkResources r = resources;
+        return r == null ? 0 : r.mtu;
+    }
+
+    @Override
+    public QKey qkey() {
+        LinkResources r = resources;
+        return r == null ? null : r.qkey;
+    }
+
+    @Override
+    public int serviceLevel() {
+        LinkResources r = resources;
+        return r == null ? 0 : r.serviceLevel;
+    }
+
+    /** The broadcast group's record, or null unless UP. */
+    McMemberRecord broadcastGroup() {
+        LinkResources r = resources;
+        return r == null ? null : r.broadcast;
+    }
+
+    String providerName() {
+        VerbsProvider p = provider;
+        return p == null ? "-" : p.name();
+    }
+
+    @Override
+    public LinkCounters counters() {
+        return stats.snapshot();
+    }
+
+    @Override
+    public Map<String, Long> dropCounters() {
+        return stats.drops();
+    }
+
+    @Override
+    public TransmitResult sendUnicast(AddressHandle destination, Qpn remoteQpn, int etherType, MemorySegment payload) {
+        LinkResources r = resources;
+        if (r == null || state != LinkState.UP) {
+            return stats.drop(TransmitResult.DROPPED_LINK_DOWN);
+        }
+        return r.send(destination, remoteQpn, etherType, payload, false);
+    }
+
+    @Override
+    public TransmitResult sendMulticast(Mgid group, int etherType, MemorySegment payload) {
+        LinkResources r = resources;
+        if (r == null || state != LinkState.UP) {
+            return stats.drop(TransmitResult.DROPPED_LINK_DOWN);
+        }
+        return r.sendMulticast(group, etherType, payload);
+    }
+
+    @Override
+    public TransmitResult sendBroadcast(int etherType, MemorySegment payload) {
+        LinkResources r = resources;
+        if (r == null || state != LinkState.UP) {
+            return stats.drop(TransmitResult.DROPPED_LINK_DOWN);
+        }
+        return r.sendBroadcast(etherType, payload);
+    }
+
+    @Override
+    public void addMulticastGroup(McMemberRecord joined, boolean receive) {
+        requireUp("add multicast group " + joined.mgid()).addGroup(joined, receive);
+    }
+
+    @Override
+    public void removeMulticastGroup(Mgid group) {
+        LinkResources r = resources;
+        if (r != null) {
+            r.removeGroup(group, null);
+        }
+    }
+
+    /** Detaches from a group whose record (MLID) is known, and forgets its address handle. */
+    void removeMulticastGroup(McMemberRecord joined) {
+        LinkResources r = resources;
+        if (r != null) {
+            r.removeGroup(joined.mgid(), joined);
+        }
+    }
+
+    @Override
+    public boolean hasMulticastGroup(Mgid group) {
+        LinkResources r = resources;
+        return r != null && state == LinkState.UP && r.hasGroup(group);
+    }
+
+    @Override
+    public AddressHandle createAddressHandle(PathRecord path, int serviceLevel) {
+        LinkResources r = requireUp("create address handle to " + path.destinationGid());
+        boolean global = path.hopLimit() > 1;
+        AddressVector vector = new AddressVector(path.destinationLid(), serviceLevel, path.rate(), global,
+                global ? path.destinationGid() : null, path.flowLabel(), path.hopLimit(), path.trafficClass(), 0);
+        return r.createUnicastHandle(vector);
+    }
+
+    private LinkResources requireUp(String operation) {
+        LinkResources r = resources;
+        if (r == null || state != LinkState.UP) {
+            throw new IllegalStateException(operation + ": link " + name() + " is " + state + " (" + reason + ")");
+        }
+        return r;
+    }
+
+    // ---- provider binding (from the component) --------------------------------------------------------
+
+    void providerAvailable(VerbsProvider p) {
+        runOnControl(() -> {
+            if (provider == p) {
+                return;
+            }
+            if (provider != null) {
+                goDown("verbs provider " + provider.name() + " replaced by " + p.name(), false);
+                unsubscribePort();
+            }
+            provider = p;
+            hooks.postEvent(IpoibEvents.PROVIDER_ADDED, Map.of(IpoibEvents.LINK, name(), IpoibEvents.PROVIDER, p.name()));
+            bringUp();
+        });
+    }
+
+    void providerGone(VerbsProvider p) {
+        // Synchronous: the provider's resources must be released before its bundle stops.
+        runOnControlAndWait(() -> {
+            if (provider != p) {
+                return;
+            }
+            goDown("verbs provider " + p.name() + " went away", false);
+            unsubscribePort();
+            provider = null;
+            hooks.postEvent(IpoibEvents.PROVIDER_REMOVED, Map.of(IpoibEvents.LINK, name(), IpoibEvents.PROVIDER, p.name()));
+        });
+    }
+
+    // ---- the state machine (control thread) ---------------------------------------------------------
+
+    private void bringUp() {
+        cancelRetry();
+        if (closed || state != LinkState.DOWN) {
+            return;
+        }
+        if (provider == null) {
+            setState(LinkState.DOWN, "no verbs provider");
+            return;
+        }
+        Device device = provider.device(config.device()).orElse(null);
+        if (device == null) {
+            String known = provider.devices().stream().map(Device::name).collect(Collectors.joining(", "));
+            setState(LinkState.DOWN, "device " + config.device() + " not found on provider " + provider.name()
+                    + (known.isEmpty() ? " (" + provider.status().reason() + ")" : " (devices: " + known + ")"));
+            return;
+        }
+        Port p;
+        try {
+            p = device.port(config.port());
+        } catch (VerbsException e) {
+            setState(LinkState.DOWN, e.getMessage());
+            return;
+        }
+        if (port != p) {
+            unsubscribePort();
+            port = p;
+            try {
+                portSubscription = p.addEventListener(this::onPortEvent);
+            } catch (RuntimeException e) {
+                setState(LinkState.DOWN, "cannot watch port " + describe(p) + ": " + e.getMessage());
+                return;
+            }
+        }
+        if (!p.attributes().isActive()) {
+            setState(LinkState.DOWN, "port " + describe(p) + " is " + p.attributes().state());
+            return;
+        }
+        OptionalInt index = p.pkeyTable().indexOfPartition(config.pkey());
+        if (index.isEmpty()) {
+            setState(LinkState.DOWN, "P_Key " + config.pkey() + " is not in the P_Key table of port " + describe(p)
+                    + " " + p.pkeyTable());
+            return;
+        }
+        setState(LinkState.JOINING, "joining the broadcast group");
+        int gen = ++generation;
+        int pkeyIndex = index.getAsInt();
+        joinBroadcast(p).whenComplete((record, failure) -> runOnControl(() -> {
+            if (gen != generation || closed) {
+                return;
+            }
+            if (failure != null) {
+                onJoinFailed(unwrap(failure));
+            } else {
+                onJoined(p, pkeyIndex, record);
+            }
+        }));
+    }
+
+    /** FullMember join of the broadcast-GID (RFC 4391 §5), searching scopes when configured (§4.1). */
+    private CompletionStage<McMemberRecord> joinBroadcast(Port p) {
+        Gid self = p.gid(0);
+        PKey pkey = config.pkey().asFullMember();
+        if (!config.searchScope()) {
+            return joinOrCreate(p, self, MulticastMapping.broadcastGid(pkey, config.scope()), pkey);
+        }
+        CompletionStage<McMemberRecord> attempt = join(p, self, MulticastMapping.broadcastGid(pkey, LinkConfig.SEARCH_SCOPES[0]));
+        for (int i = 1; i < LinkConfig.SEARCH_SCOPES.length; i++) {
+            int scope = LinkConfig.SEARCH_SCOPES[i];
+            attempt = attempt.handle((r, f) -> r != null ? CompletableFuture.completedFuture(r)
+                            : join(p, self, MulticastMapping.broadcastGid(pkey, scope)))
+                    .thenCompose(s -> s);
+        }
+        // No broadcast group at any scope: create one at the recommended link-local scope.
+        return attempt.handle((r, f) -> r != null ? CompletableFuture.completedFuture(r)
+                        : joinOrCreate(p, self, MulticastMapping.broadcastGid(pkey, MulticastMapping.DEFAULT_SCOPE), pkey))
+                .thenCompose(s -> s);
+    }
+
+    private CompletionStage<McMemberRecord> join(Port p, Gid self, Mgid mgid) {
+        return withTimeout(p.subnetAdministrator().join(mgid, self, JoinState.FULL_MEMBER));
+    }
+
+    private CompletionStage<McMemberRecord> joinOrCreate(Port p, Gid self, Mgid mgid, PKey pkey) {
+        CompletionStage<McMemberRecord> joined = join(p, self, mgid);
+        if (!config.createBroadcastGroup()) {
+            return joined;
+        }
+        return joined.handle((r, f) -> {
+            if (r != null) {
+                return CompletableFuture.completedFuture(r);
+            }
+            Throwable cause = unwrap(f);
+            if (cause instanceof SaException sa && (sa.status() == SaStatus.INSUFFICIENT_COMPONENTS
+                    || sa.status() == SaStatus.NO_RECORDS)) {
+                hooks.info(name() + ": broadcast group " + mgid + " does not exist; creating it");
+                var attributes = p.attributes();
+                McMemberRecord template = new McMemberRecord(mgid, self, BroadcastDefaults.QKEY, ipoib.api.Lid.UNASSIGNED,
+                        attributes.activeMtu(), 0, pkey, attributes.rate(), 0, 0, 0, 0, JoinState.FULL_MEMBER, false);
+                return withTimeout(p.subnetAdministrator().create(template));
+            }
+            return CompletableFuture.<McMemberRecord>failedFuture(cause);
+        }).thenCompose(s -> s);
+    }
+
+    private <T> CompletionStage<T> withTimeout(CompletionStage<T> stage) {
+        return stage.toCompletableFuture().orTimeout(config.joinTimeoutMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    private void onJoined(Port p, int pkeyIndex, McMemberRecord record) {
+        LinkResources r;
+        try {
+            r = new LinkResources(this, p, pkeyIndex, record, config);
+        } catch (RuntimeException e) {
+            onJoinFailed(e);
+            return;
+        }
+        joinFailures = 0;
+        scopeInUse = record.mgid().scope();
+        resources = r;
+        setState(LinkState.UP, "joined " + record.mgid() + " (MLID " + record.mlid() + ", Q_Key " + record.qkey()
+                + ", MTU " + record.mtu() + ")");
+        hooks.info(name() + " UP: QPN " + r.qpn + ", link MTU " + r.mtu + ", Q_Key " + r.qkey + ", broadcast "
+                + record.mgid());
+        startWatchdog();
+        hooks.notifyListeners(this, LinkListener.Change.UP);
+    }
+
+    private void onJoinFailed(Throwable cause) {
+        joinFailures++;
+        long backoff = Math.min(MAX_BACKOFF_MILLIS,
+                1000L << Math.min(Math.min(joinFailures - 1, config.joinRetryCount() - 1), 4));
+        String why = cause instanceof TimeoutException
+                ? "no answer within " + config.joinTimeoutMillis() + " ms"
+                : String.valueOf(cause.getMessage());
+        setState(LinkState.JOINING, "broadcast join failed (attempt " + joinFailures + "): " + why + "; retrying in "
+                + backoff / 1000.0 + " s");
+        long suppressed = joinErrorLog.tryAcquire();
+        if (suppressed >= 0) {
+            hooks.warn(name() + ": " + reason + (suppressed > 0 ? " (" + suppressed + " similar messages suppressed)" : ""),
+                    null);
+        }
+        retry = control.schedule(() -> {
+            if (state == LinkState.JOINING) {
+                state = LinkState.DOWN;
+                bringUp();
+            }
+        }, backoff, TimeUnit.MILLISECONDS);
+    }
+
+    private void onPortEvent(PortEvent event) {
+        runOnControl(() -> {
+            if (event.port() != port || closed) {
+                return;
+            }
+            switch (event.type()) {
+                case PORT_ERROR -> goDown("port " + describe(port) + " went down", true);
+                case DEVICE_FATAL -> goDown("device " + port.device().name() + " was reset", true);
+                case PORT_ACTIVE -> {
+                    if (state == LinkState.DOWN) {
+                        bringUp();
+                    }
+                }
+                case LID_CHANGE -> {
+                    LinkResources r = resources;
+                    if (r != null) {
+                        r.ownLid = port.attributes().lid().value();
+                        hooks.notifyListeners(this, LinkListener.Change.PATHS_STALE);
+                    }
+                }
+                case SM_CHANGE -> {
+                    if (state == LinkState.UP) {
+                        hooks.notifyListeners(this, LinkListener.Change.PATHS_STALE);
+                    }
+                }
+                case CLIENT_REREGISTER -> rejoinBroadcast();
+                case PKEY_CHANGE, GID_CHANGE -> restart("the " + (event.type() == PortEvent.Type.PKEY_CHANGE
+                        ? "P_Key" : "GID") + " table of port " + describe(port) + " changed");
+            }
+        });
+    }
+
+    /**
+     * After a client re-register the SM has forgotten our joins: join the broadcast group again,
+     * keeping the data path when the group's parameters are unchanged, and tell the multicast
+     * manager to join its groups again.
+     */
+    private void rejoinBroadcast() {
+        LinkResources r = resources;
+        if (r == null || state != LinkState.UP) {
+            if (state == LinkState.JOINING) {
+                state = LinkState.DOWN;
+                bringUp();
+            }
+            return;
+        }
+        int gen = generation;
+        Port p = r.port;
+        join(p, r.gid, r.broadcast.mgid()).whenComplete((record, failure) -> runOnControl(() -> {
+            if (gen != generation || closed) {
+                return;
+            }
+            if (failure == null && record.mlid().equals(r.broadcast.mlid()) && record.qkey().equals(r.broadcast.qkey())
+                    && record.mtu() == r.broadcast.mtu()) {
+                hooks.info(name() + ": re-joined the broadcast group after a client re-register");
+                hooks.notifyListeners(this, LinkListener.Change.MULTICAST_RESET);
+                hooks.notifyListeners(this, LinkListener.Change.PATHS_STALE);
+            } else {
+                restart(failure != null ? "broadcast re-join failed: " + unwrap(failure).getMessage()
+                        : "broadcast group parameters changed after re-register");
+            }
+        }));
+    }
+
+    private void restart(String why) {
+        if (state == LinkState.DOWN && resources == null) {
+            bringUp();
+            return;
+        }
+        goDown(why, true);
+    }
+
+    /** Releases the UP period's resources; with {@code retry}, tries to come up again at once. */
+    private void goDown(String why, boolean retryNow) {
+        generation++;
+        cancelRetry();
+        stopWatchdog();
+        LinkResources r = resources;
+        resources = null;
+        boolean wasUp = state == LinkState.UP;
+        setState(LinkState.DOWN, why);
+        if (r != null) {
+            r.close();
+            leaveBroadcast(r);
+        }
+        if (wasUp) {
+            hooks.notifyListeners(this, LinkListener.Change.DOWN);
+        }
+        if (retryNow && !closed) {
+            bringUp();
+        }
+    }
+
+    private void leaveBroadcast(LinkResources r) {
+        try {
+            if (r.port.attributes().isActive()) {
+                r.port.subnetAdministrator().leave(r.broadcast.mgid(), r.gid, JoinState.FULL_MEMBER);
+            }
+        } catch (RuntimeException e) {
+            // The provider is going away: the SM drops the membership with the port.
+        }
+    }
+
+    private void setState(LinkState newState, String why) {
+        LinkState old = state;
+        state = newState;
+        reason = why;
+        if (old != newState) {
+            Map<String, Object> props = new LinkedHashMap<>();
+            props.put(IpoibEvents.LINK, name());
+            props.put(IpoibEvents.STATE, newState.name());
+            props.put(IpoibEvents.REASON, why);
+            if (newState == LinkState.UP) {
+                props.put(IpoibEvents.MTU, mtu());
+                hooks.postEvent(IpoibEvents.LINK_UP, props);
+            } else if (old == LinkState.UP) {
+                hooks.postEvent(IpoibEvents.LINK_DOWN, props);
+            }
+        }
+    }
+
+    private void startWatchdog() {
+        long timeoutNanos = config.transmitTimeoutMillis() * 1_000_000L;
+        watchdog = control.scheduleWithFixedDelay(() -> {
+            LinkResources r = resources;
+            if (r != null) {
+                int stuck = r.stuckSends(timeoutNanos);
+                if (stuck > 0) {
+                    stats.txStuck.add(stuck);
+                    hooks.warn(name() + ": " + stuck + " send buffers not returned within "
+                            + config.transmitTimeoutMillis() + " ms", null);
+                }
+            }
+        }, config.transmitTimeoutMillis(), config.transmitTimeoutMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    private void stopWatchdog() {
+        if (watchdog != null) {
+            watchdog.cancel(false);
+            watchdog = null;
+        }
+    }
+
+    private void cancelRetry() {
+        if (retry != null) {
+            retry.cancel(false);
+            retry = null;
+        }
+    }
+
+    private void unsubscribePort() {
+        if (portSubscription != null) {
+            try {
+                portSubscription.close();
+            } catch (Exception ignored) {
+                // The provider is gone with its listeners.
+            }
+            portSubscription = null;
+        }
+        port = null;
+    }
+
+    void logHandlerError(FrameHandler handler, Throwable t) {
+        long suppressed = handlerErrorLog.tryAcquire();
+        if (suppressed >= 0) {
+            hooks.error(name() + ": frame handler " + handler.getClass().getName() + " failed"
+                    + (suppressed > 0 ? " (" + suppressed + " more failures suppressed)" : ""), t);
+        }
+    }
+
+    private static String describe(Port p) {
+        return p.device().name() + "/" + p.number();
+    }
+
+    private static Throwable unwrap(Throwable t) {
+        while (t instanceof CompletionException && t.getCause() != null) {
+            t = t.getCause();
+        }
+        return t;
+    }
+
+    private void runOnControl(Runnable task) {
+        if (!control.isShutdown()) {
+            try {
+                control.execute(() -> guarded(task));
+            } catch (java.util.concurrent.RejectedExecutionException ignored) {
+                // Closing: nothing more to do.
+            }
+        }
+    }
+
+    private void runOnControlAndWait(Runnable task) {
+        if (control.isShutdown()) {
+            return;
+        }
+        try {
+            control.submit(() -> guarded(task)).get(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (Exception e) {
+            hooks.error(name() + ": control task failed", e);
+        }
+    }
+
+    private void guarded(Runnable task) {
+        try {
+            task.run();
+        } catch (RuntimeException e) {
+            hooks.error(name() + ": unexpected failure in the link state machine", e);
+        }
+    }
+
+    /** Stops the link for good: DOWN, resources freed, control thread ended. */
+    void close() {
+        runOnControlAndWait(() -> {
+            goDown("interface removed", false);
+            unsubscribePort();
+            closed = true;
+        });
+        control.shutdownNow();
+        try {
+            control.awaitTermination(5, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return name() + " (" + state + ")";
+    }
+}

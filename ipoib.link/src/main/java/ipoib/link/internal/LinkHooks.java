@@ -1,0 +1,25 @@
+package ipoib.link.internal;
+
+import ipoib.api.link.FrameHandler;
+import ipoib.api.link.IpoibLink;
+import ipoib.api.link.LinkListener;
+import java.util.Map;
+
+/** What a link engine needs from its surroundings (the OSGi component, or a test). */
+interface LinkHooks {
+
+    /** The handlers of an EtherType for this link (an array that stays valid; no allocation). */
+    FrameHandler[] handlers(int etherType);
+
+    /** Tells every link listener, in order. */
+    void notifyListeners(IpoibLink link, LinkListener.Change change);
+
+    /** Posts an EventAdmin event (asynchronously), if EventAdmin is there. */
+    void postEvent(String topic, Map<String, Object> properties);
+
+    void info(String message);
+
+    void warn(String message, Throwable cause);
+
+    void error(String message, Throwable cause);
+}

@@ -1,0 +1,462 @@
+package ipoib.link.internal;
+
+import ipoib.api.Gid;
+import ipoib.api.LinkAddress;
+import ipoib.api.McMemberRecord;
+import ipoib.api.Mgid;
+import ipoib.api.QKey;
+import ipoib.api.Qpn;
+import ipoib.api.link.FrameHandler;
+import ipoib.api.link.ReceivedFrame;
+import ipoib.api.link.TransmitResult;
+import ipoib.api.verbs.AddressHandle;
+import ipoib.api.verbs.AddressVector;
+import ipoib.api.verbs.CompletionQueue;
+import ipoib.api.verbs.CompletionStatus;
+import ipoib.api.verbs.MemoryRegion;
+import ipoib.api.verbs.Port;
+import ipoib.api.verbs.UdQueuePair;
+import ipoib.api.verbs.UdQueuePairConfig;
+import ipoib.api.verbs.VerbsException;
+import ipoib.api.verbs.WorkCompletions;
+import ipoib.codec.DecodeException;
+import ipoib.codec.ipoib.EncapsulationHeader;
+import ipoib.codec.ipoib.GrhView;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The verbs resources of one UP period of a link and its data path: a completion queue, the UD
+ * queue pair, one registered block of send and receive buffers, the broadcast address handle
+ * and the receive thread. Created when the broadcast join succeeded, closed when the link goes
+ * down; nothing here is reused across periods, so a stale sender can only fail, never corrupt.
+ */
+final class LinkResources {
+    private static final long SEND_TAG = 1L << 32;
+    private static final int BATCH = 64;
+
+    final Port port;
+    final int pkeyIndex;
+    final McMemberRecord broadcast;
+    final int mtu;
+    final QKey qkey;
+    final Qpn qpn;
+    final Gid gid;
+    final LinkAddress address;
+    final int serviceLevel;
+    volatile int ownLid;
+
+    private final LinkEngine engine;
+    private final LinkStatistics stats;
+    private final CompletionQueue cq;
+    private final UdQueuePair qp;
+    private final MemoryRegion region;
+    private final MemorySegment buffers;
+    private final int sendCount;
+    private final int receiveCount;
+    private final int bufferSize;
+    private final AddressHandle broadcastHandle;
+    private final Map<Mgid, AddressHandle> groups = new ConcurrentHashMap<>();
+
+    // Free send buffers: a stack of indices guarded by itself (senders pop, the poller pushes).
+    private final int[] freeSend;
+    private int freeTop;
+    private final long[] sendPostedAt;
+
+    private final Thread poller;
+    private volatile boolean running = true;
+    private final Frame frame = new Frame();
+
+    LinkResources(LinkEngine engine, Port port, int pkeyIndex, McMemberRecord broadcast, LinkConfig config) {
+        this.engine = engine;
+        this.stats = engine.stats;
+        this.port = port;
+        this.pkeyIndex = pkeyIndex;
+        this.broadcast = broadcast;
+        this.mtu = broadcast.mtu().ipoibMtu();
+        this.qkey = broadcast.qkey();
+        this.serviceLevel = broadcast.serviceLevel();
+        this.gid = port.gid(0);
+        this.ownLid = port.attributes().lid().value();
+        this.sendCount = config.sendQueueDepth();
+        this.receiveCount = config.receiveQueueDepth();
+        // Every buffer holds the GRH area, the 4-octet header and a full IB MTU of payload.
+        this.bufferSize = (UdQueuePair.GRH_AREA_LENGTH + broadcast.mtu().bytes() + 63) & ~63;
+        this.freeSend = new int[sendCount];
+        this.sendPostedAt = new long[sendCount];
+        CompletionQueue createdCq = null;
+        UdQueuePair createdQp = null;
+        MemoryRegion createdRegion = null;
+        AddressHandle createdAh = null;
+        try {
+            createdCq = port.createCompletionQueue(sendCount + receiveCount);
+            createdQp = port.createUdQueuePair(new UdQueuePairConfig(createdCq, createdCq, sendCount, receiveCount,
+                    pkeyIndex, qkey, true));
+            this.buffers = Arena.ofAuto().allocate((long) bufferSize * (sendCount + receiveCount), 64);
+            createdRegion = port.device().registerMemory(buffers);
+            createdQp.attachMulticast(broadcast.mgid().gid(), broadcast.mlid());
+            createdAh = port.createAddressHandle(groupVector(broadcast));
+        } catch (RuntimeException e) {
+            closeQuietly(createdAh, createdQp, createdRegion, createdCq);
+            throw e;
+        }
+        this.cq = createdCq;
+        this.qp = createdQp;
+        this.region = createdRegion;
+        this.broadcastHandle = createdAh;
+        this.qpn = qp.qpn();
+        this.address = LinkAddress.of(qpn, gid);
+        for (int i = 0; i < sendCount; i++) {
+            freeSend[i] = i;
+        }
+        freeTop = sendCount;
+        for (int i = 0; i < receiveCount; i++) {
+            postReceive(i);
+        }
+        poller = new Thread(this::pollLoop, "ipoib-rx-" + engine.name());
+        poller.setDaemon(true);
+        poller.start();
+    }
+
+    /** The address vector of a multicast group (RFC 4391 §9.1.2: the group's SL, flow label, hop limit, TClass). */
+    static AddressVector groupVector(McMemberRecord group) {
+        return new AddressVector(group.mlid(), group.serviceLevel(), group.rate(), true, group.mgid().gid(),
+                group.flowLabel(), group.hopLimit(), group.trafficClass(), 0);
+    }
+
+    private long receiveOffset(int index) {
+        return (long) (sendCount + index) * bufferSize;
+    }
+
+    private long sendOffset(int index) {
+        return (long) index * bufferSize;
+    }
+
+    private void postReceive(int index) {
+        if (!qp.postReceive(index, region, receiveOffset(index), bufferSize)) {
+            stats.rxErrors.increment();
+        }
+    }
+
+    // ---- transmit ----------------------------------------------------------------------------------
+
+    TransmitResult send(AddressHandle destination, Qpn remoteQpn, int etherType, MemorySegment payload,
+                        boolean multicast) {
+        long length = payload.byteSize();
+        if (length > mtu) {
+            return stats.drop(TransmitResult.DROPPED_TOO_BIG);
+        }
+        int index;
+        synchronized (freeSend) {
+            if (freeTop == 0) {
+                return stats.drop(TransmitResult.DROPPED_NO_BUFFER);
+            }
+            index = freeSend[--freeTop];
+        }
+        long at = sendOffset(index);
+        EncapsulationHeader.write(buffers, at, etherType);
+        MemorySegment.copy(payload, 0, buffers, at + EncapsulationHeader.LENGTH, length);
+        sendPostedAt[index] = System.nanoTime();
+        boolean posted;
+        try {
+            posted = qp.postSend(SEND_TAG | index, region, at, (int) length + EncapsulationHeader.LENGTH, destination,
+                    remoteQpn, qkey);
+        } catch (VerbsException e) {
+            // The provider went away under us: the link is about to go DOWN.
+            releaseSend(index);
+            return stats.drop(TransmitResult.DROPPED_LINK_DOWN);
+        }
+        if (!posted) {
+            releaseSend(index);
+            return stats.drop(TransmitResult.DROPPED_NO_BUFFER);
+        }
+        stats.txPackets.increment();
+        stats.txBytes.add(length);
+        if (multicast) {
+            stats.txMulticast.increment();
+        }
+        return TransmitResult.SENT;
+    }
+
+    TransmitResult sendBroadcast(int etherType, MemorySegment payload) {
+        return send(broadcastHandle, Qpn.MULTICAST, etherType, payload, true);
+    }
+
+    TransmitResult sendMulticast(Mgid group, int etherType, MemorySegment payload) {
+        AddressHandle ah = group.equals(broadcast.mgid()) ? broadcastHandle : groups.get(group);
+        if (ah == null) {
+            return stats.drop(TransmitResult.DROPPED_NO_ROUTE);
+        }
+        return send(ah, Qpn.MULTICAST, etherType, payload, true);
+    }
+
+    private void releaseSend(int index) {
+        synchronized (freeSend) {
+            freeSend[freeTop++] = index;
+        }
+    }
+
+    /** Send buffers outstanding longer than the transmit timeout (the design document's tx timeout). */
+    int stuckSends(long timeoutNanos) {
+        boolean[] free = new boolean[sendCount];
+        synchronized (freeSend) {
+            for (int i = 0; i < freeTop; i++) {
+                free[freeSend[i]] = true;
+            }
+        }
+        long now = System.nanoTime();
+        int stuck = 0;
+        for (int i = 0; i < sendCount; i++) {
+            if (!free[i] && now - sendPostedAt[i] > timeoutNanos) {
+                stuck++;
+            }
+        }
+        return stuck;
+    }
+
+    // ---- multicast groups ---------------------------------------------------------------------------
+
+    void addGroup(McMemberRecord joined, boolean receive) {
+        Mgid mgid = joined.mgid();
+        if (receive) {
+            qp.attachMulticast(mgid.gid(), joined.mlid());
+        }
+        AddressHandle ah = port.createAddressHandle(groupVector(joined));
+        AddressHandle old = groups.put(mgid, ah);
+        if (old != null) {
+            old.close();
+        }
+    }
+
+    void removeGroup(Mgid mgid, McMemberRecord joined) {
+        AddressHandle ah = groups.remove(mgid);
+        if (ah != null) {
+            ah.close();
+        }
+        if (joined != null) {
+            try {
+                qp.detachMulticast(mgid.gid(), joined.mlid());
+            } catch (VerbsException e) {
+                engine.hooks().warn("detach of " + mgid + " failed on " + engine.name(), e);
+            }
+        }
+    }
+
+    boolean hasGroup(Mgid mgid) {
+        return mgid.equals(broadcast.mgid()) || groups.containsKey(mgid);
+    }
+
+    AddressHandle createUnicastHandle(AddressVector vector) {
+        return port.createAddressHandle(vector);
+    }
+
+    // ---- receive ------------------------------------------------------------------------------------
+
+    private void pollLoop() {
+        WorkCompletions batch = new WorkCompletions(BATCH);
+        while (running) {
+            int n;
+            try {
+                n = cq.poll(batch);
+                if (n == 0) {
+                    cq.await(100, TimeUnit.MILLISECONDS);
+                    continue;
+                }
+            } catch (InterruptedException e) {
+                break;
+            } catch (VerbsException e) {
+                if (running) {
+                    engine.hooks().warn("completion queue of " + engine.name() + " failed", e);
+                }
+                break;
+            }
+            for (int i = 0; i < n; i++) {
+                long wrId = batch.workRequestId(i);
+                CompletionStatus status = batch.status(i);
+                if ((wrId & SEND_TAG) != 0) {
+                    if (status != CompletionStatus.SUCCESS && status != CompletionStatus.WORK_REQUEST_FLUSH_ERROR) {
+                        stats.txErrors.increment();
+                    }
+                    releaseSend((int) wrId);
+                    continue;
+                }
+                int index = (int) wrId;
+                if (status == CompletionStatus.WORK_REQUEST_FLUSH_ERROR) {
+                    continue;
+                }
+                if (status == CompletionStatus.SUCCESS) {
+                    receive(index, batch.byteLength(i), batch.sourceQpn(i), batch.sourceLid(i), batch.grhPresent(i));
+                } else {
+                    stats.rxErrors.increment();
+                }
+                if (running) {
+                    postReceive(index);
+                }
+            }
+        }
+    }
+
+    private void receive(int index, int byteLength, int sourceQpn, int sourceLid, boolean grh) {
+        long at = receiveOffset(index);
+        int frameLength = byteLength - UdQueuePair.GRH_AREA_LENGTH;
+        if (frameLength < EncapsulationHeader.LENGTH) {
+            stats.rxDroppedMalformed.increment();
+            return;
+        }
+        boolean multicast = grh && (buffers.get(ValueLayout.JAVA_BYTE, at + 24) & 0xFF) == 0xFF;
+        if (multicast && sourceQpn == qpn.value() && sourceLid == ownLid) {
+            // Our own multicast, replicated back to us by the fabric.
+            stats.rxDroppedOwn.increment();
+            return;
+        }
+        int etherType;
+        try {
+            etherType = EncapsulationHeader.etherType(buffers, at + UdQueuePair.GRH_AREA_LENGTH);
+        } catch (DecodeException e) {
+            stats.rxDroppedMalformed.increment();
+            return;
+        }
+        FrameHandler[] handlers = engine.hooks().handlers(etherType);
+        if (handlers.length == 0) {
+            stats.rxDroppedNoHandler.increment();
+            return;
+        }
+        stats.rxPackets.increment();
+        stats.rxBytes.add(frameLength - EncapsulationHeader.LENGTH);
+        if (multicast) {
+            stats.rxMulticast.increment();
+        }
+        frame.set(etherType, at, frameLength - EncapsulationHeader.LENGTH, sourceQpn, sourceLid, grh, multicast);
+        for (FrameHandler handler : handlers) {
+            try {
+                handler.onFrame(engine, frame);
+            } catch (Throwable t) {
+                stats.handlerErrors.increment();
+                engine.logHandlerError(handler, t);
+            }
+        }
+    }
+
+    /** The receive thread's reusable view of the frame being dispatched. */
+    private final class Frame implements ReceivedFrame {
+        private int etherType;
+        private long bufferOffset;
+        private int payloadLength;
+        private int sourceQpn;
+        private int sourceLid;
+        private boolean grh;
+        private boolean multicast;
+        private final GrhView grhView = new GrhView();
+
+        void set(int etherType, long bufferOffset, int payloadLength, int sourceQpn, int sourceLid, boolean grh,
+                 boolean multicast) {
+            this.etherType = etherType;
+            this.bufferOffset = bufferOffset;
+            this.payloadLength = payloadLength;
+            this.sourceQpn = sourceQpn;
+            this.sourceLid = sourceLid;
+            this.grh = grh;
+            this.multicast = multicast;
+        }
+
+        @Override
+        public int etherType() {
+            return etherType;
+        }
+
+        @Override
+        public MemorySegment buffer() {
+            return buffers;
+        }
+
+        @Override
+        public long payloadOffset() {
+            return bufferOffset + UdQueuePair.GRH_AREA_LENGTH + EncapsulationHeader.LENGTH;
+        }
+
+        @Override
+        public int payloadLength() {
+            return payloadLength;
+        }
+
+        @Override
+        public int sourceQpn() {
+            return sourceQpn;
+        }
+
+        @Override
+        public int sourceLid() {
+            return sourceLid;
+        }
+
+        @Override
+        public boolean grhPresent() {
+            return grh;
+        }
+
+        private GrhView grhView() {
+            try {
+                return grhView.decode(buffers, bufferOffset);
+            } catch (DecodeException e) {
+                return null;
+            }
+        }
+
+        @Override
+        public Gid sourceGid() {
+            GrhView v = grh ? grhView() : null;
+            return v == null ? null : v.sourceGid();
+        }
+
+        @Override
+        public Gid destinationGid() {
+            GrhView v = grh ? grhView() : null;
+            return v == null ? null : v.destinationGid();
+        }
+
+        @Override
+        public boolean multicast() {
+            return multicast;
+        }
+    }
+
+    // ---- shutdown -----------------------------------------------------------------------------------
+
+    /** Stops the receive thread and destroys the resources in dependency order. */
+    void close() {
+        running = false;
+        try {
+            cq.wakeup();
+        } catch (RuntimeException ignored) {
+            // The provider is gone; the thread stops on its own at the next timeout.
+        }
+        if (Thread.currentThread() != poller) {
+            try {
+                poller.join(2000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        for (AddressHandle ah : groups.values()) {
+            closeQuietly(ah);
+        }
+        groups.clear();
+        closeQuietly(broadcastHandle, qp, region, cq);
+    }
+
+    private static void closeQuietly(AutoCloseable... resources) {
+        for (AutoCloseable r : resources) {
+            if (r != null) {
+                try {
+                    r.close();
+                } catch (Exception ignored) {
+                    // Best effort: the provider may already have released it.
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,2 @@
+/** The IPoIB link implementation (private). */
+package ipoib.link.internal;

@@ -1,0 +1,409 @@
+package ipoib.verbs.loopback.fabric;
+
+import ipoib.api.Gid;
+import ipoib.api.Guid;
+import ipoib.api.IbMtu;
+import ipoib.api.JoinState;
+import ipoib.api.Lid;
+import ipoib.api.McMemberRecord;
+import ipoib.api.Mgid;
+import ipoib.api.PKey;
+import ipoib.api.PathRecord;
+import ipoib.api.QKey;
+import ipoib.api.Rate;
+import ipoib.api.sa.GroupTrap;
+import ipoib.api.sa.SaStatus;
+import ipoib.codec.DecodeException;
+import ipoib.codec.mad.InformInfo;
+import ipoib.codec.mad.MadAttribute;
+import ipoib.codec.mad.MadMethod;
+import ipoib.codec.mad.Notice;
+import ipoib.codec.mad.SaHeader;
+import ipoib.codec.mad.SaMad;
+import ipoib.codec.mad.SaMcMemberRecord;
+import ipoib.codec.mad.SaPathRecord;
+import ipoib.codec.mad.Selector;
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * The emulated subnet administrator at the MAD level: decodes the requests the SA client sends,
+ * answers them from the {@link SubnetManager} with the status codes and fields OpenSM gives, and
+ * reports group traps to subscribers as Notices. Runs on its own thread, so a request never
+ * blocks the data path or the requester.
+ */
+public final class SubnetAdministratorEmulator implements GroupTrapSink, AutoCloseable {
+    private static final Logger LOG = Logger.getLogger(SubnetAdministratorEmulator.class.getName());
+    /** OpenSM's components to create a group: join components plus Q_Key, TClass, P_Key, FlowLabel, SL. */
+    static final long REQUIRED_CREATE_COMPONENTS = SaMcMemberRecord.JOIN_COMPONENTS | SaMcMemberRecord.CM_QKEY
+            | SaMcMemberRecord.CM_TCLASS | SaMcMemberRecord.CM_PKEY | SaMcMemberRecord.CM_FLOW_LABEL
+            | SaMcMemberRecord.CM_SL;
+    /** The SM_Key of a trusted requester (OpenSM's default). */
+    static final long TRUSTED_SM_KEY = 1;
+
+    private final Fabric fabric;
+    private final SubnetManager sm;
+    private final ScheduledExecutorService executor;
+    private final Map<LoopPort, LoopMadTransport> transports = new ConcurrentHashMap<>();
+    private final Map<Integer, LongAdder> statusCounts = new ConcurrentHashMap<>();
+    private final AtomicLong reportTid = new AtomicLong(0x5A00_0000_0000_0000L);
+    private final SplittableRandom random;
+    private final Gid smGid;
+    private final LongAdder dropped = new LongAdder();
+    private final LongAdder trapsSent = new LongAdder();
+    private final LongAdder trapsLost = new LongAdder();
+    private volatile SaFaults faults = SaFaults.NONE;
+
+    public SubnetAdministratorEmulator(Fabric fabric) {
+        this.fabric = fabric;
+        this.sm = fabric.subnetManager();
+        this.random = new SplittableRandom(fabric.config().seed() * 31 + 7);
+        this.smGid = Gid.of(fabric.config().subnetPrefix(), Guid.of(fabric.config().nodeGuidBase() + 1));
+        this.executor = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "loopback-sa");
+            t.setDaemon(true);
+            return t;
+        });
+        sm.setTrapSink(this);
+    }
+
+    /** The transport of a port, created on first use. */
+    public LoopMadTransport transport(LoopPort port) {
+        return transports.computeIfAbsent(port, p -> new LoopMadTransport(p, this));
+    }
+
+    public void setFaults(SaFaults faults) {
+        this.faults = faults;
+    }
+
+    public SaFaults faults() {
+        return faults;
+    }
+
+    void submit(LoopPort from, byte[] mad) {
+        SaFaults f = faults;
+        if (f.any()) {
+            boolean drop;
+            synchronized (random) {
+                drop = random.nextInt(100) < f.dropPercent();
+            }
+            if (drop) {
+                dropped.increment();
+                return;
+            }
+        }
+        try {
+            if (f.delayMillis() > 0) {
+                executor.schedule(() -> handle(from, mad), f.delayMillis(), TimeUnit.MILLISECONDS);
+            } else {
+                executor.execute(() -> handle(from, mad));
+            }
+        } catch (java.util.concurrent.RejectedExecutionException closed) {
+            dropped.increment();
+        }
+    }
+
+    private void handle(LoopPort from, byte[] bytes) {
+        MemorySegment in = MemorySegment.ofArray(bytes);
+        SaMad request;
+        try {
+            request = SaMad.decode(in, 0);
+        } catch (DecodeException e) {
+            // OpenSM drops MADs it cannot parse; so does the emulation.
+            dropped.increment();
+            return;
+        }
+        int method = request.header().method();
+        if (method == MadMethod.REPORT_RESP) {
+            return;
+        }
+        if (MadMethod.isResponse(method)) {
+            dropped.increment();
+            return;
+        }
+        SaFaults f = faults;
+        if (f.errorPercent() > 0) {
+            boolean fail;
+            synchronized (random) {
+                fail = random.nextInt(100) < f.errorPercent();
+            }
+            if (fail) {
+                answer(from, request, f.errorStatus(), null, 0);
+                return;
+            }
+        }
+        try {
+            switch (request.header().attributeId()) {
+                case MadAttribute.PATH_RECORD -> pathRecord(from, request, in);
+                case MadAttribute.MC_MEMBER_RECORD -> mcMemberRecord(from, request, in);
+                case MadAttribute.INFORM_INFO -> informInfo(from, request, in);
+                default -> answer(from, request, SaStatus.METHOD_ATTRIBUTE_NOT_SUPPORTED, null, 0);
+            }
+        } catch (SaStatusException e) {
+            answer(from, request, e.status(), null, 0);
+        } catch (DecodeException e) {
+            answer(from, request, SaStatus.INVALID_ATTRIBUTE_VALUE, null, 0);
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "emulated SA failed on a request from " + from, e);
+            answer(from, request, SaStatus.NO_RESOURCES, null, 0);
+        }
+    }
+
+    // ---- PathRecord ------------------------------------------------------------------------------------
+
+    private void pathRecord(LoopPort from, SaMad request, MemorySegment in) throws SaStatusException, DecodeException {
+        int method = request.header().method();
+        if (method != MadMethod.GET && method != MadMethod.GET_TABLE) {
+            throw new SaStatusException(SaStatus.METHOD_ATTRIBUTE_NOT_SUPPORTED, "PathRecord method " + method);
+        }
+        long mask = request.sa().componentMask();
+        SaPathRecord query = SaPathRecord.decode(in, SaMad.DATA_OFFSET);
+        if ((mask & SaPathRecord.CM_DGID) == 0 && (mask & SaPathRecord.CM_DLID) == 0) {
+            throw new SaStatusException(SaStatus.INSUFFICIENT_COMPONENTS, "PathRecord needs a DGID or DLID");
+        }
+        Gid source = (mask & SaPathRecord.CM_SGID) != 0 ? query.sourceGid() : from.gid(0);
+        Gid destination = query.destinationGid();
+        if ((mask & SaPathRecord.CM_DGID) == 0) {
+            LoopPort dst = sm.portByLid(query.destinationLid());
+            if (dst == null) {
+                throw new SaStatusException(SaStatus.NO_RECORDS, "no port with LID " + query.destinationLid());
+            }
+            destination = dst.gid(0);
+        }
+        PKey pkey = (mask & SaPathRecord.CM_PKEY) != 0 ? pkeyOf(query.pkey()) : PKey.DEFAULT;
+        PathRecord path = sm.pathRecord(source, destination, pkey);
+        SaPathRecord answer = SaPathRecord.fromApi(path);
+        answer(from, request, SaStatus.SUCCESS, (seg, off) -> answer.encode(seg, off),
+                method == MadMethod.GET_TABLE ? SaPathRecord.LENGTH : 0);
+    }
+
+    private static PKey pkeyOf(int value) throws SaStatusException {
+        try {
+            return PKey.of(value);
+        } catch (IllegalArgumentException e) {
+            throw new SaStatusException(SaStatus.REQUEST_INVALID, e.getMessage());
+        }
+    }
+
+    // ---- MCMemberRecord --------------------------------------------------------------------------------
+
+    private void mcMemberRecord(LoopPort from, SaMad request, MemorySegment in) throws SaStatusException, DecodeException {
+        long mask = request.sa().componentMask();
+        SaMcMemberRecord record = SaMcMemberRecord.decode(in, SaMad.DATA_OFFSET);
+        switch (request.header().method()) {
+            case MadMethod.SET -> join(from, request, mask, record);
+            case MadMethod.DELETE -> leave(from, request, mask, record);
+            case MadMethod.GET, MadMethod.GET_TABLE -> query(from, request, mask, record);
+            default -> throw new SaStatusException(SaStatus.METHOD_ATTRIBUTE_NOT_SUPPORTED,
+                    "MCMemberRecord method " + request.header().method());
+        }
+    }
+
+    private void join(LoopPort from, SaMad request, long mask, SaMcMemberRecord record) throws SaStatusException {
+        if ((mask & SaMcMemberRecord.JOIN_COMPONENTS) != SaMcMemberRecord.JOIN_COMPONENTS) {
+            throw new SaStatusException(SaStatus.INSUFFICIENT_COMPONENTS, "join needs MGID, PortGID and JoinState");
+        }
+        checkRequester(from, record);
+        Mgid mgid = mgidOf(record);
+        McMemberRecord template = null;
+        if ((mask & REQUIRED_CREATE_COMPONENTS) == REQUIRED_CREATE_COMPONENTS) {
+            template = createTemplate(from, mask, record, mgid);
+        }
+        McMemberRecord joined = sm.join(mgid, record.portGid(), record.joinState(), template);
+        SaMcMemberRecord answer = SaMcMemberRecord.fromApi(joined);
+        answer(from, request, SaStatus.SUCCESS, answer::encode, 0);
+    }
+
+    /** The group a create would make: requested values, or the port's where a component is absent. */
+    private McMemberRecord createTemplate(LoopPort from, long mask, SaMcMemberRecord r, Mgid mgid)
+            throws SaStatusException {
+        try {
+            IbMtu mtu = (mask & SaMcMemberRecord.CM_MTU) != 0 && r.mtu() != 0 ? IbMtu.fromCode(r.mtu()) : from.activeMtu();
+            Rate rate = (mask & SaMcMemberRecord.CM_RATE) != 0 && r.rate() != 0 ? Rate.fromCode(r.rate())
+                    : fabric.config().rate();
+            int lifetime = (mask & SaMcMemberRecord.CM_PACKET_LIFE_TIME) != 0 ? r.packetLifeTime()
+                    : SubnetManager.PACKET_LIFETIME;
+            int hopLimit = (mask & SaMcMemberRecord.CM_HOP_LIMIT) != 0 ? r.hopLimit() : 0;
+            return new McMemberRecord(mgid, r.portGid(), QKey.of(r.qkey()), Lid.UNASSIGNED, mtu, r.trafficClass(),
+                    PKey.of(r.pkey()), rate, lifetime, r.serviceLevel(), r.flowLabel(), hopLimit,
+                    JoinState.FULL_MEMBER, false);
+        } catch (IllegalArgumentException e) {
+            throw new SaStatusException(SaStatus.REQUEST_INVALID, "create parameters: " + e.getMessage());
+        }
+    }
+
+    private void leave(LoopPort from, SaMad request, long mask, SaMcMemberRecord record) throws SaStatusException {
+        if ((mask & SaMcMemberRecord.JOIN_COMPONENTS) != SaMcMemberRecord.JOIN_COMPONENTS) {
+            throw new SaStatusException(SaStatus.INSUFFICIENT_COMPONENTS, "leave needs MGID, PortGID and JoinState");
+        }
+        checkRequester(from, record);
+        McMemberRecord left = sm.leave(mgidOf(record), record.portGid(), record.joinState());
+        SaMcMemberRecord answer = SaMcMemberRecord.fromApi(left);
+        answer(from, request, SaStatus.SUCCESS, answer::encode, 0);
+    }
+
+    /**
+     * Get and GetTable: records matching the MGID and PortGID components. Untrusted requesters
+     * (SM_Key other than 1) see only their own memberships, as with OpenSM.
+     */
+    private void query(LoopPort from, SaMad request, long mask, SaMcMemberRecord record) throws SaStatusException {
+        boolean trusted = request.sa().smKey() == TRUSTED_SM_KEY;
+        List<McMemberRecord> matches = new ArrayList<>();
+        for (McMemberRecord r : sm.memberRecords()) {
+            if ((mask & SaMcMemberRecord.CM_MGID) != 0 && !r.mgid().gid().equals(record.mgid())) {
+                continue;
+            }
+            if ((mask & SaMcMemberRecord.CM_PORT_GID) != 0 && !r.portGid().equals(record.portGid())) {
+                continue;
+            }
+            if (!trusted && !r.portGid().equals(from.gid(0))) {
+                continue;
+            }
+            matches.add(r);
+        }
+        if (request.header().method() == MadMethod.GET) {
+            if (matches.isEmpty()) {
+                throw new SaStatusException(SaStatus.NO_RECORDS, "no matching member record");
+            }
+            if (matches.size() > 1) {
+                throw new SaStatusException(SaStatus.TOO_MANY_RECORDS, matches.size() + " member records match");
+            }
+            SaMcMemberRecord answer = SaMcMemberRecord.fromApi(matches.get(0));
+            answer(from, request, SaStatus.SUCCESS, answer::encode, 0);
+            return;
+        }
+        // GetTable without RMPP: as many records as fit into one MAD.
+        int stride = SaMcMemberRecord.TABLE_STRIDE;
+        int fit = Math.min(matches.size(), SaMad.DATA_LENGTH / stride);
+        List<McMemberRecord> sent = matches.subList(0, fit);
+        answer(from, request, SaStatus.SUCCESS, (seg, off) -> {
+            long at = off;
+            for (McMemberRecord r : sent) {
+                SaMcMemberRecord.fromApi(r).encode(seg, at);
+                at += stride;
+            }
+        }, stride);
+    }
+
+    private static void checkRequester(LoopPort from, SaMcMemberRecord record) throws SaStatusException {
+        if (!record.portGid().equals(from.gid(0)) && !record.proxyJoin()) {
+            throw new SaStatusException(SaStatus.REQUEST_INVALID,
+                    "PortGID " + record.portGid() + " is not the requester's " + from.gid(0) + " and ProxyJoin is not set");
+        }
+    }
+
+    private static Mgid mgidOf(SaMcMemberRecord record) throws SaStatusException {
+        if (!record.mgid().isMulticast()) {
+            throw new SaStatusException(SaStatus.INVALID_GID, "MGID " + record.mgid() + " is not a multicast GID");
+        }
+        return new Mgid(record.mgid());
+    }
+
+    // ---- InformInfo and reports ---------------------------------------------------------------------------
+
+    private void informInfo(LoopPort from, SaMad request, MemorySegment in) throws SaStatusException, DecodeException {
+        if (request.header().method() != MadMethod.SET) {
+            throw new SaStatusException(SaStatus.METHOD_ATTRIBUTE_NOT_SUPPORTED, "InformInfo method "
+                    + request.header().method());
+        }
+        InformInfo info = InformInfo.decode(in, SaMad.DATA_OFFSET);
+        Mgid mgid = info.gid().equals(Gid.ZERO) ? null : mgidOf(info.gid());
+        if (info.subscribe()) {
+            sm.subscribe(from, info.trapNumberOrDeviceId(), mgid, info.qpn());
+        } else {
+            sm.unsubscribe(from, info.trapNumberOrDeviceId(), mgid);
+        }
+        answer(from, request, SaStatus.SUCCESS, info::encode, 0);
+    }
+
+    private static Mgid mgidOf(Gid gid) throws SaStatusException {
+        if (!gid.isMulticast()) {
+            throw new SaStatusException(SaStatus.INVALID_GID, "GID " + gid + " of a group trap subscription is not multicast");
+        }
+        return new Mgid(gid);
+    }
+
+    @Override
+    public void report(LoopPort subscriber, int trapNumber, Mgid mgid, Object subscription) {
+        SaFaults f = faults;
+        if (f.trapLossPercent() > 0) {
+            boolean lose;
+            synchronized (random) {
+                lose = random.nextInt(100) < f.trapLossPercent();
+            }
+            if (lose) {
+                trapsLost.increment();
+                return;
+            }
+        }
+        GroupTrap.Type type = trapNumber == 66 ? GroupTrap.Type.CREATED : GroupTrap.Type.DELETED;
+        Notice notice = Notice.forGroupTrap(type, mgid, SubnetManager.SM_LID, smGid);
+        byte[] bytes = new byte[SaMad.LENGTH];
+        MemorySegment out = MemorySegment.ofArray(bytes);
+        SaMad.request(MadMethod.REPORT, reportTid.incrementAndGet(), Notice.ATTRIBUTE_ID, 0, 0).encode(out, 0);
+        notice.encode(out, SaMad.DATA_OFFSET);
+        trapsSent.increment();
+        // Reports leave on the SA thread, after the answer to the request that caused them.
+        executor.execute(() -> transport(subscriber).deliver(bytes));
+    }
+
+    // ---- answers ----------------------------------------------------------------------------------------
+
+    @FunctionalInterface
+    private interface AttributeWriter {
+        void write(MemorySegment segment, long offset);
+    }
+
+    /**
+     * Sends the response: the request's TID and attribute, the response method, the status;
+     * {@code tableStride} > 0 makes a GetTable answer (AttributeOffset in 8-octet words).
+     */
+    private void answer(LoopPort to, SaMad request, int status, AttributeWriter attribute, int tableStride) {
+        statusCounts.computeIfAbsent(status, k -> new LongAdder()).increment();
+        byte[] bytes = new byte[SaMad.LENGTH];
+        MemorySegment out = MemorySegment.ofArray(bytes);
+        SaMad response = request.response(status);
+        int stride = tableStride > 0 ? tableStride
+                : request.header().attributeId() == MadAttribute.MC_MEMBER_RECORD ? SaMcMemberRecord.TABLE_STRIDE
+                : request.header().attributeId() == MadAttribute.PATH_RECORD ? SaPathRecord.LENGTH : 0;
+        response = response.withSa(new SaHeader(0, stride / 8, request.sa().componentMask()));
+        response.encode(out, 0);
+        if (attribute != null && status == SaStatus.SUCCESS) {
+            attribute.write(out, SaMad.DATA_OFFSET);
+        }
+        transport(to).deliver(bytes);
+    }
+
+    /** Statistics: requests by kind, answers by status, drops and traps. */
+    public Map<String, Long> statistics() {
+        Map<String, Long> out = new java.util.LinkedHashMap<>(sm.requestCounts());
+        statusCounts.forEach((status, n) -> out.put("answers " + SaStatus.describe(status), n.sum()));
+        out.put("requests dropped", dropped.sum());
+        out.put("traps reported", trapsSent.sum());
+        out.put("traps lost", trapsLost.sum());
+        return out;
+    }
+
+    @Override
+    public void close() {
+        sm.setTrapSink(null);
+        executor.shutdownNow();
+        try {
+            executor.awaitTermination(5, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

@@ -1,0 +1,241 @@
+package ipoib.verbs.loopback.internal;
+
+import ipoib.api.Gid;
+import ipoib.api.JoinState;
+import ipoib.api.PKey;
+import ipoib.api.verbs.PortAttributes;
+import ipoib.verbs.loopback.fabric.Fabric;
+import ipoib.verbs.loopback.fabric.Faults;
+import ipoib.verbs.loopback.fabric.LoopDevice;
+import ipoib.verbs.loopback.fabric.LoopPort;
+import ipoib.verbs.loopback.fabric.MulticastGroup;
+import ipoib.verbs.loopback.fabric.SaFaults;
+import ipoib.verbs.loopback.fabric.SubnetAdministratorEmulator;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import org.apache.felix.service.command.Descriptor;
+
+/** Gogo commands of the loopback fabric (scope {@code fabric}). */
+public final class FabricCommands {
+
+    static final String[] FUNCTIONS = {"hcas", "groups", "sa", "stats", "fault", "faults", "clear", "reset", "down",
+            "up", "lid", "smchange", "pkeys"};
+
+    private final Fabric fabric;
+    private final SubnetAdministratorEmulator sa;
+
+    FabricCommands(Fabric fabric, SubnetAdministratorEmulator sa) {
+        this.fabric = fabric;
+        this.sa = sa;
+    }
+
+    @Descriptor("list the HCAs and their ports: GUID, LID, state, MTU, P_Keys")
+    public String hcas() {
+        StringBuilder out = new StringBuilder();
+        for (LoopDevice d : fabric.devices()) {
+            out.append(d.name()).append("  node GUID ").append(d.nodeGuid()).append('\n');
+            for (LoopPort p : d.loopPorts()) {
+                PortAttributes a = p.attributes();
+                out.append(String.format("    port %d  GUID %s  LID %s  %s  MTU %s  rate %s%n", p.number(), p.guid(),
+                        a.lid(), a.state(), a.activeMtu(), a.rate()));
+                out.append("           GID ").append(p.gid(0)).append("  P_Keys ").append(p.pkeyTable()).append('\n');
+            }
+        }
+        return out.toString();
+    }
+
+    @Descriptor("list the multicast groups with their members and join states")
+    public String groups() {
+        List<MulticastGroup> groups = new ArrayList<>(fabric.subnetManager().groups());
+        groups.sort(Comparator.comparing(g -> g.mlid().value()));
+        if (groups.isEmpty()) {
+            return "no multicast groups";
+        }
+        StringBuilder out = new StringBuilder();
+        for (MulticastGroup g : groups) {
+            var r = g.record(Gid.ZERO, JoinState.FULL_MEMBER.bit());
+            out.append(String.format("%s  MLID %s  Q_Key %s  P_Key %s  MTU %s  SL %d%s%n", g.mgid(), g.mlid(), r.qkey(),
+                    r.pkey(), r.mtu(), r.serviceLevel(), g.persistent() ? "  (configured)" : ""));
+            for (Map.Entry<Gid, Integer> m : g.members().entrySet()) {
+                out.append("    ").append(m.getKey()).append("  ").append(joinStates(m.getValue())).append('\n');
+            }
+        }
+        return out.toString();
+    }
+
+    private static String joinStates(int bits) {
+        List<String> names = new ArrayList<>();
+        for (JoinState s : JoinState.values()) {
+            if ((bits & s.bit()) != 0) {
+                names.add(s.toString());
+            }
+        }
+        return String.join("+", names);
+    }
+
+    @Descriptor("show the emulated subnet administrator's statistics and faults")
+    public String sa() {
+        StringBuilder out = new StringBuilder();
+        sa.statistics().forEach((k, v) -> out.append(String.format("%-48s %d%n", k, v)));
+        out.append("faults: ").append(sa.faults()).append('\n');
+        out.append("trap subscriptions: ").append(fabric.subnetManager().subscriptions().size()).append('\n');
+        return out.toString();
+    }
+
+    @Descriptor("show the fabric's packet counters and drops by reason")
+    public String stats() {
+        StringBuilder out = new StringBuilder();
+        fabric.counters().snapshot().forEach((k, v) -> out.append(String.format("%-28s %d%n", k, v)));
+        return out.toString();
+    }
+
+    @Descriptor("inject a fault: loss|duplicate|reorder|corrupt <percent>, delay <ms> [device/port], "
+            + "or sa-drop|sa-error|trap-loss <percent>, sa-delay <ms>, sa-status <status>")
+    public String fault(@Descriptor("fault kind") String kind, @Descriptor("value") String value,
+                        @Descriptor("device/port, e.g. loop0/1 (optional: every port)") String... port) {
+        String usage = "fabric:fault <loss|duplicate|reorder|delay|corrupt> <value> [device/port]\n"
+                + "       fabric:fault <sa-drop|sa-delay|sa-error|sa-status|trap-loss> <value>";
+        int v;
+        try {
+            v = Integer.decode(value);
+        } catch (NumberFormatException e) {
+            throw usage(usage, "value '" + value + "' is not a number");
+        }
+        if (port.length > 1) {
+            throw usage(usage, "too many arguments");
+        }
+        try {
+            if (kind.startsWith("sa-") || kind.equals("trap-loss")) {
+                if (port.length > 0) {
+                    throw usage(usage, "SA faults apply to the whole subnet, not to a port");
+                }
+                sa.setFaults(sa.faults().with(kind, v));
+                return "SA faults: " + sa.faults();
+            }
+            LoopPort target = port.length == 1 ? port(port[0], usage) : null;
+            List<LoopPort> targets = target != null ? List.of(target) : allPorts();
+            for (LoopPort p : targets) {
+                fabric.setFaults(p, currentFaults(p).with(kind, v));
+            }
+            return (target == null ? "every port" : target.toString()) + ": " + currentFaults(targets.get(0));
+        } catch (IllegalArgumentException e) {
+            if (e.getMessage().contains("usage:")) {
+                throw e;
+            }
+            throw usage(usage, e.getMessage());
+        }
+    }
+
+    private Faults currentFaults(LoopPort p) {
+        return fabric.faults(p);
+    }
+
+    @Descriptor("show the faults in force")
+    public String faults() {
+        StringBuilder out = new StringBuilder();
+        for (LoopPort p : allPorts()) {
+            out.append(p).append(": ").append(currentFaults(p)).append('\n');
+        }
+        out.append("SA: ").append(sa.faults()).append('\n');
+        return out.toString();
+    }
+
+    @Descriptor("clear every fault")
+    public String clear() {
+        fabric.setFaults(null, Faults.NONE);
+        sa.setFaults(SaFaults.NONE);
+        return "faults cleared";
+    }
+
+    @Descriptor("reset a port: its queue pairs fail, it goes down and comes back (consumers get new QPNs)")
+    public String reset(@Descriptor("device/port, e.g. loop0/1") String port) {
+        LoopPort p = port(port, "fabric:reset <device/port>");
+        fabric.resetPort(p);
+        return "reset " + p;
+    }
+
+    @Descriptor("take a port down")
+    public String down(@Descriptor("device/port") String port) {
+        LoopPort p = port(port, "fabric:down <device/port>");
+        fabric.portDown(p);
+        return p + " DOWN";
+    }
+
+    @Descriptor("bring a port up")
+    public String up(@Descriptor("device/port") String port) {
+        LoopPort p = port(port, "fabric:up <device/port>");
+        fabric.portUp(p);
+        return p + " ACTIVE";
+    }
+
+    @Descriptor("give a port a new LID (LID_CHANGE)")
+    public String lid(@Descriptor("device/port") String port, @Descriptor("new LID, 2..0xbfff") String lid) {
+        String usage = "fabric:lid <device/port> <lid>";
+        LoopPort p = port(port, usage);
+        int value;
+        try {
+            value = Integer.decode(lid);
+        } catch (NumberFormatException e) {
+            throw usage(usage, "LID '" + lid + "' is not a number");
+        }
+        try {
+            fabric.changeLid(p, value);
+        } catch (IllegalArgumentException e) {
+            throw usage(usage, e.getMessage());
+        }
+        return p + " LID " + p.attributes().lid();
+    }
+
+    @Descriptor("a new SM takes over: joins and subscriptions are forgotten, every port gets SM_CHANGE and CLIENT_REREGISTER")
+    public String smchange() {
+        fabric.smChange();
+        return "SM change signalled to every port";
+    }
+
+    @Descriptor("replace a port's P_Key table (PKEY_CHANGE)")
+    public String pkeys(@Descriptor("device/port") String port, @Descriptor("P_Keys, e.g. 0xffff 0x8001") String... keys) {
+        String usage = "fabric:pkeys <device/port> <pkey>...";
+        LoopPort p = port(port, usage);
+        List<PKey> table = new ArrayList<>();
+        for (String k : keys) {
+            try {
+                table.add(PKey.parse(k));
+            } catch (IllegalArgumentException e) {
+                throw usage(usage, e.getMessage());
+            }
+        }
+        fabric.setPKeys(p, table);
+        return p + " P_Keys " + p.pkeyTable();
+    }
+
+    private List<LoopPort> allPorts() {
+        List<LoopPort> ports = new ArrayList<>();
+        for (LoopDevice d : fabric.devices()) {
+            ports.addAll(d.loopPorts());
+        }
+        return ports;
+    }
+
+    private LoopPort port(String text, String usage) {
+        String[] parts = text.split("/", 2);
+        int number = 1;
+        if (parts.length == 2) {
+            try {
+                number = Integer.parseInt(parts[1]);
+            } catch (NumberFormatException e) {
+                throw usage(usage, "port '" + parts[1] + "' is not a number");
+            }
+        }
+        try {
+            return fabric.port(parts[0], number);
+        } catch (IllegalArgumentException e) {
+            throw usage(usage, e.getMessage());
+        }
+    }
+
+    private static IllegalArgumentException usage(String usage, String error) {
+        return new IllegalArgumentException(error + "\nusage: " + usage);
+    }
+}

@@ -1,0 +1,218 @@
+package ipoib.verbs.loopback.fabric;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import ipoib.api.Gid;
+import ipoib.api.IbMtu;
+import ipoib.api.JoinState;
+import ipoib.api.Lid;
+import ipoib.api.McMemberRecord;
+import ipoib.api.Mgid;
+import ipoib.api.PKey;
+import ipoib.api.PathRecord;
+import ipoib.api.QKey;
+import ipoib.api.Rate;
+import ipoib.api.sa.GroupTrap;
+import ipoib.api.sa.SaException;
+import ipoib.api.sa.SaStatus;
+import ipoib.codec.sa.SaClient;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The emulated SA answers the SA client's MADs with OpenSM's statuses and fields: the client and
+ * the emulation meet only through the codec's MAD encoding.
+ */
+class SaEmulationTest {
+    private static final Mgid BROADCAST = Mgid.parse("ff12:401b:ffff::ffff:ffff");
+    private static final Mgid GROUP = Mgid.parse("ff12:401b:ffff::e000:fb");
+
+    private Fabric fabric;
+    private SubnetAdministratorEmulator sa;
+    private ScheduledExecutorService timers;
+    private SaClient a;
+    private SaClient b;
+    private LoopPort portA;
+    private LoopPort portB;
+
+    @BeforeEach
+    void start() {
+        FabricConfig d = FabricConfig.defaults();
+        fabric = new Fabric(new FabricConfig(3, 1, d.subnetPrefix(), d.nodeGuidBase(), IbMtu.MTU_2048, Rate.RATE_10_GBPS,
+                List.of(PartitionConfig.parse("Default=0x7fff, ipoib, mtu=4, rate=3, sl=2, Q_Key=0x0b1b, defmember=full : ALL ;"),
+                        PartitionConfig.parse("Other=0x0001 : loop0=full ;")), 7));
+        fabric.start();
+        sa = new SubnetAdministratorEmulator(fabric);
+        timers = Executors.newSingleThreadScheduledExecutor();
+        portA = fabric.devices().get(0).loopPorts().get(0);
+        portB = fabric.devices().get(1).loopPorts().get(0);
+        a = new SaClient(sa.transport(portA), timers, 200, 3, 1);
+        b = new SaClient(sa.transport(portB), timers, 200, 3, 1);
+    }
+
+    @AfterEach
+    void stop() {
+        a.close();
+        b.close();
+        timers.shutdownNow();
+        sa.close();
+        fabric.close();
+    }
+
+    private static <T> T get(CompletionStage<T> stage) throws Exception {
+        return stage.toCompletableFuture().get(5, TimeUnit.SECONDS);
+    }
+
+    private static SaException failure(CompletionStage<?> stage) {
+        ExecutionException e = assertThrows(ExecutionException.class, () -> get(stage));
+        return assertInstanceOf(SaException.class, e.getCause());
+    }
+
+    @Test
+    void broadcastGroupFromThePartitionConfigurationExistsBeforeTheFirstJoin() throws Exception {
+        McMemberRecord joined = get(a.join(BROADCAST, portA.gid(0), JoinState.FULL_MEMBER));
+        assertEquals(QKey.of(0x0b1b), joined.qkey());
+        assertEquals(IbMtu.MTU_2048, joined.mtu());
+        assertEquals(2, joined.serviceLevel());
+        assertEquals(PKey.of(0xffff), joined.pkey());
+        assertTrue(joined.mlid().isMulticast());
+        assertEquals(portA.gid(0), joined.portGid());
+    }
+
+    @Test
+    void pathRecordNamesTheDestinationsLidAndGid() throws Exception {
+        PathRecord path = get(a.pathRecord(portA.gid(0), portB.gid(0), PKey.DEFAULT));
+        assertEquals(Lid.of(portB.lidValue()), path.destinationLid());
+        assertEquals(Lid.of(portA.lidValue()), path.sourceLid());
+        assertEquals(portB.gid(0), path.destinationGid());
+        assertEquals(IbMtu.MTU_2048, path.mtu());
+        assertEquals(2, path.serviceLevel());
+    }
+
+    @Test
+    void pathRecordToAnUnknownGidHasNoRecords() {
+        assertEquals(SaStatus.NO_RECORDS, failure(a.pathRecord(portA.gid(0), Gid.parse("fe80::dead"), PKey.DEFAULT)).status());
+    }
+
+    @Test
+    void pathRecordAcrossPartitionsHasNoRecords() {
+        assertEquals(SaStatus.NO_RECORDS, failure(a.pathRecord(portA.gid(0), portB.gid(0), PKey.of(0x8001))).status());
+    }
+
+    @Test
+    void joiningAMissingGroupWithoutCreateComponentsIsInsufficientComponents() {
+        assertEquals(SaStatus.INSUFFICIENT_COMPONENTS, failure(a.join(GROUP, portA.gid(0), JoinState.FULL_MEMBER)).status());
+    }
+
+    private McMemberRecord template(Gid port) {
+        return new McMemberRecord(GROUP, port, QKey.of(0x0b1b), Lid.UNASSIGNED, IbMtu.MTU_2048, 0, PKey.DEFAULT,
+                Rate.RATE_10_GBPS, 0, 2, 0, 0, JoinState.FULL_MEMBER, false);
+    }
+
+    @Test
+    void createThenJoinByAnotherHostListsBothMembers() throws Exception {
+        McMemberRecord created = get(a.create(template(portA.gid(0))));
+        assertTrue(created.mlid().isMulticast());
+        McMemberRecord joined = get(b.join(GROUP, portB.gid(0), JoinState.FULL_MEMBER));
+        assertEquals(created.mlid(), joined.mlid(), "same group");
+        List<McMemberRecord> members = get(a.groups()).stream().filter(r -> r.mgid().equals(GROUP)).toList();
+        assertEquals(2, members.size());
+        assertTrue(members.stream().anyMatch(r -> r.portGid().equals(portA.gid(0))));
+        assertTrue(members.stream().anyMatch(r -> r.portGid().equals(portB.gid(0))));
+    }
+
+    @Test
+    void groupIsDeletedWhenTheLastFullMemberLeavesAndNonMembersDoNotKeepIt() throws Exception {
+        get(a.create(template(portA.gid(0))));
+        get(b.join(GROUP, portB.gid(0), JoinState.NON_MEMBER));
+        assertTrue(get(a.group(GROUP)).isPresent());
+        get(a.leave(GROUP, portA.gid(0), JoinState.FULL_MEMBER));
+        assertEquals(Optional.empty(), get(a.group(GROUP)), "only a NonMember was left");
+        assertEquals(SaStatus.NO_RECORDS, failure(a.leave(GROUP, portA.gid(0), JoinState.FULL_MEMBER)).status());
+    }
+
+    @Test
+    void configuredBroadcastGroupSurvivesTheLastLeave() throws Exception {
+        get(a.join(BROADCAST, portA.gid(0), JoinState.FULL_MEMBER));
+        get(a.leave(BROADCAST, portA.gid(0), JoinState.FULL_MEMBER));
+        get(b.join(BROADCAST, portB.gid(0), JoinState.FULL_MEMBER));
+    }
+
+    @Test
+    void createOnlyByAFullMember() {
+        McMemberRecord sendOnly = template(portA.gid(0)).forMember(portA.gid(0), JoinState.SEND_ONLY_NON_MEMBER);
+        assertEquals(SaStatus.REQUEST_INVALID, failure(a.create(sendOnly)).status());
+    }
+
+    @Test
+    void aPortCannotJoinForAnotherWithoutProxyJoin() {
+        assertEquals(SaStatus.REQUEST_INVALID, failure(a.join(BROADCAST, portB.gid(0), JoinState.FULL_MEMBER)).status());
+    }
+
+    @Test
+    void createAndDeleteTrapsReachASubscriber() throws Exception {
+        LinkedBlockingQueue<GroupTrap> traps = new LinkedBlockingQueue<>();
+        AutoCloseable created = get(b.subscribe(GroupTrap.Type.CREATED, null, traps::add));
+        get(b.subscribe(GroupTrap.Type.DELETED, GROUP, traps::add));
+        get(a.create(template(portA.gid(0))));
+        GroupTrap first = traps.poll(5, TimeUnit.SECONDS);
+        assertEquals(new GroupTrap(GroupTrap.Type.CREATED, GROUP, GROUP.gid()), first);
+        get(a.leave(GROUP, portA.gid(0), JoinState.FULL_MEMBER));
+        GroupTrap second = traps.poll(5, TimeUnit.SECONDS);
+        assertEquals(GroupTrap.Type.DELETED, second.type());
+        created.close();
+        get(a.create(template(portA.gid(0))));
+        get(a.leave(GROUP, portA.gid(0), JoinState.FULL_MEMBER));
+        GroupTrap third = traps.poll(5, TimeUnit.SECONDS);
+        assertEquals(GroupTrap.Type.DELETED, third.type(), "the created-subscription was closed; only deletes arrive");
+        assertTrue(traps.isEmpty());
+    }
+
+    @Test
+    void droppedRequestsAreRetransmittedUntilTheyTimeOut() {
+        sa.setFaults(SaFaults.NONE.with("sa-drop", 100));
+        SaException e = failure(a.pathRecord(portA.gid(0), portB.gid(0), PKey.DEFAULT));
+        assertTrue(e.isTimeout());
+        assertTrue(e.getMessage().contains("3 attempts"), e.getMessage());
+        assertEquals(3L, a.statistics().get("sent"));
+    }
+
+    @Test
+    void injectedErrorStatusReachesTheCaller() {
+        sa.setFaults(SaFaults.NONE.with("sa-error", 100).with("sa-status", SaStatus.BUSY));
+        assertEquals(SaStatus.BUSY, failure(a.join(BROADCAST, portA.gid(0), JoinState.FULL_MEMBER)).status());
+    }
+
+    @Test
+    void lostTrapsAreCounted() throws Exception {
+        sa.setFaults(SaFaults.NONE.with("trap-loss", 100));
+        LinkedBlockingQueue<GroupTrap> traps = new LinkedBlockingQueue<>();
+        get(b.subscribe(GroupTrap.Type.CREATED, null, traps::add));
+        get(a.create(template(portA.gid(0))));
+        assertEquals(1L, sa.statistics().get("traps lost"));
+        assertFalse(traps.poll(100, TimeUnit.MILLISECONDS) != null);
+    }
+
+    @Test
+    void smChangeForgetsJoinsButKeepsConfiguredGroups() throws Exception {
+        get(a.create(template(portA.gid(0))));
+        get(a.join(BROADCAST, portA.gid(0), JoinState.FULL_MEMBER));
+        fabric.smChange();
+        assertEquals(Optional.empty(), get(a.group(GROUP)));
+        assertTrue(fabric.subnetManager().group(BROADCAST).members().isEmpty());
+        get(a.join(BROADCAST, portA.gid(0), JoinState.FULL_MEMBER));
+    }
+}
