@@ -422,7 +422,7 @@ final class FabricPort implements Port {
         UmadTransport t = transport();
         synchronized (subnetLock) {
             if (subnetAdministrator == null) {
-                subnetAdministrator = device.runtime.subnetAdministrator(t, gid(0));
+                subnetAdministrator = device.runtime.subnetAdministrator(t);
             }
             return subnetAdministrator;
         }
@@ -431,10 +431,15 @@ final class FabricPort implements Port {
     /** Closes the MAD transport (on device close). */
     void closeSubnetAccess() {
         UmadTransport t;
+        SubnetAdministrator sa;
         synchronized (subnetLock) {
             t = transport;
+            sa = subnetAdministrator;
             transport = null;
             subnetAdministrator = null;
+        }
+        if (sa != null) {
+            device.runtime.forget(sa);
         }
         if (t != null) {
             t.close();
