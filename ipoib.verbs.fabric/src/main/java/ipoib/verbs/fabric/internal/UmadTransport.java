@@ -260,6 +260,9 @@ public final class UmadTransport implements MadTransport, AutoCloseable {
             }
             int length = Math.min(recvLength.get(ValueLayout.JAVA_INT, 0), MAD_LENGTH);
             MemorySegment data = recvBuf.asSlice(umadSize, MAD_LENGTH);
+            if (length < 2 || data.get(ValueLayout.JAVA_BYTE, 1) != SA_CLASS) {
+                continue; // not subnet administration (the agent only registered class 0x03)
+            }
             if (length < MAD_LENGTH) {
                 data.asSlice(Math.max(length, 0)).fill((byte) 0);
             }
