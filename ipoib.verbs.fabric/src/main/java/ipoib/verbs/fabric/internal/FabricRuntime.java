@@ -83,7 +83,12 @@ public final class FabricRuntime implements AutoCloseable {
         }
         if (opened.isEmpty()) {
             runtime.status = ProviderStatus.unavailable(problem);
-            log.warn("fabric provider unavailable: " + problem, null);
+            if (problem.startsWith("no RDMA devices")) {
+                // The normal case on a machine without HCAs: say so once, without alarm.
+                log.info("fabric provider unavailable: " + problem);
+            } else {
+                log.warn("fabric provider unavailable: " + problem, null);
+            }
             return runtime;
         }
         StringBuilder summary = new StringBuilder();
