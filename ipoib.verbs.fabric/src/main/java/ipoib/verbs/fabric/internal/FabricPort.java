@@ -160,9 +160,9 @@ final class FabricPort implements Port {
             MemorySegment gid = a.allocate(Structs.IBV_GID);
             int rc = (int) device.ibv.queryGid.invokeExact(device.context, (byte) number, index, gid);
             if (rc != 0) {
-                throw new VerbsException("ibv_query_gid(" + this + ", index " + index + ") failed: "
-                        + Native.describeErrno(Math.abs(rc)) + " (the GID table has "
-                        + u32(query(a), "gid_tbl_len") + " entries)", Math.abs(rc), null);
+                // ibv_query_gid returns -1, not an errno: say what is likely wrong instead.
+                throw new VerbsException("ibv_query_gid(" + this + ", index " + index + ") failed; the GID table has "
+                        + u32(query(a), "gid_tbl_len") + " entries");
             }
             return Gid.fromBytes(gid.toArray(ValueLayout.JAVA_BYTE));
         } catch (VerbsException e) {
@@ -182,8 +182,8 @@ final class FabricPort implements Port {
             for (int i = 0; i < length; i++) {
                 int rc = (int) device.ibv.queryPkey.invokeExact(device.context, (byte) number, i, pkey);
                 if (rc != 0) {
-                    throw new VerbsException("ibv_query_pkey(" + this + ", index " + i + ") failed: "
-                            + Native.describeErrno(Math.abs(rc)), Math.abs(rc), null);
+                    throw new VerbsException("ibv_query_pkey(" + this + ", index " + i + " of " + length
+                            + ") failed");
                 }
                 entries[i] = Short.toUnsignedInt(pkey.get(BE16, 0)); // __be16
             }
