@@ -146,7 +146,9 @@ public final class UdPacket {
         bth.opcode(Bth.OPCODE_UD_SEND_ONLY).padCount(pad).transportVersion(Bth.TRANSPORT_VERSION);
         bth.encode(packet, next);
         deth.encode(packet, next + Bth.LENGTH);
-        packet.asSlice(offset + headers + payloadBytes, pad).fill((byte) 0);
+        for (int i = 0; i < pad; i++) {
+            Wire.put8(packet, offset + headers + payloadBytes + i, 0);
+        }
         Icrc.write(packet, offset, icrcOffset);
         Vcrc.write(packet, offset, total - Vcrc.LENGTH);
 

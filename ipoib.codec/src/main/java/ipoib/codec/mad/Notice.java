@@ -21,8 +21,9 @@ import java.util.HexFormat;
  * 8-9: NoticeToggle (1) | NoticeCount (15)    10-63: DataDetails (54)    64-79: IssuerGID
  * </pre>
  *
- * <p>For traps 64-67 (IBA §14.2.5.1, table "SA traps") DataDetails holds 6 reserved octets and
- * then the GID concerned; for 66 (group created) and 67 (group deleted) that is the MGID.
+ * <p>For the traps 64-67 that the SM issues (IBA §14.2.5.1; OpenSM's {@code ntc_64_67}) DataDetails
+ * holds 6 reserved octets and then the GID concerned; for 66 (group created) and 67 (group
+ * deleted) that is the MGID.
  *
  * @param generic IsGeneric
  * @param type 7 bits ({@link #TYPE_SUBNET_MANAGEMENT}, ...)

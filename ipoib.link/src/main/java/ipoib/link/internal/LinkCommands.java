@@ -27,7 +27,7 @@ import org.osgi.framework.InvalidSyntaxException;
         "osgi.command.function=stats",
         "osgi.command.function=create",
         "osgi.command.function=delete",
-        "osgi.command.function=wait"})
+        "osgi.command.function=await"})
 public final class LinkCommands {
 
     private final List<IpoibLink> links = new CopyOnWriteArrayList<>();
@@ -101,14 +101,16 @@ public final class LinkCommands {
     }
 
     @Descriptor("create an IPoIB interface at runtime")
-    public String create(@Descriptor("device, e.g. loop0") String device,
-                         @Descriptor("port number, 1..254") String port,
-                         @Descriptor("P_Key, e.g. 0xffff") String pkey,
-                         @Descriptor("name (optional, default ibX_Y_Z)") String... name) throws IOException {
+    public String create(@Descriptor("<device> <port 1..254> <P_Key> [name, default ibX_Y_Z]") String... args)
+            throws IOException {
         String usage = "ipoib:create <device> <port> <pkey> [name]";
-        if (name.length > 1) {
-            throw usage(usage, "too many arguments");
+        if (args.length < 3 || args.length > 4) {
+            throw usage(usage, args.length < 3 ? "device, port and P_Key are required" : "too many arguments");
         }
+        String device = args[0];
+        String port = args[1];
+        String pkey = args[2];
+        String[] name = java.util.Arrays.copyOfRange(args, 3, args.length);
         int portNumber;
         try {
             portNumber = Integer.parseInt(port);
@@ -145,7 +147,11 @@ public final class LinkCommands {
     }
 
     @Descriptor("delete an IPoIB interface")
-    public String delete(@Descriptor("interface name") String name) throws IOException, InvalidSyntaxException {
+    public String delete(@Descriptor("<interface>") String... args) throws IOException, InvalidSyntaxException {
+        if (args.length != 1) {
+            throw usage("ipoib:delete <interface>", "expected one interface name");
+        }
+        String name = args[0];
         Configuration[] configurations = configurationAdmin.listConfigurations(
                 "(service.factoryPid=" + IpoibLinkComponent.FACTORY_PID + ")");
         if (configurations != null) {
@@ -165,9 +171,9 @@ public final class LinkCommands {
     }
 
     @Descriptor("wait until every interface (or the named one) is UP; fails after the timeout")
-    public String wait(@Descriptor("interface name or 'all' (optional, default all)") String... args)
+    public String await(@Descriptor("interface name or 'all' (optional, default all)") String... args)
             throws InterruptedException {
-        String usage = "ipoib:wait [interface|all] [timeout seconds, default 10]";
+        String usage = "ipoib:await [interface|all] [timeout seconds, default 10]";
         if (args.length > 2) {
             throw usage(usage, "too many arguments");
         }

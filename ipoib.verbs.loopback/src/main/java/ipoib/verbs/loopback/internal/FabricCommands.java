@@ -21,10 +21,11 @@ import org.apache.felix.service.command.Descriptor;
 public final class FabricCommands {
 
     static final String[] FUNCTIONS = {"hcas", "groups", "sa", "stats", "fault", "faults", "clear", "reset", "down",
-            "up", "lid", "smchange", "pkeys"};
+            "up", "lid", "smchange", "pkeys", "capture"};
 
     private final Fabric fabric;
     private final SubnetAdministratorEmulator sa;
+    private FabricCapture capture;
 
     FabricCommands(Fabric fabric, SubnetAdministratorEmulator sa) {
         this.fabric = fabric;
@@ -93,10 +94,15 @@ public final class FabricCommands {
 
     @Descriptor("inject a fault: loss|duplicate|reorder|corrupt <percent>, delay <ms> [device/port], "
             + "or sa-drop|sa-error|trap-loss <percent>, sa-delay <ms>, sa-status <status>")
-    public String fault(@Descriptor("fault kind") String kind, @Descriptor("value") String value,
-                        @Descriptor("device/port, e.g. loop0/1 (optional: every port)") String... port) {
+    public String fault(@Descriptor("<kind> <value> [device/port]") String... args) {
         String usage = "fabric:fault <loss|duplicate|reorder|delay|corrupt> <value> [device/port]\n"
                 + "       fabric:fault <sa-drop|sa-delay|sa-error|sa-status|trap-loss> <value>";
+        if (args.length < 2) {
+            throw usage(usage, "a fault kind and a value are required");
+        }
+        String kind = args[0];
+        String value = args[1];
+        String[] port = java.util.Arrays.copyOfRange(args, 2, args.length);
         int v;
         try {
             v = Integer.decode(value);
@@ -150,30 +156,34 @@ public final class FabricCommands {
     }
 
     @Descriptor("reset a port: its queue pairs fail, it goes down and comes back (consumers get new QPNs)")
-    public String reset(@Descriptor("device/port, e.g. loop0/1") String port) {
-        LoopPort p = port(port, "fabric:reset <device/port>");
+    public String reset(@Descriptor("device/port, e.g. loop0/1") String... args) {
+        LoopPort p = port(one(args, "fabric:reset <device/port>"), "fabric:reset <device/port>");
         fabric.resetPort(p);
         return "reset " + p;
     }
 
     @Descriptor("take a port down")
-    public String down(@Descriptor("device/port") String port) {
-        LoopPort p = port(port, "fabric:down <device/port>");
+    public String down(@Descriptor("device/port") String... args) {
+        LoopPort p = port(one(args, "fabric:down <device/port>"), "fabric:down <device/port>");
         fabric.portDown(p);
         return p + " DOWN";
     }
 
     @Descriptor("bring a port up")
-    public String up(@Descriptor("device/port") String port) {
-        LoopPort p = port(port, "fabric:up <device/port>");
+    public String up(@Descriptor("device/port") String... args) {
+        LoopPort p = port(one(args, "fabric:up <device/port>"), "fabric:up <device/port>");
         fabric.portUp(p);
         return p + " ACTIVE";
     }
 
     @Descriptor("give a port a new LID (LID_CHANGE)")
-    public String lid(@Descriptor("device/port") String port, @Descriptor("new LID, 2..0xbfff") String lid) {
+    public String lid(@Descriptor("<device/port> <new LID, 2..0xbfff>") String... args) {
         String usage = "fabric:lid <device/port> <lid>";
-        LoopPort p = port(port, usage);
+        if (args.length != 2) {
+            throw usage(usage, "expected a port and a LID");
+        }
+        LoopPort p = port(args[0], usage);
+        String lid = args[1];
         int value;
         try {
             value = Integer.decode(lid);
@@ -195,9 +205,13 @@ public final class FabricCommands {
     }
 
     @Descriptor("replace a port's P_Key table (PKEY_CHANGE)")
-    public String pkeys(@Descriptor("device/port") String port, @Descriptor("P_Keys, e.g. 0xffff 0x8001") String... keys) {
+    public String pkeys(@Descriptor("<device/port> <pkey>..., e.g. loop0/1 0xffff 0x8001") String... args) {
         String usage = "fabric:pkeys <device/port> <pkey>...";
-        LoopPort p = port(port, usage);
+        if (args.length < 1) {
+            throw usage(usage, "a port is required");
+        }
+        LoopPort p = port(args[0], usage);
+        String[] keys = java.util.Arrays.copyOfRange(args, 1, args.length);
         List<PKey> table = new ArrayList<>();
         for (String k : keys) {
             try {
@@ -208,6 +222,57 @@ public final class FabricCommands {
         }
         fabric.setPKeys(p, table);
         return p + " P_Keys " + p.pkeyTable();
+    }
+
+    @Descriptor("capture every packet of the fabric as full IBA packets (pcapng, ERF type 21): "
+            + "fabric:capture <file> [count, default 10000] | fabric:capture stop")
+    public synchronized String capture(@Descriptor("<file> [count] | stop") String... args) {
+        String usage = "fabric:capture <file> [count] | fabric:capture stop";
+        if (args.length == 0) {
+            throw usage(usage, "a file (or 'stop') is required");
+        }
+        String file = args[0];
+        String[] count = java.util.Arrays.copyOfRange(args, 1, args.length);
+        if ("stop".equals(file)) {
+            if (capture == null) {
+                throw usage(usage, "no capture is running");
+            }
+            capture.close();
+            String summary = capture.summary();
+            capture = null;
+            return summary;
+        }
+        if (count.length > 1) {
+            throw usage(usage, "too many arguments");
+        }
+        long limit = 10_000;
+        if (count.length == 1) {
+            try {
+                limit = Long.parseLong(count[0]);
+            } catch (NumberFormatException e) {
+                throw usage(usage, "count '" + count[0] + "' is not a number");
+            }
+            if (limit < 1 || limit > 10_000_000) {
+                throw usage(usage, "count " + limit + ": allowed 1..10000000");
+            }
+        }
+        if (capture != null && capture.isRunning()) {
+            throw usage(usage, "a capture is running; stop it first");
+        }
+        try {
+            capture = new FabricCapture(fabric, java.nio.file.Path.of(file), limit);
+        } catch (java.io.IOException | java.nio.file.InvalidPathException e) {
+            throw usage(usage, "cannot write '" + file + "': " + e.getMessage());
+        }
+        return "capturing up to " + limit + " packets to " + file + " (fabric:capture stop ends it)";
+    }
+
+    /** Stops a running capture (when the provider stops). */
+    synchronized void stopCapture() {
+        if (capture != null) {
+            capture.close();
+            capture = null;
+        }
     }
 
     private List<LoopPort> allPorts() {
@@ -233,6 +298,13 @@ public final class FabricCommands {
         } catch (IllegalArgumentException e) {
             throw usage(usage, e.getMessage());
         }
+    }
+
+    private static String one(String[] args, String usage) {
+        if (args.length != 1) {
+            throw usage(usage, "expected exactly one device/port, e.g. loop0/1");
+        }
+        return args[0];
     }
 
     private static IllegalArgumentException usage(String usage, String error) {

@@ -1,0 +1,207 @@
+package ipoib.itest;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertNotNull;
+import static org.junit.Assert.assertTrue;
+import static org.ops4j.pax.exam.CoreOptions.options;
+import static org.ops4j.pax.exam.CoreOptions.systemProperty;
+
+import ipoib.api.link.IpoibLink;
+import ipoib.api.link.LinkState;
+import ipoib.api.verbs.VerbsProvider;
+import ipoib.codec.iba.UdPacket;
+import ipoib.codec.pcap.ErfHeader;
+import ipoib.codec.pcap.LinkType;
+import ipoib.codec.pcap.PcapngReader;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.lang.foreign.MemorySegment;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.Dictionary;
+import java.util.Hashtable;
+import javax.inject.Inject;
+import org.apache.felix.service.command.CommandProcessor;
+import org.apache.felix.service.command.CommandSession;
+import org.junit.Test;
+import org.junit.runner.RunWith;
+import org.ops4j.pax.exam.Configuration;
+import org.ops4j.pax.exam.Option;
+import org.ops4j.pax.exam.junit.PaxExam;
+import org.ops4j.pax.exam.spi.reactors.ExamReactorStrategy;
+import org.ops4j.pax.exam.spi.reactors.PerClass;
+import org.osgi.framework.Bundle;
+import org.osgi.framework.BundleContext;
+import org.osgi.framework.ServiceReference;
+import org.osgi.service.cm.ConfigurationAdmin;
+import org.osgi.service.component.runtime.ServiceComponentRuntime;
+import org.osgi.service.component.runtime.dto.ComponentConfigurationDTO;
+
+/**
+ * The loopback provider in Felix: registers, reconfigures and unregisters cleanly, refuses a
+ * bad configuration with the property, value and range, and its shell commands work.
+ */
+@RunWith(PaxExam.class)
+@ExamReactorStrategy(PerClass.class)
+public class LoopbackProviderIT {
+
+    @Inject
+    BundleContext context;
+    @Inject
+    ConfigurationAdmin configurationAdmin;
+    @Inject
+    ServiceComponentRuntime scr;
+    @Inject
+    CommandProcessor shell;
+
+    @Configuration
+    public Option[] config() {
+        return options(OsgiTestSupport.runtime("ipoib.codec", "ipoib.verbs.loopback", "ipoib.link"),
+                systemProperty("ipoib.defaults").value("false"));
+    }
+
+    /** The provider, or null while none is registered or its activation failed. */
+    private VerbsProvider provider() {
+        ServiceReference<VerbsProvider> ref = context.getServiceReference(VerbsProvider.class);
+        try {
+            return ref == null ? null : context.getService(ref);
+        } catch (org.osgi.framework.ServiceException failedActivation) {
+            return null;
+        }
+    }
+
+    private String run(String command) throws Exception {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        PrintStream print = new PrintStream(out, true);
+        CommandSession session = shell.createSession(System.in, print, print);
+        try {
+            Object result = session.execute(command);
+            if (result != null) {
+                print.println(session.format(result, org.apache.felix.service.command.Converter.INSPECT));
+            }
+            return out.toString();
+        } finally {
+            session.close();
+        }
+    }
+
+    private void configure(Object... keyValues) throws Exception {
+        org.osgi.service.cm.Configuration c = configurationAdmin.getConfiguration("ipoib.verbs.loopback", "?");
+        Dictionary<String, Object> props = new Hashtable<>();
+        for (int i = 0; i < keyValues.length; i += 2) {
+            props.put((String) keyValues[i], keyValues[i + 1]);
+        }
+        c.update(props);
+    }
+
+    @Test
+    public void registersWithItsNameAndDefaultTopology() throws Exception {
+        Await.until("provider", Duration.ofSeconds(10), () -> provider() != null);
+        ServiceReference<VerbsProvider> ref = context.getServiceReference(VerbsProvider.class);
+        assertEquals("loopback", ref.getProperty(VerbsProvider.NAME_PROPERTY));
+        assertTrue(provider().status().available());
+        String hcas = run("fabric:hcas");
+        assertTrue(hcas, hcas.contains("loop0") && hcas.contains("loop1") && hcas.contains("ACTIVE"));
+    }
+
+    @Test
+    public void reconfigurationRebuildsTheFabricAndBadValuesAreRefused() throws Exception {
+        try {
+            configure("hcas", 3, "portsPerHca", 2);
+            Await.until("3 HCAs with 2 ports", Duration.ofSeconds(10),
+                    () -> provider() != null && provider().devices().size() == 3
+                            && provider().devices().get(2).ports().size() == 2);
+
+            configure("hcas", 0);
+            Bundle loopback = Arrays.stream(context.getBundles())
+                    .filter(b -> "ipoib.verbs.loopback".equals(b.getSymbolicName())).findFirst().orElseThrow();
+            var description = scr.getComponentDescriptionDTO(loopback,
+                    "ipoib.verbs.loopback.internal.LoopbackProvider");
+            Await.until("activation failure", Duration.ofSeconds(10), () -> scr.getComponentConfigurationDTOs(description)
+                    .stream().anyMatch(c -> c.state == ComponentConfigurationDTO.FAILED_ACTIVATION));
+            String failure = scr.getComponentConfigurationDTOs(description).iterator().next().failure;
+            assertTrue(failure, failure.contains("'hcas' value 0: allowed 1..64"));
+            assertEquals(null, provider());
+
+            configure("partitions", new String[] {"Default=0x7fff, ipoib, bogus=1 : ALL ;"});
+            Await.until("activation failure", Duration.ofSeconds(10), () -> scr.getComponentConfigurationDTOs(description)
+                    .stream().anyMatch(c -> c.failure != null && c.failure.contains("unknown flag 'bogus'")));
+        } finally {
+            configurationAdmin.getConfiguration("ipoib.verbs.loopback", "?").delete();
+        }
+        Await.until("defaults again", Duration.ofSeconds(10), () -> provider() != null && provider().devices().size() == 2);
+    }
+
+    @Test
+    public void captureWritesFullIbaPacketsWithValidCrcs() throws Exception {
+        Await.until("provider", Duration.ofSeconds(10), () -> provider() != null);
+        org.osgi.service.cm.Configuration link = configurationAdmin.getFactoryConfiguration("ipoib.link", "cap", "?");
+        Dictionary<String, Object> props = new Hashtable<>();
+        props.put("name", "cap");
+        props.put("device", "loop0");
+        link.update(props);
+        try {
+            Await.until("cap UP", Duration.ofSeconds(20), () -> {
+                try {
+                    var refs = context.getServiceReferences(IpoibLink.class, "(ipoib.link=cap)");
+                    return !refs.isEmpty() && context.getService(refs.iterator().next()).state() == LinkState.UP;
+                } catch (org.osgi.framework.InvalidSyntaxException e) {
+                    throw new AssertionError(e);
+                }
+            });
+            IpoibLink cap = context.getService(context.getServiceReferences(IpoibLink.class, "(ipoib.link=cap)")
+                    .iterator().next());
+            Path file = Files.createTempFile("fabric", ".pcapng");
+            String started = run("fabric:capture " + file + " 3");
+            assertTrue(started, started.contains("capturing up to 3"));
+            for (int i = 0; i < 5; i++) {
+                cap.sendBroadcast(0x88B5, MemorySegment.ofArray(new byte[] {1, 2, 3, (byte) i}));
+            }
+            String summary = run("fabric:capture stop");
+            assertTrue(summary, summary.contains("3 packets written"));
+            PcapngReader reader = new PcapngReader(MemorySegment.ofArray(Files.readAllBytes(file)));
+            int packets = 0;
+            while (reader.next()) {
+                assertEquals(LinkType.ERF, reader.linkType());
+                MemorySegment record = reader.data();
+                // Decoding checks VCRC and ICRC: the capture holds what a receiver would accept.
+                UdPacket packet = new UdPacket().decode(record, ErfHeader.LENGTH, record.byteSize() - ErfHeader.LENGTH);
+                assertTrue("multicast carries a GRH", packet.global());
+                assertEquals(0xFFFFFF, packet.bth().destinationQp());
+                assertEquals(0x0b1b, packet.deth().queueKey());
+                assertEquals(cap.qpn().value(), packet.deth().sourceQp());
+                packets++;
+            }
+            assertEquals(3, packets);
+            String usage = assertFails("fabric:capture");
+            assertTrue(usage, usage.contains("usage: fabric:capture"));
+        } finally {
+            link.delete();
+        }
+    }
+
+    private String assertFails(String command) {
+        try {
+            run(command);
+        } catch (Exception e) {
+            return String.valueOf(e.getMessage());
+        }
+        throw new AssertionError(command + " should fail");
+    }
+
+    @Test
+    public void shellCommandsRefuseBadArgumentsWithUsage() {
+        String e = assertFails("fabric:reset loop9/1");
+        assertTrue(e, e.contains("no device 'loop9'") && e.contains("usage: fabric:reset"));
+        e = assertFails("fabric:fault loss 200");
+        assertTrue(e, e.contains("allowed 0..100") && e.contains("usage:"));
+        e = assertFails("fabric:lid loop0/1 1");
+        assertTrue(e, e.contains("belongs to the subnet manager"));
+        e = assertFails("fabric:reset");
+        assertTrue(e, e.contains("usage: fabric:reset"));
+        e = assertFails("fabric:pkeys loop0/1 0x8000");
+        assertTrue(e, e.contains("0x0000 and 0x8000 are invalid"));
+    }
+}

@@ -1,0 +1,111 @@
+package ipoib.verbs.loopback.internal;
+
+import ipoib.codec.pcap.LinkType;
+import ipoib.codec.pcap.PcapngWriter;
+import ipoib.codec.pcap.TimestampResolution;
+import ipoib.verbs.loopback.fabric.Fabric;
+import ipoib.verbs.loopback.fabric.IbaPackets;
+import ipoib.verbs.loopback.fabric.WireTap;
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.nio.channels.FileChannel;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * A capture of every packet on the fabric as full IBA packets (LRH … VCRC) in pcapng, ERF type
+ * 21, which Wireshark and tshark decode. The wire tap only queues packets (bounded; drops are
+ * counted); a writer thread renders and writes them, so file I/O stays off the data path.
+ */
+final class FabricCapture implements WireTap, AutoCloseable {
+    private static final int QUEUE = 4096;
+
+    private final Fabric fabric;
+    private final Path file;
+    private final long limit;
+    private final BlockingQueue<WireTap.Packet> queue = new ArrayBlockingQueue<>(QUEUE);
+    private final AtomicLong seen = new AtomicLong();
+    private final AtomicLong dropped = new AtomicLong();
+    private final AtomicLong written = new AtomicLong();
+    private final PcapngWriter writer;
+    private final int interfaceId;
+    private final Thread thread;
+    private volatile boolean stopping;
+    private volatile IOException failure;
+
+    FabricCapture(Fabric fabric, Path file, long limit) throws IOException {
+        this.fabric = fabric;
+        this.file = file;
+        this.limit = limit;
+        this.writer = new PcapngWriter(FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+                StandardOpenOption.TRUNCATE_EXISTING));
+        this.interfaceId = writer.addInterface(LinkType.ERF, 65535, TimestampResolution.NANOSECONDS, "loopback-fabric");
+        this.thread = new Thread(this::drain, "loopback-capture");
+        this.thread.setDaemon(true);
+        this.thread.start();
+        fabric.setWireTap(this);
+    }
+
+    @Override
+    public void packet(WireTap.Packet packet) {
+        if (seen.incrementAndGet() > limit) {
+            fabric.setWireTap(null);
+            stopping = true;
+            return;
+        }
+        if (!queue.offer(packet)) {
+            dropped.incrementAndGet();
+        }
+    }
+
+    private void drain() {
+        try {
+            while (!(stopping && queue.isEmpty())) {
+                WireTap.Packet p = queue.poll(100, TimeUnit.MILLISECONDS);
+                if (p != null) {
+                    byte[] wire = IbaPackets.render(p);
+                    writer.writeInfiniband(interfaceId, p.timeNanos(), MemorySegment.ofArray(wire), 0, wire.length);
+                    written.incrementAndGet();
+                }
+            }
+        } catch (IOException e) {
+            failure = e;
+            fabric.setWireTap(null);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } finally {
+            try {
+                writer.close();
+            } catch (IOException e) {
+                if (failure == null) {
+                    failure = e;
+                }
+            }
+        }
+    }
+
+    boolean isRunning() {
+        return thread.isAlive();
+    }
+
+    /** Stops the capture, writes what is queued, and says what was captured. */
+    @Override
+    public void close() {
+        fabric.setWireTap(null);
+        stopping = true;
+        try {
+            thread.join(10_000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    String summary() {
+        return "capture " + file + ": " + written.get() + " packets written, " + dropped.get() + " dropped (queue full)"
+                + (failure != null ? ", failed: " + failure.getMessage() : "");
+    }
+}
