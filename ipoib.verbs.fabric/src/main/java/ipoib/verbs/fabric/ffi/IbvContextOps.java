@@ -15,6 +15,9 @@ import java.lang.invoke.MethodHandle;
  * {@code verbs_context}) exactly as the inline does, and binds a downcall handle to it, so the
  * data path never looks anything up.
  */
+// Restricted methods (native calls, reinterpreting driver pointers) are this code's purpose;
+// the JVM runs with --enable-native-access.
+@SuppressWarnings("restricted")
 public final class IbvContextOps {
     private static final MethodHandle POLL_CQ = Native.pointerHandle(
             FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, ADDRESS));

@@ -14,6 +14,9 @@ import java.util.Map;
 import java.util.Optional;
 
 /** Shared pieces of the bindings: the linker, library loading, errno capture and names. */
+// Restricted methods (native calls, reinterpreting driver pointers) are this code's purpose;
+// the JVM runs with --enable-native-access.
+@SuppressWarnings("restricted")
 public final class Native {
     private Native() {}
 

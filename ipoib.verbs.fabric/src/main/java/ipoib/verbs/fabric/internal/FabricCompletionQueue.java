@@ -21,6 +21,9 @@ import java.util.concurrent.locks.ReentrantLock;
  * {@link #await} arms the CQ ({@code req_notify_cq}), looks once more (a completion that arrived
  * before arming raises no event), then waits on the channel fd.
  */
+// Restricted methods (native calls, reinterpreting driver pointers) are this code's purpose;
+// the JVM runs with --enable-native-access.
+@SuppressWarnings("restricted")
 final class FabricCompletionQueue implements CompletionQueue {
     /** ibv_wc entries read per poll_cq call. */
     static final int BATCH = 32;

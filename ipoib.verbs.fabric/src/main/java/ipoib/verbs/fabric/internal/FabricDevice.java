@@ -28,6 +28,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * {@link PortEvent}s. Closing releases every resource in dependency order: queue pairs, address
  * handles, completion queues, memory regions, MAD transports, PD, context.
  */
+// Restricted methods (native calls, reinterpreting driver pointers) are this code's purpose;
+// the JVM runs with --enable-native-access.
+@SuppressWarnings("restricted")
 final class FabricDevice implements Device {
     private static final VarHandle EV_TYPE = Structs.field(Structs.IBV_ASYNC_EVENT, "event_type");
     private static final VarHandle EV_PORT = Structs.field(Structs.IBV_ASYNC_EVENT, "element.port_num");

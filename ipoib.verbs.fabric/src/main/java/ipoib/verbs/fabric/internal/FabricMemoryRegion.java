@@ -7,6 +7,9 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 
 /** An {@code ibv_mr} over a caller-owned native segment (the link's pooled buffers). */
+// Restricted methods (native calls, reinterpreting driver pointers) are this code's purpose;
+// the JVM runs with --enable-native-access.
+@SuppressWarnings("restricted")
 final class FabricMemoryRegion implements MemoryRegion {
     final FabricDevice device;
     private final MemorySegment segment;

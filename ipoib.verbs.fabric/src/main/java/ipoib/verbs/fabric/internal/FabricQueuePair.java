@@ -29,6 +29,9 @@ import java.lang.invoke.VarHandle;
  * configured depths (a full queue returns false before the driver is called), and lets a
  * destroyed queue pair flush its outstanding work as the SPI promises.
  */
+// Restricted methods (native calls, reinterpreting driver pointers) are this code's purpose;
+// the JVM runs with --enable-native-access.
+@SuppressWarnings("restricted")
 final class FabricQueuePair implements UdQueuePair {
     private static final long SEND_BIT = 1L << 63;
     private static final VarHandle SWR_ID = Structs.field(Structs.IBV_SEND_WR, "wr_id");

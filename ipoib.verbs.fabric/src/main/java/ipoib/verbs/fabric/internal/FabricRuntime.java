@@ -26,6 +26,9 @@ import java.util.regex.Pattern;
  * match the filter, and says why there are none. Never throws on start: every failure becomes
  * the {@link #status()} reason.
  */
+// Restricted methods (native calls, reinterpreting driver pointers) are this code's purpose;
+// the JVM runs with --enable-native-access.
+@SuppressWarnings("restricted")
 public final class FabricRuntime implements AutoCloseable {
 
     /**

@@ -60,6 +60,9 @@ import org.junit.jupiter.api.io.TempDir;
  * verbs.h. It proves the binding's calls and struct contents on a machine without an HCA; it
  * does not prove a driver's behaviour (that needs hardware).
  */
+// Restricted methods (native calls, reinterpreting driver pointers) are this code's purpose;
+// the JVM runs with --enable-native-access.
+@SuppressWarnings("restricted")
 class FakeVerbsTest {
     private static final QKey QKEY = QKey.of(0x0b1b);
     @TempDir

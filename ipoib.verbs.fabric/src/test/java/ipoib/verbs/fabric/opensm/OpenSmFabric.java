@@ -22,10 +22,21 @@ import java.util.stream.Stream;
  * {@code ./sys-<pid>} there) and is stopped, with its children, by {@link #close()}.
  */
 final class OpenSmFabric implements AutoCloseable {
-    static final String UMAD2SIM = "/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so";
+    /** libumad2sim0 installs it under the multiarch directory (x86_64-linux-gnu, aarch64-linux-gnu, ...). */
+    static final String UMAD2SIM = findUmad2sim();
     /** The simulated HCAs, one port each, all on switch "sw" ports 1..4. */
     static final List<String> HCAS = List.of("H1", "H2", "H3", "H4");
     private static final long START_TIMEOUT_MILLIS = 20_000;
+
+    private static String findUmad2sim() {
+        try (Stream<Path> dirs = Files.list(Path.of("/usr/lib"))) {
+            return Stream.concat(Stream.of(Path.of("/usr/lib")), dirs.filter(Files::isDirectory))
+                    .map(d -> d.resolve("umad2sim/libumad2sim.so")).filter(Files::isRegularFile).findFirst()
+                    .map(Path::toString).orElse("/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so");
+        } catch (IOException e) {
+            return "/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so";
+        }
+    }
 
     private final Path workDir;
     private final List<Process> processes = new ArrayList<>();

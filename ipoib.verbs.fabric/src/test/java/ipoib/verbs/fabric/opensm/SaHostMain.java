@@ -31,6 +31,9 @@ import java.util.stream.Collectors;
  * ({@code ID OK ...} or {@code ID ERR STATUS TIMEOUT MESSAGE}); group traps arrive as
  * {@code TRAP SUBSCRIPTION TYPE MGID GID} lines. Everything else it prints goes to stderr.
  */
+// Restricted methods (native calls, reinterpreting driver pointers) are this code's purpose;
+// the JVM runs with --enable-native-access.
+@SuppressWarnings("restricted")
 public final class SaHostMain {
     private static final PrintStream OUT = System.out;
 
