@@ -99,6 +99,8 @@ public class FabricProviderIT {
         assertTrue(devices, devices.contains("fabric provider: no devices: " + p.status().reason()));
         String port = failure("verbs:port mlx5_0 1");
         assertTrue(port, port.contains("the fabric provider has no devices"));
+        String usage = failure("verbs:port");
+        assertTrue(usage, usage.contains("usage: verbs:port <device> <port>"));
     }
 
     @Test

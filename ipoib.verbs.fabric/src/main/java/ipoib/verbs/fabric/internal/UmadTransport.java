@@ -115,6 +115,15 @@ public final class UmadTransport implements MadTransport, AutoCloseable {
                 mask.set(ValueLayout.JAVA_LONG, 0, 1L << METHOD_REPORT);
                 agent = (int) umad.register.invokeExact(fd, SA_CLASS, SA_CLASS_VERSION, (byte) 0, mask);
                 if (agent < 0) {
+                    // One agent per port may take unsolicited Reports of a class (ib_mad refuses a
+                    // second): answers still work without them, group traps do not arrive.
+                    log.warn("umad_register(SA class 0x03 with Report) on " + info.caName() + "/" + info.port()
+                            + " failed: " + Native.describeErrno(-agent) + "; registering without Reports: "
+                            + "group traps will not arrive on this port", null);
+                    mask.fill((byte) 0);
+                    agent = (int) umad.register.invokeExact(fd, SA_CLASS, SA_CLASS_VERSION, (byte) 0, mask);
+                }
+                if (agent < 0) {
                     int ignored = (int) umad.closePort.invokeExact(fd);
                     int done = (int) umad.done.invokeExact();
                     throw new VerbsException("umad_register(SA class 0x03, version 2) on " + info.caName() + "/"

@@ -27,7 +27,20 @@ public final class VerbsCommands {
 
     @Descriptor("attributes, GIDs and P_Keys of one port of the hardware provider")
     public String port(@Descriptor("device name, e.g. mlx5_0") String device,
-                       @Descriptor("port number, from 1") int port) {
-        return DeviceReport.port(provider, device, port);
+                       @Descriptor("port number, from 1") String port) {
+        int number;
+        try {
+            number = Integer.parseInt(port.strip());
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("invalid port '" + port + "': allowed a port number from 1; " + USAGE);
+        }
+        return DeviceReport.port(provider, device, number);
     }
+
+    @Descriptor("usage of verbs:port")
+    public String port() {
+        throw new IllegalArgumentException(USAGE);
+    }
+
+    private static final String USAGE = "usage: verbs:port <device> <port>, e.g. verbs:port mlx5_0 1";
 }
