@@ -6,11 +6,11 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
@@ -39,13 +39,17 @@ final class OpenSmFabric implements AutoCloseable {
     }
 
     private final Path workDir;
-    private final List<Process> processes = new ArrayList<>();
+    private final List<Process> processes = new CopyOnWriteArrayList<>();
     private final Map<String, RemoteSaHost> hosts = new LinkedHashMap<>();
     private final Map<String, String> env = new LinkedHashMap<>();
     private Path osmLog;
 
+    /** Stops the processes if the test JVM exits without {@link #close()} (a killed fork). */
+    private final Thread exitHook = new Thread(() -> processes.forEach(OpenSmFabric::stop), "opensm-fabric-exit");
+
     private OpenSmFabric(Path workDir) {
         this.workDir = workDir;
+        Runtime.getRuntime().addShutdownHook(exitHook);
     }
 
     /**
@@ -175,6 +179,11 @@ final class OpenSmFabric implements AutoCloseable {
         }
         for (Process p : processes.reversed()) {
             stop(p);
+        }
+        try {
+            Runtime.getRuntime().removeShutdownHook(exitHook);
+        } catch (IllegalStateException exiting) {
+            // The JVM is already exiting: the hook runs, and finds the processes gone.
         }
         try (Stream<Path> files = Files.walk(workDir)) {
             files.filter(p -> p.getFileName().toString().startsWith("sys-")).sorted(Comparator.reverseOrder())
