@@ -349,10 +349,24 @@ public abstract class SubnetAdministratorContract {
     }
 
     @Test
-    void aTrapSubscriptionForOneGroupIsRequestInvalid() {
-        // OpenSM reads the InformInfo GID as a port GID (validate_ports_access_rights, ERR 4301):
-        // group traps can only be subscribed for every group, and filtered by the subscriber.
-        assertEquals(SaStatus.REQUEST_INVALID, status(trapSubscriber().sa().subscribe(GroupTrap.Type.DELETED, group(7),
-                t -> { })));
+    void aTrapSubscriptionForOneGroupReportsOnlyThatGroup() throws Exception {
+        // OpenSM reads an InformInfo GID as a port GID (validate_ports_access_rights, ERR 4301)
+        // and refuses an MGID there: the client subscribes for every group and filters itself.
+        SaHost a = host(0);
+        Mgid wanted = group(8);
+        Mgid other = group(9);
+        LinkedBlockingQueue<GroupTrap> traps = new LinkedBlockingQueue<>();
+        AutoCloseable subscription = get(trapSubscriber().sa().subscribe(GroupTrap.Type.CREATED, wanted, traps::add));
+        try {
+            joined(a, other, a.portGid(), JoinState.FULL_MEMBER,
+                    get(a.sa().create(template(other, a.portGid(), IbMtu.MTU_2048))));
+            joined(a, wanted, a.portGid(), JoinState.FULL_MEMBER,
+                    get(a.sa().create(template(wanted, a.portGid(), IbMtu.MTU_2048))));
+            GroupTrap trap = traps.poll(WAIT_SECONDS, TimeUnit.SECONDS);
+            assertEquals(new GroupTrap(GroupTrap.Type.CREATED, wanted, wanted.gid()), trap);
+            assertTrue(traps.isEmpty(), "only the subscribed group is reported: " + traps);
+        } finally {
+            subscription.close();
+        }
     }
 }
