@@ -101,4 +101,13 @@ public class ApplianceScriptIT {
         assertTrue(run.err(), run.err().contains("command failed: 'abc' substring 5"));
         assertTrue(run.err(), run.err().contains("out of bounds for length 3"));
     }
+
+    @Test
+    public void theDefaultInterfacesPingEachOtherRightAfterStart() throws Exception {
+        Run run = runScript("ipoib:await all\nipoib:ping -c 3 10.0.0.2\nipoib:neigh\n");
+        assertEquals("exit status; stdout:\n" + run.out() + "\nstderr: " + run.err(), 0, run.status());
+        assertTrue(run.out(), run.out().contains("PING 10.0.0.2 from 10.0.0.1 ib0_1_ffff"));
+        assertTrue(run.out(), run.out().contains("3 packets transmitted, 3 received, 0% packet loss"));
+        assertTrue(run.out(), run.out().contains("RESOLVED"));
+    }
 }
