@@ -1,0 +1,2 @@
+/** The Neighbor Discovery resolver component (private). */
+package ipoib.nd.internal;
