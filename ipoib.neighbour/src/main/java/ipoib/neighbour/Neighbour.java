@@ -1,5 +1,6 @@
 package ipoib.neighbour;
 
+import ipoib.api.resolve.AddressBits;
 import ipoib.api.LinkAddress;
 import ipoib.api.resolve.NeighbourState;
 import ipoib.api.resolve.PathInfo;
@@ -111,6 +112,6 @@ final class Neighbour {
 
     @Override
     public String toString() {
-        return address.getHostAddress() + " on " + context.name;
+        return AddressBits.text(address) + " on " + context.name;
     }
 }

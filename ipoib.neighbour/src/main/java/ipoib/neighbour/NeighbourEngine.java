@@ -506,10 +506,10 @@ public final class NeighbourEngine implements AutoCloseable {
     private Runnable changed(Neighbour n, LinkAddress old, LinkAddress now) {
         String link = n.context.name;
         return () -> {
-            reporter.info(family + " neighbour " + n.address.getHostAddress() + " on " + link
+            reporter.info(family + " neighbour " + AddressBits.text(n.address) + " on " + link
                     + " changed its link-layer address from " + old + " to " + now);
             reporter.event(IpoibEvents.NEIGHBOUR_CHANGED, Map.of(IpoibEvents.LINK, link,
-                    IpoibEvents.ADDRESS, n.address.getHostAddress(), IpoibEvents.LINK_ADDRESS, now.toString()));
+                    IpoibEvents.ADDRESS, AddressBits.text(n.address), IpoibEvents.LINK_ADDRESS, now.toString()));
         };
     }
 
@@ -606,7 +606,7 @@ public final class NeighbourEngine implements AutoCloseable {
             waiters.forEach(w -> w.complete(info));
             if (fresh) {
                 reporter.event(IpoibEvents.NEIGHBOUR_RESOLVED, Map.of(IpoibEvents.LINK, linkName,
-                        IpoibEvents.ADDRESS, n.address.getHostAddress(), IpoibEvents.LINK_ADDRESS, text));
+                        IpoibEvents.ADDRESS, AddressBits.text(n.address), IpoibEvents.LINK_ADDRESS, text));
             }
         });
     }
@@ -618,7 +618,7 @@ public final class NeighbourEngine implements AutoCloseable {
      */
     private void pathFailed(Neighbour n, String why, long now, List<Runnable> after) {
         pathFailures.increment();
-        String line = pathErrorLog.limit(family + " neighbour " + n.address.getHostAddress() + " on " + n.context.name
+        String line = pathErrorLog.limit(family + " neighbour " + AddressBits.text(n.address) + " on " + n.context.name
                 + ": " + why + "; " + n.queued() + " queued frames dropped");
         if (line != null) {
             after.add(() -> reporter.error(line));
@@ -631,7 +631,7 @@ public final class NeighbourEngine implements AutoCloseable {
         Neighbour gone = n;
         after.add(() -> gone.context.map.remove(gone));
         after.add(() -> reporter.event(IpoibEvents.NEIGHBOUR_FAILED, Map.of(IpoibEvents.LINK, gone.context.name,
-                IpoibEvents.ADDRESS, gone.address.getHostAddress(), IpoibEvents.REASON, why)));
+                IpoibEvents.ADDRESS, AddressBits.text(gone.address), IpoibEvents.REASON, why)));
     }
 
     private static PathInfo info(PathRecord p) {
@@ -654,7 +654,7 @@ public final class NeighbourEngine implements AutoCloseable {
         List<CompletableFuture<PathInfo>> waiters = n.drainWaiters();
         String link = n.context.name;
         after.add(() -> {
-            NoSuchNodeException e = new NoSuchNodeException(n.address.getHostAddress() + " on " + link + ": " + why);
+            NoSuchNodeException e = new NoSuchNodeException(AddressBits.text(n.address) + " on " + link + ": " + why);
             waiters.forEach(w -> w.completeExceptionally(e));
         });
     }
@@ -674,7 +674,7 @@ public final class NeighbourEngine implements AutoCloseable {
         if (!waiters.isEmpty()) {
             String link = n.context.name;
             after.add(() -> {
-                NoSuchNodeException e = new NoSuchNodeException(n.address.getHostAddress() + " on " + link + ": " + why);
+                NoSuchNodeException e = new NoSuchNodeException(AddressBits.text(n.address) + " on " + link + ": " + why);
                 waiters.forEach(w -> w.completeExceptionally(e));
             });
         }
@@ -819,7 +819,7 @@ public final class NeighbourEngine implements AutoCloseable {
         resolutionFailures.increment();
         int dropped = n.queued();
         fail(n, why, droppedResolutionFailed, now, after);
-        String line = failureLog.limit(family + " neighbour " + n.address.getHostAddress() + " on " + n.context.name
+        String line = failureLog.limit(family + " neighbour " + AddressBits.text(n.address) + " on " + n.context.name
                 + " FAILED: " + why + (dropped > 0 ? "; " + dropped + " queued frames dropped" : ""));
         String link = n.context.name;
         after.add(() -> {
@@ -827,7 +827,7 @@ public final class NeighbourEngine implements AutoCloseable {
                 reporter.info(line);
             }
             reporter.event(IpoibEvents.NEIGHBOUR_FAILED, Map.of(IpoibEvents.LINK, link,
-                    IpoibEvents.ADDRESS, n.address.getHostAddress(), IpoibEvents.REASON, why));
+                    IpoibEvents.ADDRESS, AddressBits.text(n.address), IpoibEvents.REASON, why));
         });
     }
 
@@ -911,7 +911,7 @@ public final class NeighbourEngine implements AutoCloseable {
                 }
             }
         }
-        out.sort(Comparator.comparing(NeighbourEntry::link).thenComparing(e -> e.address().getHostAddress()));
+        out.sort(Comparator.comparing(NeighbourEntry::link).thenComparing(e -> AddressBits.text(e.address())));
         return out;
     }
 

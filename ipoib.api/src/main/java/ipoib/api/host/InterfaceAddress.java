@@ -60,7 +60,7 @@ public record InterfaceAddress(String link, InetAddress address, int prefixLengt
 
     /** {@code 10.0.0.1/24} or {@code fe80::2:c903:0:101/64}. */
     public String cidr() {
-        return address.getHostAddress() + "/" + prefixLength;
+        return ipoib.api.resolve.AddressBits.text(address) + "/" + prefixLength;
     }
 
     @Override

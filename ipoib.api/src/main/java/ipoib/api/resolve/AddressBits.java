@@ -65,6 +65,15 @@ public final class AddressBits {
         return ipv6 ? ipv6(high, low) : ipv4((int) low);
     }
 
+    /**
+     * The text of an address: dotted IPv4, or IPv6 in the canonical compressed form of RFC 5952
+     * ({@code fe80::202:c903:0:101}, not {@code fe80:0:0:0:202:c903:0:101}), without scope.
+     */
+    public static String text(InetAddress address) {
+        byte[] b = requireNonNull(address).getAddress();
+        return b.length == 4 ? address.getHostAddress() : new ipoib.api.Gid(read(b, 0), read(b, 8)).toString();
+    }
+
     private static long read(byte[] b, int offset) {
         long v = 0;
         for (int i = 0; i < 8; i++) {

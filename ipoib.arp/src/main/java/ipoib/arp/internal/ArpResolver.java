@@ -436,7 +436,7 @@ public final class ArpResolver implements NeighbourResolver, FrameHandler, LinkL
     private static int ipv4(InetAddress address) {
         if (!(address instanceof Inet4Address)) {
             throw new IllegalArgumentException("the ARP resolver resolves IPv4 addresses, not "
-                    + (address == null ? "null" : address.getHostAddress()));
+                    + (address == null ? "null" : AddressBits.text(address)));
         }
         return AddressBits.ipv4(address);
     }

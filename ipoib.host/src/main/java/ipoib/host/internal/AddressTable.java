@@ -94,7 +94,7 @@ final class AddressTable {
         for (Map.Entry<String, Map<InetAddress, InterfaceAddress>> e : byLink.entrySet()) {
             if (link == null || link.equals(e.getKey())) {
                 List<InterfaceAddress> l = new ArrayList<>(e.getValue().values());
-                l.sort(Comparator.comparing((InterfaceAddress a) -> a.ipv6()).thenComparing(a -> a.address().getHostAddress()));
+                l.sort(Comparator.comparing((InterfaceAddress a) -> a.ipv6()).thenComparing(a -> AddressBits.text(a.address())));
                 out.addAll(l);
             }
         }
@@ -205,7 +205,7 @@ final class AddressTable {
             throw new IllegalArgumentException("address must not be null");
         }
         if (address.isMulticastAddress() || address.isAnyLocalAddress() || address.isLoopbackAddress()) {
-            throw new IllegalArgumentException("invalid interface address '" + address.getHostAddress()
+            throw new IllegalArgumentException("invalid interface address '" + AddressBits.text(address)
                     + "': a multicast, unspecified or loopback address cannot be assigned to an interface");
         }
         byte[] b = address.getAddress();

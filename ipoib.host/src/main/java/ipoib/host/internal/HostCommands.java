@@ -9,6 +9,7 @@ import ipoib.api.host.InterfaceAddress;
 import ipoib.api.host.InterfaceAddresses;
 import ipoib.api.host.IpHost;
 import ipoib.api.link.IpoibLink;
+import ipoib.api.resolve.AddressBits;
 import ipoib.api.resolve.NeighbourEntry;
 import ipoib.api.resolve.NeighbourResolver;
 import ipoib.api.resolve.PathInfo;
@@ -219,14 +220,14 @@ public final class HostCommands {
         }
         for (InterfaceAddress a : addresses.addresses(linkName)) {
             if (a.address().equals(spec.address())) {
-                throw usage(ADDR_USAGE, spec.address().getHostAddress() + " is already an address of " + linkName);
+                throw usage(ADDR_USAGE, AddressBits.text(spec.address()) + " is already an address of " + linkName);
             }
         }
         Configuration c = configurationAdmin.getFactoryConfiguration(AddressConfigurator.FACTORY_PID,
-                linkName + "-" + spec.address().getHostAddress().replace(':', '.').replace('%', '.'), "?");
+                linkName + "-" + AddressBits.text(spec.address()).replace(':', '.').replace('%', '.'), "?");
         Dictionary<String, Object> props = new Hashtable<>();
         props.put("link", linkName);
-        props.put("address", spec.address().getHostAddress() + "/" + spec.prefixLength());
+        props.put("address", AddressBits.text(spec.address()) + "/" + spec.prefixLength());
         c.update(props);
         // The configuration reaches the component asynchronously: wait for it, so that a script can go on.
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
@@ -238,14 +239,14 @@ public final class HostCommands {
             Thread.sleep(10);
         }
         String note = link(linkName) == null ? " (no interface " + linkName + " yet: used when it appears)" : "";
-        return "added " + spec.address().getHostAddress() + "/" + spec.prefixLength() + " to " + linkName + note;
+        return "added " + AddressBits.text(spec.address()) + "/" + spec.prefixLength() + " to " + linkName + note;
     }
 
     private String deleteAddress(String linkName, String text) throws IOException, InvalidSyntaxException {
         String plain = text.contains("/") ? text.substring(0, text.indexOf('/')) : text;
         InetAddress address = address(plain, ADDR_USAGE);
         InterfaceAddress existing = addresses.addresses(linkName).stream().filter(a -> a.address().equals(address))
-                .findFirst().orElseThrow(() -> usage(ADDR_USAGE, address.getHostAddress() + " is not an address of "
+                .findFirst().orElseThrow(() -> usage(ADDR_USAGE, AddressBits.text(address) + " is not an address of "
                         + linkName));
         if (existing.origin() == AddressOrigin.CONFIGURED) {
             Configuration[] configurations = configurationAdmin.listConfigurations(
@@ -264,7 +265,7 @@ public final class HostCommands {
             }
         }
         addresses.remove(linkName, address);
-        return "deleted " + address.getHostAddress() + " from " + linkName;
+        return "deleted " + AddressBits.text(address) + " from " + linkName;
     }
 
     // ---- ipoib:neigh ---------------------------------------------------------------------------------
@@ -310,7 +311,7 @@ public final class HostCommands {
                 } catch (IllegalArgumentException e) {
                     throw usage(NEIGH_USAGE, e.getMessage());
                 }
-                return "added permanent entry " + a.getHostAddress() + " -> " + ll + " on " + name
+                return "added permanent entry " + AddressBits.text(a) + " -> " + ll + " on " + name
                         + "\nnote: the peer's QPN changes when its interface is reset (RFC 4391 §9.4); "
                         + "a permanent entry must then be updated by hand";
             }
@@ -321,9 +322,9 @@ public final class HostCommands {
                 String name = requireLink(args[1], NEIGH_USAGE).name();
                 InetAddress a = address(args[2], NEIGH_USAGE);
                 if (!requireResolver(a instanceof Inet6Address, NEIGH_USAGE).remove(name, a)) {
-                    throw usage(NEIGH_USAGE, "no entry for " + a.getHostAddress() + " on " + name);
+                    throw usage(NEIGH_USAGE, "no entry for " + AddressBits.text(a) + " on " + name);
                 }
-                return "deleted " + a.getHostAddress() + " on " + name;
+                return "deleted " + AddressBits.text(a) + " on " + name;
             }
             default -> {
                 if (args.length == 1) {
@@ -349,17 +350,24 @@ public final class HostCommands {
             entries.addAll(e.getKey().neighbours(only));
         }
         entries.sort(Comparator.comparing(NeighbourEntry::link).thenComparing(e -> e.address() instanceof Inet6Address)
-                .thenComparing(e -> e.address().getHostAddress()));
+                .thenComparing(e -> AddressBits.text(e.address())));
         if (entries.isEmpty()) {
             return "no neighbour entries" + (only == null ? "" : " on " + only);
         }
-        StringBuilder out = new StringBuilder(String.format("%-28s %-12s %-59s %-6s %-2s %-12s %8s %6s %s%n",
-                "ADDRESS", "INTERFACE", "LINK-LAYER ADDRESS", "LID", "SL", "STATE", "AGE", "QUEUED", "FLAGS"));
+        int addressWidth = "ADDRESS".length();
+        int linkWidth = "INTERFACE".length();
         for (NeighbourEntry e : entries) {
-            out.append(String.format("%-28s %-12s %-59s %-6s %-2s %-12s %8s %6d %s%n", e.address().getHostAddress(),
-                    e.link(), e.linkAddress() == null ? "-" : e.linkAddress(), e.lid() == null ? "-" : e.lid(),
+            addressWidth = Math.max(addressWidth, AddressBits.text(e.address()).length());
+            linkWidth = Math.max(linkWidth, e.link().length());
+        }
+        String format = "%-" + addressWidth + "s  %-" + linkWidth + "s  %-59s  %-6s  %-2s  %-12s  %6s  %6s  %s%n";
+        StringBuilder out = new StringBuilder(String.format(format, "ADDRESS", "INTERFACE", "LINK-LAYER ADDRESS",
+                "LID", "SL", "STATE", "AGE", "QUEUED", "FLAGS"));
+        for (NeighbourEntry e : entries) {
+            out.append(String.format(format, AddressBits.text(e.address()), e.link(),
+                    e.linkAddress() == null ? "-" : e.linkAddress(), e.lid() == null ? "-" : e.lid(),
                     e.serviceLevel() < 0 ? "-" : Integer.toString(e.serviceLevel()), e.state(), age(e.age()),
-                    e.queuedFrames(), e.permanent() ? "PERMANENT" : ""));
+                    Integer.toString(e.queuedFrames()), e.permanent() ? "PERMANENT" : "").stripTrailing()).append('\n');
         }
         return out.toString();
     }
@@ -397,11 +405,11 @@ public final class HostCommands {
         String linkName = t.link();
         if (linkName == null) {
             linkName = host.route(null, t.address()).map(HostRoute::link).orElseThrow(() -> usage(RESOLVE_USAGE,
-                    "no interface has an address on the way to " + t.address().getHostAddress() + "; name one with -I"));
+                    "no interface has an address on the way to " + AddressBits.text(t.address()) + "; name one with -I"));
         }
         NeighbourResolver r = requireResolver(t.address() instanceof Inet6Address, RESOLVE_USAGE);
         PathInfoAnswer answer = r.pathInfo(linkName, t.address());
-        String head = t.address().getHostAddress() + " on " + linkName;
+        String head = AddressBits.text(t.address()) + " on " + linkName;
         if (answer instanceof PathInfoAnswer.NoSuchNode n) {
             throw new IllegalStateException(head + ": no such node: " + n.reason());
         }
@@ -482,7 +490,7 @@ public final class HostCommands {
         Target t = target(dest, linkOption, PING_USAGE);
         boolean v6 = t.address() instanceof Inet6Address;
         HostRoute route = host.route(t.link(), t.address()).orElseThrow(() -> new IllegalStateException(
-                "connect: no route to " + t.address().getHostAddress()
+                "connect: no route to " + AddressBits.text(t.address())
                         + (t.link() == null ? ": no UP interface has an address whose prefix holds it"
                         : " via " + t.link() + ": it has no usable " + (v6 ? "IPv6" : "IPv4") + " address")));
         int header = (v6 ? 40 : 20) + 8;
@@ -492,8 +500,8 @@ public final class HostCommands {
                     + "; fragmentation is not supported)");
         }
         PrintStream out = session == null ? System.out : session.getConsole();
-        String name = t.address().getHostAddress();
-        out.printf("PING %s from %s %s: %d(%d) bytes of data.%n", name, route.source().getHostAddress(), route.link(),
+        String name = AddressBits.text(t.address());
+        out.printf("PING %s from %s %s: %d(%d) bytes of data.%n", name, AddressBits.text(route.source()), route.link(),
                 size, header + size);
         out.flush();
         int identifier = ThreadLocalRandom.current().nextInt(0x10000);
@@ -517,11 +525,11 @@ public final class HostCommands {
                 sum += ms;
                 sumSquares += ms * ms;
                 out.printf(Locale.ROOT, "%d bytes from %s: icmp_seq=%d ttl=%d time=%.3f ms%n", r.length() + 8,
-                        r.from().getHostAddress(), seq, r.ttl(), ms);
+                        AddressBits.text(r.from()), seq, r.ttl(), ms);
             } catch (ExecutionException e) {
                 if (e.getCause() instanceof HostException h) {
                     errors++;
-                    out.printf("From %s icmp_seq=%d Destination Host Unreachable: %s%n", route.source().getHostAddress(),
+                    out.printf("From %s icmp_seq=%d Destination Host Unreachable: %s%n", AddressBits.text(route.source()),
                             seq, h.getMessage());
                 }
                 // A timeout is silent, as with the system ping.

@@ -310,7 +310,7 @@ final class IpStack {
         }
         TransmitResult result = transmit(link, v6, dstHigh, dstLow, s.slice(length));
         if (result.isDrop()) {
-            reply.completeExceptionally(new HostException("echo request to " + destination.getHostAddress() + " via "
+            reply.completeExceptionally(new HostException("echo request to " + AddressBits.text(destination) + " via "
                     + route.link() + " not sent: " + result + why(result, v6), result));
             return reply;
         }
@@ -339,9 +339,9 @@ final class IpStack {
                 return "interface " + linkName + " is " + link.state();
             }
             return "no usable " + (destination instanceof Inet6Address ? "IPv6" : "IPv4") + " address on " + linkName
-                    + " for " + destination.getHostAddress();
+                    + " for " + AddressBits.text(destination);
         }
-        return "no route to " + destination.getHostAddress()
+        return "no route to " + AddressBits.text(destination)
                 + ": no UP interface has an address whose prefix holds it (or it is this host's own address)";
     }
 

@@ -522,7 +522,7 @@ public final class NdResolver implements NeighbourResolver, FrameHandler, LinkLi
             if (nd.joined.add(g)) {
                 m.joinListener(link.name(), g).whenComplete((info, failure) -> {
                     if (failure != null) {
-                        log.warn("ND could not join " + g.getHostAddress() + " on " + link.name() + ": "
+                        log.warn("ND could not join " + AddressBits.text(g) + " on " + link.name() + ": "
                                 + failure.getMessage());
                         run(() -> nd.joined.remove(g));
                     }
@@ -541,7 +541,7 @@ public final class NdResolver implements NeighbourResolver, FrameHandler, LinkLi
         try {
             m.leaveListener(link, group);
         } catch (RuntimeException e) {
-            log.debug("leaving " + group.getHostAddress() + " on " + link + ": " + e.getMessage());
+            log.debug("leaving " + AddressBits.text(group) + " on " + link + ": " + e.getMessage());
         }
     }
 
@@ -567,7 +567,7 @@ public final class NdResolver implements NeighbourResolver, FrameHandler, LinkLi
     // ---- duplicate address detection (control thread) ---------------------------------------------------
 
     private static String key(String link, InetAddress a) {
-        return link + " " + a.getHostAddress();
+        return link + " " + AddressBits.text(a);
     }
 
     private void startDad(IpoibLink link, Inet6Address address) {
@@ -587,7 +587,7 @@ public final class NdResolver implements NeighbourResolver, FrameHandler, LinkLi
         MulticastService m = multicast;
         if (m == null) {
             noMulticast.increment();
-            log.warn("DAD of " + address.getHostAddress() + " on " + link.name()
+            log.warn("DAD of " + AddressBits.text(address) + " on " + link.name()
                     + " waits for the multicast service (ipoib.mcast): the address stays TENTATIVE");
             return;
         }
@@ -601,7 +601,7 @@ public final class NdResolver implements NeighbourResolver, FrameHandler, LinkLi
                     }
                     if (failure != null) {
                         dads.remove(key);
-                        log.warn("DAD of " + address.getHostAddress() + " on " + link.name()
+                        log.warn("DAD of " + AddressBits.text(address) + " on " + link.name()
                                 + " could not join its groups: " + failure + "; trying again when the link or the "
                                 + "multicast service comes back");
                         return;
@@ -645,7 +645,7 @@ public final class NdResolver implements NeighbourResolver, FrameHandler, LinkLi
         }
         dadPassed.increment();
         table.setState(link.name(), address, AddressState.PREFERRED);
-        log.info(address.getHostAddress() + " on " + link.name() + " passed duplicate address detection");
+        log.info(AddressBits.text(address) + " on " + link.name() + " passed duplicate address detection");
         // Unsolicited advertisement (RFC 4861 §7.2.6): neighbours with a stale entry (our QPN
         // changes with every reset, RFC 4391 §9.4) learn the new address at once.
         LinkAddress self = link.address();
@@ -669,7 +669,7 @@ public final class NdResolver implements NeighbourResolver, FrameHandler, LinkLi
         }
         dads.remove(key(link.name(), address));
         dadDuplicates.increment();
-        log.warn("duplicate address detected: " + address.getHostAddress() + " on " + link.name() + " is in use by "
+        log.warn("duplicate address detected: " + AddressBits.text(address) + " on " + link.name() + " is in use by "
                 + evidence + "; the address is not used (RFC 4862 §5.4.5)");
         addresses.setState(link.name(), address, AddressState.DUPLICATE);
         joins(link);
@@ -913,7 +913,7 @@ public final class NdResolver implements NeighbourResolver, FrameHandler, LinkLi
             } else if (self != null && na.targetLinkAddress().isPresent()
                     && !na.targetLinkAddress().get().withoutFlags().equals(self.withoutFlags())) {
                 conflicts.increment();
-                String line = conflictLog.limit("address conflict on " + link.name() + ": " + target.getHostAddress()
+                String line = conflictLog.limit("address conflict on " + link.name() + ": " + AddressBits.text(target)
                         + " is ours, but " + who + " advertises it");
                 if (line != null) {
                     log.warn(line);
@@ -936,7 +936,7 @@ public final class NdResolver implements NeighbourResolver, FrameHandler, LinkLi
         if (ra.curHopLimit() != 0) {
             nd.curHopLimit = ra.curHopLimit();
         }
-        String from = ra.source().getHostAddress();
+        String from = AddressBits.text(ra.source());
         if (ra.mtu().isPresent()) {
             long mtu = ra.mtu().getAsLong();
             if (mtu > link.mtu()) {
@@ -973,12 +973,12 @@ public final class NdResolver implements NeighbourResolver, FrameHandler, LinkLi
             return;
         }
         if (p.preferredLifetime() > p.validLifetime()) {
-            log.debug("prefix " + p.prefix().getHostAddress() + "/" + p.prefixLength() + " from " + router
+            log.debug("prefix " + AddressBits.text(p.prefix()) + "/" + p.prefixLength() + " from " + router
                     + ": preferred lifetime beyond the valid one; ignored (RFC 4862 §5.5.3 c)");
             return;
         }
         if (p.prefixLength() != 64) {
-            log.warn("prefix " + p.prefix().getHostAddress() + "/" + p.prefixLength() + " from " + router + " on "
+            log.warn("prefix " + AddressBits.text(p.prefix()) + "/" + p.prefixLength() + " from " + router + " on "
                     + link.name() + ": the interface identifier has 64 bits, the prefix must be /64; ignored");
             return;
         }
@@ -997,7 +997,7 @@ public final class NdResolver implements NeighbourResolver, FrameHandler, LinkLi
                 : Instant.now().plusSeconds(p.validLifetime());
         if (existing == null) {
             autoconfigured.increment();
-            log.info("autoconfigured " + address.getHostAddress() + "/64 on " + link.name() + " from " + router);
+            log.info("autoconfigured " + AddressBits.text(address) + "/64 on " + link.name() + " from " + router);
         }
         table.add(link.name(), address, 64, AddressOrigin.AUTOCONF, until);
     }
@@ -1007,7 +1007,7 @@ public final class NdResolver implements NeighbourResolver, FrameHandler, LinkLi
     private static Inet6Address ipv6(InetAddress address) {
         if (!(address instanceof Inet6Address a)) {
             throw new IllegalArgumentException("the ND resolver resolves IPv6 addresses, not "
-                    + (address == null ? "null" : address.getHostAddress()));
+                    + (address == null ? "null" : AddressBits.text(address)));
         }
         return a;
     }
@@ -1051,7 +1051,7 @@ public final class NdResolver implements NeighbourResolver, FrameHandler, LinkLi
                     + String.join(", ", links.keySet().stream().sorted().toList()) + ")");
         }
         if (a.isMulticastAddress()) {
-            throw new IllegalArgumentException(a.getHostAddress() + " is a multicast address: it has no neighbour entry");
+            throw new IllegalArgumentException(AddressBits.text(a) + " is a multicast address: it has no neighbour entry");
         }
         if (linkAddress == null || linkAddress.isMulticast() || linkAddress.gid().isMulticast()) {
             throw new IllegalArgumentException("a neighbour's link-layer address is a unicast QPN and port GID, not "
