@@ -46,7 +46,7 @@ public class ResolverHotSwapIT {
     @Configuration
     public Option[] config() {
         return options(OsgiTestSupport.runtime("ipoib.codec", "ipoib.verbs.loopback", "ipoib.link", "ipoib.arp",
-                "ipoib.host"), systemProperty("ipoib.defaults").value("false"));
+                "ipoib.nd", "ipoib.host"), systemProperty("ipoib.defaults").value("false"));
     }
 
     /** Pings a→b every few milliseconds on its own thread, counting replies. */
@@ -82,9 +82,13 @@ public class ResolverHotSwapIT {
         }
 
         @Override
-        public void close() throws InterruptedException {
+        public void close() {
             running.set(false);
-            thread.join(5000);
+            try {
+                thread.join(5000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 
@@ -92,16 +96,50 @@ public class ResolverHotSwapIT {
         return Thread.getAllStackTraces().keySet().stream().filter(t -> t.getName().equals(name) && t.isAlive()).count();
     }
 
-    @Test
-    public void restartingArpUnderTrafficDropsCountedAndRecovers() throws Exception {
+    private IpFixture interfaces() throws Exception {
         IpFixture ip = new IpFixture(context, configurationAdmin);
-        ip.configure("ipoib.arp", "retransmitMillis", 100);
-        ip.createLink("a", "loop0", "0xffff");
-        ip.createLink("b", "loop1", "0xffff");
+        if (ip.service(ipoib.api.mcast.MulticastService.class, null) == null) {
+            context.registerService(ipoib.api.mcast.MulticastService.class, new FakeMulticast(), null);
+        }
+        if (ip.link("a") == null) {
+            ip.configure("ipoib.arp", "retransmitMillis", 100);
+            ip.configure("ipoib.nd", "retransmitMillis", 100);
+            ip.createLink("a", "loop0", "0xffff");
+            ip.createLink("b", "loop1", "0xffff");
+            ip.awaitUp("a");
+            ip.awaitUp("b");
+            ip.address("a", "10.4.0.1", 24);
+            ip.address("b", "10.4.0.2", 24);
+            ip.address("a", "fd00:6::1", 64);
+            ip.address("b", "fd00:6::2", 64);
+        }
         ip.awaitUp("a");
         ip.awaitUp("b");
-        ip.address("a", "10.4.0.1", 24);
-        ip.address("b", "10.4.0.2", 24);
+        for (String[] la : new String[][] {{"a", "fd00:6::1"}, {"b", "fd00:6::2"}}) {
+            Await.until(la[1] + " usable", Duration.ofSeconds(15), () -> {
+                try {
+                    var x = ip.findAddress(la[0], la[1]);
+                    return x != null && x.state() == ipoib.api.host.AddressState.PREFERRED;
+                } catch (Exception e) {
+                    throw new AssertionError(e);
+                }
+            });
+        }
+        return ip;
+    }
+
+    @Test
+    public void restartingArpUnderTrafficDropsCountedAndRecovers() throws Exception {
+        restartUnderTraffic("ipoib.arp", "10.4.0.2", "ipoib-arp");
+    }
+
+    @Test
+    public void restartingNdUnderTrafficDropsCountedAndRecovers() throws Exception {
+        restartUnderTraffic("ipoib.nd", "fd00:6::2", "ipoib-nd");
+    }
+
+    private void restartUnderTraffic(String bundleName, String destination, String threadName) throws Exception {
+        IpFixture ip = interfaces();
         List<String> errors = new CopyOnWriteArrayList<>();
         FrameworkListener listener = e -> {
             if (e.getType() == FrameworkEvent.ERROR) {
@@ -109,25 +147,25 @@ public class ResolverHotSwapIT {
             }
         };
         context.addFrameworkListener(listener);
-        Bundle arp = ip.bundle("ipoib.arp");
-        try (Traffic traffic = new Traffic(ip, "a", "10.4.0.2")) {
+        Bundle resolver = ip.bundle(bundleName);
+        try (Traffic traffic = new Traffic(ip, "a", destination)) {
             traffic.awaitReplies(10, "ping traffic flows");
             for (int round = 0; round < 3; round++) {
                 long noResolver = ip.host().counters().get("tx_dropped_no_resolver");
-                arp.stop();
+                resolver.stop();
                 long sent = traffic.sent.get();
                 Await.until("pings go out without a resolver", Duration.ofSeconds(10), () -> traffic.sent.get() > sent + 5);
                 assertEquals("links stay UP", LinkState.UP, ip.link("a").state());
                 assertEquals(LinkState.UP, ip.link("b").state());
-                assertTrue("echo requests and replies needing ARP are dropped and counted",
+                assertTrue("echo requests and replies needing the resolver are dropped and counted",
                         ip.host().counters().get("tx_dropped_no_resolver") > noResolver);
-                arp.start();
+                resolver.start();
                 traffic.awaitReplies(10, "traffic resumes after restart " + round);
             }
         } finally {
             context.removeFrameworkListener(listener);
         }
-        assertEquals("one ARP thread, none leaked", 1, threads("ipoib-arp"));
+        assertEquals("one " + threadName + " thread, none leaked", 1, threads(threadName));
         assertTrue("framework errors: " + errors, errors.isEmpty());
     }
 }

@@ -587,7 +587,7 @@ public final class NdResolver implements NeighbourResolver, FrameHandler, LinkLi
         MulticastService m = multicast;
         if (m == null) {
             noMulticast.increment();
-            log.warn("DAD of " + AddressBits.text(address) + " on " + link.name()
+            log.info("DAD of " + AddressBits.text(address) + " on " + link.name()
                     + " waits for the multicast service (ipoib.mcast): the address stays TENTATIVE");
             return;
         }
