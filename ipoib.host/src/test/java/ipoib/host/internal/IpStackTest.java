@@ -1,0 +1,260 @@
+package ipoib.host.internal;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import ipoib.api.Gid;
+import ipoib.api.LinkAddress;
+import ipoib.api.McMemberRecord;
+import ipoib.api.Mgid;
+import ipoib.api.PKey;
+import ipoib.api.PathRecord;
+import ipoib.api.QKey;
+import ipoib.api.Qpn;
+import ipoib.api.host.AddressOrigin;
+import ipoib.api.host.AddressState;
+import ipoib.api.host.EchoReply;
+import ipoib.api.link.EtherType;
+import ipoib.api.link.IpoibLink;
+import ipoib.api.link.LinkCounters;
+import ipoib.api.link.LinkState;
+import ipoib.api.link.ReceivedFrame;
+import ipoib.api.link.TransmitResult;
+import ipoib.api.resolve.NeighbourEntry;
+import ipoib.api.resolve.NeighbourResolver;
+import ipoib.api.resolve.PathInfoAnswer;
+import ipoib.api.verbs.AddressHandle;
+import ipoib.api.verbs.Port;
+import ipoib.codec.ip.IcmpEcho;
+import ipoib.codec.ip.Ipv4Header;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.management.ManagementFactory;
+import java.net.InetAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** The host's routes, echo and UDP over fake links and a fake resolver that records what it is given. */
+class IpStackTest {
+
+    static final class Link implements IpoibLink {
+        final String name;
+        final List<byte[]> broadcasts = new ArrayList<>();
+
+        Link(String name) {
+            this.name = name;
+        }
+
+        @Override public String name() { return name; }
+        @Override public LinkState state() { return LinkState.UP; }
+        @Override public String stateReason() { return "test"; }
+        @Override public Port port() { return null; }
+        @Override public PKey pkey() { return PKey.DEFAULT; }
+        @Override public Mgid broadcastGid() { return Mgid.parse("ff12:401b:ffff::ffff:ffff"); }
+        @Override public LinkAddress address() { return LinkAddress.of(Qpn.of(1), Gid.ZERO); }
+        @Override public Gid gid() { return Gid.ZERO; }
+        @Override public int mtu() { return 2044; }
+        @Override public QKey qkey() { return QKey.of(0x0b1b); }
+        @Override public int serviceLevel() { return 0; }
+        @Override public LinkCounters counters() { return null; }
+        @Override public Map<String, Long> dropCounters() { return Map.of(); }
+        @Override public Qpn qpn() { return Qpn.of(1); }
+        @Override public TransmitResult sendUnicast(AddressHandle d, Qpn q, int e, MemorySegment p) { return TransmitResult.SENT; }
+        @Override public TransmitResult sendMulticast(Mgid g, int e, MemorySegment p) { return TransmitResult.SENT; }
+
+        @Override
+        public TransmitResult sendBroadcast(int etherType, MemorySegment payload) {
+            broadcasts.add(payload.toArray(ValueLayout.JAVA_BYTE));
+            return TransmitResult.SENT;
+        }
+
+        @Override public void addMulticastGroup(McMemberRecord joined, boolean receive) { }
+        @Override public void removeMulticastGroup(Mgid group) { }
+        @Override public boolean hasMulticastGroup(Mgid group) { return false; }
+        @Override public AddressHandle createAddressHandle(PathRecord path, int serviceLevel) { return null; }
+    }
+
+    /** Records what it is asked to send; with {@code record} off it only counts. */
+    static final class Resolver implements NeighbourResolver {
+        record Sent(IpoibLink link, long high, long low, int etherType, byte[] packet) {}
+
+        final List<Sent> sent = new ArrayList<>();
+        boolean record = true;
+        long count;
+
+        @Override
+        public TransmitResult send(IpoibLink link, InetAddress nextHop, int etherType, MemorySegment packet) {
+            throw new AssertionError("the host uses the allocation-free form");
+        }
+
+        @Override
+        public TransmitResult send(IpoibLink link, long high, long low, int etherType, MemorySegment packet) {
+            count++;
+            if (record) {
+                sent.add(new Sent(link, high, low, etherType, packet.toArray(ValueLayout.JAVA_BYTE)));
+            }
+            return TransmitResult.SENT;
+        }
+
+        @Override public PathInfoAnswer pathInfo(String linkName, InetAddress destination) { return null; }
+        @Override public List<NeighbourEntry> neighbours(String linkName) { return List.of(); }
+        @Override public int flush(String linkName) { return 0; }
+        @Override public void addPermanent(String l, InetAddress a, LinkAddress la) { }
+        @Override public boolean remove(String linkName, InetAddress address) { return false; }
+        @Override public int linkMtu(String linkName) { return 2044; }
+        @Override public Map<String, Long> counters() { return Map.of(); }
+    }
+
+    static final class Frame implements ReceivedFrame {
+        final MemorySegment buffer;
+        final int etherType;
+
+        Frame(byte[] packet, int etherType) {
+            this.buffer = MemorySegment.ofArray(packet);
+            this.etherType = etherType;
+        }
+
+        @Override public int etherType() { return etherType; }
+        @Override public MemorySegment buffer() { return buffer; }
+        @Override public long payloadOffset() { return 0; }
+        @Override public int payloadLength() { return (int) buffer.byteSize(); }
+        @Override public int sourceQpn() { return 2; }
+        @Override public int sourceLid() { return 2; }
+        @Override public boolean grhPresent() { return false; }
+        @Override public Gid sourceGid() { return null; }
+        @Override public Gid destinationGid() { return null; }
+        @Override public boolean multicast() { return false; }
+    }
+
+    final AddressTable table = new AddressTable((a, c) -> { });
+    final IpStack stack = new IpStack(table, message -> { });
+    final Link a = new Link("a");
+    final Link b = new Link("b");
+    final Resolver resolver = new Resolver();
+
+    static InetAddress ip(String text) throws Exception {
+        return InetAddress.getByName(text);
+    }
+
+    @BeforeEach
+    void setUp() throws Exception {
+        stack.addLink(a);
+        stack.addLink(b);
+        stack.ipv4Resolver = resolver;
+        stack.ipv6Resolver = resolver;
+        table.add("a", ip("10.0.0.1"), 24, AddressOrigin.MANUAL, null);
+        table.add("b", ip("10.0.0.2"), 24, AddressOrigin.MANUAL, null);
+        table.add("a", ip("fe80::1"), 64, AddressOrigin.LINK_LOCAL, null);
+        table.add("b", ip("fe80::2"), 64, AddressOrigin.LINK_LOCAL, null);
+        table.setState("a", ip("fe80::1"), AddressState.PREFERRED);
+        table.setState("b", ip("fe80::2"), AddressState.PREFERRED);
+    }
+
+    @Test
+    void routesGoOnLinkAndNeverToTheOwner() throws Exception {
+        assertEquals("a", stack.route(null, ip("10.0.0.2")).orElseThrow().link());
+        assertEquals(ip("10.0.0.1"), stack.route(null, ip("10.0.0.2")).orElseThrow().source());
+        assertEquals("b", stack.route(null, ip("10.0.0.1")).orElseThrow().link(), "a owns 10.0.0.1: via b");
+        assertTrue(stack.route(null, ip("10.9.9.9")).isEmpty(), "off-link");
+        assertEquals("b", stack.route("b", ip("10.9.9.9")).orElseThrow().link(), "a chosen interface sends anyway");
+        assertTrue(stack.route("a", ip("10.0.0.1")).isEmpty(), "no loopback delivery");
+        assertEquals("a", stack.route(null, ip("fe80::2")).orElseThrow().link());
+        assertEquals(ip("fe80::1"), stack.route(null, ip("fe80::2")).orElseThrow().source());
+        assertEquals(2044, stack.route(null, ip("fe80::2")).orElseThrow().mtu());
+        table.setState("a", ip("fe80::1"), AddressState.TENTATIVE);
+        assertEquals("b", stack.route(null, ip("fe80::9")).orElseThrow().link(), "tentative addresses are not used");
+    }
+
+    @Test
+    void echoRequestsAreAnsweredAndRepliesMatched() throws Exception {
+        CompletableFuture<EchoReply> reply = stack.echo(null, ip("10.0.0.2"), 7, 1, 24, Duration.ofSeconds(5));
+        Resolver.Sent request = resolver.sent.remove(0);
+        assertEquals(a, request.link());
+        assertEquals(0x0A000002, request.low());
+        assertEquals(EtherType.IPV4, request.etherType());
+        // b receives the request and answers through the resolver
+        stack.receiveIpv4(b, new Frame(request.packet(), EtherType.IPV4));
+        Resolver.Sent answer = resolver.sent.remove(0);
+        assertEquals(b, answer.link());
+        assertEquals(0x0A000001, answer.low());
+        MemorySegment s = MemorySegment.ofArray(answer.packet());
+        assertEquals(20, Ipv4Header.validate(s, 0, s.byteSize()));
+        assertEquals(0x0A000002, Ipv4Header.source(s, 0));
+        IcmpEcho.validateIpv4(s, 20, answer.packet().length - 20);
+        assertEquals(IcmpEcho.TYPE_ECHO_REPLY, IcmpEcho.type(s, 20));
+        assertEquals(7, IcmpEcho.identifier(s, 20));
+        // a receives the reply
+        stack.receiveIpv4(a, new Frame(answer.packet(), EtherType.IPV4));
+        EchoReply r = reply.get(1, TimeUnit.SECONDS);
+        assertEquals(ip("10.0.0.2"), r.from());
+        assertEquals(24, r.length());
+        assertEquals(1, stack.counterSnapshot().get("echo_replies_received"));
+    }
+
+    @Test
+    void ipv6EchoRoundTrip() throws Exception {
+        CompletableFuture<EchoReply> reply = stack.echo("a", ip("fe80::2"), 9, 3, 8, Duration.ofSeconds(5));
+        Resolver.Sent request = resolver.sent.remove(0);
+        assertEquals(0xfe80_0000_0000_0000L, request.high());
+        stack.receiveIpv6(b, new Frame(request.packet(), EtherType.IPV6));
+        Resolver.Sent answer = resolver.sent.remove(0);
+        assertEquals(1L, answer.low());
+        stack.receiveIpv6(a, new Frame(answer.packet(), EtherType.IPV6));
+        assertEquals(ip("fe80::2"), reply.get(1, TimeUnit.SECONDS).from());
+    }
+
+    @Test
+    void withoutAResolverPacketsAreDroppedAndCounted() throws Exception {
+        stack.ipv4Resolver = null;
+        CompletableFuture<EchoReply> reply = stack.echo(null, ip("10.0.0.2"), 1, 1, 8, Duration.ofSeconds(5));
+        assertTrue(reply.isCompletedExceptionally());
+        assertEquals(1, stack.counterSnapshot().get("tx_dropped_no_resolver"));
+    }
+
+    @Test
+    void udpOverTheLinkAndTheBroadcastGroup() throws Exception {
+        List<String> got = new ArrayList<>();
+        UdpSocketImpl server = new UdpSocketImpl(stack, 9000, d -> got.add(d.link() + " " + d.sourcePort() + " "
+                + new String(d.payload().toArray(ValueLayout.JAVA_BYTE))));
+        stack.sockets.set(9000, server);
+        UdpSocketImpl client = new UdpSocketImpl(stack, 5000, d -> { });
+        assertEquals(TransmitResult.SENT, client.send(null, ip("10.0.0.2"), 9000, MemorySegment.ofArray("hi".getBytes())));
+        stack.receiveIpv4(b, new Frame(resolver.sent.remove(0).packet(), EtherType.IPV4));
+        assertEquals(List.of("b 5000 hi"), got);
+        client.send(null, ip("10.0.0.255"), 9000, MemorySegment.ofArray("all".getBytes()));
+        assertEquals(1, a.broadcasts.size(), "a subnet broadcast goes to the broadcast group");
+        stack.receiveIpv4(b, new Frame(a.broadcasts.get(0), EtherType.IPV4));
+        assertEquals("b 5000 all", got.get(1));
+        IllegalArgumentException big = assertThrows(IllegalArgumentException.class,
+                () -> client.send(null, ip("10.0.0.2"), 9000, MemorySegment.ofArray(new byte[2017])));
+        assertTrue(big.getMessage().contains("does not fit the MTU 2044 of a"), big.getMessage());
+        assertEquals(0, stack.counterSnapshot().get("udp_no_port"), "no datagram went to an unbound port");
+        assertEquals(2, stack.counterSnapshot().get("udp_received"));
+    }
+
+    @Test
+    void aConnectedSocketSendsWithoutAllocating() throws Exception {
+        resolver.record = false;
+        UdpSocketImpl client = new UdpSocketImpl(stack, 5000, d -> { });
+        client.connect("a", ip("10.0.0.2"), 9000);
+        MemorySegment payload = MemorySegment.ofArray(new byte[512]);
+        var threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        for (int i = 0; i < 100_000; i++) {
+            client.send(payload);
+        }
+        long before = threads.getCurrentThreadAllocatedBytes();
+        for (int i = 0; i < 20_000; i++) {
+            client.send(payload);
+        }
+        long allocated = threads.getCurrentThreadAllocatedBytes() - before;
+        assertEquals(120_000, resolver.count);
+        assertTrue(allocated < 20_000 * 16L / 100, allocated + " octets allocated in 20,000 sends");
+    }
+}
