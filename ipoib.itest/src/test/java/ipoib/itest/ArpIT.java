@@ -252,6 +252,34 @@ public class ArpIT {
     }
 
     @Test
+    public void aPeersNewLidIsFoundByRevalidationAndAnSmChangeRefreshesWithoutFlushing() throws Exception {
+        NeighbourResolver arp = ip.arp();
+        long period = 1500;
+        ip.configure("ipoib.arp", "revalidateMillis", period);
+        ip.await(NeighbourResolver.class, "(&(ipoib.family=ipv4)(revalidateMillis=1500))");
+        ip.pingUntilReply("a", B, Duration.ofSeconds(5));
+        long refreshes = ip.counter(arp, "path_refreshes");
+        int newLid = ip.link("b").port().attributes().lid().value() == 0x40 ? 0x41 : 0x40;
+        ip.run("fabric:lid loop1/1 " + newLid);
+        long changed = System.nanoTime();
+        ip.pingUntilReply("a", B, Duration.ofSeconds(10));
+        long took = (System.nanoTime() - changed) / 1_000_000;
+        assertTrue("traffic resumed " + took + " ms after the LID change, the period is " + period + " ms",
+                took <= period + 1500);
+        assertEquals(newLid, ip.neighbour(arp, "a", B).lid().value());
+        assertTrue(ip.counter(arp, "path_refreshes") > refreshes);
+
+        ip.configure("ipoib.arp", "revalidateMillis", 60_000L);
+        ip.await(NeighbourResolver.class, "(&(ipoib.family=ipv4)(revalidateMillis=60000))");
+        long lookups = ip.counter(arp, "path_lookups");
+        ip.run("fabric:smchange");
+        Await.until("an SM change makes the resolver look its paths up again", Duration.ofSeconds(10),
+                () -> ip.counter(arp, "path_lookups") > lookups, () -> arp.counters().toString());
+        assertNotNull("the entry stays: refreshed, not flushed", ip.neighbour(arp, "a", B));
+        ip.pingUntilReply("a", B, Duration.ofSeconds(5));
+    }
+
+    @Test
     public void permanentEntriesNeedNoArpAndSurviveAFlush() throws Exception {
         NeighbourResolver arp = ip.arp();
         IpoibLink b = ip.link("b");

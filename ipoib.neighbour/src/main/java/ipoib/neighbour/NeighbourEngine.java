@@ -100,6 +100,7 @@ public final class NeighbourEngine implements AutoCloseable {
     private final LongAdder pathFailures;
     private final LongAdder resolutionFailures;
     private final LongAdder revalidations;
+    private final LongAdder pathRefreshes;
     private final LongAdder qpnChanges;
     private final LongAdder gidChanges;
     private final LongAdder queued;
@@ -144,6 +145,7 @@ public final class NeighbourEngine implements AutoCloseable {
         this.pathFailures = counters.counter("path_failures");
         this.resolutionFailures = counters.counter("resolution_failures");
         this.revalidations = counters.counter("revalidations");
+        this.pathRefreshes = counters.counter("path_refreshes");
         this.qpnChanges = counters.counter("qpn_changes");
         this.gidChanges = counters.counter("gid_changes");
         this.queued = counters.counter("frames_queued");
@@ -414,6 +416,7 @@ public final class NeighbourEngine implements AutoCloseable {
             List<Runnable> after = new ArrayList<>(1);
             synchronized (n) {
                 if (!n.removed && n.linkAddress != null && n.state != NeighbourState.FAILED) {
+                    pathRefreshes.increment();
                     after.add(startPath(n, now, n.route != null));
                 }
             }
@@ -474,8 +477,16 @@ public final class NeighbourEngine implements AutoCloseable {
                 } else if (confirm) {
                     n.confirmedNanos = now;
                     if (n.state == NeighbourState.STALE) {
+                        // The unicast probes went unanswered and the broadcast one was answered
+                        // from the same address: the path itself is stale (e.g. the peer's LID
+                        // changed), so it is looked up again.
+                        boolean unicastFailed = n.probes > settings.unicastProbes() && n.route != null;
                         n.state(NeighbourState.RESOLVED, now);
                         n.probes = 0;
+                        if (unicastFailed) {
+                            pathRefreshes.increment();
+                            after.add(startPath(n, now, true));
+                        }
                     }
                 }
             } else if (old.gid().equals(address.gid())) {

@@ -231,6 +231,24 @@ class NeighbourEngineTest {
     }
 
     @Test
+    void anAnswerToTheBroadcastProbeAfterSilentUnicastProbesRefreshesThePath() {
+        resolveBySend();
+        solicitations.clear();
+        engine.send(link, 0, PEER_IP, 0x0800, frame(1));
+        advance(1100);
+        assertEquals(NeighbourState.STALE, entry(2).state());
+        advance(110);
+        assertEquals(2, solicitations.size(), "unicast, then broadcast");
+        paths.clear();
+        engine.learn(link, 0, PEER_IP, PEER, false, true);
+        assertEquals(NeighbourState.RESOLVED, entry(2).state());
+        assertEquals(TransmitResult.SENT, engine.send(link, 0, PEER_IP, 0x0800, frame(2)), "sends meanwhile");
+        paths.get(PEER_GID).complete(FakeLink.path(PEER_GID, link.gid, 0x55, 0));
+        assertEquals(0x55, entry(2).lid().value(), "the peer's new LID");
+        assertEquals(1, counter("path_refreshes"));
+    }
+
+    @Test
     void aSilentPeerFailsRevalidation() {
         resolveBySend();
         engine.send(link, 0, PEER_IP, 0x0800, frame(1));
