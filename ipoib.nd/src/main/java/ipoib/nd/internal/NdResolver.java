@@ -453,6 +453,12 @@ public final class NdResolver implements NeighbourResolver, FrameHandler, LinkLi
         }
         joins(link);
         Inet6Address linkLocal = linkLocalAddress(link);
+        for (InterfaceAddress a : table.addresses(link.name())) {
+            // A link-local address of another identifier (the configuration changed) goes.
+            if (a.origin() == AddressOrigin.LINK_LOCAL && !a.address().equals(linkLocal)) {
+                table.remove(link.name(), a.address());
+            }
+        }
         if (linkLocal != null && find(link, linkLocal) == null) {
             table.add(link.name(), linkLocal, 64, AddressOrigin.LINK_LOCAL, null);
         }
@@ -720,9 +726,10 @@ public final class NdResolver implements NeighbourResolver, FrameHandler, LinkLi
             return;
         }
         RouterSolicitation rs = new RouterSolicitation(source, ALL_ROUTERS, Optional.of(self));
-        if (!m.send(link, ALL_ROUTERS, EtherType.IPV6, encode(rs)).isDrop()) {
-            rsOut.increment();
-        }
+        // Counted when handed over: with no router on the link the all-routers group does not
+        // exist and the multicast manager drops it (RFC 4391 §10), counting it there.
+        rsOut.increment();
+        m.send(link, ALL_ROUTERS, EtherType.IPV6, encode(rs));
     }
 
     private void expireAutoconfigured() {
