@@ -438,6 +438,47 @@ public class ArpIT {
     }
 
     @Test
+    public void malformedFramesAreCountedAndDropped() throws Exception {
+        NeighbourResolver arp = ip.arp();
+        long arpMalformed = ip.counter(arp, "rx_malformed");
+        long ipMalformed = ip.host().counters().get("rx_malformed");
+        byte[] ethernetArp = new byte[56];
+        ethernetArp[1] = 1; // hardware type 1 (Ethernet), not 32
+        ip.link("a").sendBroadcast(ipoib.api.link.EtherType.ARP, MemorySegment.ofArray(ethernetArp));
+        ip.link("a").sendBroadcast(ipoib.api.link.EtherType.ARP, MemorySegment.ofArray(new byte[10]));
+        byte[] badIp = new byte[28];
+        badIp[0] = 0x45; // IPv4 header with a wrong checksum
+        badIp[3] = 28;
+        ip.link("a").sendBroadcast(ipoib.api.link.EtherType.IPV4, MemorySegment.ofArray(badIp));
+        Await.until("b counts the malformed ARP packets", Duration.ofSeconds(5),
+                () -> ip.counter(arp, "rx_malformed") == arpMalformed + 2, () -> arp.counters().toString());
+        Await.until("b counts the malformed IPv4 packet", Duration.ofSeconds(5),
+                () -> ip.host().counters().get("rx_malformed") == ipMalformed + 1);
+        assertNotNull("and goes on working", ip.ping("a", B, Duration.ofSeconds(5)));
+    }
+
+    @Test
+    public void neighbourEventsArePosted() throws Exception {
+        LinkedBlockingQueue<org.osgi.service.event.Event> events = new LinkedBlockingQueue<>();
+        java.util.Hashtable<String, Object> props = new java.util.Hashtable<>();
+        props.put(org.osgi.service.event.EventConstants.EVENT_TOPIC, "ipoib/neighbour/*");
+        var reg = context.registerService(org.osgi.service.event.EventHandler.class, events::add, props);
+        try {
+            ip.arp().flush("a");
+            assertNotNull(ip.ping("a", B, Duration.ofSeconds(5)));
+            org.osgi.service.event.Event e;
+            do {
+                e = events.poll(10, TimeUnit.SECONDS);
+                assertNotNull("a NEIGHBOUR_RESOLVED event", e);
+            } while (!("a".equals(e.getProperty("link")) && B.equals(e.getProperty("address"))));
+            assertEquals("ipoib/neighbour/RESOLVED", e.getTopic());
+            assertEquals(ip.link("b").address().toString(), e.getProperty("linkAddress"));
+        } finally {
+            reg.unregister();
+        }
+    }
+
+    @Test
     public void hostCountersShowWhatHappened() throws Exception {
         ip.pingUntilReply("a", B, Duration.ofSeconds(5));
         Map<String, Long> c = ip.host().counters();
