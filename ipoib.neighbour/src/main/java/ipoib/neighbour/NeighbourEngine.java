@@ -215,6 +215,16 @@ public final class NeighbourEngine implements AutoCloseable {
                                       MemorySegment frame) {
         for (int attempt = 0; attempt < 3; attempt++) {
             long now = now();
+            if (ctx.closed) {
+                // The link went down (or came up again) meanwhile: its table is void.
+                LinkContext current = contexts.get(ctx.name);
+                if (current == null || current.link != ctx.link) {
+                    droppedLinkDown.increment();
+                    return TransmitResult.DROPPED_LINK_DOWN;
+                }
+                ctx = current;
+                n = null;
+            }
             if (n == null) {
                 String why = protocol.cannotResolve(ctx.link, high, low);
                 if (why != null) {
@@ -223,6 +233,9 @@ public final class NeighbourEngine implements AutoCloseable {
                 }
                 n = getOrCreate(ctx, high, low, now);
                 if (n == null) {
+                    if (ctx.closed) {
+                        continue;
+                    }
                     droppedTableFull.increment();
                     return TransmitResult.DROPPED_QUEUE_FULL;
                 }
@@ -306,6 +319,9 @@ public final class NeighbourEngine implements AutoCloseable {
         Neighbour victim = null;
         Neighbour created;
         synchronized (ctx.map) {
+            if (ctx.closed) {
+                return null;
+            }
             Neighbour existing = ctx.map.get(high, low);
             if (existing != null && !existing.removed) {
                 return existing;
@@ -391,6 +407,8 @@ public final class NeighbourEngine implements AutoCloseable {
     }
 
     private void closeContext(LinkContext ctx, String why) {
+        // Entries are only created under the map's lock after checking closed, and values()
+        // takes that lock: every entry is in the snapshot or never created.
         ctx.closed = true;
         List<Runnable> after = new ArrayList<>();
         for (Neighbour n : ctx.map.values()) {
@@ -452,7 +470,9 @@ public final class NeighbourEngine implements AutoCloseable {
             }
             n = getOrCreate(ctx, high, low, now);
             if (n == null) {
-                droppedTableFull.increment();
+                if (!ctx.closed) {
+                    droppedTableFull.increment();
+                }
                 return false;
             }
         }
