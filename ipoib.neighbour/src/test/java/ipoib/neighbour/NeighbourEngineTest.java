@@ -391,6 +391,49 @@ class NeighbourEngineTest {
     }
 
     @Test
+    void sendersRacingLinkRestartsNeitherFailNorLeaveEntriesBehind() throws Exception {
+        link.record = false;
+        java.util.concurrent.atomic.AtomicBoolean running = new java.util.concurrent.atomic.AtomicBoolean(true);
+        List<Throwable> failures = new CopyOnWriteArrayList<>();
+        List<Thread> senders = new ArrayList<>();
+        for (int t = 0; t < 3; t++) {
+            int base = t * 64;
+            Thread s = new Thread(() -> {
+                int i = 0;
+                while (running.get()) {
+                    try {
+                        int ip = 0x0A000100 + base + (i++ & 63);
+                        engine.send(link, 0, ip, 0x0800, frame(i));
+                        engine.learn(link, 0, ip, LinkAddress.of(Qpn.of(ip & 0xFFFF), PEER_GID), true, true);
+                    } catch (Throwable e) {
+                        failures.add(e);
+                        return;
+                    }
+                }
+            });
+            senders.add(s);
+            s.start();
+        }
+        for (int round = 0; round < 200; round++) {
+            engine.linkDown(link);
+            link.qpn = Qpn.of(0x100 + round);
+            engine.linkUp(link);
+            paths.values().forEach(f -> f.complete(FakeLink.path(PEER_GID, link.gid, 0x22, 0)));
+            paths.clear();
+            engine.tick();
+        }
+        running.set(false);
+        for (Thread s : senders) {
+            s.join();
+        }
+        assertTrue(failures.isEmpty(), failures.toString());
+        engine.linkDown(link);
+        assertTrue(engine.neighbours(null).isEmpty());
+        link.state = ipoib.api.link.LinkState.DOWN;
+        assertEquals(TransmitResult.DROPPED_LINK_DOWN, engine.send(link, 0, PEER_IP, 0x0800, frame(1)));
+    }
+
+    @Test
     void theSendPathOfAResolvedNeighbourAllocatesNothing() {
         resolveBySend();
         link.record = false;
