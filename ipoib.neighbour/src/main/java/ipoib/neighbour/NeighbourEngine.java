@@ -454,6 +454,16 @@ public final class NeighbourEngine implements AutoCloseable {
      * @return whether an entry exists for the neighbour afterwards
      */
     public boolean learn(IpoibLink link, long high, long low, LinkAddress heard, boolean create, boolean confirm) {
+        return learn(link, high, low, heard, create, confirm, true);
+    }
+
+    /**
+     * {@link #learn(IpoibLink, long, long, LinkAddress, boolean, boolean)} with the Override flag
+     * of a Neighbor Advertisement (RFC 4861 §7.2.5): without it, an advertisement of another
+     * link-layer address does not replace a known one (it only confirms a matching one).
+     */
+    public boolean learn(IpoibLink link, long high, long low, LinkAddress heard, boolean create, boolean confirm,
+                         boolean override) {
         LinkContext ctx = contexts.get(link.name());
         if (ctx == null || ctx.link != link) {
             if (!create || link.state() != LinkState.UP || closed) {
@@ -485,6 +495,9 @@ public final class NeighbourEngine implements AutoCloseable {
                 return true;
             }
             LinkAddress old = n.linkAddress;
+            if (!override && old != null && !old.equals(address) && n.state != NeighbourState.FAILED) {
+                return true;
+            }
             if (old == null) {
                 n.linkAddress = address;
                 n.confirmedNanos = now;

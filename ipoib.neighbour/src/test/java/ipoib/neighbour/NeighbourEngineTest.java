@@ -199,6 +199,15 @@ class NeighbourEngineTest {
     }
 
     @Test
+    void anAdvertisementWithoutOverrideDoesNotReplaceAKnownAddress() {
+        resolveBySend();
+        engine.learn(link, 0, PEER_IP, LinkAddress.of(Qpn.of(0x99), PEER_GID), false, true, false);
+        assertEquals(PEER, entry(2).linkAddress());
+        engine.learn(link, 0, PEER_IP, LinkAddress.of(Qpn.of(0x99), PEER_GID), false, true, true);
+        assertEquals(0x99, entry(2).linkAddress().qpn().value());
+    }
+
+    @Test
     void aNewGidNeedsANewPath() {
         resolveBySend();
         Gid other = new Gid(Gid.DEFAULT_SUBNET_PREFIX, 0x77);

@@ -929,7 +929,7 @@ public final class NdResolver implements NeighbourResolver, FrameHandler, LinkLi
             return;
         }
         na.targetLinkAddress().ifPresent(tll -> engine.learn(link, AddressBits.high(target), AddressBits.low(target),
-                tll, false, na.solicited()));
+                tll, false, na.solicited(), na.override()));
     }
 
     /** RFC 4861 §6.3.4 for a host, with the RA MTU rule. Control thread. */
