@@ -53,7 +53,8 @@ public final class HostCommands {
 
     static final String ADDR_USAGE = "ipoib:addr [list] [interface]\n"
             + "       ipoib:addr add <interface> <address>/<prefix length>\n"
-            + "       ipoib:addr del <interface> <address>";
+            + "       ipoib:addr del <interface> <address>\n"
+            + "       ipoib:addr await [seconds, default 10]";
     static final String NEIGH_USAGE = "ipoib:neigh [list] [interface]\n"
             + "       ipoib:neigh flush [interface]\n"
             + "       ipoib:neigh add <interface> <address> <link-layer address>\n"
@@ -158,11 +159,19 @@ public final class HostCommands {
 
     // ---- ipoib:addr ----------------------------------------------------------------------------------
 
-    @Descriptor("list, add or delete interface addresses (IPv4 and IPv6)")
-    public String addr(@Descriptor("[list] [interface] | add <interface> <address/prefix> | del <interface> <address>")
-                       String... args) throws IOException, InvalidSyntaxException, InterruptedException {
+    @Descriptor("list, add or delete interface addresses (IPv4 and IPv6), or wait until none is TENTATIVE")
+    public String addr(@Descriptor("[list] [interface] | add <interface> <address/prefix> | del <interface> <address> "
+                       + "| await [seconds]") String... args)
+            throws IOException, InvalidSyntaxException, InterruptedException {
         String sub = args.length == 0 ? "list" : args[0];
         switch (sub) {
+            case "await" -> {
+                if (args.length > 2) {
+                    throw usage(ADDR_USAGE, "too many arguments");
+                }
+                double seconds = args.length == 2 ? number(args[1], "await", 1, 3600, ADDR_USAGE) : 10;
+                return awaitAddresses(seconds);
+            }
             case "add" -> {
                 if (args.length != 3) {
                     throw usage(ADDR_USAGE, "add needs an interface and an address");
@@ -187,6 +196,29 @@ public final class HostCommands {
                 }
                 throw usage(ADDR_USAGE, "unknown subcommand '" + sub + "'");
             }
+        }
+    }
+
+    /** Waits until duplicate address detection has finished for every address of the UP interfaces. */
+    private String awaitAddresses(double seconds) throws InterruptedException {
+        long deadline = System.nanoTime() + (long) (seconds * 1e9);
+        while (true) {
+            List<InterfaceAddress> tentative = addresses.addresses(null).stream()
+                    .filter(a -> a.state() == ipoib.api.host.AddressState.TENTATIVE)
+                    .filter(a -> {
+                        IpoibLink l = link(a.link());
+                        return l != null && l.state() == ipoib.api.link.LinkState.UP;
+                    }).toList();
+            if (tentative.isEmpty()) {
+                return listAddresses(null);
+            }
+            if (System.nanoTime() > deadline) {
+                StringBuilder why = new StringBuilder("still TENTATIVE after " + trim(seconds)
+                        + " s (duplicate address detection needs the nd and mcast bundles):");
+                tentative.forEach(a -> why.append("\n  ").append(a.link()).append(' ').append(a.cidr()));
+                throw new IllegalStateException(why.toString());
+            }
+            Thread.sleep(20);
         }
     }
 
