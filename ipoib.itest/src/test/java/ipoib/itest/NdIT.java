@@ -116,6 +116,8 @@ public class NdIT {
         assertEquals(64, ll.prefixLength());
         assertEquals(InetAddress.getByName("fe80::202:c903:0:101"), ll.address());
         assertEquals("fe80::202:c903:0:101/64", ll.cidr());
+        String awaited = ip.run("ipoib:addr await 10");
+        assertTrue(awaited, awaited.contains("fe80::202:c903:0:101/64") && !awaited.contains("TENTATIVE"));
         NeighbourResolver nd = ip.nd();
         assertTrue(nd.counters().toString(), ip.counter(nd, "dad_passed") >= 2);
         assertTrue(nd.counters().toString(), ip.counter(nd, "dad_probes_sent") >= 2);
