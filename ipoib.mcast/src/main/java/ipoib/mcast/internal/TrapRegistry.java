@@ -1,0 +1,173 @@
+package ipoib.mcast.internal;
+
+import ipoib.api.sa.GroupTrap;
+import ipoib.api.sa.SubnetAdministrator;
+import java.util.ArrayList;
+import java.util.IdentityHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The group-trap subscriptions of every port, shared by the links on it (control thread only).
+ *
+ * <p>RFC 4391 §10 makes senders follow group creation and deletion (traps 66 and 67) and §11
+ * makes routers follow creation with a wildcard MGID. One wildcard subscription of each trap per
+ * port serves every link of the port: the SA keys an InformInfo by subscriber port, trap and GID,
+ * so two links subscribing alike would share one registration, and the first to unsubscribe would
+ * end it for the other.
+ */
+final class TrapRegistry {
+    private final McastEnvironment env;
+    private final Map<SubnetAdministrator, PortTraps> ports = new IdentityHashMap<>();
+
+    TrapRegistry(McastEnvironment env) {
+        this.env = env;
+    }
+
+    /** Registers a link on its port's subscriptions and subscribes (again): joins and subscriptions may be new. */
+    PortTraps attach(SubnetAdministrator sa, LinkGroups link, int retryCount) {
+        PortTraps traps = ports.computeIfAbsent(sa, PortTraps::new);
+        traps.links.add(link);
+        traps.retryCount = retryCount;
+        traps.subscribe();
+        return traps;
+    }
+
+    /** Removes a link; the port's subscriptions end with its last link. */
+    void detach(PortTraps traps, LinkGroups link) {
+        if (traps == null) {
+            return;
+        }
+        traps.links.remove(link);
+        if (traps.links.isEmpty()) {
+            ports.remove(traps.sa, traps);
+            traps.close();
+        }
+    }
+
+    void closeAll() {
+        for (PortTraps t : new ArrayList<>(ports.values())) {
+            t.links.clear();
+            t.close();
+        }
+        ports.clear();
+    }
+
+    /** The two wildcard subscriptions of one port. */
+    final class PortTraps {
+        final SubnetAdministrator sa;
+        final Set<LinkGroups> links = new LinkedHashSet<>();
+        int retryCount = 5;
+        private int generation;
+        private int failures;
+        private boolean closed;
+        private final List<AutoCloseable> handles = new ArrayList<>();
+        private ScheduledFuture<?> retry;
+
+        PortTraps(SubnetAdministrator sa) {
+            this.sa = sa;
+        }
+
+        /** (Re)subscribes both traps; answers of an earlier round are dropped by their generation. */
+        void subscribe() {
+            int gen = ++generation;
+            cancelRetry();
+            closeHandles();
+            for (GroupTrap.Type type : GroupTrap.Type.values()) {
+                try {
+                    sa.subscribe(type, null, this::onTrap)
+                            .whenComplete((handle, failure) -> onControl(() -> subscribed(gen, type, handle, failure)));
+                } catch (RuntimeException e) {
+                    // The provider is going away: the stage was never made.
+                    subscribed(gen, type, null, e);
+                }
+            }
+        }
+
+        private void subscribed(int gen, GroupTrap.Type type, AutoCloseable handle, Throwable failure) {
+            if (gen != generation || closed) {
+                closeQuietly(handle);
+                return;
+            }
+            if (failure == null) {
+                failures = 0;
+                handles.add(handle);
+                return;
+            }
+            failures++;
+            long backoff = Backoff.afterFailure(failures, retryCount);
+            Throwable cause = failure instanceof CompletionException c && c.getCause() != null ? c.getCause() : failure;
+            // RFC 4391 §12: a lost subscription fails silently later (traffic stays with all-routers): say so now.
+            env.warn("subscription to multicast group trap " + type.trapNumber() + " (" + type.name().toLowerCase(java.util.Locale.ROOT)
+                    + ") failed: " + cause.getMessage() + "; subscribing again in " + backoff / 1000 + " s");
+            if (retry == null) {
+                try {
+                    retry = env.control().schedule(() -> {
+                        retry = null;
+                        if (!closed && gen == generation) {
+                            subscribe();
+                        }
+                    }, backoff, TimeUnit.MILLISECONDS);
+                } catch (RejectedExecutionException stopping) {
+                    // The manager is stopping.
+                }
+            }
+        }
+
+        /** A trap from the SA client (a provider thread): handled on the control thread by every link of the port. */
+        private void onTrap(GroupTrap trap) {
+            onControl(() -> {
+                if (!closed) {
+                    for (LinkGroups link : new ArrayList<>(links)) {
+                        link.onTrap(trap);
+                    }
+                }
+            });
+        }
+
+        private void onControl(Runnable task) {
+            try {
+                env.control().execute(task);
+            } catch (RejectedExecutionException stopping) {
+                // The manager is stopping: nothing follows traps any more.
+            }
+        }
+
+        private void cancelRetry() {
+            if (retry != null) {
+                retry.cancel(false);
+                retry = null;
+            }
+        }
+
+        private void closeHandles() {
+            for (AutoCloseable h : handles) {
+                closeQuietly(h);
+            }
+            handles.clear();
+        }
+
+        void close() {
+            closed = true;
+            generation++;
+            cancelRetry();
+            closeHandles();
+        }
+
+        private static void closeQuietly(AutoCloseable handle) {
+            if (handle != null) {
+                try {
+                    handle.close();
+                } catch (Exception ignored) {
+                    // Unsubscribing from a port that is gone: the SA forgot the subscription with it.
+                }
+            }
+        }
+    }
+}
