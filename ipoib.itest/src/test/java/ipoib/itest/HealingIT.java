@@ -1,0 +1,220 @@
+package ipoib.itest;
+
+import static ipoib.itest.Testbed.EXPERIMENTAL;
+import static ipoib.itest.Testbed.payload;
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertNotEquals;
+import static org.junit.Assert.assertTrue;
+import static org.ops4j.pax.exam.CoreOptions.options;
+import static org.ops4j.pax.exam.CoreOptions.systemProperty;
+
+import ipoib.api.JoinState;
+import ipoib.api.Mgid;
+import ipoib.api.Qpn;
+import ipoib.api.link.IpoibLink;
+import ipoib.api.link.LinkState;
+import ipoib.api.link.TransmitResult;
+import ipoib.api.mcast.GroupInfo;
+import ipoib.api.mcast.MulticastService;
+import ipoib.codec.mcast.MulticastMapping;
+import java.net.Inet4Address;
+import java.net.InetAddress;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import javax.inject.Inject;
+import org.apache.felix.service.command.CommandProcessor;
+import org.junit.After;
+import org.junit.Before;
+import org.junit.Test;
+import org.junit.runner.RunWith;
+import org.ops4j.pax.exam.Configuration;
+import org.ops4j.pax.exam.Option;
+import org.ops4j.pax.exam.junit.PaxExam;
+import org.ops4j.pax.exam.spi.reactors.ExamReactorStrategy;
+import org.ops4j.pax.exam.spi.reactors.PerClass;
+import org.osgi.framework.BundleContext;
+import org.osgi.service.cm.ConfigurationAdmin;
+
+/**
+ * The fabric changes under running interfaces and they heal by themselves, nothing restarted by
+ * hand: a new SM (joins and subscriptions forgotten), a new LID, and P_Key table changes (to a
+ * limited membership, removed, put back, and an unrelated key added).
+ */
+@RunWith(PaxExam.class)
+@ExamReactorStrategy(PerClass.class)
+public class HealingIT {
+    private static final InetAddress GROUP = InetAddress.ofLiteral("239.2.0.1");
+
+    @Inject
+    BundleContext context;
+    @Inject
+    ConfigurationAdmin configurationAdmin;
+    @Inject
+    CommandProcessor shell;
+
+    private Testbed bed;
+    private MulticastService multicast;
+
+    @Configuration
+    public Option[] config() {
+        return options(OsgiTestSupport.runtime("ipoib.codec", "ipoib.verbs.loopback", "ipoib.link", "ipoib.mcast"),
+                systemProperty("ipoib.defaults").value("false"));
+    }
+
+    @Before
+    public void twoInterfacesAndAListener() throws Exception {
+        bed = new Testbed(context, configurationAdmin, shell);
+        bed.createLink("a", "loop0");
+        bed.createLink("b", "loop1");
+        bed.awaitUp("a", "b");
+        multicast = bed.multicast();
+        Await.until("the multicast manager follows a and b", Duration.ofSeconds(10),
+                () -> !multicast.counters("a").isEmpty() && !multicast.counters("b").isEmpty());
+        bed.stopListening();
+        bed.listen();
+        multicast.joinListener("b", GROUP).toCompletableFuture().get(10, TimeUnit.SECONDS);
+    }
+
+    @After
+    public void leaveTheGroup() throws Exception {
+        bed.run("fabric:pkeys loop0/1 0xffff");
+        bed.run("fabric:pkeys loop1/1 0xffff");
+        bed.awaitUp("a", "b");
+        Await.until("b's listener join done", Duration.ofSeconds(20), () -> joined("b") == JoinState.FULL_MEMBER);
+        multicast.leaveListener("b", GROUP).toCompletableFuture().get(10, TimeUnit.SECONDS);
+    }
+
+    private Mgid mgid() {
+        return MulticastMapping.ipv4((Inet4Address) GROUP, bed.link("a").broadcastGid());
+    }
+
+    private JoinState joined(String link) {
+        Mgid m = mgid();
+        return multicast.groups(link).stream().filter(g -> g.mgid().equals(m)).map(GroupInfo::joinState)
+                .filter(java.util.Objects::nonNull).findFirst().orElse(null);
+    }
+
+    /** Sends from a to the group and broadcasts, both ways, until each arrives (a join may be under way). */
+    private void trafficFlows(String tag) throws Exception {
+        bed.clearReceived();
+        String toGroup = "group " + tag;
+        Await.until("a's multicast reaches b (" + tag + ")", Duration.ofSeconds(20), () -> {
+            multicast.send(bed.link("a"), GROUP, EXPERIMENTAL, payload(toGroup));
+            try {
+                return bed.drain(Duration.ofMillis(50)).stream()
+                        .anyMatch(f -> f.link().equals("b") && f.text().equals(toGroup));
+            } catch (InterruptedException e) {
+                throw new AssertionError(e);
+            }
+        });
+        for (String[] pair : new String[][] {{"a", "b"}, {"b", "a"}}) {
+            String text = "broadcast " + tag + " from " + pair[0];
+            assertEquals(TransmitResult.SENT, bed.link(pair[0]).sendBroadcast(EXPERIMENTAL, payload(text)));
+            bed.await(text, f -> f.link().equals(pair[1]) && f.text().equals(text));
+        }
+    }
+
+    @Test
+    public void anSmChangeHealsJoinsAndSubscriptionsWithoutARestart() throws Exception {
+        trafficFlows("before the SM change");
+        Qpn qpnA = bed.link("a").qpn();
+        Qpn qpnB = bed.link("b").qpn();
+        long resubscribed = countSubscriptions();
+        assertEquals("two wildcard trap subscriptions per port", 4, resubscribed);
+
+        assertTrue(bed.run("fabric:smchange").contains("SM change"));
+        Await.until("b joined its group again", Duration.ofSeconds(20),
+                () -> run("fabric:groups").contains(bed.link("b").gid() + "  FullMember") && joined("b") != null);
+        trafficFlows("after the SM change");
+        Await.until("both ports subscribed to traps 66 and 67 again", Duration.ofSeconds(10),
+                () -> countSubscriptions() == 4, () -> run("fabric:sa"));
+        assertEquals("a was not restarted", qpnA, bed.link("a").qpn());
+        assertEquals("b was not restarted", qpnB, bed.link("b").qpn());
+    }
+
+    private long countSubscriptions() {
+        String sa = run("fabric:sa");
+        for (String line : sa.split("\n")) {
+            if (line.startsWith("trap subscriptions: ")) {
+                return Long.parseLong(line.substring("trap subscriptions: ".length()).strip());
+            }
+        }
+        throw new AssertionError("no subscription count in " + sa);
+    }
+
+    private String run(String command) {
+        try {
+            return bed.run(command);
+        } catch (Exception e) {
+            throw new AssertionError(command + " failed", e);
+        }
+    }
+
+    @Test
+    public void aLidChangeHealsWithoutARestartAndOwnFramesStayFiltered() throws Exception {
+        multicast.joinListener("a", GROUP).toCompletableFuture().get(10, TimeUnit.SECONDS);
+        try {
+            Qpn qpn = bed.link("a").qpn();
+            int lid = bed.link("a").port().attributes().lid().value();
+            int newLid = lid == 0x40 ? 0x41 : 0x40;
+            bed.run("fabric:lid loop0/1 " + newLid);
+            Await.until("a's port has the new LID", Duration.ofSeconds(5),
+                    () -> bed.link("a").port().attributes().lid().value() == newLid);
+            trafficFlows("after the LID change");
+            assertEquals(LinkState.UP, bed.link("a").state());
+            assertEquals("a was not restarted", qpn, bed.link("a").qpn());
+            long own = bed.link("a").dropCounters().get("rx_dropped_own_multicast");
+            bed.clearReceived();
+            assertEquals(TransmitResult.SENT, multicast.send(bed.link("a"), GROUP, EXPERIMENTAL, payload("own")));
+            bed.await("b gets it", f -> f.link().equals("b") && f.text().equals("own"));
+            Await.until("a's own copy is recognised by its new LID", Duration.ofSeconds(5),
+                    () -> bed.link("a").dropCounters().get("rx_dropped_own_multicast") == own + 1);
+            assertTrue(bed.drain(Duration.ofMillis(200)).stream().noneMatch(f -> f.link().equals("a")));
+        } finally {
+            multicast.leaveListener("a", GROUP).toCompletableFuture().get(10, TimeUnit.SECONDS);
+        }
+    }
+
+    @Test
+    public void aPKeyTableChangeHeals() throws Exception {
+        trafficFlows("before the P_Key changes");
+        IpoibLink b = bed.link("b");
+        Mgid broadcast = b.broadcastGid();
+
+        // Full → limited membership: a new queue pair on the limited key, the same broadcast-GID
+        // (it always carries the full-membership P_Key, RFC 4391 §4.1).
+        Qpn before = b.qpn();
+        bed.run("fabric:pkeys loop1/1 0x7fff");
+        Await.until("b came up again as a limited member", Duration.ofSeconds(20),
+                () -> bed.link("b").state() == LinkState.UP && !before.equals(bed.link("b").qpn()),
+                () -> bed.link("b").stateReason());
+        assertEquals(broadcast, bed.link("b").broadcastGid());
+        assertEquals("ff12:401b:ffff::ffff:ffff", bed.link("b").broadcastGid().toString());
+        Await.until("b's listener group joined again", Duration.ofSeconds(20),
+                () -> joined("b") == JoinState.FULL_MEMBER);
+        trafficFlows("as a limited member");
+
+        // Removed: DOWN, with the reason.
+        bed.run("fabric:pkeys loop1/1 0x8001");
+        Await.until("b DOWN without its P_Key", Duration.ofSeconds(10),
+                () -> bed.link("b").state() == LinkState.DOWN
+                        && bed.link("b").stateReason().contains("P_Key 0xffff is not in the P_Key table"),
+                () -> bed.link("b").state() + ": " + bed.link("b").stateReason());
+        assertEquals(TransmitResult.DROPPED_LINK_DOWN,
+                multicast.send(bed.link("b"), GROUP, EXPERIMENTAL, payload("while down")));
+
+        // Put back: UP, the listener's group joined again.
+        bed.run("fabric:pkeys loop1/1 0xffff");
+        bed.awaitUp("b");
+        Await.until("b's listener group joined again", Duration.ofSeconds(20),
+                () -> joined("b") == JoinState.FULL_MEMBER);
+        trafficFlows("with the P_Key back");
+
+        // Another partition added beside ours: the queue pair's entry is unchanged, nothing restarts.
+        Qpn qpnA = bed.link("a").qpn();
+        bed.run("fabric:pkeys loop0/1 0xffff 0x8001");
+        trafficFlows("with another partition beside");
+        assertEquals("a was not restarted", qpnA, bed.link("a").qpn());
+        assertNotEquals(LinkState.DOWN, bed.link("a").state());
+    }
+}
