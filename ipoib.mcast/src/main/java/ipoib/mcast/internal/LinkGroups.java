@@ -641,34 +641,36 @@ final class LinkGroups {
     private void onJoinFailed(Group g, JoinState want, String why) {
         g.failures++;
         counters.joinFailures.increment();
+        long backoff = Backoff.afterFailure(g.failures, retryCount);
+        boolean giveUp = want == JoinState.SEND_ONLY_NON_MEMBER && g.failures >= retryCount;
+        int failures = g.failures;
         synchronized (g) {
+            // The phase first: a sender that sees the frames freed must also see the rest (or the retry).
+            if (giveUp) {
+                g.failures = 0;
+                g.existence = Group.Existence.UNKNOWN;
+                backOff(g, Group.Phase.HOLDOFF, backoff);
+            } else {
+                backOff(g, Group.Phase.RETRY_WAIT, backoff);
+            }
             counters.droppedJoinFailed.add(g.queue.size());
             g.queue.clear();
             g.sendWanted = false;
         }
-        long backoff = Backoff.afterFailure(g.failures, retryCount);
-        boolean giveUp = want == JoinState.SEND_ONLY_NON_MEMBER && g.failures >= retryCount;
-        logFailure(name + ": " + want + " join of " + g.mgid + describeAddress(g) + " failed (attempt " + g.failures
+        logFailure(name + ": " + want + " join of " + g.mgid + describeAddress(g) + " failed (attempt " + failures
                 + "): " + why + (giveUp ? "; frames to it are dropped for " + backoff / 1000 + " s"
                 : "; retrying in " + backoff / 1000 + " s"));
         env.postEvent(IpoibEvents.GROUP_JOIN_FAILED, event(g, IpoibEvents.REASON, why));
-        if (want == JoinState.FULL_MEMBER && g.failures == retryCount) {
+        if (want == JoinState.FULL_MEMBER && failures == retryCount) {
             for (CompletableFuture<GroupInfo> w : g.listenerWaiters) {
                 w.completeExceptionally(new IllegalStateException("FullMember join of " + g.mgid + " failed "
-                        + g.failures + " times (" + why + "); still retrying"));
+                        + failures + " times (" + why + "); still retrying"));
             }
             g.listenerWaiters.clear();
         }
-        if (giveUp) {
-            g.failures = 0;
-            g.existence = Group.Existence.UNKNOWN;
-            wait(g, Group.Phase.HOLDOFF, backoff);
-        } else {
-            wait(g, Group.Phase.RETRY_WAIT, backoff);
-        }
     }
 
-    private void wait(Group g, Group.Phase phase, long millis) {
+    private void backOff(Group g, Group.Phase phase, long millis) {
         g.phase = phase;
         int t = g.token;
         int e = epoch;
@@ -720,7 +722,7 @@ final class LinkGroups {
                     + (g.leaveFailures < retryCount ? "; retrying in " + backoff / 1000 + " s" : "; giving up"));
             if (g.leaveFailures < retryCount && g.wanted() == null) {
                 g.held = have; // still a member as far as the SA knows
-                wait(g, Group.Phase.RETRY_WAIT, backoff);
+                backOff(g, Group.Phase.RETRY_WAIT, backoff);
             } else {
                 g.leaveFailures = 0;
                 for (CompletableFuture<Void> w : g.leaveWaiters) {
