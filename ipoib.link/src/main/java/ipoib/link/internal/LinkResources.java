@@ -260,6 +260,9 @@ final class LinkResources {
      * or detached as needed, never attached twice.
      */
     synchronized void addGroup(McMemberRecord joined, boolean receive) {
+        if (!running) {
+            throw new IllegalStateException("the link's resources are closed");
+        }
         Mgid mgid = joined.mgid();
         if (mgid.equals(broadcast.mgid())) {
             throw new IllegalArgumentException("group " + mgid + " is the link's broadcast group");
@@ -521,7 +524,9 @@ final class LinkResources {
 
     /** Stops the receive thread and destroys the resources in dependency order. */
     void close() {
-        running = false;
+        synchronized (this) {
+            running = false; // addGroup refuses from now on: no route is added after the cleanup below
+        }
         try {
             cq.wakeup();
         } catch (RuntimeException ignored) {
@@ -534,10 +539,12 @@ final class LinkResources {
                 Thread.currentThread().interrupt();
             }
         }
-        for (GroupRoute route : groups.values()) {
-            closeQuietly(route.handle());
+        synchronized (this) {
+            for (GroupRoute route : groups.values()) {
+                closeQuietly(route.handle());
+            }
+            groups.clear();
         }
-        groups.clear();
         closeQuietly(broadcastHandle, qp, region, cq);
     }
 

@@ -32,13 +32,13 @@ record Destination(InetAddress address, Mgid mgid, boolean ipv6, boolean beyondL
     static Destination of(InetAddress group, Mgid broadcastGid) {
         if (group instanceof Inet4Address v4) {
             if (!v4.isMulticastAddress()) {
-                throw new IllegalArgumentException(group.getHostAddress() + " is not an IPv4 multicast group (224.0.0.0/4)");
+                throw new IllegalArgumentException(text(group) + " is not an IPv4 multicast group (224.0.0.0/4)");
             }
             return new Destination(group, MulticastMapping.ipv4(v4, broadcastGid), false, beyondLinkLocal(group));
         }
         if (group instanceof Inet6Address v6) {
             if (!v6.isMulticastAddress()) {
-                throw new IllegalArgumentException(group.getHostAddress() + " is not an IPv6 multicast group (ff00::/8)");
+                throw new IllegalArgumentException(text(group) + " is not an IPv6 multicast group (ff00::/8)");
             }
             return new Destination(group, MulticastMapping.ipv6(v6, broadcastGid), true, beyondLinkLocal(group));
         }
@@ -56,6 +56,18 @@ record Destination(InetAddress address, Mgid mgid, boolean ipv6, boolean beyondL
             return !((a[0] & 0xFF) == 224 && a[1] == 0 && a[2] == 0);
         }
         return (a[1] & 0x0F) > Mgid.SCOPE_LINK_LOCAL;
+    }
+
+    /**
+     * An IP address as text: dotted IPv4, and IPv6 in the canonical form of RFC 5952
+     * ({@code ff05::1:3}, where {@link InetAddress#getHostAddress()} writes every zero group).
+     */
+    static String text(InetAddress address) {
+        if (address == null) {
+            return "-";
+        }
+        byte[] octets = address.getAddress();
+        return octets.length == 16 ? ipoib.api.Gid.fromBytes(octets).toString() : address.getHostAddress();
     }
 
     /** The all-routers group of a family. */

@@ -274,6 +274,10 @@ final class LinkGroups {
             onDown("link came UP again");
         }
         Port port = l.port();
+        Gid self = l.gid();
+        if (port == null || self == null) {
+            return; // DOWN again already: its DOWN follows
+        }
         SubnetAdministrator admin;
         try {
             admin = port.subnetAdministrator();
@@ -284,7 +288,7 @@ final class LinkGroups {
         epoch++;
         upQpn = l.qpn().value();
         sa = admin;
-        portGid = l.gid();
+        portGid = self;
         Mgid bcast = l.broadcastGid();
         if (!bcast.equals(broadcastGid)) {
             rederive(bcast);
@@ -407,6 +411,10 @@ final class LinkGroups {
             if (g.idle()) {
                 forget(g);
             }
+        }
+        McMemberRecord rejoined = l.broadcastGroup();
+        if (rejoined != null) {
+            broadcastRecord = rejoined; // its MLID may be new
         }
         traps = env.traps().attach(sa, this, retryCount);
         for (Group g : new ArrayList<>(groups.values())) {
@@ -543,8 +551,8 @@ final class LinkGroups {
         McMemberRecord template = want == JoinState.FULL_MEMBER ? createTemplate(mgid) : null;
         call(() -> template != null ? sa.create(template) : sa.join(mgid, self, want), (record, failure) -> {
             if (e != epoch || t != g.token || groups.get(mgid) != g) {
-                if (failure == null && e == epoch) {
-                    // Joined after all, but nobody wants it any more: leave again.
+                if (failure == null && e == epoch && g.held != want && g.requested != want && g.wanted() != want) {
+                    // Joined after all, but nobody wants that membership any more: leave it again.
                     leaveAtSa(sa, mgid, self, want, null);
                 }
                 return;
@@ -812,9 +820,11 @@ final class LinkGroups {
             props.put(IpoibEvents.REASON, "group deleted (trap 67)");
             env.postEvent(IpoibEvents.GROUP_LEFT, props);
         }
-        if (g.phase == Group.Phase.JOINING) {
+        if (g.phase == Group.Phase.JOINING && g.requested != JoinState.FULL_MEMBER) {
+            // The answer may be about the deleted group; a create, though, makes the group anew.
             g.token++;
             g.phase = Group.Phase.IDLE;
+            g.requested = null;
         }
         synchronized (g) {
             g.sendable = false;
@@ -953,7 +963,7 @@ final class LinkGroups {
         Group g = groups.get(d.mgid());
         Integer n = g == null ? null : g.listeners.get(address);
         if (n == null) {
-            return CompletableFuture.failedFuture(new IllegalArgumentException("no listener of " + address.getHostAddress()
+            return CompletableFuture.failedFuture(new IllegalArgumentException("no listener of " + Destination.text(address)
                     + " on " + name));
         }
         if (n > 1) {
@@ -1186,13 +1196,13 @@ final class LinkGroups {
         props.put(IpoibEvents.MGID, g.mgid.toString());
         props.put(key, value);
         if (g.address != null) {
-            props.put(IpoibEvents.ADDRESS, g.address.getHostAddress());
+            props.put(IpoibEvents.ADDRESS, Destination.text(g.address));
         }
         return props;
     }
 
     private static String describeAddress(Group g) {
-        return g.address == null ? "" : " (" + g.address.getHostAddress() + ")";
+        return g.address == null ? "" : " (" + Destination.text(g.address) + ")";
     }
 
     /** §12: every failure of a multicast operation is logged, at most one message per 5 s per link. */

@@ -55,7 +55,7 @@ public final class MulticastCommands {
                         .append('\n');
             }
             out.append(String.format("    %-40s %-18s MLID %-6s %-17s %-9s listeners %d queued %d  %s%n", g.mgid(),
-                    g.group() == null ? "-" : g.group().getHostAddress(), g.mlid() == null ? "-" : g.mlid(),
+                    g.group() == null ? "-" : Destination.text(g.group()), g.mlid() == null ? "-" : g.mlid(),
                     g.joinState() == null ? "not joined" : g.joinState(), g.origin(), g.listeners(), g.queuedFrames(),
                     g.state()));
         }
@@ -90,12 +90,12 @@ public final class MulticastCommands {
         }
         try {
             GroupInfo g = joined.toCompletableFuture().get(WAIT_SECONDS, TimeUnit.SECONDS);
-            return "joined " + group.getHostAddress() + " on " + args[0] + ": " + g.mgid() + " MLID " + g.mlid() + " as "
+            return "joined " + Destination.text(group) + " on " + args[0] + ": " + g.mgid() + " MLID " + g.mlid() + " as "
                     + g.joinState() + " (" + g.listeners() + " listeners)";
         } catch (ExecutionException e) {
             throw failure(e, usage);
         } catch (TimeoutException e) {
-            return "join of " + group.getHostAddress() + " on " + args[0] + " is still under way after " + WAIT_SECONDS
+            return "join of " + Destination.text(group) + " on " + args[0] + " is still under way after " + WAIT_SECONDS
                     + " s (see ipoib:mcast " + args[0] + ")";
         }
     }
@@ -112,11 +112,11 @@ public final class MulticastCommands {
         }
         try {
             left.toCompletableFuture().get(WAIT_SECONDS, TimeUnit.SECONDS);
-            return "left " + group.getHostAddress() + " on " + args[0];
+            return "left " + Destination.text(group) + " on " + args[0];
         } catch (ExecutionException e) {
             throw failure(e, usage);
         } catch (TimeoutException e) {
-            return "leave of " + group.getHostAddress() + " on " + args[0] + " is still under way after " + WAIT_SECONDS
+            return "leave of " + Destination.text(group) + " on " + args[0] + " is still under way after " + WAIT_SECONDS
                     + " s";
         }
     }

@@ -280,7 +280,7 @@ public final class MulticastComponent implements MulticastService, LinkListener,
 
     private static void requireMulticast(InetAddress group) {
         if (group == null || !group.isMulticastAddress()) {
-            throw new IllegalArgumentException((group == null ? "null" : group.getHostAddress())
+            throw new IllegalArgumentException((group == null ? "null" : Destination.text(group))
                     + " is not an IP multicast group (224.0.0.0/4 or ff00::/8)");
         }
     }
