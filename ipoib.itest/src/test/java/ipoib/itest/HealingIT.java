@@ -44,6 +44,12 @@ import org.osgi.service.cm.ConfigurationAdmin;
 @ExamReactorStrategy(PerClass.class)
 public class HealingIT {
     private static final InetAddress GROUP = InetAddress.ofLiteral("239.2.0.1");
+    private static final String DEFAULT_PARTITION =
+            "Default=0x7fff, ipoib, mtu=4, rate=3, sl=0, Q_Key=0x0b1b, defmember=full : ALL ;";
+    /** A partition without a configured broadcast group: the first interface creates it. */
+    private static final String PLAIN_PARTITION = "Plain=0x0010 : ALL=full ;";
+    /** A partition whose broadcast group an interface with scope=search finds (at scope 2, later 5). */
+    private static final String SEARCH_PARTITION = "Search=0x0020, ipoib, scope=%d : ALL=full ;";
 
     @Inject
     BundleContext context;
@@ -64,6 +70,7 @@ public class HealingIT {
     @Before
     public void twoInterfacesAndAListener() throws Exception {
         bed = new Testbed(context, configurationAdmin, shell);
+        partitions(2);
         bed.createLink("a", "loop0");
         bed.createLink("b", "loop1");
         bed.awaitUp("a", "b");
@@ -77,11 +84,27 @@ public class HealingIT {
 
     @After
     public void leaveTheGroup() throws Exception {
-        bed.run("fabric:pkeys loop0/1 0xffff");
-        bed.run("fabric:pkeys loop1/1 0xffff");
+        // The P_Key tables the partitions give (the test of P_Key changes replaced them).
+        bed.run("fabric:pkeys loop0/1 0xffff 0x8010 0x8020");
+        bed.run("fabric:pkeys loop1/1 0xffff 0x8010 0x8020");
         bed.awaitUp("a", "b");
         Await.until("b's listener join done", Duration.ofSeconds(20), () -> joined("b") == JoinState.FULL_MEMBER);
         multicast.leaveListener("b", GROUP).toCompletableFuture().get(10, TimeUnit.SECONDS);
+    }
+
+    /** The fabric's partitions, with the search partition's broadcast group at this scope. */
+    private void partitions(int searchScope) throws Exception {
+        org.osgi.service.cm.Configuration c = configurationAdmin.getConfiguration("ipoib.verbs.loopback", "?");
+        String[] wanted = {DEFAULT_PARTITION, PLAIN_PARTITION, String.format(SEARCH_PARTITION, searchScope)};
+        if (c.getProperties() != null && java.util.Arrays.equals(wanted, (String[]) c.getProperties().get("partitions"))) {
+            return;
+        }
+        java.util.Hashtable<String, Object> props = new java.util.Hashtable<>();
+        props.put("partitions", wanted);
+        c.update(props);
+        Await.until("the fabric has the partitions", Duration.ofSeconds(20),
+                () -> tryRun("fabric:hcas").contains("0x8020") && tryRun("fabric:groups").contains(
+                        String.format("ff1%x:401b:8020::ffff:ffff", searchScope)));
     }
 
     private Mgid mgid() {
@@ -140,6 +163,15 @@ public class HealingIT {
             }
         }
         throw new AssertionError("no subscription count in " + sa);
+    }
+
+    /** A command's output, or "" while the command is not there (the provider is restarting). */
+    private String tryRun(String command) {
+        try {
+            return bed.run(command);
+        } catch (Exception e) {
+            return "";
+        }
     }
 
     private String run(String command) {
@@ -216,5 +248,63 @@ public class HealingIT {
         trafficFlows("with another partition beside");
         assertEquals("a was not restarted", qpnA, bed.link("a").qpn());
         assertNotEquals(LinkState.DOWN, bed.link("a").state());
+    }
+
+    /**
+     * In a partition without a configured broadcast group the interfaces created it; a new SM
+     * deletes it with every join, the re-join creates it again under a new MLID, and the
+     * interfaces follow the new MLID without a restart.
+     */
+    @Test
+    public void anSmChangeMovesACreatedBroadcastGroupToItsNewMlidWithoutARestart() throws Exception {
+        bed.createLink("p", "loop0", "pkey", "0x8010");
+        bed.createLink("q", "loop1", "pkey", "0x8010");
+        bed.awaitUp("p", "q");
+        Qpn qpnP = bed.link("p").qpn();
+        Qpn qpnQ = bed.link("q").qpn();
+        var mlid = bed.link("p").broadcastGroup().mlid();
+        bed.run("fabric:smchange");
+        Await.until("the broadcast group has a new MLID", Duration.ofSeconds(20),
+                () -> bed.link("p").broadcastGroup() != null && !bed.link("p").broadcastGroup().mlid().equals(mlid)
+                        && bed.link("q").broadcastGroup() != null
+                        && bed.link("q").broadcastGroup().mlid().equals(bed.link("p").broadcastGroup().mlid()),
+                () -> run("fabric:groups"));
+        for (String[] pair : new String[][] {{"p", "q"}, {"q", "p"}}) {
+            String text = "broadcast from " + pair[0] + " after the SM change";
+            assertEquals(TransmitResult.SENT, bed.link(pair[0]).sendBroadcast(EXPERIMENTAL, payload(text)));
+            bed.await(text, f -> f.link().equals(pair[1]) && f.text().equals(text));
+        }
+        assertEquals("p was not restarted", qpnP, bed.link("p").qpn());
+        assertEquals("q was not restarted", qpnQ, bed.link("q").qpn());
+    }
+
+    /**
+     * An interface searching the broadcast-GID's scope (RFC 4391 §4.1) finds it at scope 5 after
+     * the fabric moved it: the broadcast-GID and every multicast MGID are derived again, and the
+     * listener's group is joined under its new MGID.
+     */
+    @Test
+    public void aBroadcastGroupFoundAtAnotherScopeDerivesEveryMgidAgain() throws Exception {
+        InetAddress group = InetAddress.ofLiteral("239.2.0.9");
+        bed.createLink("s", "loop0", "pkey", "0x8020", "scope", "search");
+        bed.awaitUp("s");
+        assertEquals("ff12:401b:8020::ffff:ffff", bed.link("s").broadcastGid().toString());
+        GroupInfo before = multicast.joinListener("s", group).toCompletableFuture().get(10, TimeUnit.SECONDS);
+        assertEquals("ff12:401b:8020::f02:9", before.mgid().toString());
+        try {
+            partitions(5);
+            Await.until("s found the broadcast group at scope 5", Duration.ofSeconds(20),
+                    () -> bed.link("s") != null && bed.link("s").state() == LinkState.UP
+                            && bed.link("s").broadcastGid().toString().equals("ff15:401b:8020::ffff:ffff"));
+            Await.until("the listener's group is joined under its new MGID", Duration.ofSeconds(20),
+                    () -> multicast.groups("s").stream().anyMatch(g -> g.mgid().toString().equals("ff15:401b:8020::f02:9")
+                            && g.joinState() == JoinState.FULL_MEMBER),
+                    () -> multicast.groups("s").toString());
+            assertTrue(multicast.groups("s").stream().noneMatch(g -> g.mgid().equals(before.mgid())));
+            assertTrue(run("fabric:groups").contains("ff15:401b:8020::f02:9"));
+            multicast.leaveListener("s", group).toCompletableFuture().get(10, TimeUnit.SECONDS);
+        } finally {
+            partitions(2);
+        }
     }
 }
