@@ -187,4 +187,86 @@ public class HotSwapIT {
         return multicast.groups(link).stream().anyMatch(g -> group.equals(g.group())
                 && g.joinState() == JoinState.FULL_MEMBER);
     }
+
+    /**
+     * The multicast bundle is stopped and started five times while a sender keeps sending through
+     * whichever multicast service is there: sends fail soft (counted drops) while it is away, its
+     * thread ends with it, and the new one serves joins and sends.
+     */
+    @Test
+    public void restartingTheMulticastBundleUnderTrafficIsClean() throws Exception {
+        Testbed bed = new Testbed(context, configurationAdmin, shell);
+        bed.createLink("a", "loop0");
+        bed.createLink("b", "loop1");
+        bed.awaitUp("a", "b");
+        bed.listen();
+        Bundle mcast = Arrays.stream(context.getBundles())
+                .filter(b -> "ipoib.mcast".equals(b.getSymbolicName())).findFirst().orElseThrow();
+        Await.until("the multicast manager runs", Duration.ofSeconds(10), () -> current() != null);
+        List<String> threadsBefore = toolkitThreads();
+        ConcurrentLinkedQueue<String> problems = new ConcurrentLinkedQueue<>();
+        FrameworkListener frameworkListener = event -> {
+            if (event.getType() == FrameworkEvent.ERROR || event.getType() == FrameworkEvent.WARNING) {
+                problems.add("framework event " + event.getType() + ": " + event.getThrowable());
+            }
+        };
+        context.addFrameworkListener(frameworkListener);
+        AtomicBoolean sending = new AtomicBoolean(true);
+        Thread sender = new Thread(() -> {
+            while (sending.get()) {
+                try {
+                    MulticastService m = current();
+                    IpoibLink a = bed.link("a");
+                    if (m != null && a != null) {
+                        m.send(a, LISTENED, EXPERIMENTAL, payload("through a restart"));
+                    }
+                } catch (Throwable t) {
+                    problems.add("sender: " + t);
+                }
+                LockSupport.parkNanos(200_000);
+            }
+        }, "test-sender");
+        sender.start();
+        try {
+            for (int round = 0; round < 5; round++) {
+                mcast.stop();
+                Await.until("the manager's thread ended with its bundle", Duration.ofSeconds(5),
+                        () -> toolkitThreads().stream().noneMatch(n -> n.equals("ipoib-mcast")));
+                mcast.start();
+            }
+        } finally {
+            sending.set(false);
+            sender.join(10_000);
+            context.removeFrameworkListener(frameworkListener);
+        }
+        Await.until("a new multicast manager follows a and b", Duration.ofSeconds(10),
+                () -> current() != null && !current().counters("a").isEmpty() && !current().counters("b").isEmpty());
+        current().joinListener("b", LISTENED).toCompletableFuture().get(10, TimeUnit.SECONDS);
+        bed.clearReceived();
+        Await.until("a's multicast reaches b", Duration.ofSeconds(20), () -> {
+            current().send(bed.link("a"), LISTENED, EXPERIMENTAL, payload("after the restarts"));
+            try {
+                return bed.drain(Duration.ofMillis(50)).stream()
+                        .anyMatch(f -> f.link().equals("b") && f.text().equals("after the restarts"));
+            } catch (InterruptedException e) {
+                throw new AssertionError(e);
+            }
+        });
+        Await.until("the same threads as before", Duration.ofSeconds(10),
+                () -> toolkitThreads().equals(threadsBefore),
+                () -> "before " + threadsBefore + ", now " + toolkitThreads());
+        assertTrue(String.join("\n", problems), problems.isEmpty());
+        current().leaveListener("b", LISTENED).toCompletableFuture().get(10, TimeUnit.SECONDS);
+        bed.stopListening();
+    }
+
+    /** The multicast service registered now, or null. */
+    private MulticastService current() {
+        var ref = context.getServiceReference(MulticastService.class);
+        try {
+            return ref == null ? null : context.getService(ref);
+        } catch (RuntimeException gone) {
+            return null;
+        }
+    }
 }
