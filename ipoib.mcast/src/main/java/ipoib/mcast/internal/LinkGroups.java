@@ -63,8 +63,8 @@ final class LinkGroups {
     private volatile IpoibLink link;
     private volatile boolean up;
     private volatile Mgid broadcastGid;
-    private volatile int joinTimeoutMillis;
-    private volatile int retryCount;
+    private final int joinTimeoutMillis;
+    private final int retryCount;
 
     // Control thread only.
     private int epoch;
@@ -88,10 +88,6 @@ final class LinkGroups {
 
     IpoibLink link() {
         return link;
-    }
-
-    int joinTimeoutMillis() {
-        return joinTimeoutMillis;
     }
 
     // =====================================================================================================
@@ -296,7 +292,7 @@ final class LinkGroups {
         broadcastRecord = l.broadcastGroup();
         up = true;
         // Subscribe first: a group created between a lookup and the subscription would go unseen.
-        traps = env.traps().attach(admin, this, retryCount);
+        traps = env.traps().attach(admin, this, retryCount, false);
         if (broadcastRecord == null) {
             fetchBroadcastRecord(epoch);
         }
@@ -416,7 +412,7 @@ final class LinkGroups {
         if (rejoined != null) {
             broadcastRecord = rejoined; // its MLID may be new
         }
-        traps = env.traps().attach(sa, this, retryCount);
+        traps = env.traps().attach(sa, this, retryCount, true);
         for (Group g : new ArrayList<>(groups.values())) {
             reconcile(g);
         }
@@ -1276,11 +1272,6 @@ final class LinkGroups {
         } catch (RejectedExecutionException stopping) {
             return null;
         }
-    }
-
-    void setKnobs(int joinTimeoutMillis, int retryCount) {
-        this.joinTimeoutMillis = joinTimeoutMillis;
-        this.retryCount = retryCount;
     }
 
     @Override

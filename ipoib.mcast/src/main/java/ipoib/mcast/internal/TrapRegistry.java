@@ -30,12 +30,17 @@ final class TrapRegistry {
         this.env = env;
     }
 
-    /** Registers a link on its port's subscriptions and subscribes (again): joins and subscriptions may be new. */
-    PortTraps attach(SubnetAdministrator sa, LinkGroups link, int retryCount) {
+    /**
+     * Registers a link on its port's subscriptions, subscribing when the port has none yet, or
+     * again when {@code renew} says the SA may have forgotten them (a client re-register).
+     */
+    PortTraps attach(SubnetAdministrator sa, LinkGroups link, int retryCount, boolean renew) {
         PortTraps traps = ports.computeIfAbsent(sa, PortTraps::new);
         traps.links.add(link);
         traps.retryCount = retryCount;
-        traps.subscribe();
+        if (renew || !traps.subscribing) {
+            traps.subscribe();
+        }
         return traps;
     }
 
@@ -67,6 +72,8 @@ final class TrapRegistry {
         private int generation;
         private int failures;
         private boolean closed;
+        /** A round of subscriptions is made or under way (false after a failure, until the retry). */
+        boolean subscribing;
         private final List<AutoCloseable> handles = new ArrayList<>();
         private ScheduledFuture<?> retry;
 
@@ -77,6 +84,7 @@ final class TrapRegistry {
         /** (Re)subscribes both traps; answers of an earlier round are dropped by their generation. */
         void subscribe() {
             int gen = ++generation;
+            subscribing = true;
             cancelRetry();
             closeHandles();
             for (GroupTrap.Type type : GroupTrap.Type.values()) {
@@ -101,6 +109,7 @@ final class TrapRegistry {
                 return;
             }
             failures++;
+            subscribing = false;
             long backoff = Backoff.afterFailure(failures, retryCount);
             Throwable cause = failure instanceof CompletionException c && c.getCause() != null ? c.getCause() : failure;
             // RFC 4391 §12: a lost subscription fails silently later (traffic stays with all-routers): say so now.

@@ -394,6 +394,8 @@ class LinkGroupsTest {
             return g;
         });
         env.await("subscribed", WAIT, () -> sa.subscriptions.size() == 2);
+        assertEquals(1, sa.requests.stream().filter(r -> r.equals("subscribe CREATED")).count(),
+                "the second link's UP does not subscribe again");
         env.run(a::close);
         assertEquals(2, sa.subscriptions.size(), "b still follows the traps");
         env.run(b::close);
