@@ -72,6 +72,18 @@ public class ApplianceScriptIT {
     }
 
     @Test
+    public void defaultInterfacesComeUpAndBothProvidersAreListed() throws Exception {
+        Run run = runScript("ipoib:await all 20\nipoib:links\nipoib:providers\n");
+        assertEquals("exit status; stderr: " + run.err(), 0, run.status());
+        assertTrue(run.out(), run.out().contains("ib0_1_ffff: UP"));
+        assertTrue(run.out(), run.out().contains("ib1_1_ffff: UP"));
+        assertTrue(run.out(), run.out().contains("mtu 2044  qkey 0x00000b1b"));
+        assertTrue(run.out(), run.out().contains("loopback: available"));
+        // These machines have no RDMA devices: the hardware provider says so, with the reason.
+        assertTrue(run.out(), run.out().contains("fabric: ") && run.out().contains("no RDMA devices"));
+    }
+
+    @Test
     public void failingCommandStopsTheScriptWithItsError() throws Exception {
         Run run = runScript("echo first\nnosuch:command arg\necho never\n");
         assertEquals(1, run.status());

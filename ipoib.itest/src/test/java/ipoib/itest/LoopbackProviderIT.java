@@ -110,9 +110,10 @@ public class LoopbackProviderIT {
     public void reconfigurationRebuildsTheFabricAndBadValuesAreRefused() throws Exception {
         try {
             configure("hcas", 3, "portsPerHca", 2);
-            Await.until("3 HCAs with 2 ports", Duration.ofSeconds(10),
-                    () -> provider() != null && provider().devices().size() == 3
-                            && provider().devices().get(2).ports().size() == 2);
+            Await.until("3 HCAs with 2 ports", Duration.ofSeconds(10), () -> {
+                VerbsProvider p = provider();
+                return p != null && p.devices().size() == 3 && p.devices().get(2).ports().size() == 2;
+            });
 
             configure("hcas", 0);
             Bundle loopback = Arrays.stream(context.getBundles())
@@ -131,7 +132,10 @@ public class LoopbackProviderIT {
         } finally {
             configurationAdmin.getConfiguration("ipoib.verbs.loopback", "?").delete();
         }
-        Await.until("defaults again", Duration.ofSeconds(10), () -> provider() != null && provider().devices().size() == 2);
+        Await.until("defaults again", Duration.ofSeconds(10), () -> {
+            VerbsProvider p = provider();
+            return p != null && p.devices().size() == 2;
+        });
     }
 
     @Test

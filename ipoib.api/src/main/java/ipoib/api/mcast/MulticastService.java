@@ -18,7 +18,9 @@ public interface MulticastService {
 
     /**
      * A local listener joins an IP group on a link: the first one makes the port a FullMember
-     * (creating the IB group with the broadcast group's parameters when needed).
+     * (creating the IB group with the broadcast group's parameters when needed). The stage
+     * completes when the port is a FullMember; when the join fails the link's retry count of
+     * times, the stage fails and the listener is not registered (RFC 4391 §12).
      *
      * @throws IllegalArgumentException when {@code group} is not a multicast address
      */
@@ -45,9 +47,11 @@ public interface MulticastService {
      *
      * @throws IllegalArgumentException when {@code group} is not a multicast address or the link
      *                                  is unknown
-     * @since 1.1
+     * @since 1.1 (the default, for implementations made before, does not know it)
      */
-    EgressDecision egressDecision(String linkName, InetAddress group);
+    default EgressDecision egressDecision(String linkName, InetAddress group) {
+        throw new UnsupportedOperationException(getClass().getName() + " does not implement egressDecision by IP group");
+    }
 
     /** Snapshots of the groups of a link (all links when {@code linkName} is null). */
     List<GroupInfo> groups(String linkName);
@@ -56,9 +60,11 @@ public interface MulticastService {
      * The multicast manager's counters of a link by name (frames queued for a join, sent to the
      * all-routers group, dropped by reason, joins, failures, traps), empty for an unknown link.
      *
-     * @since 1.1
+     * @since 1.1 (the default, for implementations made before, counts nothing)
      */
-    Map<String, Long> counters(String linkName);
+    default Map<String, Long> counters(String linkName) {
+        return Map.of();
+    }
 
     /**
      * Router mode (§11): NonMember joins of every IPoIB group and a wildcard create trap.
@@ -71,7 +77,9 @@ public interface MulticastService {
      * Whether router mode is on for a link.
      *
      * @throws IllegalArgumentException when the link is unknown
-     * @since 1.1
+     * @since 1.1 (the default, for implementations made before, says off)
      */
-    boolean isRouterMode(String linkName);
+    default boolean isRouterMode(String linkName) {
+        return false;
+    }
 }

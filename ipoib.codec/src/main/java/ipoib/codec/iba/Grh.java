@@ -4,6 +4,7 @@ import ipoib.api.Gid;
 import ipoib.codec.DecodeException;
 import ipoib.codec.Wire;
 import java.lang.foreign.MemorySegment;
+import java.util.Objects;
 
 /**
  * The Global Route Header (IBA 1.2.1 §8.3; laid out in draft-kashyap-ipv6-over-ib appendix B.2):
@@ -23,7 +24,11 @@ import java.lang.foreign.MemorySegment;
  *
  * <p>A mutable, reusable view; the GIDs are held as two {@code long} halves so that decoding does
  * not allocate ({@link #sourceGid()} and {@link #destinationGid()} build {@link Gid} values on
- * demand). Not thread-safe.
+ * demand). Not thread-safe. Callers that only write a GRH (a loopback fabric filling the GRH area
+ * of a receive buffer) can use the static, allocation-free
+ * {@link #write(MemorySegment, long, int, int, int, int, long, long, long, long)} instead of an
+ * instance. {@link ipoib.codec.ipoib.UdReceiveBuffer#grh} decodes the GRH area of a UD receive
+ * buffer into this view.
  */
 public final class Grh {
     /** Length of the GRH in octets. */
@@ -128,12 +133,29 @@ public final class Grh {
         return this;
     }
 
+    /**
+     * SGID from a value object.
+     *
+     * @throws IllegalArgumentException if {@code gid} is null
+     */
     public Grh sourceGid(Gid gid) {
-        return sourceGid(gid.prefix(), gid.interfaceId());
+        return sourceGid(nonNull("GRH SGID", gid).prefix(), gid.interfaceId());
     }
 
+    /**
+     * DGID from a value object.
+     *
+     * @throws IllegalArgumentException if {@code gid} is null
+     */
     public Grh destinationGid(Gid gid) {
-        return destinationGid(gid.prefix(), gid.interfaceId());
+        return destinationGid(nonNull("GRH DGID", gid).prefix(), gid.interfaceId());
+    }
+
+    private static Gid nonNull(String field, Gid gid) {
+        if (gid == null) {
+            throw new IllegalArgumentException(field + " is null");
+        }
+        return gid;
     }
 
     /** SGID as a new {@link Gid}. */
@@ -179,19 +201,56 @@ public final class Grh {
      * @throws IndexOutOfBoundsException when the segment is too small
      */
     public void encode(MemorySegment segment, long offset) {
+        put(segment, offset, trafficClass, flowLabel, payloadLength, nextHeader, hopLimit, sourceGidPrefix,
+                sourceGidInterfaceId, destinationGidPrefix, destinationGidInterfaceId);
+    }
+
+    /**
+     * Writes a GRH with IPVer 6 and NxtHdr 0x1B without an instance; allocates nothing. The values
+     * are checked like the setters check them, and nothing is written unless all of them fit and
+     * the 40 octets fit in {@code segment} at {@code offset}.
+     *
+     * @param trafficClass    TClass, 0..255
+     * @param flowLabel       FlowLabel, 0..0xFFFFF
+     * @param payloadLength   PayLen, 0..0xFFFF: the octets after the GRH through the ICRC
+     * @param hopLimit        HopLmt, 0..255
+     * @param sgidPrefix      upper 64 bits of the SGID
+     * @param sgidInterfaceId lower 64 bits of the SGID
+     * @param dgidPrefix      upper 64 bits of the DGID
+     * @param dgidInterfaceId lower 64 bits of the DGID
+     * @return {@link #LENGTH}
+     * @throws IllegalArgumentException  if a value does not fit its field
+     * @throws IndexOutOfBoundsException if 40 octets do not fit in {@code segment} at {@code offset}
+     */
+    public static int write(MemorySegment segment, long offset, int trafficClass, int flowLabel, int payloadLength,
+            int hopLimit, long sgidPrefix, long sgidInterfaceId, long dgidPrefix, long dgidInterfaceId) {
+        Fields.check("GRH TClass", trafficClass, 8);
+        Fields.check("GRH FlowLabel", flowLabel, 20);
+        Fields.check("GRH PayLen", payloadLength, 16);
+        Fields.check("GRH HopLmt", hopLimit, 8);
+        Objects.checkFromIndexSize(offset, LENGTH, segment.byteSize());
+        put(segment, offset, trafficClass, flowLabel, payloadLength, NEXT_HEADER_IBA, hopLimit, sgidPrefix,
+                sgidInterfaceId, dgidPrefix, dgidInterfaceId);
+        return LENGTH;
+    }
+
+    private static void put(MemorySegment segment, long offset, int trafficClass, int flowLabel, int payloadLength,
+            int nextHeader, int hopLimit, long sgidPrefix, long sgidInterfaceId, long dgidPrefix,
+            long dgidInterfaceId) {
         Wire.put32(segment, offset, IP_VERSION << 28 | trafficClass << 20 | flowLabel);
         Wire.put16(segment, offset + 4, payloadLength);
         Wire.put8(segment, offset + 6, nextHeader);
         Wire.put8(segment, offset + 7, hopLimit);
-        Wire.put64(segment, offset + 8, sourceGidPrefix);
-        Wire.put64(segment, offset + 16, sourceGidInterfaceId);
-        Wire.put64(segment, offset + 24, destinationGidPrefix);
-        Wire.put64(segment, offset + 32, destinationGidInterfaceId);
+        Wire.put64(segment, offset + 8, sgidPrefix);
+        Wire.put64(segment, offset + 16, sgidInterfaceId);
+        Wire.put64(segment, offset + 24, dgidPrefix);
+        Wire.put64(segment, offset + 32, dgidInterfaceId);
     }
 
     /**
      * Reads the 40 octets at {@code offset} into this view. NxtHdr is not checked here (the
-     * packet decoder requires 0x1B).
+     * packet decoder and {@link ipoib.codec.ipoib.UdReceiveBuffer#grh} require 0x1B). On failure
+     * the view is left as it was.
      *
      * @throws DecodeException when fewer than 40 octets remain ("GRH") or IPVer is not 6
      *                         ("GRH IPVer")

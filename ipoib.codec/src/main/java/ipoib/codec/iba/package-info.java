@@ -17,7 +17,7 @@
  * refuse values that do not fit their field with {@link java.lang.IllegalArgumentException}.
  */
 @Export
-@Version("1.0.0")
+@Version("1.1.0")
 package ipoib.codec.iba;
 
 import org.osgi.annotation.bundle.Export;

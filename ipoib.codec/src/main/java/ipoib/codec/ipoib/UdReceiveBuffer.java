@@ -2,6 +2,7 @@ package ipoib.codec.ipoib;
 
 import ipoib.codec.DecodeException;
 import ipoib.codec.Wire;
+import ipoib.codec.iba.Grh;
 import java.lang.foreign.MemorySegment;
 
 /**
@@ -17,7 +18,8 @@ import java.lang.foreign.MemorySegment;
  * </pre>
  *
  * <p>{@code byteLength} is the length the work completion reports; it counts the GRH area
- * whether or not a GRH was present. No method allocates.
+ * whether or not a GRH was present. A present GRH is decoded into a caller-owned
+ * {@link ipoib.codec.iba.Grh} view by {@link #grh}. No method allocates.
  */
 public final class UdReceiveBuffer {
     private UdReceiveBuffer() {}
@@ -30,16 +32,38 @@ public final class UdReceiveBuffer {
     public static final int PAYLOAD_OFFSET = ENCAPSULATION_OFFSET + EncapsulationHeader.LENGTH;
 
     /**
-     * Fills {@code view} from the GRH area, or marks it absent when the completion says the
-     * packet had no GRH (then the area is not read at all).
+     * Decodes the GRH area into {@code grh} when the work completion says the packet had a GRH.
      *
+     * <p>A present GRH must have IPVer 6 and NxtHdr 0x1B (IBA 8.3.1: a GRH in front of an IBA
+     * transport header, the only kind a UD queue pair receives). When {@code grhPresent} is
+     * false the area is not read at all (the adapter leaves it undefined) and the method returns
+     * {@code null}: callers tell "no GRH" by the null return. Whenever the method does not return
+     * a decoded GRH (no GRH, or a DecodeException) {@code grh} is left {@linkplain Grh#clear()
+     * cleared}, so a reused view never shows a previous packet's fields. Keeps no reference to
+     * the segment; allocates nothing.
+     *
+     * @param buf        the receive buffers
+     * @param offset     start of the receive buffer (the GRH area)
      * @param grhPresent whether the work completion flags a GRH
-     * @return {@code view}
-     * @throws DecodeException if a present GRH does not decode, see {@link GrhView#decode}
+     * @param grh        the view to fill
+     * @return {@code grh} holding the decoded GRH, or {@code null} when the packet had none
+     * @throws DecodeException "GRH" when fewer than 40 octets remain at {@code offset},
+     *     "GRH IPVer" for another IP version (at {@code offset}), "GRH NxtHdr" for another next
+     *     header (at {@code offset + 6})
      */
-    public static GrhView grh(MemorySegment buf, long offset, boolean grhPresent, GrhView view)
-            throws DecodeException {
-        return grhPresent ? view.decode(buf, offset) : view.absent();
+    public static Grh grh(MemorySegment buf, long offset, boolean grhPresent, Grh grh) throws DecodeException {
+        grh.clear();
+        if (!grhPresent) {
+            return null;
+        }
+        grh.decode(buf, offset);
+        if (grh.nextHeader() != Grh.NEXT_HEADER_IBA) {
+            int next = grh.nextHeader();
+            grh.clear();
+            throw new DecodeException("GRH NxtHdr", offset + 6,
+                    String.format("is 0x%02x, expected 0x1b (IBA transport header)", next));
+        }
+        return grh;
     }
 
     /**

@@ -1,6 +1,7 @@
 /**
- * The IPoIB data path formats of RFC 4391: the 4-octet encapsulation header (§6), the
- * 40-octet GRH area at the front of every UD receive buffer (§6, IBA 8.3), and the 20-octet
+ * The IPoIB data path formats of RFC 4391: the 4-octet encapsulation header (§6), the framing
+ * of a UD receive buffer with its 40-octet GRH area (§6, IBA 8.3; the GRH itself is
+ * {@link ipoib.codec.iba.Grh}), and the 20-octet
  * link-layer address (§9.1.1) with the capability flags of its first octet
  * (draft-kashyap-ipoib-advanced-capabilities-00 §2.0).
  *
@@ -13,7 +14,7 @@
  * documented to return value objects ({@link ipoib.api.LinkAddress}, {@link ipoib.api.Gid}).
  */
 @Export
-@Version("1.0.0")
+@Version("2.0.0")
 package ipoib.codec.ipoib;
 
 import org.osgi.annotation.bundle.Export;

@@ -196,7 +196,9 @@ public final class SaClient implements SubnetAdministrator, AutoCloseable {
     public CompletionStage<AutoCloseable> subscribe(GroupTrap.Type type, Mgid mgid, Consumer<GroupTrap> listener) {
         Objects.requireNonNull(type, "trap type");
         Objects.requireNonNull(listener, "listener");
-        InformInfo info = InformInfo.forGroupTrap(type, mgid, true, REPORT_QPN);
+        // OpenSM refuses an MGID in InformInfo (it reads it as a port GID): subscribe to every
+        // group and filter here.
+        InformInfo info = InformInfo.forGroupTrap(type, null, true, REPORT_QPN);
         Subscription subscription = new Subscription(type, mgid, listener);
         return request("InformInfo subscribe trap " + type.trapNumber() + (mgid == null ? " (all groups)" : " " + mgid),
                 MadMethod.SET, InformInfo.ATTRIBUTE_ID, 0, info::encode)
@@ -208,7 +210,10 @@ public final class SaClient implements SubnetAdministrator, AutoCloseable {
 
     private void unsubscribe(Subscription subscription) {
         if (subscriptions.remove(subscription) && !closed) {
-            InformInfo info = InformInfo.forGroupTrap(subscription.type(), subscription.mgid(), false, REPORT_QPN);
+            if (subscriptions.stream().anyMatch(s -> s.type() == subscription.type())) {
+                return;
+            }
+            InformInfo info = InformInfo.forGroupTrap(subscription.type(), null, false, REPORT_QPN);
             request("InformInfo unsubscribe trap " + subscription.type().trapNumber(), MadMethod.SET,
                     InformInfo.ATTRIBUTE_ID, 0, info::encode);
         }

@@ -2,8 +2,11 @@ package ipoib.codec.iba;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import ipoib.api.Gid;
 import ipoib.codec.DecodeException;
 import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
@@ -47,6 +50,93 @@ class HeaderViewsTest {
         assertEquals(c, back.destinationGidPrefix());
         assertEquals(d, back.destinationGidInterfaceId());
         assertEquals(grh.toString(), new Grh().set(back).toString());
+    }
+
+    /*
+     * Hand-assembled from the IBA GRH layout (IPv6 header shape): IPVer 6, TClass 0xab,
+     * FlowLabel 0x12345 -> first word 0x6ab12345; PayLen 0x0102; NxtHdr 0x1b; HopLmt 0x40;
+     * SGID fe80::2:c903:0:1; DGID ff12:401b:ffff::ffff:ffff (the broadcast-GID of RFC 4391 Figure 2).
+     */
+    private static final String GRH_VECTOR = "6ab12345 0102 1b 40"
+            + " fe800000000000000002c90300000001"
+            + " ff12401bffff0000 00000000ffffffff";
+    private static final Gid SGID = Gid.parse("fe80::2:c903:0:1");
+    private static final Gid DGID = Gid.parse("ff12:401b:ffff::ffff:ffff");
+
+    private static byte[] hex(String s) {
+        return HexFormat.of().parseHex(s.replace(" ", ""));
+    }
+
+    /** {@code prefix} octets of 0xAA, then {@code body}, then {@code suffix} octets of 0xAA. */
+    private static MemorySegment framed(int prefix, byte[] body, int suffix) {
+        byte[] out = new byte[prefix + body.length + suffix];
+        Arrays.fill(out, (byte) 0xAA);
+        System.arraycopy(body, 0, out, prefix, body.length);
+        return MemorySegment.ofArray(out);
+    }
+
+    @Test
+    void grhDecodesHandAssembledVector() throws DecodeException {
+        Grh v = new Grh();
+        assertSame(v, v.decode(framed(3, hex(GRH_VECTOR), 0), 3));
+        assertEquals(6, v.ipVersion());
+        assertEquals(0xAB, v.trafficClass());
+        assertEquals(0x12345, v.flowLabel());
+        assertEquals(0x0102, v.payloadLength());
+        assertEquals(0x1B, v.nextHeader());
+        assertEquals(0x40, v.hopLimit());
+        assertEquals(SGID, v.sourceGid());
+        assertEquals(DGID, v.destinationGid());
+        assertEquals(SGID.prefix(), v.sourceGidPrefix());
+        assertEquals(DGID.interfaceId(), v.destinationGidInterfaceId());
+        assertTrue(v.isMulticast());
+    }
+
+    @Test
+    void grhEncodesHandAssembledVector() {
+        MemorySegment expected = framed(1, hex(GRH_VECTOR), 1);
+        MemorySegment buf = framed(42, new byte[0], 0);
+        assertEquals(40, Grh.write(buf, 1, 0xAB, 0x12345, 0x0102, 0x40, SGID.prefix(), SGID.interfaceId(),
+                DGID.prefix(), DGID.interfaceId()));
+        assertEquals(-1, buf.mismatch(expected), "static writer");
+        MemorySegment viaView = framed(42, new byte[0], 0);
+        new Grh().trafficClass(0xAB).flowLabel(0x12345).payloadLength(0x0102).hopLimit(0x40).sourceGid(SGID)
+                .destinationGid(DGID).encode(viaView, 1);
+        assertEquals(-1, viaView.mismatch(expected), "view encoder");
+    }
+
+    @Test
+    void grhWriterRefusesValuesBeyondTheirFields() {
+        MemorySegment buf = framed(40, new byte[0], 0);
+        long p = SGID.prefix();
+        long i = SGID.interfaceId();
+        assertThrows(IllegalArgumentException.class, () -> Grh.write(buf, 0, 256, 0, 0, 0, p, i, p, i));
+        assertThrows(IllegalArgumentException.class, () -> Grh.write(buf, 0, 0, 0x10_0000, 0, 0, p, i, p, i));
+        assertThrows(IllegalArgumentException.class, () -> Grh.write(buf, 0, 0, 0, 0x1_0000, 0, p, i, p, i));
+        assertThrows(IllegalArgumentException.class, () -> Grh.write(buf, 0, 0, 0, 0, -1, p, i, p, i));
+        assertThrows(IllegalArgumentException.class, () -> new Grh().sourceGid((Gid) null));
+        assertThrows(IllegalArgumentException.class, () -> new Grh().destinationGid((Gid) null));
+        assertThrows(IndexOutOfBoundsException.class, () -> Grh.write(buf, 1, 0, 0, 0, 0, p, i, p, i));
+        assertThrows(IndexOutOfBoundsException.class, () -> Grh.write(buf, -1, 0, 0, 0, 0, p, i, p, i));
+        assertEquals(-1, buf.mismatch(framed(40, new byte[0], 0)), "a refused write leaves the buffer alone");
+    }
+
+    @Property(tries = 300)
+    void grhWriterRoundTrips(@ForAll @IntRange(max = 255) int tclass, @ForAll @IntRange(max = 0xFFFFF) int flow,
+                             @ForAll @IntRange(max = 0xFFFF) int payLen, @ForAll @IntRange(max = 255) int hops,
+                             @ForAll long sp, @ForAll long si, @ForAll long dp, @ForAll long di,
+                             @ForAll @IntRange(max = 9) int offset) throws DecodeException {
+        MemorySegment buf = framed(offset + 40, new byte[0], 0);
+        assertEquals(Grh.LENGTH, Grh.write(buf, offset, tclass, flow, payLen, hops, sp, si, dp, di));
+        Grh v = new Grh().decode(buf, offset);
+        assertEquals(tclass, v.trafficClass());
+        assertEquals(flow, v.flowLabel());
+        assertEquals(payLen, v.payloadLength());
+        assertEquals(Grh.NEXT_HEADER_IBA, v.nextHeader());
+        assertEquals(hops, v.hopLimit());
+        assertEquals(new Gid(sp, si), v.sourceGid());
+        assertEquals(new Gid(dp, di), v.destinationGid());
+        assertEquals((dp >>> 56) == 0xFF, v.isMulticast());
     }
 
     @Property(tries = 300)

@@ -56,6 +56,8 @@ final class LinkCapture implements AutoCloseable {
     private long writtenOut;
     private boolean stopping;
     private volatile IOException failure;
+    /** The file is closed: nothing more will be written. */
+    private volatile boolean ended;
 
     /**
      * Opens (truncates) the file and starts the writer thread.
@@ -218,6 +220,7 @@ final class LinkCapture implements AutoCloseable {
                     failure = e;
                 }
             }
+            ended = true;
             onFinished.run();
         }
     }
@@ -228,7 +231,7 @@ final class LinkCapture implements AutoCloseable {
     }
 
     boolean isRunning() {
-        return thread.isAlive();
+        return !ended;
     }
 
     /** Stops capturing, writes what was committed, and waits for the file to be closed. */
@@ -250,7 +253,7 @@ final class LinkCapture implements AutoCloseable {
     /** What the capture wrote and dropped. */
     String summary() {
         synchronized (lock) {
-            return "capture of " + link + " to " + file + (thread.isAlive() ? " (running)" : " (ended)") + ": "
+            return "capture of " + link + " to " + file + (ended ? " (ended)" : " (running)") + ": "
                     + (writtenIn + writtenOut) + " frames written (" + writtenIn + " received, " + writtenOut + " sent), "
                     + dropped + " dropped (capture buffer full)"
                     + (failure != null ? ", failed: " + failure.getMessage() : "");

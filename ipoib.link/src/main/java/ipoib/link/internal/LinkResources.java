@@ -20,8 +20,9 @@ import ipoib.api.verbs.UdQueuePairConfig;
 import ipoib.api.verbs.VerbsException;
 import ipoib.api.verbs.WorkCompletions;
 import ipoib.codec.DecodeException;
+import ipoib.codec.iba.Grh;
 import ipoib.codec.ipoib.EncapsulationHeader;
-import ipoib.codec.ipoib.GrhView;
+import ipoib.codec.ipoib.UdReceiveBuffer;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -446,7 +447,7 @@ final class LinkResources {
         private int sourceLid;
         private boolean grh;
         private boolean multicast;
-        private final GrhView grhView = new GrhView();
+        private final Grh grhView = new Grh();
 
         void set(int etherType, long bufferOffset, int payloadLength, int sourceQpn, int sourceLid, boolean grh,
                  boolean multicast) {
@@ -494,9 +495,9 @@ final class LinkResources {
             return grh;
         }
 
-        private GrhView grhView() {
+        private Grh grhView() {
             try {
-                return grhView.decode(buffers, bufferOffset);
+                return UdReceiveBuffer.grh(buffers, bufferOffset, true, grhView);
             } catch (DecodeException e) {
                 return null;
             }
@@ -504,13 +505,13 @@ final class LinkResources {
 
         @Override
         public Gid sourceGid() {
-            GrhView v = grh ? grhView() : null;
+            Grh v = grh ? grhView() : null;
             return v == null ? null : v.sourceGid();
         }
 
         @Override
         public Gid destinationGid() {
-            GrhView v = grh ? grhView() : null;
+            Grh v = grh ? grhView() : null;
             return v == null ? null : v.destinationGid();
         }
 

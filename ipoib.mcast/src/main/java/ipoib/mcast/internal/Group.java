@@ -42,6 +42,12 @@ final class Group {
         HOLDOFF
     }
 
+    /**
+     * A listener that joined the IP group and waits for the port's FullMember join; the group's
+     * failure count when it came, so that it gets the link's retry count of attempts of its own.
+     */
+    record ListenerWaiter(InetAddress address, CompletableFuture<GroupInfo> future, int failuresBefore) {}
+
     /** A frame waiting for the join: a private copy, since the caller keeps its segment. */
     record QueuedFrame(int etherType, MemorySegment packet, boolean beyondLinkLocal, boolean ipv6) {}
 
@@ -70,7 +76,8 @@ final class Group {
     int lookupGeneration;
     ScheduledFuture<?> timer;
     long timerDueNanos;
-    final List<CompletableFuture<GroupInfo>> listenerWaiters = new ArrayList<>();
+    /** Listeners whose join has not completed yet: each learns the outcome. */
+    final List<ListenerWaiter> listenerWaiters = new ArrayList<>();
     final List<CompletableFuture<Void>> leaveWaiters = new ArrayList<>();
     final List<CompletableFuture<Existence>> existenceWaiters = new ArrayList<>();
 

@@ -599,8 +599,8 @@ final class LinkGroups {
         drain(g);
         if (want == JoinState.FULL_MEMBER) {
             GroupInfo info = info(g);
-            for (CompletableFuture<GroupInfo> w : g.listenerWaiters) {
-                w.complete(info);
+            for (Group.ListenerWaiter w : g.listenerWaiters) {
+                w.future().complete(info);
             }
             g.listenerWaiters.clear();
         }
@@ -665,12 +665,19 @@ final class LinkGroups {
                 + "): " + why + (giveUp ? "; frames to it are dropped for " + backoff / 1000 + " s"
                 : "; retrying in " + backoff / 1000 + " s"));
         env.postEvent(IpoibEvents.GROUP_JOIN_FAILED, event(g, IpoibEvents.REASON, why));
-        if (want == JoinState.FULL_MEMBER && failures == retryCount) {
-            for (CompletableFuture<GroupInfo> w : g.listenerWaiters) {
-                w.completeExceptionally(new IllegalStateException("FullMember join of " + g.mgid + " failed "
-                        + failures + " times (" + why + "); still retrying"));
+        if (want == JoinState.FULL_MEMBER) {
+            // §12: the failure goes back to the IP level. A listener still waiting after the link's
+            // retry count of attempts was never joined: it is removed and its join fails. Listeners
+            // the port had joined before (a re-join after DOWN or a reset) stay, and are retried for.
+            for (var it = g.listenerWaiters.iterator(); it.hasNext(); ) {
+                Group.ListenerWaiter w = it.next();
+                if (failures - w.failuresBefore() >= retryCount) {
+                    it.remove();
+                    g.listeners.computeIfPresent(w.address(), (ip, n) -> n > 1 ? n - 1 : null);
+                    w.future().completeExceptionally(new IllegalStateException("FullMember join of " + g.mgid
+                            + describeAddress(g) + " on " + name + " failed " + retryCount + " times: " + why));
+                }
             }
-            g.listenerWaiters.clear();
         }
     }
 
@@ -705,7 +712,7 @@ final class LinkGroups {
                 return;
             }
             g.phase = Group.Phase.IDLE;
-            if (failure == null || noSuchGroup(failure)) {
+            if (failure == null || notAMember(failure)) {
                 g.leaveFailures = 0;
                 counters.leaves.increment();
                 env.info(name + ": left " + g.mgid + describeAddress(g) + " (" + have + ")");
@@ -947,7 +954,7 @@ final class LinkGroups {
         if (g.held == JoinState.FULL_MEMBER) {
             result.complete(info(g));
         } else {
-            g.listenerWaiters.add(result);
+            g.listenerWaiters.add(new Group.ListenerWaiter(address, result, g.failures));
             reconcile(g);
         }
         return result;
@@ -1169,8 +1176,8 @@ final class LinkGroups {
     }
 
     private void failWaiters(Group g, String why) {
-        for (CompletableFuture<GroupInfo> w : g.listenerWaiters) {
-            w.completeExceptionally(new IllegalStateException(why));
+        for (Group.ListenerWaiter w : g.listenerWaiters) {
+            w.future().completeExceptionally(new IllegalStateException(why));
         }
         g.listenerWaiters.clear();
         for (CompletableFuture<Void> w : g.leaveWaiters) {
@@ -1207,6 +1214,17 @@ final class LinkGroups {
         if (suppressed >= 0) {
             env.warn(message + (suppressed > 0 ? " (" + suppressed + " similar messages suppressed)" : ""));
         }
+    }
+
+    /**
+     * A leave the SA refuses because the port is no member (any more): the group was deleted, or
+     * the SM forgot the join. OpenSM answers ERR_REQ_INVALID to both; older SAs ERR_NO_RECORDS.
+     * Leaving again would not help: the membership is gone.
+     */
+    private static boolean notAMember(Throwable failure) {
+        Throwable cause = unwrap(failure);
+        return noSuchGroup(cause) || cause instanceof SaException sa && !sa.isTimeout()
+                && sa.status() == SaStatus.REQUEST_INVALID;
     }
 
     private static boolean noSuchGroup(Throwable failure) {

@@ -293,6 +293,22 @@ class LinkGroupsTest {
     }
 
     @Test
+    void aListenerWhoseJoinFailsEveryAttemptIsToldAndNotKept() throws Exception {
+        LinkGroups groups = manager(2);
+        sa.failStatus = SaStatus.NO_RESOURCES;
+        var joining = env.call(() -> groups.joinListener(ip("239.1.7.2")));
+        ExecutionException failed = org.junit.jupiter.api.Assertions.assertThrows(ExecutionException.class,
+                () -> joining.get(10, TimeUnit.SECONDS));
+        assertTrue(failed.getCause().getMessage().contains("failed 2 times"), failed.getCause().getMessage());
+        assertEquals(2, sa.requests.stream().filter(r -> r.startsWith("create " + mgid("239.1.7.2"))).count());
+        GroupInfo after = info(groups, "239.1.7.2");
+        assertTrue(after == null || after.listeners() == 0, String.valueOf(after));
+        ExecutionException notAListener = org.junit.jupiter.api.Assertions.assertThrows(ExecutionException.class,
+                () -> env.call(() -> groups.leaveListener(ip("239.1.7.2"))).get(10, TimeUnit.SECONDS));
+        assertTrue(notAListener.getCause() instanceof IllegalArgumentException);
+    }
+
+    @Test
     void routerModeJoinsEveryIpoibGroupOfTheLinkAsNonMember() throws Exception {
         Mgid otherPartition = MulticastMapping.ipv4(0xEF010801, 0x8001, 2);
         Mgid otherScope = MulticastMapping.ipv4(0xEF010802, 0xffff, 5);

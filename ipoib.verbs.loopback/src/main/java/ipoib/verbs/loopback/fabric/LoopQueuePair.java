@@ -15,8 +15,8 @@ import ipoib.api.verbs.VerbsException;
 import ipoib.api.verbs.WorkCompletions;
 import ipoib.codec.iba.Bth;
 import ipoib.codec.iba.Deth;
+import ipoib.codec.iba.Grh;
 import ipoib.codec.iba.Icrc;
-import ipoib.codec.ipoib.Grh;
 import java.lang.foreign.MemorySegment;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -166,30 +166,32 @@ final class LoopQueuePair implements UdQueuePair {
             if (rxSize == 0) {
                 return DropReason.NO_RECEIVE_BUFFER;
             }
-            if (!recvCq.hasRoom()) {
-                return DropReason.CQ_OVERRUN;
-            }
             int i = rxHead;
-            rxHead = (rxHead + 1) % rxWrId.length;
-            rxSize--;
             LoopMemoryRegion region = rxRegion[i];
-            rxRegion[i] = null;
             MemorySegment buffer = region.segment();
             long at = rxOffset[i];
-            if (length + GRH_AREA_LENGTH > rxLength[i]) {
-                recvCq.push(rxWrId[i], CompletionStatus.LOCAL_LENGTH_ERROR, WorkCompletions.OPCODE_RECEIVE, 0, qpn,
-                        sender.qpn, slid, sl, pkeyIndex, grh);
-                return null;
+            boolean fits = length + GRH_AREA_LENGTH <= rxLength[i];
+            if (fits) {
+                if (grh) {
+                    Gid sgid = sender.port.gid(0);
+                    // PayLen counts what follows the GRH on the wire: BTH, DETH, the padded payload, ICRC.
+                    Grh.write(buffer, at, trafficClass, flowLabel,
+                            Bth.LENGTH + Deth.LENGTH + ((length + 3) & ~3) + Icrc.LENGTH, hopLimit, sgid.prefix(),
+                            sgid.interfaceId(), dgidPrefix, dgidInterfaceId);
+                }
+                MemorySegment.copy(payload, offset, buffer, at + GRH_AREA_LENGTH, length);
             }
-            if (grh) {
-                Gid sgid = sender.port.gid(0);
-                // PayLen counts what follows the GRH on the wire: BTH, DETH, the padded payload, ICRC.
-                Grh.write(buffer, at, trafficClass, flowLabel, Bth.LENGTH + Deth.LENGTH + ((length + 3) & ~3) + Icrc.LENGTH,
-                        hopLimit, sgid.prefix(), sgid.interfaceId(), dgidPrefix, dgidInterfaceId);
+            // A buffer too small for the datagram completes with a length error, as on hardware.
+            boolean completed = recvCq.push(rxWrId[i], fits ? CompletionStatus.SUCCESS : CompletionStatus.LOCAL_LENGTH_ERROR,
+                    WorkCompletions.OPCODE_RECEIVE, fits ? length + GRH_AREA_LENGTH : 0, qpn, sender.qpn, slid, sl,
+                    pkeyIndex, grh);
+            if (!completed) {
+                // The completion queue is full: the buffer stays posted, the datagram is lost.
+                return DropReason.CQ_OVERRUN;
             }
-            MemorySegment.copy(payload, offset, buffer, at + GRH_AREA_LENGTH, length);
-            recvCq.push(rxWrId[i], CompletionStatus.SUCCESS, WorkCompletions.OPCODE_RECEIVE,
-                    length + GRH_AREA_LENGTH, qpn, sender.qpn, slid, sl, pkeyIndex, grh);
+            rxRegion[i] = null;
+            rxHead = (rxHead + 1) % rxWrId.length;
+            rxSize--;
             return null;
         }
     }

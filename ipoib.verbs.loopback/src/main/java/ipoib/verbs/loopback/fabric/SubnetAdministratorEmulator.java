@@ -215,7 +215,7 @@ public final class SubnetAdministratorEmulator implements GroupTrapSink, AutoClo
         if ((mask & SaMcMemberRecord.JOIN_COMPONENTS) != SaMcMemberRecord.JOIN_COMPONENTS) {
             throw new SaStatusException(SaStatus.INSUFFICIENT_COMPONENTS, "join needs MGID, PortGID and JoinState");
         }
-        checkRequester(from, record);
+        checkRequester(from, request, record);
         Mgid mgid = mgidOf(record);
         McMemberRecord template = null;
         if ((mask & REQUIRED_CREATE_COMPONENTS) == REQUIRED_CREATE_COMPONENTS) {
@@ -248,7 +248,7 @@ public final class SubnetAdministratorEmulator implements GroupTrapSink, AutoClo
         if ((mask & SaMcMemberRecord.JOIN_COMPONENTS) != SaMcMemberRecord.JOIN_COMPONENTS) {
             throw new SaStatusException(SaStatus.INSUFFICIENT_COMPONENTS, "leave needs MGID, PortGID and JoinState");
         }
-        checkRequester(from, record);
+        checkRequester(from, request, record);
         McMemberRecord left = sm.leave(mgidOf(record), record.portGid(), record.joinState());
         SaMcMemberRecord answer = SaMcMemberRecord.fromApi(left);
         answer(from, request, SaStatus.SUCCESS, answer::encode, 0);
@@ -297,10 +297,11 @@ public final class SubnetAdministratorEmulator implements GroupTrapSink, AutoClo
         }, stride);
     }
 
-    private static void checkRequester(LoopPort from, SaMcMemberRecord record) throws SaStatusException {
-        if (!record.portGid().equals(from.gid(0)) && !record.proxyJoin()) {
-            throw new SaStatusException(SaStatus.REQUEST_INVALID,
-                    "PortGID " + record.portGid() + " is not the requester's " + from.gid(0) + " and ProxyJoin is not set");
+    /** A requester may join or leave for another port only when trusted (SM_Key 1), as with OpenSM. */
+    private static void checkRequester(LoopPort from, SaMad request, SaMcMemberRecord record) throws SaStatusException {
+        if (!record.portGid().equals(from.gid(0)) && request.sa().smKey() != TRUSTED_SM_KEY) {
+            throw new SaStatusException(SaStatus.REQUEST_INVALID, "PortGID " + record.portGid()
+                    + " is not the requester's " + from.gid(0) + " and the requester is not trusted");
         }
     }
 

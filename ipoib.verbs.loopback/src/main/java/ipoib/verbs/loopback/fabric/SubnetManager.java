@@ -181,6 +181,8 @@ public final class SubnetManager {
         MulticastGroup group;
         synchronized (this) {
             group = groupsByMgid.get(mgid);
+            // OpenSM reports a configured group as created when its first member joins.
+            created = group != null && group.persistent && group.members().isEmpty();
             if (group == null) {
                 if (createTemplate == null) {
                     throw new SaStatusException(SaStatus.INSUFFICIENT_COMPONENTS,
@@ -233,7 +235,8 @@ public final class SubnetManager {
      * MCMemberRecord Delete: removes join-state bits of a member; deletes a non-persistent group
      * when no FullMember is left (trap 67).
      *
-     * @throws SaStatusException NO_RECORDS when the group or the membership does not exist
+     * @throws SaStatusException REQUEST_INVALID when the group or the membership does not exist
+     *                           (OpenSM's answer to both)
      */
     public McMemberRecord leave(Mgid mgid, Gid port, int joinStateBits) throws SaStatusException {
         count("MCMemberRecord Delete");
@@ -242,8 +245,13 @@ public final class SubnetManager {
         int before;
         synchronized (this) {
             group = groupsByMgid.get(mgid);
-            if (group == null || (before = group.joinState(port)) == 0) {
-                throw new SaStatusException(SaStatus.NO_RECORDS, "port " + port + " is not a member of " + mgid);
+            // OpenSM answers "request invalid" both for a missing group and for a non-member.
+            if (group == null) {
+                throw new SaStatusException(SaStatus.REQUEST_INVALID, "group " + mgid + " does not exist");
+            }
+            before = group.joinState(port);
+            if (before == 0) {
+                throw new SaStatusException(SaStatus.REQUEST_INVALID, "port " + port + " is not a member of " + mgid);
             }
             if ((before & joinStateBits) == 0) {
                 throw new SaStatusException(SaStatus.REQUEST_INVALID, "port " + port + " holds join state "
@@ -253,6 +261,9 @@ public final class SubnetManager {
             if (!group.persistent && !group.hasFullMember()) {
                 groupsByMgid.remove(mgid);
                 groupsByMlid.compareAndSet(group.mlid - Lid.MULTICAST_BASE, group, null);
+                deleted = true;
+            } else if (group.persistent && group.members().isEmpty()) {
+                // A configured group stays (with its MLID) but is reported deleted, as OpenSM does.
                 deleted = true;
             }
         }
@@ -279,12 +290,22 @@ public final class SubnetManager {
 
     // ---- traps ---------------------------------------------------------------------------------
 
+    /**
+     * InformInfo Set (subscribe). Like OpenSM, only GID zero (every group) is accepted: OpenSM
+     * reads the GID as a port GID and refuses an MGID, so subscribers filter by group themselves.
+     */
     public Subscription subscribe(LoopPort subscriber, int trapNumber, Mgid mgid, int qpn) throws SaStatusException {
         count("InformInfo Set");
         if (trapNumber != 66 && trapNumber != 67) {
             throw new SaStatusException(SaStatus.REQUEST_INVALID, "trap " + trapNumber + ": the emulated SA reports 66 and 67");
         }
+        if (mgid != null) {
+            throw new SaStatusException(SaStatus.REQUEST_INVALID, "InformInfo GID " + mgid
+                    + " is not a port GID; subscribe with GID zero and filter by group");
+        }
         Subscription s = new Subscription(subscriber, trapNumber, mgid, qpn);
+        // The same InformInfo from the same port replaces the earlier one (no duplicate reports).
+        subscriptions.remove(s);
         subscriptions.add(s);
         return s;
     }

@@ -7,19 +7,12 @@ import ipoib.api.Rate;
 import ipoib.api.verbs.Device;
 import ipoib.api.verbs.ProviderStatus;
 import ipoib.api.verbs.VerbsProvider;
-import ipoib.codec.sa.SaClient;
-import ipoib.verbs.loopback.fabric.Fabric;
 import ipoib.verbs.loopback.fabric.FabricConfig;
-import ipoib.verbs.loopback.fabric.LoopDevice;
-import ipoib.verbs.loopback.fabric.LoopPort;
+import ipoib.verbs.loopback.fabric.LoopbackSubnet;
 import ipoib.verbs.loopback.fabric.PartitionConfig;
-import ipoib.verbs.loopback.fabric.SubnetAdministratorEmulator;
 import java.util.ArrayList;
 import java.util.Hashtable;
 import java.util.List;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import org.osgi.framework.BundleContext;
 import org.osgi.framework.ServiceRegistration;
 import org.osgi.service.component.annotations.Activate;
@@ -45,10 +38,7 @@ public final class LoopbackProvider implements VerbsProvider {
     /** Configuration PID. */
     public static final String PID = "ipoib.verbs.loopback";
 
-    private final Fabric fabric;
-    private final SubnetAdministratorEmulator sa;
-    private final ScheduledExecutorService saClientTimers;
-    private final List<SaClient> clients = new ArrayList<>();
+    private final LoopbackSubnet subnet;
     private final ServiceRegistration<FabricCommands> commands;
     private final FabricCommands shell;
 
@@ -62,26 +52,11 @@ public final class LoopbackProvider implements VerbsProvider {
             log.error("loopback fabric not started: " + e.getMessage());
             throw e;
         }
-        this.fabric = new Fabric(config);
-        fabric.start();
-        this.sa = new SubnetAdministratorEmulator(fabric);
-        this.saClientTimers = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "loopback-sa-client");
-            t.setDaemon(true);
-            return t;
-        });
-        for (LoopDevice d : fabric.devices()) {
-            for (LoopPort p : d.loopPorts()) {
-                SaClient client = new SaClient(sa.transport(p), saClientTimers, configuration.saTimeoutMillis(),
-                        configuration.saRetries(), 1);
-                clients.add(client);
-                p.setManagement(sa.transport(p), client);
-            }
-        }
+        this.subnet = new LoopbackSubnet(config, configuration.saTimeoutMillis(), configuration.saRetries());
         Hashtable<String, Object> props = new Hashtable<>();
         props.put("osgi.command.scope", "fabric");
         props.put("osgi.command.function", FabricCommands.FUNCTIONS);
-        this.shell = new FabricCommands(fabric, sa);
+        this.shell = new FabricCommands(subnet.fabric(), subnet.subnetAdministrator());
         this.commands = context.registerService(FabricCommands.class, shell, props);
         log.info("loopback fabric up: " + config.hcas() + " HCAs x " + config.portsPerHca() + " ports, MTU "
                 + config.mtu() + ", " + config.partitions().size() + " partitions, seed " + config.seed());
@@ -149,35 +124,21 @@ public final class LoopbackProvider implements VerbsProvider {
             // The framework is stopping.
         }
         shell.stopCapture();
-        clients.forEach(SaClient::close);
-        saClientTimers.shutdownNow();
-        sa.close();
-        fabric.close();
-        try {
-            saClientTimers.awaitTermination(5, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        subnet.close();
     }
 
     @Override
     public String name() {
-        return "loopback";
+        return subnet.name();
     }
 
     @Override
     public ProviderStatus status() {
-        return fabric.isClosed() ? ProviderStatus.unavailable("the loopback fabric is stopped")
-                : ProviderStatus.available(fabric.devices().size() + " loopback HCAs");
+        return subnet.status();
     }
 
     @Override
     public List<Device> devices() {
-        return List.copyOf(fabric.devices());
-    }
-
-    /** The fabric, for tests in this bundle. */
-    Fabric fabric() {
-        return fabric;
+        return subnet.devices();
     }
 }

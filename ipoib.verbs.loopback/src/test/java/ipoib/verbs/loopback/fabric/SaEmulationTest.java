@@ -141,7 +141,8 @@ class SaEmulationTest {
         assertTrue(get(a.group(GROUP)).isPresent());
         get(a.leave(GROUP, portA.gid(0), JoinState.FULL_MEMBER));
         assertEquals(Optional.empty(), get(a.group(GROUP)), "only a NonMember was left");
-        assertEquals(SaStatus.NO_RECORDS, failure(a.leave(GROUP, portA.gid(0), JoinState.FULL_MEMBER)).status());
+        assertEquals(SaStatus.REQUEST_INVALID, failure(a.leave(GROUP, portA.gid(0), JoinState.FULL_MEMBER)).status(),
+                "OpenSM answers a leave of a missing group with 'request invalid'");
     }
 
     @Test
@@ -158,8 +159,27 @@ class SaEmulationTest {
     }
 
     @Test
-    void aPortCannotJoinForAnotherWithoutProxyJoin() {
-        assertEquals(SaStatus.REQUEST_INVALID, failure(a.join(BROADCAST, portB.gid(0), JoinState.FULL_MEMBER)).status());
+    void onlyATrustedRequesterJoinsForAnotherPort() throws Exception {
+        try (SaClient untrusted = new SaClient(sa.transport(portA), timers, 200, 3, 0)) {
+            assertEquals(SaStatus.REQUEST_INVALID,
+                    failure(untrusted.join(BROADCAST, portB.gid(0), JoinState.FULL_MEMBER)).status());
+        }
+        a = new SaClient(sa.transport(portA), timers, 200, 3, 1);
+        assertEquals(portB.gid(0), get(a.join(BROADCAST, portB.gid(0), JoinState.FULL_MEMBER)).portGid());
+    }
+
+    @Test
+    void configuredGroupsReportCreationAtTheFirstJoinAndDeletionAtTheLastLeave() throws Exception {
+        LinkedBlockingQueue<GroupTrap> traps = new LinkedBlockingQueue<>();
+        get(b.subscribe(GroupTrap.Type.CREATED, null, traps::add));
+        get(b.subscribe(GroupTrap.Type.DELETED, null, traps::add));
+        get(a.join(BROADCAST, portA.gid(0), JoinState.FULL_MEMBER));
+        assertEquals(GroupTrap.Type.CREATED, traps.poll(5, TimeUnit.SECONDS).type());
+        get(a.leave(BROADCAST, portA.gid(0), JoinState.FULL_MEMBER));
+        assertEquals(GroupTrap.Type.DELETED, traps.poll(5, TimeUnit.SECONDS).type());
+        assertEquals(Optional.empty(), get(a.group(BROADCAST)), "no members, no records");
+        assertEquals(Lid.MULTICAST_BASE, get(a.join(BROADCAST, portA.gid(0), JoinState.FULL_MEMBER)).mlid().value(),
+                "the configured group keeps its MLID");
     }
 
     @Test

@@ -1,0 +1,111 @@
+package ipoib.bench;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import org.openjdk.jmh.infra.BenchmarkParams;
+import org.openjdk.jmh.profile.GCProfiler;
+import org.openjdk.jmh.results.Result;
+import org.openjdk.jmh.results.RunResult;
+import org.openjdk.jmh.runner.Runner;
+import org.openjdk.jmh.runner.options.ChainedOptionsBuilder;
+import org.openjdk.jmh.runner.options.OptionsBuilder;
+import org.openjdk.jmh.runner.options.TimeValue;
+
+/**
+ * Runs the benchmarks and prints the results as ratios against the baselines measured in the
+ * same run (the machines are shared and noisy; absolute figures move, ratios much less).
+ *
+ * <p>Usage: {@code java -jar benchmarks.jar [quick|full] [regex]}. {@code quick} is a smoke run
+ * (one short iteration); {@code full} is the run {@code docs/PERFORMANCE.md} reports.
+ */
+public final class BenchmarkReport {
+    private BenchmarkReport() {}
+
+    public static void main(String[] args) throws Exception {
+        String mode = args.length > 0 ? args[0] : "full";
+        if (!mode.equals("quick") && !mode.equals("full")) {
+            System.err.println("usage: java -jar benchmarks.jar [quick|full] [benchmark regex]");
+            System.exit(2);
+        }
+        boolean quick = mode.equals("quick");
+        ChainedOptionsBuilder options = new OptionsBuilder()
+                .include(args.length > 1 ? args[1] : "ipoib\\.bench\\..*")
+                .forks(1)
+                .jvmArgsAppend("--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow",
+                        "-Xms1g", "-Xmx1g")
+                .warmupIterations(quick ? 1 : 3)
+                .warmupTime(TimeValue.milliseconds(quick ? 200 : 2000))
+                .measurementIterations(quick ? 1 : 5)
+                .measurementTime(TimeValue.milliseconds(quick ? 200 : 2000))
+                .addProfiler(GCProfiler.class)
+                .shouldFailOnError(true);
+        Collection<RunResult> results = new Runner(options.build()).run();
+        System.out.println();
+        System.out.println(table(results));
+    }
+
+    /** Score and allocation of one benchmark (by method and parameter). */
+    record Figure(double score, double error, String unit, double bytesPerOp) {}
+
+    static Map<String, Figure> figures(Collection<RunResult> results) {
+        Map<String, Figure> out = new LinkedHashMap<>();
+        for (RunResult r : results) {
+            BenchmarkParams p = r.getParams();
+            String name = p.getBenchmark().substring(p.getBenchmark().lastIndexOf('.', p.getBenchmark().lastIndexOf('.') - 1) + 1);
+            String param = p.getParamsKeys().isEmpty() ? "" : "[" + p.getParam(p.getParamsKeys().iterator().next()) + "]";
+            Result<?> primary = r.getPrimaryResult();
+            Result<?> alloc = r.getSecondaryResults().get("gc.alloc.rate.norm");
+            if (alloc == null) {
+                alloc = r.getSecondaryResults().get("·gc.alloc.rate.norm");
+            }
+            out.put(name + param, new Figure(primary.getScore(), primary.getScoreError(), primary.getScoreUnit(),
+                    alloc == null ? Double.NaN : alloc.getScore()));
+        }
+        return out;
+    }
+
+    static String table(Collection<RunResult> results) {
+        Map<String, Figure> f = figures(results);
+        List<String[]> rows = new ArrayList<>();
+        rows.add(new String[] {"measure", "stack", "baseline", "stack / baseline", "target", "B/op (stack)"});
+        ratio(rows, f, "packet rate, 64 B (packets/s)", "PacketPathBenchmark.stack[64]",
+                "PacketPathBenchmark.ringBaseline[64]", ">= 0.25");
+        ratio(rows, f, "bandwidth, 2044 B (packets/s)", "PacketPathBenchmark.stack[2044]",
+                "PacketPathBenchmark.copyBaseline[2044]", ">= 0.50");
+        ratio(rows, f, "packet rate, 2044 B vs ring (packets/s)", "PacketPathBenchmark.stack[2044]",
+                "PacketPathBenchmark.ringBaseline[2044]", "-");
+        for (Map.Entry<String, Figure> e : f.entrySet()) {
+            if (e.getKey().startsWith("CodecBenchmark.")) {
+                Figure x = e.getValue();
+                rows.add(new String[] {e.getKey().substring("CodecBenchmark.".length()) + " (" + x.unit() + ")",
+                        String.format(Locale.ROOT, "%.1f ± %.1f", x.score(), x.error()), "-", "-", "-",
+                        String.format(Locale.ROOT, "%.0f", x.bytesPerOp())});
+            }
+        }
+        StringBuilder out = new StringBuilder();
+        for (int i = 0; i < rows.size(); i++) {
+            out.append("| ").append(String.join(" | ", rows.get(i))).append(" |\n");
+            if (i == 0) {
+                out.append("|---|---|---|---|---|---|\n");
+            }
+        }
+        return out.toString();
+    }
+
+    private static void ratio(List<String[]> rows, Map<String, Figure> f, String label, String stack, String baseline,
+                              String target) {
+        Figure s = f.get(stack);
+        Figure b = f.get(baseline);
+        if (s == null || b == null) {
+            return;
+        }
+        rows.add(new String[] {label, String.format(Locale.ROOT, "%.3g ± %.2g", s.score(), s.error()),
+                String.format(Locale.ROOT, "%.3g ± %.2g", b.score(), b.error()),
+                String.format(Locale.ROOT, "%.2f", s.score() / b.score()), target,
+                String.format(Locale.ROOT, "%.1f", s.bytesPerOp())});
+    }
+}

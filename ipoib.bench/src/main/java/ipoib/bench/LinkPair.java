@@ -1,0 +1,83 @@
+package ipoib.bench;
+
+import ipoib.api.PKey;
+import ipoib.api.PathRecord;
+import ipoib.api.Qpn;
+import ipoib.api.link.FrameHandler;
+import ipoib.api.link.IpoibLink;
+import ipoib.api.link.TransmitResult;
+import ipoib.api.verbs.AddressHandle;
+import ipoib.link.internal.StandaloneLink;
+import ipoib.verbs.loopback.fabric.FabricConfig;
+import ipoib.verbs.loopback.fabric.LoopbackSubnet;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Two IPoIB interfaces on different HCAs of a loopback subnet, a resolved unicast path from the
+ * first to the second, and a receiver that copies every frame's payload into a preallocated
+ * buffer (the least an application does with a packet), counting deliveries.
+ */
+final class LinkPair implements AutoCloseable {
+    /** IEEE 802 local experimental EtherType: frames only the benchmark handles. */
+    static final int ETHERTYPE = 0x88B5;
+    /** Frames in flight at most, below the receive queue depth, so that none is dropped. */
+    static final int WINDOW = 128;
+
+    final LoopbackSubnet subnet;
+    final StandaloneLink sender;
+    final StandaloneLink receiver;
+    final AddressHandle path;
+    final Qpn receiverQpn;
+    final AtomicLong delivered = new AtomicLong();
+    private final MemorySegment sink = Arena.ofAuto().allocate(4096);
+    private long sent;
+
+    LinkPair() throws Exception {
+        subnet = new LoopbackSubnet(FabricConfig.defaults(), 200, 5);
+        FrameHandler count = (link, frame) -> {
+            MemorySegment.copy(frame.buffer(), frame.payloadOffset(), sink, 0, frame.payloadLength());
+            delivered.lazySet(delivered.get() + 1);
+        };
+        sender = StandaloneLink.open(subnet, "bench0", "loop0", 1, PKey.DEFAULT, 256, 256, Map.of(), 10_000);
+        receiver = StandaloneLink.open(subnet, "bench1", "loop1", 1, PKey.DEFAULT, 256, 256,
+                Map.of(ETHERTYPE, count), 10_000);
+        IpoibLink a = sender.link();
+        IpoibLink b = receiver.link();
+        PathRecord record = a.port().subnetAdministrator().pathRecord(a.gid(), b.gid(), a.pkey())
+                .toCompletableFuture().get(10, TimeUnit.SECONDS);
+        path = a.createAddressHandle(record, a.serviceLevel());
+        receiverQpn = b.qpn();
+    }
+
+    /** Sends one frame, waiting while the window is full or no send buffer is free. */
+    void sendOne(MemorySegment payload) {
+        while (sent - delivered.get() >= WINDOW) {
+            Thread.onSpinWait();
+        }
+        IpoibLink a = sender.link();
+        while (a.sendUnicast(path, receiverQpn, ETHERTYPE, payload) != TransmitResult.SENT) {
+            Thread.onSpinWait();
+        }
+        sent++;
+    }
+
+    /** Waits until every frame sent was delivered. */
+    void drain() {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (delivered.get() < sent && System.nanoTime() < deadline) {
+            Thread.onSpinWait();
+        }
+    }
+
+    @Override
+    public void close() {
+        path.close();
+        sender.close();
+        receiver.close();
+        subnet.close();
+    }
+}

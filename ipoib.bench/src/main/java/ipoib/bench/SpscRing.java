@@ -1,0 +1,70 @@
+package ipoib.bench;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The baseline of the packet-rate benchmark: the least it costs to move a packet between two
+ * threads. A bounded single-producer/single-consumer ring of preallocated slots; the producer
+ * copies the packet into a slot, the consumer copies it out into its own buffer.
+ */
+final class SpscRing implements AutoCloseable {
+    private static final int SLOTS = LinkPair.WINDOW;
+    private static final int SLOT_SIZE = 4096;
+
+    private final MemorySegment slots = Arena.ofAuto().allocate((long) SLOTS * SLOT_SIZE, 64);
+    private final int[] lengths = new int[SLOTS];
+    private final MemorySegment sink = Arena.ofAuto().allocate(SLOT_SIZE);
+    private final AtomicLong head = new AtomicLong();
+    private final AtomicLong tail = new AtomicLong();
+    private final Thread consumer;
+    private volatile boolean running = true;
+
+    SpscRing() {
+        consumer = new Thread(this::consume, "spsc-consumer");
+        consumer.setDaemon(true);
+        consumer.start();
+    }
+
+    void offer(MemorySegment packet) {
+        long t = tail.get();
+        while (t - head.get() >= SLOTS) {
+            Thread.onSpinWait();
+        }
+        int slot = (int) (t % SLOTS);
+        int length = (int) packet.byteSize();
+        MemorySegment.copy(packet, 0, slots, (long) slot * SLOT_SIZE, length);
+        lengths[slot] = length;
+        tail.lazySet(t + 1);
+    }
+
+    private void consume() {
+        while (running) {
+            long h = head.get();
+            if (h == tail.get()) {
+                Thread.onSpinWait();
+                continue;
+            }
+            int slot = (int) (h % SLOTS);
+            MemorySegment.copy(slots, (long) slot * SLOT_SIZE, sink, 0, lengths[slot]);
+            head.lazySet(h + 1);
+        }
+    }
+
+    void drain() {
+        while (head.get() < tail.get()) {
+            Thread.onSpinWait();
+        }
+    }
+
+    @Override
+    public void close() {
+        running = false;
+        try {
+            consumer.join(1000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

@@ -1,0 +1,140 @@
+package ipoib.itest;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertFalse;
+import static org.junit.Assert.assertTrue;
+import static org.ops4j.pax.exam.CoreOptions.options;
+
+import ipoib.api.verbs.VerbsProvider;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.Dictionary;
+import java.util.Hashtable;
+import javax.inject.Inject;
+import org.apache.felix.service.command.CommandProcessor;
+import org.apache.felix.service.command.CommandSession;
+import org.junit.Test;
+import org.junit.runner.RunWith;
+import org.ops4j.pax.exam.Configuration;
+import org.ops4j.pax.exam.Option;
+import org.ops4j.pax.exam.junit.PaxExam;
+import org.ops4j.pax.exam.spi.reactors.ExamReactorStrategy;
+import org.ops4j.pax.exam.spi.reactors.PerClass;
+import org.osgi.framework.Bundle;
+import org.osgi.framework.BundleContext;
+import org.osgi.framework.InvalidSyntaxException;
+import org.osgi.framework.ServiceReference;
+import org.osgi.service.cm.ConfigurationAdmin;
+
+/**
+ * The hardware provider in Felix on a machine without RDMA devices (CI, this project's build
+ * machines): it registers anyway with {@code ipoib.provider=fabric}, says why it has no devices,
+ * turns a bad configuration into its status instead of a failed activation, and stops and starts
+ * with its bundle without disturbing the framework.
+ */
+@RunWith(PaxExam.class)
+@ExamReactorStrategy(PerClass.class)
+public class FabricProviderIT {
+    private static final String PID = "ipoib.verbs.fabric";
+
+    @Inject
+    BundleContext context;
+    @Inject
+    ConfigurationAdmin configurationAdmin;
+    @Inject
+    CommandProcessor shell;
+
+    @Configuration
+    public Option[] config() {
+        return options(OsgiTestSupport.runtime("ipoib.codec", "ipoib.verbs.fabric"));
+    }
+
+    private VerbsProvider provider() {
+        try {
+            Collection<ServiceReference<VerbsProvider>> refs = context.getServiceReferences(VerbsProvider.class,
+                    "(" + VerbsProvider.NAME_PROPERTY + "=fabric)");
+            return refs.isEmpty() ? null : context.getService(refs.iterator().next());
+        } catch (InvalidSyntaxException e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    private String run(String command) throws Exception {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        PrintStream print = new PrintStream(out, true);
+        CommandSession session = shell.createSession(System.in, print, print);
+        try {
+            Object result = session.execute(command);
+            if (result != null) {
+                print.println(session.format(result, org.apache.felix.service.command.Converter.INSPECT));
+            }
+            return out.toString();
+        } finally {
+            session.close();
+        }
+    }
+
+    private String failure(String command) {
+        try {
+            run(command);
+        } catch (Exception e) {
+            return String.valueOf(e.getMessage());
+        }
+        throw new AssertionError(command + " should fail");
+    }
+
+    @Test
+    public void registersWithoutDevicesAndSaysWhy() throws Exception {
+        Await.until("fabric provider", Duration.ofSeconds(10), () -> provider() != null);
+        VerbsProvider p = provider();
+        assertEquals("fabric", p.name());
+        assertFalse(p.status().available());
+        assertTrue(p.status().reason(), p.status().reason().startsWith("no RDMA devices: ")
+                || p.status().reason().startsWith("libibverbs not available: "));
+        assertTrue(p.devices().isEmpty());
+        String devices = run("verbs:devices");
+        assertTrue(devices, devices.contains("fabric provider: no devices: " + p.status().reason()));
+        String port = failure("verbs:port mlx5_0 1");
+        assertTrue(port, port.contains("the fabric provider has no devices"));
+        String usage = failure("verbs:port");
+        assertTrue(usage, usage.contains("usage: verbs:port <device> <port>"));
+    }
+
+    @Test
+    public void aBadConfigurationBecomesTheStatusNamingPropertyValueAndRange() throws Exception {
+        org.osgi.service.cm.Configuration c = configurationAdmin.getConfiguration(PID, "?");
+        try {
+            Dictionary<String, Object> props = new Hashtable<>();
+            props.put("saRetries", 0);
+            c.update(props);
+            Await.until("the refused configuration in the status", Duration.ofSeconds(10), () -> {
+                VerbsProvider p = provider();
+                return p != null && p.status().reason().contains("'saRetries' value '0': allowed 1..20");
+            }, () -> String.valueOf(provider() == null ? null : provider().status()));
+        } finally {
+            c.delete();
+        }
+        Await.until("defaults again", Duration.ofSeconds(10), () -> {
+            VerbsProvider p = provider();
+            return p != null && !p.status().reason().startsWith("invalid configuration");
+        });
+    }
+
+    @Test
+    public void theBundleStopsAndStartsCleanly() throws Exception {
+        Bundle fabric = Arrays.stream(context.getBundles())
+                .filter(b -> "ipoib.verbs.fabric".equals(b.getSymbolicName())).findFirst().orElseThrow();
+        Await.until("fabric provider", Duration.ofSeconds(10), () -> provider() != null);
+        for (int i = 0; i < 3; i++) {
+            fabric.stop();
+            assertEquals(null, provider());
+            assertTrue(failure("verbs:devices"), failure("verbs:devices").contains("devices"));
+            fabric.start();
+            Await.until("fabric provider back", Duration.ofSeconds(10), () -> provider() != null);
+        }
+        assertEquals(Bundle.ACTIVE, fabric.getState());
+    }
+}

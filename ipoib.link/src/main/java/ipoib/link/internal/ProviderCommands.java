@@ -1,0 +1,56 @@
+package ipoib.link.internal;
+
+import ipoib.api.verbs.Device;
+import ipoib.api.verbs.Port;
+import ipoib.api.verbs.PortAttributes;
+import ipoib.api.verbs.VerbsProvider;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.apache.felix.service.command.Descriptor;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.component.annotations.ReferenceCardinality;
+import org.osgi.service.component.annotations.ReferencePolicy;
+
+/** {@code ipoib:providers}: every verbs provider, its state, devices and ports. */
+@Component(service = ProviderCommands.class, property = {
+        "osgi.command.scope=ipoib",
+        "osgi.command.function=providers"})
+public final class ProviderCommands {
+    private final List<VerbsProvider> providers = new CopyOnWriteArrayList<>();
+
+    @Reference(cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC)
+    void addProvider(VerbsProvider provider) {
+        providers.add(provider);
+    }
+
+    void removeProvider(VerbsProvider provider) {
+        providers.remove(provider);
+    }
+
+    @Descriptor("list the verbs providers: name, state and reason, devices and their ports")
+    public String providers() {
+        List<VerbsProvider> sorted = new ArrayList<>(providers);
+        sorted.sort(Comparator.comparing(VerbsProvider::name));
+        if (sorted.isEmpty()) {
+            return "no verbs providers (start ipoib.verbs.loopback or ipoib.verbs.fabric)";
+        }
+        StringBuilder out = new StringBuilder();
+        for (VerbsProvider p : sorted) {
+            var status = p.status();
+            out.append(p.name()).append(": ").append(status.available() ? "available" : "unavailable")
+                    .append(" (").append(status.reason()).append(")\n");
+            for (Device d : p.devices()) {
+                out.append("    ").append(d.name()).append("  node GUID ").append(d.nodeGuid()).append('\n');
+                for (Port port : d.ports()) {
+                    PortAttributes a = port.attributes();
+                    out.append(String.format("        port %d  %s  LID %s  MTU %s  P_Keys %s%n", port.number(),
+                            a.state(), a.lid(), a.activeMtu(), port.pkeyTable()));
+                }
+            }
+        }
+        return out.toString();
+    }
+}

@@ -1,0 +1,102 @@
+package ipoib.link.internal;
+
+import ipoib.api.PKey;
+import ipoib.api.link.FrameHandler;
+import ipoib.api.link.IpoibLink;
+import ipoib.api.link.LinkListener;
+import ipoib.api.link.LinkState;
+import ipoib.api.verbs.VerbsProvider;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * An IPoIB interface without an OSGi framework, for embedding in plain Java and for the
+ * benchmarks: the same engine the DS component runs, with one frame handler per EtherType and
+ * java.util.logging for its log. Not exported: reachable only on a plain class path.
+ */
+public final class StandaloneLink implements AutoCloseable {
+    private static final Logger LOG = Logger.getLogger(StandaloneLink.class.getName());
+
+    private final LinkEngine engine;
+    private final Map<Integer, FrameHandler[]> handlers;
+
+    private StandaloneLink(LinkConfig config, Map<Integer, FrameHandler> handlersByEtherType) {
+        java.util.HashMap<Integer, FrameHandler[]> h = new java.util.HashMap<>();
+        handlersByEtherType.forEach((type, handler) -> h.put(type, new FrameHandler[] {handler}));
+        this.handlers = Map.copyOf(h);
+        this.engine = new LinkEngine(config, new LinkHooks() {
+            private final FrameHandler[] none = new FrameHandler[0];
+
+            @Override
+            public FrameHandler[] handlers(int etherType) {
+                FrameHandler[] found = handlers.get(etherType);
+                return found == null ? none : found;
+            }
+
+            @Override
+            public void notifyListeners(IpoibLink link, LinkListener.Change change) {
+                LOG.fine(() -> link.name() + " " + change);
+            }
+
+            @Override
+            public void postEvent(String topic, Map<String, Object> properties) {
+                LOG.fine(() -> topic + " " + properties);
+            }
+
+            @Override
+            public void info(String message) {
+                LOG.info(message);
+            }
+
+            @Override
+            public void warn(String message, Throwable cause) {
+                LOG.log(Level.WARNING, message, cause);
+            }
+
+            @Override
+            public void error(String message, Throwable cause) {
+                LOG.log(Level.SEVERE, message, cause);
+            }
+        });
+    }
+
+    /**
+     * Starts an interface on a provider's device and port and waits until it is UP.
+     *
+     * @param handlersByEtherType the frame handler of each EtherType received
+     * @throws IllegalStateException when the interface is not UP within {@code timeoutMillis}
+     */
+    public static StandaloneLink open(VerbsProvider provider, String name, String device, int port, PKey pkey,
+                                      int sendQueueDepth, int receiveQueueDepth,
+                                      Map<Integer, FrameHandler> handlersByEtherType, long timeoutMillis)
+            throws InterruptedException {
+        LinkConfig.checkPort(port);
+        LinkConfig.checkName(name);
+        LinkConfig config = new LinkConfig(name, device, port, pkey, 2, false, sendQueueDepth, receiveQueueDepth,
+                1000, 5, 5000, true);
+        StandaloneLink link = new StandaloneLink(config, handlersByEtherType);
+        link.engine.providerAvailable(provider);
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
+        while (link.engine.state() != LinkState.UP) {
+            if (System.nanoTime() > deadline) {
+                String why = link.engine.stateReason();
+                link.close();
+                throw new IllegalStateException(name + " not UP within " + timeoutMillis + " ms: " + why);
+            }
+            Thread.sleep(1);
+        }
+        return link;
+    }
+
+    /** The interface. */
+    public IpoibLink link() {
+        return engine;
+    }
+
+    @Override
+    public void close() {
+        engine.close();
+    }
+}

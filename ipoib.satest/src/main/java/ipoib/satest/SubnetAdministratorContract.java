@@ -1,0 +1,372 @@
+package ipoib.satest;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import ipoib.api.Gid;
+import ipoib.api.IbMtu;
+import ipoib.api.JoinState;
+import ipoib.api.Lid;
+import ipoib.api.McMemberRecord;
+import ipoib.api.Mgid;
+import ipoib.api.PKey;
+import ipoib.api.PathRecord;
+import ipoib.api.QKey;
+import ipoib.api.Rate;
+import ipoib.api.sa.GroupTrap;
+import ipoib.api.sa.SaException;
+import ipoib.api.sa.SaStatus;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * What every subnet administrator must answer, as OpenSM 3.3 answers it: one suite, run against
+ * OpenSM on ibsim (through the hardware provider's MAD transport) and against the loopback SA
+ * emulation, with the same expectations.
+ *
+ * <p>A fabric under test extends this class, starts a subnet with at least three hosts in a
+ * {@code @BeforeAll} (non-static: the instance lives for the class) and stops it in an
+ * {@code @AfterAll}. The subnet must be configured with {@link #PARTITIONS}, every host's port at
+ * an active MTU of 2048, SA clients using SM_Key 1 (trusted: the SA shows every member), and
+ * {@link #trapSubscriber()} able to receive Reports.
+ *
+ * <p>Every test leaves the groups it joined, so that a table query sees only its own records:
+ * without RMPP one answer holds three MCMemberRecords.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+public abstract class SubnetAdministratorContract {
+
+    /** The partition configuration, in OpenSM's partitions.conf syntax. */
+    public static final List<String> PARTITIONS = List.of(
+            "Default=0x7fff, ipoib, mtu=4, rate=3, sl=0, Q_Key=0x0b1b, defmember=full : ALL=full ;",
+            "Second=0x8001, ipoib, mtu=4, rate=3, sl=0, Q_Key=0x0b1b, defmember=full : ALL=full ;");
+    /** The IPoIB broadcast group of the default partition (RFC 4391 §4). */
+    public static final Mgid BROADCAST = Mgid.parse("ff12:401b:ffff::ffff:ffff");
+    /** The IPoIB broadcast group of partition 0x8001. */
+    public static final Mgid SECOND_BROADCAST = Mgid.parse("ff12:401b:8001::ffff:ffff");
+    private static final long WAIT_SECONDS = 10;
+
+    /** A host of the started subnet, 0..2 at least. */
+    protected abstract SaHost host(int index);
+
+    /** The host whose SA client receives Reports (traps); the third host by default. */
+    protected SaHost trapSubscriber() {
+        return host(2);
+    }
+
+    /** Memberships to give up after the test: host, group, join state. */
+    private record Membership(SaHost host, Mgid mgid, Gid port, JoinState state) {}
+
+    private final Deque<Membership> joined = new ArrayDeque<>();
+
+    @AfterEach
+    void leaveEverything() {
+        while (!joined.isEmpty()) {
+            Membership m = joined.pop();
+            try {
+                get(m.host().sa().leave(m.mgid(), m.port(), m.state()));
+            } catch (Exception alreadyGone) {
+                // The test left it itself, or the group is gone.
+            }
+        }
+    }
+
+    /** Records a membership to leave after the test. */
+    private <T> T joined(SaHost host, Mgid mgid, Gid port, JoinState state, T result) {
+        joined.push(new Membership(host, mgid, port, state));
+        return result;
+    }
+
+    protected static <T> T get(CompletionStage<T> stage) throws Exception {
+        return stage.toCompletableFuture().get(WAIT_SECONDS, TimeUnit.SECONDS);
+    }
+
+    /** The SA error status a request fails with. */
+    protected static int status(CompletionStage<?> stage) {
+        ExecutionException e = assertThrows(ExecutionException.class, () -> get(stage));
+        SaException sa = assertInstanceOf(SaException.class, e.getCause(), "an SA error status");
+        return sa.status();
+    }
+
+    private static Mgid group(int n) {
+        return Mgid.parse("ff12:401b:ffff::e000:" + Integer.toHexString(0x100 + n));
+    }
+
+    private static McMemberRecord template(Mgid mgid, Gid port, IbMtu mtu) {
+        return new McMemberRecord(mgid, port, QKey.of(0x0b1b), Lid.UNASSIGNED, mtu, 0, PKey.DEFAULT,
+                Rate.RATE_10_GBPS, 0, 0, 0, 0, JoinState.FULL_MEMBER, false);
+    }
+
+    private static List<McMemberRecord> members(SaHost asker, Mgid mgid) throws Exception {
+        return get(asker.sa().groups()).stream().filter(r -> r.mgid().equals(mgid)).toList();
+    }
+
+    // ---- the IPoIB broadcast groups of the partition configuration ------------------------------------
+
+    @Test
+    void broadcastJoinAnswersTheParametersOfThePartitionConfiguration() throws Exception {
+        SaHost a = host(0);
+        McMemberRecord r = joined(a, BROADCAST, a.portGid(), JoinState.FULL_MEMBER,
+                get(a.sa().join(BROADCAST, a.portGid(), JoinState.FULL_MEMBER)));
+        assertEquals(BROADCAST, r.mgid());
+        assertEquals(a.portGid(), r.portGid());
+        assertEquals(QKey.of(0x0b1b), r.qkey(), "Q_Key=0x0b1b");
+        assertEquals(IbMtu.MTU_2048, r.mtu(), "mtu=4");
+        assertEquals(Rate.RATE_10_GBPS, r.rate(), "rate=3");
+        assertEquals(0, r.serviceLevel(), "sl=0");
+        assertEquals(PKey.of(0xffff), r.pkey());
+        assertTrue(r.mlid().isMulticast(), "MLID " + r.mlid());
+        assertEquals(JoinState.FULL_MEMBER, r.joinState());
+        assertEquals(0, r.trafficClass());
+        assertEquals(0, r.flowLabel());
+        assertEquals(0, r.hopLimit());
+    }
+
+    @Test
+    void theSecondPartitionHasItsOwnBroadcastGroup() throws Exception {
+        SaHost b = host(1);
+        McMemberRecord first = joined(b, BROADCAST, b.portGid(), JoinState.FULL_MEMBER,
+                get(b.sa().join(BROADCAST, b.portGid(), JoinState.FULL_MEMBER)));
+        McMemberRecord second = joined(b, SECOND_BROADCAST, b.portGid(), JoinState.FULL_MEMBER,
+                get(b.sa().join(SECOND_BROADCAST, b.portGid(), JoinState.FULL_MEMBER)));
+        assertEquals(PKey.of(0x8001), second.pkey());
+        assertEquals(QKey.of(0x0b1b), second.qkey());
+        assertEquals(IbMtu.MTU_2048, second.mtu());
+        assertTrue(second.mlid().isMulticast());
+        assertNotEquals(first.mlid(), second.mlid(), "one MLID per group");
+    }
+
+    @Test
+    void theConfiguredBroadcastGroupSurvivesItsLastLeave() throws Exception {
+        SaHost a = host(0);
+        McMemberRecord first = get(a.sa().join(BROADCAST, a.portGid(), JoinState.FULL_MEMBER));
+        get(a.sa().leave(BROADCAST, a.portGid(), JoinState.FULL_MEMBER));
+        assertEquals(Optional.empty(), get(a.sa().group(BROADCAST)), "no member records left");
+        McMemberRecord again = joined(a, BROADCAST, a.portGid(), JoinState.FULL_MEMBER,
+                get(a.sa().join(BROADCAST, a.portGid(), JoinState.FULL_MEMBER)));
+        assertEquals(first.qkey(), again.qkey());
+        assertEquals(first.mlid(), again.mlid(), "the configured group keeps its MLID");
+    }
+
+    @Test
+    void theConfiguredBroadcastGroupReportsCreateAndDeleteAsItsMembersComeAndGo() throws Exception {
+        SaHost a = host(0);
+        LinkedBlockingQueue<GroupTrap> traps = new LinkedBlockingQueue<>();
+        try (AutoCloseable created = subscribe(GroupTrap.Type.CREATED, BROADCAST, traps);
+             AutoCloseable deleted = subscribe(GroupTrap.Type.DELETED, BROADCAST, traps)) {
+            get(a.sa().join(BROADCAST, a.portGid(), JoinState.FULL_MEMBER));
+            assertEquals(new GroupTrap(GroupTrap.Type.CREATED, BROADCAST, BROADCAST.gid()),
+                    traps.poll(WAIT_SECONDS, TimeUnit.SECONDS), "the first member brings the group up");
+            get(a.sa().leave(BROADCAST, a.portGid(), JoinState.FULL_MEMBER));
+            assertEquals(new GroupTrap(GroupTrap.Type.DELETED, BROADCAST, BROADCAST.gid()),
+                    traps.poll(WAIT_SECONDS, TimeUnit.SECONDS), "the last member takes it down");
+        }
+    }
+
+    /** A subscription of the trap subscriber to every group, passing on the traps of one group. */
+    private AutoCloseable subscribe(GroupTrap.Type type, Mgid of, LinkedBlockingQueue<GroupTrap> into)
+            throws Exception {
+        return get(trapSubscriber().sa().subscribe(type, null, t -> {
+            if (t.mgid().equals(of)) {
+                into.add(t);
+            }
+        }));
+    }
+
+    // ---- path records ------------------------------------------------------------------------------
+
+    @Test
+    void pathRecordNamesTheDestinationsLidAndGid() throws Exception {
+        SaHost a = host(0);
+        SaHost b = host(1);
+        PathRecord p = get(a.sa().pathRecord(a.portGid(), b.portGid(), PKey.DEFAULT));
+        assertEquals(b.portGid(), p.destinationGid());
+        assertEquals(a.portGid(), p.sourceGid());
+        assertEquals(b.lid(), p.destinationLid());
+        assertEquals(a.lid(), p.sourceLid());
+        assertEquals(PKey.DEFAULT, p.pkey());
+        assertEquals(IbMtu.MTU_2048, p.mtu());
+        assertEquals(Rate.RATE_10_GBPS, p.rate());
+        assertEquals(0, p.serviceLevel());
+        assertEquals(0, p.hopLimit(), "same subnet");
+    }
+
+    @Test
+    void pathRecordInTheSecondPartitionCarriesItsPKey() throws Exception {
+        SaHost a = host(0);
+        SaHost c = host(2);
+        PathRecord p = get(a.sa().pathRecord(a.portGid(), c.portGid(), PKey.of(0x8001)));
+        assertEquals(PKey.of(0x8001), p.pkey());
+        assertEquals(c.lid(), p.destinationLid());
+    }
+
+    @Test
+    void pathRecordToAnUnknownGidHasNoRecords() {
+        SaHost a = host(0);
+        assertEquals(SaStatus.NO_RECORDS, status(a.sa().pathRecord(a.portGid(), Gid.parse("fe80::dead"),
+                PKey.DEFAULT)));
+    }
+
+    @Test
+    void pathRecordInAPartitionTheEndsDoNotShareHasNoRecords() {
+        SaHost a = host(0);
+        SaHost b = host(1);
+        assertEquals(SaStatus.NO_RECORDS, status(a.sa().pathRecord(a.portGid(), b.portGid(), PKey.of(0x8002))));
+    }
+
+    // ---- creating, joining and leaving groups --------------------------------------------------------
+
+    @Test
+    void joiningAMissingGroupWithoutCreateComponentsIsInsufficientComponents() {
+        SaHost a = host(0);
+        assertEquals(SaStatus.INSUFFICIENT_COMPONENTS, status(a.sa().join(group(1), a.portGid(),
+                JoinState.FULL_MEMBER)));
+    }
+
+    @Test
+    void onlyAFullMemberCreatesAGroup() {
+        SaHost a = host(0);
+        McMemberRecord sendOnly = template(group(2), a.portGid(), IbMtu.MTU_2048)
+                .forMember(a.portGid(), JoinState.SEND_ONLY_NON_MEMBER);
+        assertEquals(SaStatus.REQUEST_INVALID, status(a.sa().create(sendOnly)));
+    }
+
+    @Test
+    void creatingAGroupWithAnMtuThePortsCannotCarryIsRequestInvalid() {
+        SaHost a = host(0);
+        assertEquals(SaStatus.REQUEST_INVALID, status(a.sa().create(template(group(3), a.portGid(),
+                IbMtu.MTU_4096))));
+    }
+
+    @Test
+    void aGroupCreatedByOneHostIsJoinedByAnotherAndBothAreListed() throws Exception {
+        SaHost a = host(0);
+        SaHost b = host(1);
+        SaHost c = host(2);
+        Mgid g = group(4);
+        McMemberRecord created = joined(a, g, a.portGid(), JoinState.FULL_MEMBER,
+                get(a.sa().create(template(g, a.portGid(), IbMtu.MTU_2048))));
+        assertTrue(created.mlid().isMulticast());
+        assertEquals(QKey.of(0x0b1b), created.qkey());
+        McMemberRecord joinedB = joined(b, g, b.portGid(), JoinState.FULL_MEMBER,
+                get(b.sa().join(g, b.portGid(), JoinState.FULL_MEMBER)));
+        assertEquals(created.mlid(), joinedB.mlid(), "the same group");
+        assertEquals(b.portGid(), joinedB.portGid());
+        McMemberRecord joinedC = joined(c, g, c.portGid(), JoinState.NON_MEMBER,
+                get(c.sa().join(g, c.portGid(), JoinState.NON_MEMBER)));
+        assertEquals(JoinState.NON_MEMBER, joinedC.joinState());
+
+        List<McMemberRecord> members = members(c, g);
+        assertEquals(3, members.size(), "members listed: " + members);
+        assertEquals(JoinState.FULL_MEMBER, state(members, a.portGid()));
+        assertEquals(JoinState.FULL_MEMBER, state(members, b.portGid()));
+        assertEquals(JoinState.NON_MEMBER, state(members, c.portGid()));
+        Optional<McMemberRecord> record = get(b.sa().group(g));
+        assertTrue(record.isPresent());
+        assertEquals(created.mlid(), record.get().mlid());
+    }
+
+    private static JoinState state(List<McMemberRecord> members, Gid port) {
+        return members.stream().filter(r -> r.portGid().equals(port)).findFirst()
+                .map(McMemberRecord::joinState).orElse(null);
+    }
+
+    @Test
+    void leavingRemovesTheMembershipAndTheLastFullMemberTakesTheGroupAlong() throws Exception {
+        SaHost a = host(0);
+        SaHost b = host(1);
+        SaHost c = host(2);
+        Mgid g = group(5);
+        joined(a, g, a.portGid(), JoinState.FULL_MEMBER, get(a.sa().create(template(g, a.portGid(), IbMtu.MTU_2048))));
+        joined(b, g, b.portGid(), JoinState.FULL_MEMBER, get(b.sa().join(g, b.portGid(), JoinState.FULL_MEMBER)));
+        joined(c, g, c.portGid(), JoinState.NON_MEMBER, get(c.sa().join(g, c.portGid(), JoinState.NON_MEMBER)));
+
+        get(b.sa().leave(g, b.portGid(), JoinState.FULL_MEMBER));
+        List<McMemberRecord> members = members(a, g);
+        assertEquals(2, members.size(), "after b left: " + members);
+        assertEquals(null, state(members, b.portGid()));
+        assertEquals(SaStatus.REQUEST_INVALID, status(b.sa().leave(g, b.portGid(), JoinState.FULL_MEMBER)),
+                "leaving a group one is not a member of");
+
+        get(a.sa().leave(g, a.portGid(), JoinState.FULL_MEMBER));
+        assertEquals(Optional.empty(), get(a.sa().group(g)), "a NonMember does not keep a group");
+        assertEquals(List.of(), members(a, g));
+        assertEquals(SaStatus.REQUEST_INVALID, status(c.sa().leave(g, c.portGid(), JoinState.NON_MEMBER)),
+                "leaving a group that is gone");
+    }
+
+    @Test
+    void aTrustedRequesterMayJoinOnBehalfOfAnotherPort() throws Exception {
+        SaHost a = host(0);
+        SaHost b = host(1);
+        McMemberRecord r = joined(b, BROADCAST, b.portGid(), JoinState.FULL_MEMBER,
+                get(a.sa().join(BROADCAST, b.portGid(), JoinState.FULL_MEMBER)));
+        assertEquals(b.portGid(), r.portGid());
+        assertEquals(JoinState.FULL_MEMBER, state(members(a, BROADCAST), b.portGid()));
+    }
+
+    // ---- traps ---------------------------------------------------------------------------------
+
+    @Test
+    void createAndDeleteTrapsReachASubscriber() throws Exception {
+        SaHost a = host(0);
+        Mgid g = group(6);
+        LinkedBlockingQueue<GroupTrap> traps = new LinkedBlockingQueue<>();
+        AutoCloseable created = subscribe(GroupTrap.Type.CREATED, g, traps);
+        try (AutoCloseable deleted = subscribe(GroupTrap.Type.DELETED, g, traps)) {
+            joined(a, g, a.portGid(), JoinState.FULL_MEMBER, get(a.sa().create(template(g, a.portGid(), IbMtu.MTU_2048))));
+            GroupTrap first = traps.poll(WAIT_SECONDS, TimeUnit.SECONDS);
+            assertNotNull(first, "no group-created trap");
+            assertEquals(new GroupTrap(GroupTrap.Type.CREATED, g, g.gid()), first,
+                    "trap 66 with the MGID in the data details");
+            get(a.sa().leave(g, a.portGid(), JoinState.FULL_MEMBER));
+            GroupTrap second = traps.poll(WAIT_SECONDS, TimeUnit.SECONDS);
+            assertEquals(new GroupTrap(GroupTrap.Type.DELETED, g, g.gid()), second);
+
+            created.close();
+            joined(a, g, a.portGid(), JoinState.FULL_MEMBER, get(a.sa().create(template(g, a.portGid(), IbMtu.MTU_2048))));
+            get(a.sa().leave(g, a.portGid(), JoinState.FULL_MEMBER));
+            GroupTrap third = traps.poll(WAIT_SECONDS, TimeUnit.SECONDS);
+            assertEquals(GroupTrap.Type.DELETED, third == null ? null : third.type(),
+                    "the created-subscription is closed: only the delete arrives");
+            assertTrue(traps.isEmpty(), "unexpected traps " + traps);
+        } finally {
+            created.close();
+        }
+    }
+
+    @Test
+    void aTrapSubscriptionForOneGroupReportsOnlyThatGroup() throws Exception {
+        // OpenSM reads an InformInfo GID as a port GID (validate_ports_access_rights, ERR 4301)
+        // and refuses an MGID there: the client subscribes for every group and filters itself.
+        SaHost a = host(0);
+        Mgid wanted = group(8);
+        Mgid other = group(9);
+        LinkedBlockingQueue<GroupTrap> traps = new LinkedBlockingQueue<>();
+        AutoCloseable subscription = get(trapSubscriber().sa().subscribe(GroupTrap.Type.CREATED, wanted, traps::add));
+        try {
+            joined(a, other, a.portGid(), JoinState.FULL_MEMBER,
+                    get(a.sa().create(template(other, a.portGid(), IbMtu.MTU_2048))));
+            joined(a, wanted, a.portGid(), JoinState.FULL_MEMBER,
+                    get(a.sa().create(template(wanted, a.portGid(), IbMtu.MTU_2048))));
+            GroupTrap trap = traps.poll(WAIT_SECONDS, TimeUnit.SECONDS);
+            assertEquals(new GroupTrap(GroupTrap.Type.CREATED, wanted, wanted.gid()), trap);
+            assertTrue(traps.isEmpty(), "only the subscribed group is reported: " + traps);
+        } finally {
+            subscription.close();
+        }
+    }
+}

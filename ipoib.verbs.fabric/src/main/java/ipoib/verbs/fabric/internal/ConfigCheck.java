@@ -1,0 +1,55 @@
+package ipoib.verbs.fabric.internal;
+
+import java.util.regex.Pattern;
+import java.util.regex.PatternSyntaxException;
+
+/** Validates the configuration into {@link FabricRuntime.Settings}, naming property, value and range. */
+final class ConfigCheck {
+    private ConfigCheck() {}
+
+    /**
+     * @throws IllegalArgumentException naming the first bad property, its value and what is allowed
+     */
+    static FabricRuntime.Settings settings(FabricConfiguration c) {
+        return settings(c.deviceFilter(), c.saTimeoutMillis(), c.saRetries(), c.smKey(), c.verbsLibrary(),
+                c.umadLibrary());
+    }
+
+    static FabricRuntime.Settings settings(String deviceFilter, int saTimeoutMillis, int saRetries, String smKey,
+                                           String verbsLibrary, String umadLibrary) {
+        Pattern filter;
+        try {
+            filter = Pattern.compile(deviceFilter == null || deviceFilter.isBlank() ? ".*" : deviceFilter.strip());
+        } catch (PatternSyntaxException e) {
+            throw invalid("deviceFilter", deviceFilter, "a Java regular expression (" + e.getDescription() + ")");
+        }
+        if (saTimeoutMillis < 10 || saTimeoutMillis > 60_000) {
+            throw invalid("saTimeoutMillis", saTimeoutMillis, "10..60000");
+        }
+        if (saRetries < 1 || saRetries > 20) {
+            throw invalid("saRetries", saRetries, "1..20");
+        }
+        long key;
+        try {
+            String t = smKey == null ? "" : smKey.strip();
+            key = t.startsWith("0x") || t.startsWith("0X") ? Long.parseUnsignedLong(t.substring(2), 16)
+                    : Long.parseUnsignedLong(t);
+        } catch (NumberFormatException e) {
+            throw invalid("smKey", smKey, "a 64-bit key, hex (0x1) or decimal");
+        }
+        return new FabricRuntime.Settings(library("verbsLibrary", verbsLibrary),
+                library("umadLibrary", umadLibrary), filter, saTimeoutMillis, saRetries, key);
+    }
+
+    private static String library(String property, String value) {
+        if (value == null || value.isBlank()) {
+            throw invalid(property, value, "a library file name or path");
+        }
+        return value.strip();
+    }
+
+    private static IllegalArgumentException invalid(String property, Object value, String allowed) {
+        return new IllegalArgumentException("invalid fabric provider property '" + property + "' value '" + value
+                + "': allowed " + allowed);
+    }
+}

@@ -1,0 +1,33 @@
+package ipoib.verbs.fabric.internal;
+
+import org.osgi.service.metatype.annotations.AttributeDefinition;
+import org.osgi.service.metatype.annotations.ObjectClassDefinition;
+
+/** Configuration of the hardware provider (PID {@value FabricVerbsProvider#PID}). */
+@ObjectClassDefinition(name = "ipoib fabric provider",
+        description = "Real InfiniBand HCAs through libibverbs (data path) and libibumad (subnet administration).")
+@interface FabricConfiguration {
+
+    @AttributeDefinition(name = "Device filter",
+            description = "Java regular expression; only devices whose whole name matches are opened (e.g. mlx5_.*).")
+    String deviceFilter() default ".*";
+
+    @AttributeDefinition(name = "SA timeout", description = "SA client: milliseconds to wait for an answer, 10..60000.",
+            min = "10", max = "60000")
+    int saTimeoutMillis() default 1000;
+
+    @AttributeDefinition(name = "SA retries", description = "SA client: attempts per request, 1..20.",
+            min = "1", max = "20")
+    int saRetries() default 3;
+
+    @AttributeDefinition(name = "SM_Key",
+            description = "SM_Key of SA requests: OpenSM shows every member of a group only to requests with its "
+                    + "SM_Key (1 unless configured otherwise); 0 for an untrusted client. Hex (0x...) or decimal.")
+    String smKey() default "0x1";
+
+    @AttributeDefinition(name = "libibverbs", description = "File name or path of libibverbs.")
+    String verbsLibrary() default "libibverbs.so.1";
+
+    @AttributeDefinition(name = "libibumad", description = "File name or path of libibumad.")
+    String umadLibrary() default "libibumad.so.3";
+}

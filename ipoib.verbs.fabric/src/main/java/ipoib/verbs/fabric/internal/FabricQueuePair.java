@@ -1,0 +1,380 @@
+package ipoib.verbs.fabric.internal;
+
+import ipoib.api.Gid;
+import ipoib.api.Lid;
+import ipoib.api.QKey;
+import ipoib.api.Qpn;
+import ipoib.api.verbs.AddressHandle;
+import ipoib.api.verbs.MemoryRegion;
+import ipoib.api.verbs.QueuePairState;
+import ipoib.api.verbs.UdQueuePair;
+import ipoib.api.verbs.VerbsException;
+import ipoib.api.verbs.WorkCompletions;
+import ipoib.verbs.fabric.ffi.Consts;
+import ipoib.verbs.fabric.ffi.Native;
+import ipoib.verbs.fabric.ffi.Structs;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
+
+/**
+ * A UD {@code ibv_qp} in RTS. Posting writes into one preallocated {@code ibv_send_wr} +
+ * {@code ibv_sge} (one {@code ibv_recv_wr} + {@code ibv_sge} for receives) and calls the driver's
+ * post function bound once per context, so the data path allocates nothing.
+ *
+ * <p>The {@code wr_id} handed to the driver is a slot number (bit 63 set for sends); the
+ * caller's work-request id is kept in the slot. That tells send from receive completions even
+ * for error completions, whose opcode verbs leaves undefined, bounds the outstanding work to the
+ * configured depths (a full queue returns false before the driver is called), and lets a
+ * destroyed queue pair flush its outstanding work as the SPI promises.
+ */
+// Restricted methods (native calls, reinterpreting driver pointers) are this code's purpose;
+// the JVM runs with --enable-native-access.
+@SuppressWarnings("restricted")
+final class FabricQueuePair implements UdQueuePair {
+    private static final long SEND_BIT = 1L << 63;
+    private static final VarHandle SWR_ID = Structs.field(Structs.IBV_SEND_WR, "wr_id");
+    private static final VarHandle SWR_NEXT = Structs.field(Structs.IBV_SEND_WR, "next");
+    private static final VarHandle SWR_SG_LIST = Structs.field(Structs.IBV_SEND_WR, "sg_list");
+    private static final VarHandle SWR_NUM_SGE = Structs.field(Structs.IBV_SEND_WR, "num_sge");
+    private static final VarHandle SWR_OPCODE = Structs.field(Structs.IBV_SEND_WR, "opcode");
+    private static final VarHandle SWR_FLAGS = Structs.field(Structs.IBV_SEND_WR, "send_flags");
+    private static final VarHandle SWR_AH = Structs.field(Structs.IBV_SEND_WR, "wr.ud.ah");
+    private static final VarHandle SWR_QPN = Structs.field(Structs.IBV_SEND_WR, "wr.ud.remote_qpn");
+    private static final VarHandle SWR_QKEY = Structs.field(Structs.IBV_SEND_WR, "wr.ud.remote_qkey");
+    private static final VarHandle RWR_ID = Structs.field(Structs.IBV_RECV_WR, "wr_id");
+    private static final VarHandle RWR_NEXT = Structs.field(Structs.IBV_RECV_WR, "next");
+    private static final VarHandle RWR_SG_LIST = Structs.field(Structs.IBV_RECV_WR, "sg_list");
+    private static final VarHandle RWR_NUM_SGE = Structs.field(Structs.IBV_RECV_WR, "num_sge");
+    private static final VarHandle SGE_ADDR = Structs.field(Structs.IBV_SGE, "addr");
+    private static final VarHandle SGE_LENGTH = Structs.field(Structs.IBV_SGE, "length");
+    private static final VarHandle SGE_LKEY = Structs.field(Structs.IBV_SGE, "lkey");
+
+    final FabricPort port;
+    final FabricDevice device;
+    final MemorySegment qp;
+    final int qpnValue;
+    private final Qpn qpn;
+    private final QKey qkey;
+    private final boolean privileged;
+    final FabricCompletionQueue sendCq;
+    final FabricCompletionQueue recvCq;
+    private final Arena arena = Arena.ofShared();
+    private final MemorySegment sendWr;
+    private final MemorySegment sendSge;
+    private final MemorySegment badSend;
+    private final MemorySegment recvWr;
+    private final MemorySegment recvSge;
+    private final MemorySegment badRecv;
+
+    final Object sendLock = new Object();
+    final Object recvLock = new Object();
+    final long[] sendIds;
+    /** Post order of each outstanding slot, so that made-up flushes keep it. */
+    private final long[] sendSeq;
+    private long sendPosted;
+    private final boolean[] sendOutstanding;
+    private final int[] sendFree;
+    private int sendFreeCount;
+    final long[] recvIds;
+    private final long[] recvSeq;
+    private long recvPosted;
+    private final boolean[] recvOutstanding;
+    private final int[] recvFree;
+    private int recvFreeCount;
+    private volatile QueuePairState state = QueuePairState.RTS;
+    private volatile boolean closed;
+
+    FabricQueuePair(FabricPort port, MemorySegment qp, FabricCompletionQueue sendCq, FabricCompletionQueue recvCq,
+                    int sendDepth, int recvDepth, QKey qkey, boolean privileged) {
+        this.port = port;
+        this.device = port.device;
+        this.qp = qp.reinterpret(Structs.IBV_QP.byteSize());
+        this.qpnValue = this.qp.get(ValueLayout.JAVA_INT, Structs.offset(Structs.IBV_QP, "qp_num"));
+        this.qpn = new Qpn(qpnValue);
+        this.qkey = qkey;
+        this.privileged = privileged;
+        this.sendCq = sendCq;
+        this.recvCq = recvCq;
+        sendWr = arena.allocate(Structs.IBV_SEND_WR);
+        sendSge = arena.allocate(Structs.IBV_SGE);
+        badSend = arena.allocate(ValueLayout.ADDRESS);
+        recvWr = arena.allocate(Structs.IBV_RECV_WR);
+        recvSge = arena.allocate(Structs.IBV_SGE);
+        badRecv = arena.allocate(ValueLayout.ADDRESS);
+        // The parts of the work requests that never change.
+        SWR_NEXT.set(sendWr, 0L, MemorySegment.NULL);
+        SWR_SG_LIST.set(sendWr, 0L, sendSge);
+        SWR_NUM_SGE.set(sendWr, 0L, 1);
+        SWR_OPCODE.set(sendWr, 0L, Consts.IBV_WR_SEND);
+        SWR_FLAGS.set(sendWr, 0L, Consts.IBV_SEND_SIGNALED);
+        RWR_NEXT.set(recvWr, 0L, MemorySegment.NULL);
+        RWR_SG_LIST.set(recvWr, 0L, recvSge);
+        RWR_NUM_SGE.set(recvWr, 0L, 1);
+        sendIds = new long[sendDepth];
+        sendSeq = new long[sendDepth];
+        sendOutstanding = new boolean[sendDepth];
+        sendFree = new int[sendDepth];
+        for (int i = 0; i < sendDepth; i++) {
+            sendFree[i] = sendDepth - 1 - i;
+        }
+        sendFreeCount = sendDepth;
+        recvIds = new long[recvDepth];
+        recvSeq = new long[recvDepth];
+        recvOutstanding = new boolean[recvDepth];
+        recvFree = new int[recvDepth];
+        for (int i = 0; i < recvDepth; i++) {
+            recvFree[i] = recvDepth - 1 - i;
+        }
+        recvFreeCount = recvDepth;
+    }
+
+    static boolean isSend(long rawWrId) {
+        return (rawWrId & SEND_BIT) != 0;
+    }
+
+    static int slot(long rawWrId) {
+        return (int) rawWrId;
+    }
+
+    @Override
+    public Qpn qpn() {
+        return qpn;
+    }
+
+    @Override
+    public QKey qkey() {
+        return qkey;
+    }
+
+    @Override
+    public QueuePairState state() {
+        return state;
+    }
+
+    /** Set by the async event thread on a QP fatal/error event. */
+    void markError() {
+        state = QueuePairState.ERROR;
+    }
+
+    @Override
+    public boolean postReceive(long workRequestId, MemoryRegion region, long offset, int length) {
+        FabricMemoryRegion mr = region(region, "post receive");
+        if (length < GRH_AREA_LENGTH) {
+            throw new VerbsException("post receive: buffer of " + length + " octets is shorter than the "
+                    + GRH_AREA_LENGTH + "-octet GRH area");
+        }
+        long address = mr.bufferAddress(offset, length, "post receive");
+        synchronized (recvLock) {
+            checkOpen("post receive");
+            if (recvFreeCount == 0) {
+                return false;
+            }
+            int slot = recvFree[--recvFreeCount];
+            recvIds[slot] = workRequestId;
+            recvSeq[slot] = ++recvPosted;
+            recvOutstanding[slot] = true;
+            RWR_ID.set(recvWr, 0L, (long) slot);
+            SGE_ADDR.set(recvSge, 0L, address);
+            SGE_LENGTH.set(recvSge, 0L, length);
+            SGE_LKEY.set(recvSge, 0L, mr.localKey());
+            int rc;
+            try {
+                rc = (int) device.ops.postRecv.invokeExact(qp, recvWr, badRecv);
+            } catch (Throwable t) {
+                release(false, slot);
+                throw new VerbsException("post_recv failed", 0, t);
+            }
+            if (rc != 0) {
+                release(false, slot);
+                if (rc == Consts.ENOMEM) {
+                    return false;
+                }
+                throw new VerbsException("post_recv failed: " + Native.describeErrno(rc), rc, null);
+            }
+            return true;
+        }
+    }
+
+    @Override
+    public boolean postSend(long workRequestId, MemoryRegion region, long offset, int length,
+                            AddressHandle destination, Qpn remoteQpn, QKey remoteQkey) {
+        FabricMemoryRegion mr = region(region, "post send");
+        if (!(destination instanceof FabricAddressHandle ah) || ah.device != device || ah.isClosed()) {
+            throw new VerbsException("post send: the address handle is not an open handle of device " + device.name());
+        }
+        if (remoteQpn == null || remoteQkey == null) {
+            throw new VerbsException("post send: remote QPN and Q_Key are required");
+        }
+        if (remoteQkey.isControlled() && !privileged) {
+            // IBA 10.2.4: a non-privileged consumer cannot send a controlled Q_Key.
+            throw new VerbsException("post send: Q_Key " + remoteQkey
+                    + " is controlled (high bit set); only a privileged queue pair may send it");
+        }
+        long address = mr.bufferAddress(offset, length, "post send");
+        synchronized (sendLock) {
+            checkOpen("post send");
+            if (sendFreeCount == 0) {
+                return false;
+            }
+            int slot = sendFree[--sendFreeCount];
+            sendIds[slot] = workRequestId;
+            sendSeq[slot] = ++sendPosted;
+            sendOutstanding[slot] = true;
+            SWR_ID.set(sendWr, 0L, SEND_BIT | slot);
+            SGE_ADDR.set(sendSge, 0L, address);
+            SGE_LENGTH.set(sendSge, 0L, length);
+            SGE_LKEY.set(sendSge, 0L, mr.localKey());
+            SWR_AH.set(sendWr, 0L, ah.ah);
+            SWR_QPN.set(sendWr, 0L, remoteQpn.value());
+            SWR_QKEY.set(sendWr, 0L, remoteQkey.value());
+            int rc;
+            try {
+                rc = (int) device.ops.postSend.invokeExact(qp, sendWr, badSend);
+            } catch (Throwable t) {
+                release(true, slot);
+                throw new VerbsException("post_send failed", 0, t);
+            }
+            if (rc != 0) {
+                release(true, slot);
+                if (rc == Consts.ENOMEM) {
+                    return false;
+                }
+                throw new VerbsException("post_send failed: " + Native.describeErrno(rc), rc, null);
+            }
+            return true;
+        }
+    }
+
+    private FabricMemoryRegion region(MemoryRegion region, String what) {
+        if (!(region instanceof FabricMemoryRegion mr) || mr.device != device) {
+            throw new VerbsException(what + ": the memory region was not registered with device " + device.name());
+        }
+        return mr;
+    }
+
+    private void checkOpen(String what) {
+        if (closed) {
+            throw new VerbsException(what + ": queue pair " + qpn + " is closed");
+        }
+    }
+
+    /**
+     * Frees a slot whose work completed; the caller holds the direction's lock.
+     *
+     * @return false when the slot was not outstanding (already flushed)
+     */
+    boolean release(boolean send, int slot) {
+        if (send) {
+            if (slot < 0 || slot >= sendOutstanding.length || !sendOutstanding[slot]) {
+                return false;
+            }
+            sendOutstanding[slot] = false;
+            sendFree[sendFreeCount++] = slot;
+        } else {
+            if (slot < 0 || slot >= recvOutstanding.length || !recvOutstanding[slot]) {
+                return false;
+            }
+            recvOutstanding[slot] = false;
+            recvFree[recvFreeCount++] = slot;
+        }
+        return true;
+    }
+
+    @Override
+    public void attachMulticast(Gid mgid, Lid mlid) {
+        multicast("ibv_attach_mcast", mgid, mlid, true);
+    }
+
+    @Override
+    public void detachMulticast(Gid mgid, Lid mlid) {
+        multicast("ibv_detach_mcast", mgid, mlid, false);
+    }
+
+    private void multicast(String what, Gid mgid, Lid mlid, boolean attach) {
+        if (mgid == null || !mgid.isMulticast() || mlid == null || !mlid.isMulticast()) {
+            throw new VerbsException(what + ": needs a multicast GID (ff..) and a multicast LID (0xc000-0xfffe), got "
+                    + mgid + " and " + mlid);
+        }
+        checkOpen(what);
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment gid = a.allocate(Structs.IBV_GID);
+            MemorySegment.copy(mgid.toBytes(), 0, gid, ValueLayout.JAVA_BYTE, 0, 16);
+            int rc = attach
+                    ? (int) device.ibv.attachMcast.invokeExact(qp, gid, (short) mlid.value())
+                    : (int) device.ibv.detachMcast.invokeExact(qp, gid, (short) mlid.value());
+            if (rc != 0) {
+                throw new VerbsException(what + "(" + mgid + ", " + mlid + ") failed: " + Native.describeErrno(rc),
+                        rc, null);
+            }
+        } catch (VerbsException e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new VerbsException(what + " failed", 0, t);
+        }
+    }
+
+    boolean isClosed() {
+        return closed;
+    }
+
+    @Override
+    public void close() {
+        device.closeQueuePair(this);
+    }
+
+    /**
+     * Destroys the QP; called by the device, once. Work still outstanding completes with a flush
+     * error: drivers remove a destroyed QP's completions from its CQs (mlx5 cleans them), so the
+     * flushes are made up here, each slot at most once against a racing poll.
+     */
+    void destroy() {
+        synchronized (sendLock) {
+            synchronized (recvLock) {
+                if (closed) {
+                    return;
+                }
+                closed = true;
+                state = QueuePairState.ERROR;
+            }
+        }
+        device.call("ibv_destroy_qp", () -> (int) device.ibv.destroyQp.invokeExact(qp));
+        // Collected under the QP's locks, queued on the CQs outside them: a poll holds the CQ's
+        // lock and then takes the QP's, so the opposite order here could deadlock.
+        long[] sendFlushes = flushes(true);
+        long[] recvFlushes = flushes(false);
+        for (long id : sendFlushes) {
+            sendCq.addFlush(id, WorkCompletions.OPCODE_SEND, qpnValue);
+        }
+        for (long id : recvFlushes) {
+            recvCq.addFlush(id, WorkCompletions.OPCODE_RECEIVE, qpnValue);
+        }
+        sendCq.detach(this);
+        if (recvCq != sendCq) {
+            recvCq.detach(this);
+        }
+        arena.close();
+    }
+
+    private long[] flushes(boolean send) {
+        synchronized (send ? sendLock : recvLock) {
+            long[] ids = send ? sendIds : recvIds;
+            long[] seq = send ? sendSeq : recvSeq;
+            Integer[] slots = new Integer[ids.length];
+            int n = 0;
+            for (int slot = 0; slot < ids.length; slot++) {
+                if (send ? sendOutstanding[slot] : recvOutstanding[slot]) {
+                    slots[n++] = slot;
+                }
+            }
+            java.util.Arrays.sort(slots, 0, n, java.util.Comparator.comparingLong(i -> seq[i]));
+            long[] out = new long[n];
+            for (int i = 0; i < n; i++) {
+                out[i] = ids[slots[i]];
+                release(send, slots[i]);
+            }
+            return out;
+        }
+    }
+}

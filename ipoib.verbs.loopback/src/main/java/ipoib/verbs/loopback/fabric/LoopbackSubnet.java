@@ -1,0 +1,87 @@
+package ipoib.verbs.loopback.fabric;
+
+import ipoib.api.verbs.Device;
+import ipoib.api.verbs.ProviderStatus;
+import ipoib.api.verbs.VerbsProvider;
+import ipoib.codec.sa.SaClient;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A whole loopback subnet as a verbs provider, in plain Java: the fabric, its emulated SA, and
+ * an SA client on every port. The OSGi component wraps one; benchmarks and embedders without a
+ * framework use it directly.
+ */
+public final class LoopbackSubnet implements VerbsProvider, AutoCloseable {
+    /** SM_Key the SA clients use: a trusted client sees every member (OpenSM's default key). */
+    private static final long TRUSTED_SM_KEY = 1;
+
+    private final Fabric fabric;
+    private final SubnetAdministratorEmulator sa;
+    private final ScheduledExecutorService saClientTimers;
+    private final List<SaClient> clients = new ArrayList<>();
+
+    /**
+     * Builds and starts the subnet.
+     *
+     * @param saTimeoutMillis SA client wait per attempt
+     * @param saAttempts SA client attempts per request
+     */
+    public LoopbackSubnet(FabricConfig config, long saTimeoutMillis, int saAttempts) {
+        this.fabric = new Fabric(config);
+        fabric.start();
+        this.sa = new SubnetAdministratorEmulator(fabric);
+        this.saClientTimers = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "loopback-sa-client");
+            t.setDaemon(true);
+            return t;
+        });
+        for (LoopDevice d : fabric.devices()) {
+            for (LoopPort p : d.loopPorts()) {
+                SaClient client = new SaClient(sa.transport(p), saClientTimers, saTimeoutMillis, saAttempts, TRUSTED_SM_KEY);
+                clients.add(client);
+                p.setManagement(sa.transport(p), client);
+            }
+        }
+    }
+
+    public Fabric fabric() {
+        return fabric;
+    }
+
+    public SubnetAdministratorEmulator subnetAdministrator() {
+        return sa;
+    }
+
+    @Override
+    public String name() {
+        return "loopback";
+    }
+
+    @Override
+    public ProviderStatus status() {
+        return fabric.isClosed() ? ProviderStatus.unavailable("the loopback fabric is stopped")
+                : ProviderStatus.available(fabric.devices().size() + " loopback HCAs");
+    }
+
+    @Override
+    public List<Device> devices() {
+        return List.copyOf(fabric.devices());
+    }
+
+    @Override
+    public void close() {
+        clients.forEach(SaClient::close);
+        saClientTimers.shutdownNow();
+        sa.close();
+        fabric.close();
+        try {
+            saClientTimers.awaitTermination(5, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

@@ -1,0 +1,61 @@
+package ipoib.verbs.loopback.fabric;
+
+import ipoib.api.Gid;
+import ipoib.api.IbMtu;
+import ipoib.api.Lid;
+import ipoib.api.Rate;
+import ipoib.api.sa.SubnetAdministrator;
+import ipoib.satest.SaHost;
+import ipoib.satest.SubnetAdministratorContract;
+import java.util.List;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+
+/**
+ * The shared SA suite against the loopback SA emulation: the same expectations the OpenSM test
+ * in ipoib.verbs.fabric checks against OpenSM 3.3 on ibsim.
+ */
+class LoopbackSubnetAdministratorTest extends SubnetAdministratorContract {
+    private LoopbackSubnet subnet;
+    private List<SaHost> hosts;
+
+    @BeforeAll
+    void startSubnet() {
+        FabricConfig d = FabricConfig.defaults();
+        subnet = new LoopbackSubnet(new FabricConfig(3, 1, d.subnetPrefix(), d.nodeGuidBase(), IbMtu.MTU_2048,
+                Rate.RATE_10_GBPS, PARTITIONS.stream().map(PartitionConfig::parse).toList(), 3), 300, 3);
+        hosts = subnet.fabric().devices().stream().map(dev -> (SaHost) new Host(dev.loopPorts().get(0))).toList();
+    }
+
+    @AfterAll
+    void stopSubnet() {
+        subnet.close();
+    }
+
+    @Override
+    protected SaHost host(int index) {
+        return hosts.get(index);
+    }
+
+    private record Host(LoopPort port) implements SaHost {
+        @Override
+        public String name() {
+            return port.toString();
+        }
+
+        @Override
+        public Gid portGid() {
+            return port.gid(0);
+        }
+
+        @Override
+        public Lid lid() {
+            return port.attributes().lid();
+        }
+
+        @Override
+        public SubnetAdministrator sa() {
+            return port.subnetAdministrator();
+        }
+    }
+}
