@@ -491,10 +491,13 @@ final class LinkGroups {
                 drain(g);
                 return;
             }
-            switch (g.existence) {
-                case UNKNOWN -> lookup(g);
-                case ABSENT -> reroute(g);
-                case EXISTS -> join(g, want, null);
+            // §10 asks the SA whether the group exists; the SendOnlyNonMember join is that question
+            // (a missing group answers ERR_REQ_INSUFFICIENT_COMPONENTS) and needs no visibility of
+            // other members, which an SA hides from an untrusted requester's group query.
+            if (g.existence == Group.Existence.ABSENT) {
+                reroute(g);
+            } else {
+                join(g, want, null);
             }
             return;
         }
@@ -504,7 +507,10 @@ final class LinkGroups {
         join(g, want, have);
     }
 
-    /** §10: "check with the SA ... for a MCMemberRecord that matches the MGID". */
+    /**
+     * §10: "check with the SA ... for a MCMemberRecord that matches the MGID", for an egress
+     * decision asked without a frame (sending joins at once instead).
+     */
     private void lookup(Group g) {
         if (g.lookupInFlight) {
             return;
@@ -520,14 +526,8 @@ final class LinkGroups {
             }
             g.lookupInFlight = false;
             if (failure != null) {
+                logFailure(name + ": lookup of " + g.mgid + describeAddress(g) + " failed: " + describe(failure));
                 completeExistence(g, Group.Existence.UNKNOWN);
-                boolean wanted;
-                synchronized (g) {
-                    wanted = g.sendWanted;
-                }
-                if (wanted && g.phase == Group.Phase.IDLE) {
-                    onJoinFailed(g, JoinState.SEND_ONLY_NON_MEMBER, "lookup of the group failed: " + describe(failure));
-                }
                 return;
             }
             g.existence = found.isPresent() ? Group.Existence.EXISTS : Group.Existence.ABSENT;
@@ -627,14 +627,12 @@ final class LinkGroups {
         g.existence = Group.Existence.ABSENT;
         g.failures = 0;
         completeExistence(g, Group.Existence.ABSENT);
-        logFailure(name + ": " + want + " join of " + g.mgid + describeAddress(g) + " failed: the group does not exist");
+        // Not a failure of the fabric: §10's next branch (all-routers or drop) takes the frames.
+        env.info(name + ": " + want + " join of " + g.mgid + describeAddress(g) + ": the group does not exist");
         if (want == JoinState.NON_MEMBER) {
             g.routerWanted = false;
         }
-        reroute(g);
-        if (g.idle()) {
-            forget(g);
-        }
+        reroute(g); // the absence stays cached (§10) until trap 66 says otherwise
     }
 
     /**

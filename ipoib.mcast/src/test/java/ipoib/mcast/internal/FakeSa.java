@@ -48,6 +48,8 @@ final class FakeSa implements SubnetAdministrator {
     volatile boolean hold;
     /** When not 0, every request fails with this MAD status. */
     volatile int failStatus;
+    /** Group queries see nothing, as an SA shows an untrusted requester only its own memberships. */
+    volatile boolean untrusted;
 
     /** A group that exists (made by someone else), with the parameters of the broadcast group. */
     synchronized McMemberRecord addGroup(Mgid mgid, Gid member) {
@@ -197,7 +199,7 @@ final class FakeSa implements SubnetAdministrator {
 
     @Override
     public CompletionStage<Optional<McMemberRecord>> group(Mgid mgid) {
-        return answer("group " + mgid, () -> Optional.ofNullable(groups.get(mgid)));
+        return answer("group " + mgid, () -> untrusted ? Optional.empty() : Optional.ofNullable(groups.get(mgid)));
     }
 
     @Override

@@ -221,6 +221,16 @@ class LinkGroupsTest {
     }
 
     @Test
+    void aSenderJoinsAGroupItsSaHidesFromItsQueries() throws Exception {
+        sa.addGroup(mgid("239.1.3.2"), other);
+        sa.untrusted = true;
+        LinkGroups groups = manager(5);
+        assertEquals(TransmitResult.QUEUED, groups.send(link, ip("239.1.3.2"), ETHER, text("hidden group")));
+        env.await("sent after the join", WAIT, () -> sentTo("239.1.3.2").contains("hidden group"));
+        assertTrue(sa.requests.stream().noneMatch(r -> r.startsWith("group ")), "the join itself asks: " + sa.requests);
+    }
+
+    @Test
     void absentGroupsGoToAllRoutersUntilTrap66MovesThemToTheNewGroup() throws Exception {
         LinkGroups groups = manager(5);
         sa.addGroup(mgid("224.0.0.2"), other);
