@@ -57,6 +57,19 @@ public class HealingIT {
     ConfigurationAdmin configurationAdmin;
     @Inject
     CommandProcessor shell;
+    @Inject
+    org.osgi.service.log.LogReaderService logReader;
+
+    /** What the ipoib bundles logged lately, for the diagnostics of a failure. */
+    private final java.util.concurrent.ConcurrentLinkedDeque<String> log = new java.util.concurrent.ConcurrentLinkedDeque<>();
+    private final org.osgi.service.log.LogListener logListener = entry -> {
+        if (entry.getBundle() != null && entry.getBundle().getSymbolicName().startsWith("ipoib")) {
+            log.add(entry.getLogLevel() + " " + entry.getMessage());
+            while (log.size() > 80) {
+                log.pollFirst();
+            }
+        }
+    };
 
     private Testbed bed;
     private MulticastService multicast;
@@ -70,6 +83,12 @@ public class HealingIT {
     @Before
     public void twoInterfacesAndAListener() throws Exception {
         bed = new Testbed(context, configurationAdmin, shell);
+        logReader.addLogListener(logListener);
+        // INFO from the ipoib bundles (the default is WARN), for the diagnostics of a failure.
+        var admin = context.getService(context.getServiceReference(org.osgi.service.log.admin.LoggerAdmin.class));
+        var levels = new java.util.HashMap<>(admin.getLoggerContext(null).getLogLevels());
+        levels.put(org.osgi.service.log.Logger.ROOT_LOGGER_NAME, org.osgi.service.log.LogLevel.INFO);
+        admin.getLoggerContext(null).setLogLevels(levels);
         partitions(2);
         bed.createLink("a", "loop0");
         bed.createLink("b", "loop1");
@@ -90,6 +109,7 @@ public class HealingIT {
         bed.awaitUp("a", "b");
         Await.until("b's listener join done", Duration.ofSeconds(20), () -> joined("b") == JoinState.FULL_MEMBER);
         multicast.leaveListener("b", GROUP).toCompletableFuture().get(10, TimeUnit.SECONDS);
+        logReader.removeLogListener(logListener);
     }
 
     /** The fabric's partitions, with the search partition's broadcast group at this scope. */
@@ -129,7 +149,8 @@ public class HealingIT {
             } catch (InterruptedException e) {
                 throw new AssertionError(e);
             }
-        });
+        }, () -> "\na: " + multicast.groups("a") + "\n" + multicast.counters("a") + "\nb: " + multicast.groups("b")
+                + "\n" + tryRun("fabric:groups") + "\nlog:\n" + String.join("\n", log));
         for (String[] pair : new String[][] {{"a", "b"}, {"b", "a"}}) {
             String text = "broadcast " + tag + " from " + pair[0];
             assertEquals(TransmitResult.SENT, bed.link(pair[0]).sendBroadcast(EXPERIMENTAL, payload(text)));

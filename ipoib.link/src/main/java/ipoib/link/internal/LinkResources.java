@@ -258,7 +258,8 @@ final class LinkResources {
     /**
      * Makes a joined group usable: a new address handle, and the queue pair attached when the
      * join state receives. A group added again (another join state, a new MLID) is re-attached
-     * or detached as needed, never attached twice.
+     * or detached as needed, never attached twice. The old attachment goes first: hardware keys
+     * attachments by MGID, so detaching an old MLID after attaching the new one would detach both.
      */
     synchronized void addGroup(McMemberRecord joined, boolean receive) {
         if (!running) {
@@ -269,25 +270,32 @@ final class LinkResources {
             throw new IllegalArgumentException("group " + mgid + " is the link's broadcast group");
         }
         GroupRoute old = groups.get(mgid);
-        boolean sameAttachment = old != null && old.attached() && old.record().mlid().equals(joined.mlid());
-        if (receive && !sameAttachment) {
-            qp.attachMulticast(mgid.gid(), joined.mlid());
+        boolean keepAttachment = old != null && old.attached() && receive && old.record().mlid().equals(joined.mlid());
+        if (old != null && old.attached() && !keepAttachment) {
+            detachQuietly(mgid, old.record());
         }
+        boolean attachedHere = false;
         AddressHandle ah;
         try {
+            if (receive && !keepAttachment) {
+                qp.attachMulticast(mgid.gid(), joined.mlid());
+                attachedHere = true;
+            }
             ah = port.createAddressHandle(groupVector(joined));
         } catch (RuntimeException e) {
-            if (receive && !sameAttachment) {
+            // Nothing half-made stays: the group is not usable on this link any more.
+            if (attachedHere || keepAttachment) {
                 detachQuietly(mgid, joined);
+            }
+            GroupRoute gone = groups.remove(mgid);
+            if (gone != null) {
+                gone.handle().close();
             }
             throw e;
         }
         groups.put(mgid, new GroupRoute(ah, joined, receive));
         if (old != null) {
             old.handle().close();
-            if (old.attached() && !(receive && sameAttachment)) {
-                detachQuietly(mgid, old.record());
-            }
         }
     }
 
@@ -322,20 +330,19 @@ final class LinkResources {
     synchronized void rebindBroadcast(McMemberRecord record) {
         McMemberRecord old = broadcast;
         AddressHandle oldHandle = broadcastHandle;
-        qp.attachMulticast(record.mgid().gid(), record.mlid());
-        AddressHandle ah;
+        AddressHandle ah = port.createAddressHandle(groupVector(record));
+        // Detach before attaching: hardware keys attachments by MGID (see addGroup). A failed
+        // attach leaves the link without broadcast reception; the caller restarts it.
+        detachQuietly(old.mgid(), old);
         try {
-            ah = port.createAddressHandle(groupVector(record));
+            qp.attachMulticast(record.mgid().gid(), record.mlid());
         } catch (RuntimeException e) {
-            detachQuietly(record.mgid(), record);
+            ah.close();
             throw e;
         }
         broadcastHandle = ah;
         broadcast = record;
         oldHandle.close();
-        if (!old.mlid().equals(record.mlid())) {
-            detachQuietly(old.mgid(), old);
-        }
     }
 
     AddressHandle createUnicastHandle(AddressVector vector, ipoib.api.Gid destination) {

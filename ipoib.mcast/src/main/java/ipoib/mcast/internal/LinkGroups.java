@@ -580,8 +580,17 @@ final class LinkGroups {
         try {
             link.addMulticastGroup(record, want.receives());
         } catch (RuntimeException e) {
-            // The link is going DOWN under us (its DOWN follows), or the attach failed (§12).
+            // The link is going DOWN under us (its DOWN follows), or the attach failed (§12). The
+            // link dropped the group's route, so a membership held before is no use either.
             leaveAtSa(sa, g.mgid, portGid, want, null);
+            if (have != null) {
+                leaveAtSa(sa, g.mgid, portGid, have, null);
+                synchronized (g) {
+                    g.sendable = false;
+                }
+                g.held = null;
+                g.record = null;
+            }
             onJoinFailed(g, want, "the link could not use the group: " + e.getMessage());
             return;
         }

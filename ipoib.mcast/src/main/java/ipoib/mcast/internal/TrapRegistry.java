@@ -3,6 +3,7 @@ package ipoib.mcast.internal;
 import ipoib.api.sa.GroupTrap;
 import ipoib.api.sa.SubnetAdministrator;
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -64,7 +65,16 @@ final class TrapRegistry {
         ports.clear();
     }
 
-    /** The two wildcard subscriptions of one port. */
+    /**
+     * The two wildcard subscriptions of one port.
+     *
+     * <p>Renewing subscribes again before anything is closed: the SA keeps one registration per
+     * (port, trap, GID) and a repeated InformInfo replaces it, while the SA client sends the
+     * unsubscribe only when its last local subscription of a trap is closed. So an old handle is
+     * closed only once a newer one of its trap is in place, and closing it never ends the
+     * registration at the SA. (Closing a late answer of an earlier round at once would unsubscribe
+     * at the SA after the newer round subscribed, and the port would silently hear no trap.)
+     */
     final class PortTraps {
         final SubnetAdministrator sa;
         final Set<LinkGroups> links = new LinkedHashSet<>();
@@ -74,19 +84,21 @@ final class TrapRegistry {
         private boolean closed;
         /** A round of subscriptions is made or under way (false after a failure, until the retry). */
         boolean subscribing;
-        private final List<AutoCloseable> handles = new ArrayList<>();
+        /** The confirmed subscription of each trap. */
+        private final Map<GroupTrap.Type, AutoCloseable> current = new EnumMap<>(GroupTrap.Type.class);
+        /** Handles of earlier rounds, closed when a newer handle of their trap is confirmed. */
+        private final List<Map.Entry<GroupTrap.Type, AutoCloseable>> retired = new ArrayList<>();
         private ScheduledFuture<?> retry;
 
         PortTraps(SubnetAdministrator sa) {
             this.sa = sa;
         }
 
-        /** (Re)subscribes both traps; answers of an earlier round are dropped by their generation. */
+        /** Subscribes both traps (again); answers of an earlier round are retired by their generation. */
         void subscribe() {
             int gen = ++generation;
             subscribing = true;
             cancelRetry();
-            closeHandles();
             for (GroupTrap.Type type : GroupTrap.Type.values()) {
                 try {
                     sa.subscribe(type, null, this::onTrap)
@@ -99,22 +111,34 @@ final class TrapRegistry {
         }
 
         private void subscribed(int gen, GroupTrap.Type type, AutoCloseable handle, Throwable failure) {
-            if (gen != generation || closed) {
-                closeQuietly(handle);
+            if (closed) {
+                closeQuietly(handle); // the port's last link left: unsubscribing is right
                 return;
             }
             if (failure == null) {
-                failures = 0;
-                handles.add(handle);
+                if (gen == generation) {
+                    failures = 0;
+                    AutoCloseable old = current.put(type, handle);
+                    if (old != null) {
+                        retired.add(Map.entry(type, old));
+                    }
+                } else {
+                    retired.add(Map.entry(type, handle));
+                }
+                closeRetired(type);
                 return;
+            }
+            if (gen != generation) {
+                return; // a newer round is under way
             }
             failures++;
             subscribing = false;
             long backoff = Backoff.afterFailure(failures, retryCount);
             Throwable cause = failure instanceof CompletionException c && c.getCause() != null ? c.getCause() : failure;
             // RFC 4391 §12: a lost subscription fails silently later (traffic stays with all-routers): say so now.
-            env.warn("subscription to multicast group trap " + type.trapNumber() + " (" + type.name().toLowerCase(java.util.Locale.ROOT)
-                    + ") failed: " + cause.getMessage() + "; subscribing again in " + backoff / 1000 + " s");
+            env.warn("subscription to multicast group trap " + type.trapNumber() + " ("
+                    + type.name().toLowerCase(java.util.Locale.ROOT) + ") failed: " + cause.getMessage()
+                    + "; subscribing again in " + backoff / 1000 + " s");
             if (retry == null) {
                 try {
                     retry = env.control().schedule(() -> {
@@ -125,6 +149,20 @@ final class TrapRegistry {
                     }, backoff, TimeUnit.MILLISECONDS);
                 } catch (RejectedExecutionException stopping) {
                     // The manager is stopping.
+                }
+            }
+        }
+
+        /** Closes the retired handles of a trap once a current one is confirmed (no unsubscribe reaches the SA). */
+        private void closeRetired(GroupTrap.Type type) {
+            if (current.get(type) == null) {
+                return;
+            }
+            for (var it = retired.iterator(); it.hasNext(); ) {
+                var e = it.next();
+                if (e.getKey() == type) {
+                    it.remove();
+                    closeQuietly(e.getValue());
                 }
             }
         }
@@ -155,18 +193,19 @@ final class TrapRegistry {
             }
         }
 
-        private void closeHandles() {
-            for (AutoCloseable h : handles) {
-                closeQuietly(h);
-            }
-            handles.clear();
-        }
-
+        /** Ends both subscriptions (the port's last link left). */
         void close() {
             closed = true;
             generation++;
             cancelRetry();
-            closeHandles();
+            for (var e : retired) {
+                closeQuietly(e.getValue());
+            }
+            retired.clear();
+            for (AutoCloseable h : current.values()) {
+                closeQuietly(h);
+            }
+            current.clear();
         }
 
         private static void closeQuietly(AutoCloseable handle) {
