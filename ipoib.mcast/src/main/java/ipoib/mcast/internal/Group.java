@@ -56,6 +56,8 @@ final class Group {
     /** The IP group first seen for this MGID; null for a group found by router mode whose IPv6 group is unknown. */
     volatile InetAddress address;
     volatile Existence existence = Existence.UNKNOWN;
+    /** When the group was last found absent (for the audit). */
+    volatile long absentSinceNanos;
     /** The port holds a membership, the link has the group's route, and the queue is drained. */
     volatile boolean sendable;
     /** The membership the port holds at the SA, as far as the manager knows. */

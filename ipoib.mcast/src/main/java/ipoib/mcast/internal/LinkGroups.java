@@ -296,6 +296,7 @@ final class LinkGroups {
         if (broadcastRecord == null) {
             fetchBroadcastRecord(epoch);
         }
+        scheduleAudit(epoch);
         for (Group g : new ArrayList<>(groups.values())) {
             reconcile(g);
         }
@@ -413,6 +414,7 @@ final class LinkGroups {
             broadcastRecord = rejoined; // its MLID may be new
         }
         traps = env.traps().attach(sa, this, retryCount, true);
+        scheduleAudit(epoch);
         for (Group g : new ArrayList<>(groups.values())) {
             reconcile(g);
         }
@@ -530,7 +532,11 @@ final class LinkGroups {
                 completeExistence(g, Group.Existence.UNKNOWN);
                 return;
             }
-            g.existence = found.isPresent() ? Group.Existence.EXISTS : Group.Existence.ABSENT;
+            if (found.isPresent()) {
+                g.existence = Group.Existence.EXISTS;
+            } else {
+                markAbsent(g);
+            }
             completeExistence(g, g.existence);
             reconcile(g);
         });
@@ -633,7 +639,7 @@ final class LinkGroups {
 
     /** A join without create found no group: it was deleted, or never existed. */
     private void onGroupAbsent(Group g, JoinState want) {
-        g.existence = Group.Existence.ABSENT;
+        markAbsent(g);
         g.failures = 0;
         completeExistence(g, Group.Existence.ABSENT);
         // Not a failure of the fabric: §10's next branch (all-routers or drop) takes the frames.
@@ -823,11 +829,16 @@ final class LinkGroups {
             return;
         }
         counters.trapsDeleted.increment();
-        // Deleted: its MLID and the port's membership are gone with it.
+        groupGone(g, "group deleted (trap 67)");
+    }
+
+    /** The group was deleted: its MLID and the port's membership are gone with it. */
+    private void groupGone(Group g, String why) {
+        Mgid mgid = g.mgid;
         if (g.held != null) {
             link.removeMulticastGroup(mgid);
             Map<String, Object> props = event(g, IpoibEvents.JOIN_STATE, g.held.toString());
-            props.put(IpoibEvents.REASON, "group deleted (trap 67)");
+            props.put(IpoibEvents.REASON, why);
             env.postEvent(IpoibEvents.GROUP_LEFT, props);
         }
         if (g.phase == Group.Phase.JOINING && g.requested != JoinState.FULL_MEMBER) {
@@ -842,7 +853,7 @@ final class LinkGroups {
         g.held = null;
         g.record = null;
         g.routerWanted = false;
-        g.existence = Group.Existence.ABSENT;
+        markAbsent(g);
         completeExistence(g, Group.Existence.ABSENT);
         if (!g.listeners.isEmpty()) {
             reconcile(g); // listeners still want it: create it again
@@ -1162,6 +1173,78 @@ final class LinkGroups {
     // =====================================================================================================
     // Helpers
     // =====================================================================================================
+
+    private static void markAbsent(Group g) {
+        g.absentSinceNanos = System.nanoTime();
+        g.existence = Group.Existence.ABSENT;
+    }
+
+    // =====================================================================================================
+    // Audit (control thread)
+    // =====================================================================================================
+
+    /**
+     * Traps can be lost (an SM restart, a full queue): a group created meanwhile would stay
+     * "absent", a deleted one "joined", and traffic would go astray without a word. Every audit
+     * period the manager forgets what it learned of absent groups long ago (the next frame asks
+     * again), and joins its send-only and NonMember groups again (an idempotent request that
+     * finds a deleted group, or one created anew under another MLID).
+     */
+    private void audit(int e) {
+        if (e != epoch || !up) {
+            return;
+        }
+        long now = System.nanoTime();
+        long maxAge = env.auditMillis() * 1_000_000L;
+        for (Group g : new ArrayList<>(groups.values())) {
+            if (g.existence == Group.Existence.ABSENT && g.idle() && now - g.absentSinceNanos >= maxAge) {
+                forget(g);
+                continue;
+            }
+            JoinState held = g.held;
+            if ((held == JoinState.SEND_ONLY_NON_MEMBER || held == JoinState.NON_MEMBER) && g.phase == Group.Phase.IDLE) {
+                verify(g, held);
+            }
+        }
+        scheduleAudit(e);
+    }
+
+    private void verify(Group g, JoinState held) {
+        int t = g.token;
+        int e = epoch;
+        Mgid mgid = g.mgid;
+        Gid self = portGid;
+        McMemberRecord before = g.record;
+        call(() -> sa.join(mgid, self, held), (record, failure) -> {
+            if (e != epoch || t != g.token || groups.get(mgid) != g || g.held != held || g.phase != Group.Phase.IDLE) {
+                return;
+            }
+            if (failure != null) {
+                if (noSuchGroup(failure)) {
+                    counters.auditRepairs.increment();
+                    logFailure(name + ": " + mgid + describeAddress(g) + " is gone though no trap 67 told; "
+                            + held + " membership forgotten");
+                    groupGone(g, "group gone (found by the audit)");
+                }
+                return;
+            }
+            if (before != null && !record.mlid().equals(before.mlid())) {
+                counters.auditRepairs.increment();
+                logFailure(name + ": " + mgid + describeAddress(g) + " was created anew (MLID " + before.mlid() + " → "
+                        + record.mlid() + ") though no trap told; following it");
+                try {
+                    link.addMulticastGroup(record, held.receives());
+                    g.record = record;
+                } catch (RuntimeException x) {
+                    groupGone(g, "cannot use the group's new MLID: " + x.getMessage());
+                }
+            }
+        });
+    }
+
+    private void scheduleAudit(int e) {
+        schedule(() -> audit(e), env.auditMillis());
+    }
 
     /** Removes a group from the maps; a sender holding it looks again. */
     private void forget(Group g) {

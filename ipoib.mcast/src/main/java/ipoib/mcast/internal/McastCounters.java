@@ -33,6 +33,8 @@ final class McastCounters {
     final LongAdder leaveFailures = new LongAdder();
     final LongAdder trapsCreated = new LongAdder();
     final LongAdder trapsDeleted = new LongAdder();
+    /** Groups the audit found deleted or created anew without a trap telling. */
+    final LongAdder auditRepairs = new LongAdder();
 
     Map<String, Long> snapshot() {
         Map<String, Long> out = new LinkedHashMap<>();
@@ -53,6 +55,7 @@ final class McastCounters {
         out.put("leave_failures", leaveFailures.sum());
         out.put("traps_created", trapsCreated.sum());
         out.put("traps_deleted", trapsDeleted.sum());
+        out.put("audit_repairs", auditRepairs.sum());
         return out;
     }
 }

@@ -18,6 +18,9 @@ interface McastEnvironment {
     /** Groups a link may know at once. */
     int maxGroups();
 
+    /** How often a link's groups are audited against the SA (traps can be lost). */
+    long auditMillis();
+
     /** The shared trap subscriptions of the ports. */
     TrapRegistry traps();
 

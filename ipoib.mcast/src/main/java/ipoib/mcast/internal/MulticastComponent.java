@@ -65,6 +65,7 @@ public final class MulticastComponent implements MulticastService, LinkListener,
     private volatile EventAdmin eventAdmin;
     private volatile int queueLength;
     private volatile int maxGroups;
+    private volatile long auditMillis;
 
     @Activate
     public MulticastComponent(MulticastConfiguration configuration,
@@ -99,8 +100,14 @@ public final class MulticastComponent implements MulticastService, LinkListener,
             log.error(m);
             throw new IllegalArgumentException(m);
         }
+        if (c.auditSeconds() < 5 || c.auditSeconds() > 3600) {
+            String m = "invalid ipoib multicast property 'auditSeconds' value " + c.auditSeconds() + ": allowed 5..3600";
+            log.error(m);
+            throw new IllegalArgumentException(m);
+        }
         queueLength = c.pendingFramesPerGroup();
         maxGroups = c.maxGroupsPerLink();
+        auditMillis = c.auditSeconds() * 1000L;
     }
 
     @Deactivate
@@ -358,6 +365,11 @@ public final class MulticastComponent implements MulticastService, LinkListener,
     @Override
     public int maxGroups() {
         return maxGroups;
+    }
+
+    @Override
+    public long auditMillis() {
+        return auditMillis;
     }
 
     @Override

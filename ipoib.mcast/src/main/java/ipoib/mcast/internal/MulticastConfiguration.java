@@ -19,4 +19,10 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
             description = "Groups a link may know at once (joined, being joined, or cached as existing or absent), 16..65536.",
             min = "16", max = "65536")
     int maxGroupsPerLink() default 1024;
+
+    @AttributeDefinition(name = "Audit period",
+            description = "Seconds between audits of a link's groups against the SA, which repair what lost traps "
+                    + "left wrong (absent groups asked again, send-only and NonMember joins verified), 5..3600.",
+            min = "5", max = "3600")
+    int auditSeconds() default 60;
 }

@@ -54,6 +54,8 @@ final class FakeLink implements IpoibLink {
     volatile int qpn;
     /** Routes the manager added: MGID → whether the queue pair was attached to receive. */
     final Map<Mgid, Boolean> routes = new ConcurrentHashMap<>();
+    /** The MLID each route was added with. */
+    final Map<Mgid, ipoib.api.Lid> mlids = new ConcurrentHashMap<>();
     final List<Sent> sent = new CopyOnWriteArrayList<>();
     /** When false, sends are only counted (the allocation test). */
     volatile boolean record = true;
@@ -179,6 +181,7 @@ final class FakeLink implements IpoibLink {
             throw new IllegalStateException("link " + name + " is " + state);
         }
         routes.put(joined.mgid(), receive);
+        mlids.put(joined.mgid(), joined.mlid());
     }
 
     @Override

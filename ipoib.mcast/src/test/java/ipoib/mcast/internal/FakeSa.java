@@ -48,6 +48,8 @@ final class FakeSa implements SubnetAdministrator {
     volatile boolean hold;
     /** When not 0, every request fails with this MAD status. */
     volatile int failStatus;
+    /** Traps are lost (an SM restart, a full queue). */
+    volatile boolean loseTraps;
     /** Group queries see nothing, as an SA shows an untrusted requester only its own memberships. */
     volatile boolean untrusted;
 
@@ -242,6 +244,9 @@ final class FakeSa implements SubnetAdministrator {
     }
 
     private void trap(GroupTrap.Type type, Mgid mgid) {
+        if (loseTraps) {
+            return;
+        }
         for (Subscription s : subscriptions) {
             if (s.type() == type) {
                 s.listener().accept(new GroupTrap(type, mgid, mgid.gid()));

@@ -319,6 +319,34 @@ class LinkGroupsTest {
     }
 
     @Test
+    void theAuditRepairsWhatLostTrapsLeftWrong() throws Exception {
+        env.auditMillis = 200;
+        LinkGroups groups = manager(5);
+        sa.loseTraps = true;
+        // A group deleted and created anew without traps: the send-only member follows its new MLID.
+        McMemberRecord first = sa.addGroup(mgid("239.1.12.1"), other);
+        groups.send(link, ip("239.1.12.1"), ETHER, text("first"));
+        env.await("sent", WAIT, () -> sentTo("239.1.12.1").contains("first"));
+        sa.removeMember(mgid("239.1.12.1"), other);
+        McMemberRecord second = sa.addGroup(mgid("239.1.12.1"), other);
+        assertTrue(!second.mlid().equals(first.mlid()));
+        env.await("the route follows the new MLID", WAIT,
+                () -> second.mlid().equals(link.mlids.get(mgid("239.1.12.1"))));
+        // A group found absent, then created without trap 66: asked again after the audit period.
+        assertEquals(TransmitResult.QUEUED, groups.send(link, ip("224.0.0.77"), ETHER, text("early")));
+        env.await("absent", WAIT, () -> counter(groups, "tx_dropped_no_route") == 1);
+        sa.addGroup(mgid("224.0.0.77"), other);
+        env.await("the absence is forgotten and the frame sent", WAIT, () -> {
+            groups.send(link, ip("224.0.0.77"), ETHER, text("late"));
+            return sentTo("224.0.0.77").contains("late");
+        });
+        // A group deleted without trap 67: the membership is forgotten.
+        sa.removeMember(mgid("224.0.0.77"), other);
+        env.await("the gone group's route is removed", WAIT, () -> !link.routes.containsKey(mgid("224.0.0.77")));
+        assertTrue(counter(groups, "audit_repairs") >= 2);
+    }
+
+    @Test
     void routerModeJoinsEveryIpoibGroupOfTheLinkAsNonMember() throws Exception {
         Mgid otherPartition = MulticastMapping.ipv4(0xEF010801, 0x8001, 2);
         Mgid otherScope = MulticastMapping.ipv4(0xEF010802, 0xffff, 5);

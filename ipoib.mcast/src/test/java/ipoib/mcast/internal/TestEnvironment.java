@@ -26,6 +26,7 @@ final class TestEnvironment implements McastEnvironment, AutoCloseable {
     private final TrapRegistry traps = new TrapRegistry(this);
     volatile int queueLength = 64;
     volatile int maxGroups = 1024;
+    volatile long auditMillis = 60_000;
 
     @Override
     public ScheduledExecutorService control() {
@@ -40,6 +41,11 @@ final class TestEnvironment implements McastEnvironment, AutoCloseable {
     @Override
     public int maxGroups() {
         return maxGroups;
+    }
+
+    @Override
+    public long auditMillis() {
+        return auditMillis;
     }
 
     @Override
