@@ -104,10 +104,14 @@ public class ApplianceScriptIT {
 
     @Test
     public void theDefaultInterfacesPingEachOtherRightAfterStart() throws Exception {
-        Run run = runScript("ipoib:await all\nipoib:ping -c 3 10.0.0.2\nipoib:neigh\n");
+        Run run = runScript("ipoib:await all\nipoib:ping -c 3 10.0.0.2\nipoib:addr await\n"
+                + "ipoib:ping -c 2 -i 0.2 -I ib0_1_ffff fe80::202:c903:0:201\nipoib:neigh\n");
         assertEquals("exit status; stdout:\n" + run.out() + "\nstderr: " + run.err(), 0, run.status());
         assertTrue(run.out(), run.out().contains("PING 10.0.0.2 from 10.0.0.1 ib0_1_ffff"));
         assertTrue(run.out(), run.out().contains("3 packets transmitted, 3 received, 0% packet loss"));
         assertTrue(run.out(), run.out().contains("RESOLVED"));
+        assertTrue("IPv6 link-local over ND right after start:\n" + run.out(),
+                run.out().contains("2 packets transmitted, 2 received, 0% packet loss"));
+        assertTrue(run.out(), run.out().contains("fe80::202:c903:0:101/64"));
     }
 }

@@ -65,16 +65,14 @@ public class NdIT {
 
     @Configuration
     public Option[] config() {
-        return options(OsgiTestSupport.runtime("ipoib.codec", "ipoib.verbs.loopback", "ipoib.link",
+        return options(OsgiTestSupport.runtime("ipoib.codec", "ipoib.verbs.loopback", "ipoib.link", "ipoib.mcast",
                 "ipoib.arp", "ipoib.nd", "ipoib.host"), systemProperty("ipoib.defaults").value("false"));
     }
 
     @Before
     public void interfaces() throws Exception {
         ip = new IpFixture(context, configurationAdmin);
-        if (ip.service(ipoib.api.mcast.MulticastService.class, null) == null) {
-            context.registerService(ipoib.api.mcast.MulticastService.class, new FakeMulticast(), null);
-        }
+        ip.await(ipoib.api.mcast.MulticastService.class, null);
         if (ip.link("a") == null) {
             ip.configure("ipoib.nd", "retransmitMillis", 200, "dadTransmits", 1, "routerSolicitations", 1,
                     "routerSolicitationIntervalMillis", 1000L);

@@ -45,7 +45,7 @@ public class ResolverHotSwapIT {
 
     @Configuration
     public Option[] config() {
-        return options(OsgiTestSupport.runtime("ipoib.codec", "ipoib.verbs.loopback", "ipoib.link", "ipoib.arp",
+        return options(OsgiTestSupport.runtime("ipoib.codec", "ipoib.verbs.loopback", "ipoib.link", "ipoib.mcast", "ipoib.arp",
                 "ipoib.nd", "ipoib.host"), systemProperty("ipoib.defaults").value("false"));
     }
 
@@ -98,9 +98,7 @@ public class ResolverHotSwapIT {
 
     private IpFixture interfaces() throws Exception {
         IpFixture ip = new IpFixture(context, configurationAdmin);
-        if (ip.service(ipoib.api.mcast.MulticastService.class, null) == null) {
-            context.registerService(ipoib.api.mcast.MulticastService.class, new FakeMulticast(), null);
-        }
+        ip.await(ipoib.api.mcast.MulticastService.class, null);
         if (ip.link("a") == null) {
             ip.configure("ipoib.arp", "retransmitMillis", 100);
             ip.configure("ipoib.nd", "retransmitMillis", 100);

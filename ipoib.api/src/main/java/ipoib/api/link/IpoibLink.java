@@ -28,6 +28,19 @@ public interface IpoibLink {
     /** Service property: the interface name, e.g. {@code ib0_1_ffff}. */
     String NAME_PROPERTY = "ipoib.link";
 
+    /**
+     * Service property: milliseconds one multicast join attempt may take before it counts as
+     * failed (Integer; the design document's {@code mcast_timeout}). The multicast manager uses
+     * the link's value for every group of the link.
+     */
+    String MCAST_JOIN_TIMEOUT_PROPERTY = "ipoib.mcast.joinTimeoutMillis";
+
+    /**
+     * Service property: multicast join attempts whose backoff doubles before it settles at the
+     * longest (Integer; the design document's {@code mcast_retry_cnt}).
+     */
+    String MCAST_RETRY_COUNT_PROPERTY = "ipoib.mcast.retryCount";
+
     String name();
 
     LinkState state();
@@ -58,6 +71,18 @@ public interface IpoibLink {
 
     /** The broadcast group's service level (RFC 4391 §9.1.2 default for unicast). */
     int serviceLevel();
+
+    /**
+     * The broadcast group's record as the join returned it (MLID, Q_Key, MTU, SL, rate, flow
+     * label, hop limit, traffic class): the parameters other IPoIB groups of the link are created
+     * with (RFC 4391 §10). Null unless UP, and null from implementations that do not keep it
+     * (then ask the subnet administrator).
+     *
+     * @since 1.1
+     */
+    default McMemberRecord broadcastGroup() {
+        return null;
+    }
 
     LinkCounters counters();
 

@@ -7,6 +7,7 @@ import ipoib.api.link.TransmitResult;
 import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletionStage;
 
 /**
@@ -17,7 +18,9 @@ public interface MulticastService {
 
     /**
      * A local listener joins an IP group on a link: the first one makes the port a FullMember
-     * (creating the IB group with the broadcast group's parameters when needed).
+     * (creating the IB group with the broadcast group's parameters when needed). The stage
+     * completes when the port is a FullMember; when the join fails the link's retry count of
+     * times, the stage fails and the listener is not registered (RFC 4391 §12).
      *
      * @throws IllegalArgumentException when {@code group} is not a multicast address
      */
@@ -29,12 +32,54 @@ public interface MulticastService {
     /** Sends an IP multicast packet following the egress decision of §10. Never blocks. */
     TransmitResult send(IpoibLink link, InetAddress group, int etherType, MemorySegment packet);
 
-    /** The egress decision §10 would take now for a group on a link. */
+    /**
+     * The egress decision §10 would take now for a group on a link. An MGID does not carry the
+     * scope of an IPv6 group (only its low 80 bits), so for an IPv6 MGID whose IP group the
+     * manager has not seen the all-routers branch is not taken; {@link #egressDecision(String,
+     * InetAddress)} knows the scope.
+     */
     EgressDecision egressDecision(String linkName, Mgid mgid);
+
+    /**
+     * The egress decision §10 would take now for an IP group on a link. When the manager does
+     * not know yet whether the group exists it asks the subnet administrator, waiting at most
+     * the link's multicast join timeout.
+     *
+     * @throws IllegalArgumentException when {@code group} is not a multicast address or the link
+     *                                  is unknown
+     * @since 1.1 (the default, for implementations made before, does not know it)
+     */
+    default EgressDecision egressDecision(String linkName, InetAddress group) {
+        throw new UnsupportedOperationException(getClass().getName() + " does not implement egressDecision by IP group");
+    }
 
     /** Snapshots of the groups of a link (all links when {@code linkName} is null). */
     List<GroupInfo> groups(String linkName);
 
-    /** Router mode (§11): NonMember joins of every IPoIB group and a wildcard create trap. */
+    /**
+     * The multicast manager's counters of a link by name (frames queued for a join, sent to the
+     * all-routers group, dropped by reason, joins, failures, traps), empty for an unknown link.
+     *
+     * @since 1.1 (the default, for implementations made before, counts nothing)
+     */
+    default Map<String, Long> counters(String linkName) {
+        return Map.of();
+    }
+
+    /**
+     * Router mode (§11): NonMember joins of every IPoIB group and a wildcard create trap.
+     *
+     * @throws IllegalArgumentException when the link is unknown
+     */
     void setRouterMode(String linkName, boolean enabled);
+
+    /**
+     * Whether router mode is on for a link.
+     *
+     * @throws IllegalArgumentException when the link is unknown
+     * @since 1.1 (the default, for implementations made before, says off)
+     */
+    default boolean isRouterMode(String linkName) {
+        return false;
+    }
 }

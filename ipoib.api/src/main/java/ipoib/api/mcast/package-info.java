@@ -3,7 +3,7 @@
  * existence from traps, and router (NonMember) mode.
  */
 @Export
-@Version("1.0.0")
+@Version("1.1.0")
 package ipoib.api.mcast;
 
 import org.osgi.annotation.bundle.Export;

@@ -27,7 +27,8 @@ import org.osgi.framework.InvalidSyntaxException;
         "osgi.command.function=stats",
         "osgi.command.function=create",
         "osgi.command.function=delete",
-        "osgi.command.function=await"})
+        "osgi.command.function=await",
+        "osgi.command.function=capture"})
 public final class LinkCommands {
 
     private final List<IpoibLink> links = new CopyOnWriteArrayList<>();
@@ -211,6 +212,69 @@ public final class LinkCommands {
             }
             Thread.sleep(20);
         }
+    }
+
+    @Descriptor("capture an interface's frames, both directions, to a pcapng file (LINKTYPE_IPOIB 242 with the "
+            + "40-octet pseudo-header): ipoib:capture <interface> <file> [count, default 1000] | "
+            + "ipoib:capture <interface> stop | ipoib:capture (status)")
+    public String capture(@Descriptor("<interface> <file> [count] | <interface> stop | nothing for the status")
+                          String... args) throws IOException {
+        String usage = "ipoib:capture <interface> <file> [count] | ipoib:capture <interface> stop | ipoib:capture";
+        if (args.length == 0) {
+            StringBuilder out = new StringBuilder();
+            for (IpoibLink link : sorted()) {
+                if (link instanceof LinkEngine engine && engine.captureSummary() != null) {
+                    out.append(engine.captureSummary()).append('\n');
+                }
+            }
+            return out.length() == 0 ? "no captures" : out.toString();
+        }
+        if (args.length > 3) {
+            throw usage(usage, "too many arguments");
+        }
+        IpoibLink link = links.stream().filter(l -> l.name().equals(args[0])).findFirst().orElse(null);
+        if (!(link instanceof LinkEngine engine)) {
+            throw usage(usage, "no interface '" + args[0] + "'");
+        }
+        if (args.length == 1) {
+            throw usage(usage, "a file (or 'stop') is required after the interface");
+        }
+        if ("stop".equals(args[1])) {
+            if (args.length > 2) {
+                throw usage(usage, "too many arguments");
+            }
+            String summary = engine.stopCapture();
+            if (summary == null) {
+                throw usage(usage, "no capture of " + engine.name() + " was started");
+            }
+            return summary;
+        }
+        long limit = 1000;
+        if (args.length == 3) {
+            try {
+                limit = Long.parseLong(args[2]);
+            } catch (NumberFormatException e) {
+                throw usage(usage, "count '" + args[2] + "' is not a number");
+            }
+            if (limit < 1 || limit > 10_000_000) {
+                throw usage(usage, "count " + limit + ": allowed 1..10000000");
+            }
+        }
+        java.nio.file.Path file;
+        try {
+            file = java.nio.file.Path.of(args[1]).toAbsolutePath();
+        } catch (java.nio.file.InvalidPathException e) {
+            throw usage(usage, "file '" + args[1] + "' is not a valid path: " + e.getMessage());
+        }
+        try {
+            engine.startCapture(file, limit);
+        } catch (IllegalStateException e) {
+            throw usage(usage, e.getMessage() + "; stop it first");
+        } catch (IOException e) {
+            throw usage(usage, "cannot write '" + file + "': " + e.getMessage());
+        }
+        return "capturing up to " + limit + " frames of " + engine.name() + " to " + file
+                + " (ipoib:capture " + engine.name() + " stop ends it)";
     }
 
     static IllegalArgumentException usage(String usage, String error) {

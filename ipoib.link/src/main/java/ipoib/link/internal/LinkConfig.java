@@ -87,8 +87,11 @@ record LinkConfig(String name, String device, int port, PKey pkey, int scope, bo
         }
     }
 
+    /** Service properties of the interface: where it is, and the knobs the multicast manager follows. */
     Map<String, Object> describe() {
         return Map.of("device", device, "port", port, "pkey", pkey.toString(),
-                "scope", searchScope ? "search" : Integer.toString(scope));
+                "scope", searchScope ? "search" : Integer.toString(scope),
+                ipoib.api.link.IpoibLink.MCAST_JOIN_TIMEOUT_PROPERTY, joinTimeoutMillis,
+                ipoib.api.link.IpoibLink.MCAST_RETRY_COUNT_PROPERTY, joinRetryCount);
     }
 }

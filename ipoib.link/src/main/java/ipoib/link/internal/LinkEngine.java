@@ -69,6 +69,10 @@ final class LinkEngine implements IpoibLink {
     private volatile String reason = "no verbs provider";
     private volatile LinkResources resources;
     private volatile boolean closed;
+    /** The running capture, read by the data path per frame; null when none. */
+    volatile LinkCapture capture;
+    /** The last capture, for its summary after it ended. */
+    private volatile LinkCapture lastCapture;
 
     LinkEngine(LinkConfig config, LinkHooks hooks) {
         this.config = config;
@@ -158,8 +162,8 @@ final class LinkEngine implements IpoibLink {
         return r == null ? 0 : r.serviceLevel;
     }
 
-    /** The broadcast group's record, or null unless UP. */
-    McMemberRecord broadcastGroup() {
+    @Override
+    public McMemberRecord broadcastGroup() {
         LinkResources r = resources;
         return r == null ? null : r.broadcast;
     }
@@ -215,15 +219,7 @@ final class LinkEngine implements IpoibLink {
     public void removeMulticastGroup(Mgid group) {
         LinkResources r = resources;
         if (r != null) {
-            r.removeGroup(group, null);
-        }
-    }
-
-    /** Detaches from a group whose record (MLID) is known, and forgets its address handle. */
-    void removeMulticastGroup(McMemberRecord joined) {
-        LinkResources r = resources;
-        if (r != null) {
-            r.removeGroup(joined.mgid(), joined);
+            r.removeGroup(group);
         }
     }
 
@@ -239,7 +235,7 @@ final class LinkEngine implements IpoibLink {
         boolean global = path.hopLimit() > 1;
         AddressVector vector = new AddressVector(path.destinationLid(), serviceLevel, path.rate(), global,
                 global ? path.destinationGid() : null, path.flowLabel(), path.hopLimit(), path.trafficClass(), 0);
-        return r.createUnicastHandle(vector);
+        return r.createUnicastHandle(vector, path.destinationGid());
     }
 
     private LinkResources requireUp(String operation) {
@@ -328,6 +324,7 @@ final class LinkEngine implements IpoibLink {
         setState(LinkState.JOINING, "joining the broadcast group");
         int gen = ++generation;
         int pkeyIndex = index.getAsInt();
+        int pkeyValue = p.pkeyTable().get(pkeyIndex).map(PKey::value).orElse(0);
         joinBroadcast(p).whenComplete((record, failure) -> runOnControl(() -> {
             if (gen != generation || closed) {
                 return;
@@ -335,7 +332,7 @@ final class LinkEngine implements IpoibLink {
             if (failure != null) {
                 onJoinFailed(unwrap(failure));
             } else {
-                onJoined(p, pkeyIndex, record);
+                onJoined(p, pkeyIndex, pkeyValue, record);
             }
         }));
     }
@@ -390,10 +387,10 @@ final class LinkEngine implements IpoibLink {
         return stage.toCompletableFuture().orTimeout(config.joinTimeoutMillis(), TimeUnit.MILLISECONDS);
     }
 
-    private void onJoined(Port p, int pkeyIndex, McMemberRecord record) {
+    private void onJoined(Port p, int pkeyIndex, int pkeyValue, McMemberRecord record) {
         LinkResources r;
         try {
-            r = new LinkResources(this, p, pkeyIndex, record, config);
+            r = new LinkResources(this, p, pkeyIndex, pkeyValue, record, config);
         } catch (RuntimeException e) {
             onJoinFailed(e);
             return;
@@ -457,16 +454,39 @@ final class LinkEngine implements IpoibLink {
                     }
                 }
                 case CLIENT_REREGISTER -> rejoinBroadcast();
-                case PKEY_CHANGE, GID_CHANGE -> restart("the " + (event.type() == PortEvent.Type.PKEY_CHANGE
-                        ? "P_Key" : "GID") + " table of port " + describe(port) + " changed");
+                case PKEY_CHANGE -> onPKeyTableChanged();
+                case GID_CHANGE -> restart("the GID table of port " + describe(port) + " changed");
             }
         });
     }
 
     /**
-     * After a client re-register the SM has forgotten our joins: join the broadcast group again,
-     * keeping the data path when the group's parameters are unchanged, and tell the multicast
-     * manager to join its groups again.
+     * The P_Key table changed (IBA 10.9.2; the SM's partition configuration). The queue pair is
+     * bound to one table index: while that index still holds the same key, another partition came
+     * or went and the link has nothing to do. Otherwise the link comes up again from the new table:
+     * DOWN with the reason when the partition is gone, else a new queue pair on the key's new index
+     * or membership. The broadcast-GID always carries the full-membership P_Key (RFC 4391 §4.1),
+     * so a port that became a limited member joins the same broadcast group.
+     */
+    private void onPKeyTableChanged() {
+        LinkResources r = resources;
+        var table = port.pkeyTable();
+        if (r != null && state == LinkState.UP) {
+            var entry = table.get(r.pkeyIndex);
+            if (entry.isPresent() && entry.get().value() == r.pkeyValue) {
+                hooks.info(name() + ": P_Key table of port " + describe(port) + " changed to " + table + "; entry "
+                        + r.pkeyIndex + " (" + entry.get() + ") is unchanged");
+                return;
+            }
+        }
+        restart("the P_Key table of port " + describe(port) + " changed to " + table);
+    }
+
+    /**
+     * After a client re-register the SM has forgotten our joins: join the broadcast group again
+     * (creating it when it is gone and creation is configured), keeping the data path when its
+     * Q_Key and MTU are unchanged (following a new MLID in place), and tell the multicast manager
+     * to join its groups again.
      */
     private void rejoinBroadcast() {
         LinkResources r = resources;
@@ -479,20 +499,36 @@ final class LinkEngine implements IpoibLink {
         }
         int gen = generation;
         Port p = r.port;
-        join(p, r.gid, r.broadcast.mgid()).whenComplete((record, failure) -> runOnControl(() -> {
-            if (gen != generation || closed) {
-                return;
-            }
-            if (failure == null && record.mlid().equals(r.broadcast.mlid()) && record.qkey().equals(r.broadcast.qkey())
-                    && record.mtu() == r.broadcast.mtu()) {
-                hooks.info(name() + ": re-joined the broadcast group after a client re-register");
-                hooks.notifyListeners(this, LinkListener.Change.MULTICAST_RESET);
-                hooks.notifyListeners(this, LinkListener.Change.PATHS_STALE);
-            } else {
-                restart(failure != null ? "broadcast re-join failed: " + unwrap(failure).getMessage()
-                        : "broadcast group parameters changed after re-register");
-            }
-        }));
+        McMemberRecord before = r.broadcast;
+        joinOrCreate(p, r.gid, before.mgid(), config.pkey().asFullMember())
+                .whenComplete((record, failure) -> runOnControl(() -> {
+                    if (gen != generation || closed) {
+                        return;
+                    }
+                    if (failure != null) {
+                        restart("broadcast re-join failed: " + unwrap(failure).getMessage());
+                        return;
+                    }
+                    if (!record.qkey().equals(before.qkey()) || record.mtu() != before.mtu()) {
+                        restart("broadcast group parameters changed after re-register (Q_Key " + record.qkey()
+                                + ", MTU " + record.mtu() + ")");
+                        return;
+                    }
+                    if (!record.mlid().equals(before.mlid())) {
+                        try {
+                            r.rebindBroadcast(record);
+                        } catch (RuntimeException e) {
+                            restart("cannot attach to the broadcast group's new MLID " + record.mlid() + ": "
+                                    + e.getMessage());
+                            return;
+                        }
+                        hooks.info(name() + ": broadcast group " + record.mgid() + " moved from MLID " + before.mlid()
+                                + " to " + record.mlid());
+                    }
+                    hooks.info(name() + ": re-joined the broadcast group after a client re-register");
+                    hooks.notifyListeners(this, LinkListener.Change.MULTICAST_RESET);
+                    hooks.notifyListeners(this, LinkListener.Change.PATHS_STALE);
+                }));
     }
 
     private void restart(String why) {
@@ -643,8 +679,59 @@ final class LinkEngine implements IpoibLink {
         }
     }
 
+    // ---- capture ---------------------------------------------------------------------------------------
+
+    /**
+     * Starts capturing this link's frames to a pcapng file.
+     *
+     * @throws IllegalStateException when a capture is running
+     * @throws java.io.IOException when the file cannot be opened
+     */
+    synchronized LinkCapture startCapture(java.nio.file.Path file, long limit) throws java.io.IOException {
+        LinkCapture running = capture;
+        if (running != null && running.isRunning()) {
+            throw new IllegalStateException("a capture of " + name() + " to " + running.file() + " is running");
+        }
+        LinkCapture[] self = new LinkCapture[1];
+        LinkCapture started = new LinkCapture(name(), file, limit, () -> captureEnded(self[0]));
+        self[0] = started;
+        lastCapture = started;
+        capture = started;
+        return started;
+    }
+
+    private synchronized void captureEnded(LinkCapture ended) {
+        if (capture == ended) {
+            capture = null;
+        }
+        if (ended != null) {
+            hooks.info(ended.summary());
+        }
+    }
+
+    /** Stops the running capture; its summary, or null when none ran. */
+    String stopCapture() {
+        LinkCapture c;
+        synchronized (this) {
+            c = capture != null ? capture : lastCapture;
+            capture = null;
+        }
+        if (c == null) {
+            return null;
+        }
+        c.close();
+        return c.summary();
+    }
+
+    /** The summary of the running or last capture, or null. */
+    String captureSummary() {
+        LinkCapture c = lastCapture;
+        return c == null ? null : c.summary();
+    }
+
     /** Stops the link for good: DOWN, resources freed, control thread ended. */
     void close() {
+        stopCapture();
         runOnControlAndWait(() -> {
             goDown("interface removed", false);
             unsubscribePort();

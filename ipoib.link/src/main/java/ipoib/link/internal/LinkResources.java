@@ -42,7 +42,10 @@ final class LinkResources {
 
     final Port port;
     final int pkeyIndex;
-    final McMemberRecord broadcast;
+    /** The P_Key table entry the queue pair uses (full or limited membership of the partition). */
+    final int pkeyValue;
+    /** The broadcast group; replaced in place when a re-join gives it a new MLID (after an SM change). */
+    volatile McMemberRecord broadcast;
     final int mtu;
     final QKey qkey;
     final Qpn qpn;
@@ -60,8 +63,9 @@ final class LinkResources {
     private final int sendCount;
     private final int receiveCount;
     private final int bufferSize;
-    private final AddressHandle broadcastHandle;
-    private final Map<Mgid, AddressHandle> groups = new ConcurrentHashMap<>();
+    private volatile AddressHandle broadcastHandle;
+    /** Groups the multicast manager made usable; read per multicast frame without locks. */
+    private final Map<Mgid, GroupRoute> groups = new ConcurrentHashMap<>();
 
     // Free send buffers: a stack of indices guarded by itself (senders pop, the poller pushes).
     private final int[] freeSend;
@@ -72,11 +76,19 @@ final class LinkResources {
     private volatile boolean running = true;
     private final Frame frame = new Frame();
 
-    LinkResources(LinkEngine engine, Port port, int pkeyIndex, McMemberRecord broadcast, LinkConfig config) {
+    /**
+     * A group's address handle and, when the queue pair is attached to receive it, the MLID it was
+     * attached with (needed to detach, and the MLID may change when the group is created anew).
+     */
+    private record GroupRoute(AddressHandle handle, McMemberRecord record, boolean attached) {}
+
+    LinkResources(LinkEngine engine, Port port, int pkeyIndex, int pkeyValue, McMemberRecord broadcast,
+                  LinkConfig config) {
         this.engine = engine;
         this.stats = engine.stats;
         this.port = port;
         this.pkeyIndex = pkeyIndex;
+        this.pkeyValue = pkeyValue;
         this.broadcast = broadcast;
         this.mtu = broadcast.mtu().ipoibMtu();
         this.qkey = broadcast.qkey();
@@ -159,21 +171,34 @@ final class LinkResources {
             index = freeSend[--freeTop];
         }
         long at = sendOffset(index);
+        int frameLength = (int) length + EncapsulationHeader.LENGTH;
         EncapsulationHeader.write(buffers, at, etherType);
         MemorySegment.copy(payload, 0, buffers, at + EncapsulationHeader.LENGTH, length);
         sendPostedAt[index] = System.nanoTime();
+        // Captured before posting: the provider may complete the send and the buffer be reused at once.
+        LinkCapture capture = engine.capture;
+        int slot = capture == null ? -1 : capture.claim();
+        if (slot >= 0) {
+            capture.fillSent(slot, remoteQpn.value(), PathAddressHandle.destinationGid(destination), buffers, at,
+                    frameLength);
+        }
         boolean posted;
         try {
-            posted = qp.postSend(SEND_TAG | index, region, at, (int) length + EncapsulationHeader.LENGTH, destination,
+            posted = qp.postSend(SEND_TAG | index, region, at, frameLength, PathAddressHandle.unwrap(destination),
                     remoteQpn, qkey);
         } catch (VerbsException e) {
-            // The provider went away under us: the link is about to go DOWN.
+            // The provider went away under us (or a group handle was replaced): the frame is lost.
             releaseSend(index);
+            abortCapture(capture, slot);
             return stats.drop(TransmitResult.DROPPED_LINK_DOWN);
         }
         if (!posted) {
             releaseSend(index);
+            abortCapture(capture, slot);
             return stats.drop(TransmitResult.DROPPED_NO_BUFFER);
+        }
+        if (slot >= 0) {
+            capture.commit(slot);
         }
         stats.txPackets.increment();
         stats.txBytes.add(length);
@@ -188,11 +213,20 @@ final class LinkResources {
     }
 
     TransmitResult sendMulticast(Mgid group, int etherType, MemorySegment payload) {
-        AddressHandle ah = group.equals(broadcast.mgid()) ? broadcastHandle : groups.get(group);
-        if (ah == null) {
+        if (group.equals(broadcast.mgid())) {
+            return send(broadcastHandle, Qpn.MULTICAST, etherType, payload, true);
+        }
+        GroupRoute route = groups.get(group);
+        if (route == null) {
             return stats.drop(TransmitResult.DROPPED_NO_ROUTE);
         }
-        return send(ah, Qpn.MULTICAST, etherType, payload, true);
+        return send(route.handle(), Qpn.MULTICAST, etherType, payload, true);
+    }
+
+    private static void abortCapture(LinkCapture capture, int slot) {
+        if (slot >= 0) {
+            capture.abort(slot);
+        }
     }
 
     private void releaseSend(int index) {
@@ -221,29 +255,66 @@ final class LinkResources {
 
     // ---- multicast groups ---------------------------------------------------------------------------
 
-    void addGroup(McMemberRecord joined, boolean receive) {
-        Mgid mgid = joined.mgid();
-        if (receive) {
-            qp.attachMulticast(mgid.gid(), joined.mlid());
+    /**
+     * Makes a joined group usable: a new address handle, and the queue pair attached when the
+     * join state receives. A group added again (another join state, a new MLID) is re-attached
+     * or detached as needed, never attached twice. The old attachment goes first: hardware keys
+     * attachments by MGID, so detaching an old MLID after attaching the new one would detach both.
+     */
+    synchronized void addGroup(McMemberRecord joined, boolean receive) {
+        if (!running) {
+            throw new IllegalStateException("the link's resources are closed");
         }
-        AddressHandle ah = port.createAddressHandle(groupVector(joined));
-        AddressHandle old = groups.put(mgid, ah);
+        Mgid mgid = joined.mgid();
+        if (mgid.equals(broadcast.mgid())) {
+            throw new IllegalArgumentException("group " + mgid + " is the link's broadcast group");
+        }
+        GroupRoute old = groups.get(mgid);
+        boolean keepAttachment = old != null && old.attached() && receive && old.record().mlid().equals(joined.mlid());
+        if (old != null && old.attached() && !keepAttachment) {
+            detachQuietly(mgid, old.record());
+        }
+        boolean attachedHere = false;
+        AddressHandle ah;
+        try {
+            if (receive && !keepAttachment) {
+                qp.attachMulticast(mgid.gid(), joined.mlid());
+                attachedHere = true;
+            }
+            ah = port.createAddressHandle(groupVector(joined));
+        } catch (RuntimeException e) {
+            // Nothing half-made stays: the group is not usable on this link any more.
+            if (attachedHere || keepAttachment) {
+                detachQuietly(mgid, joined);
+            }
+            GroupRoute gone = groups.remove(mgid);
+            if (gone != null) {
+                gone.handle().close();
+            }
+            throw e;
+        }
+        groups.put(mgid, new GroupRoute(ah, joined, receive));
         if (old != null) {
-            old.close();
+            old.handle().close();
         }
     }
 
-    void removeGroup(Mgid mgid, McMemberRecord joined) {
-        AddressHandle ah = groups.remove(mgid);
-        if (ah != null) {
-            ah.close();
-        }
-        if (joined != null) {
-            try {
-                qp.detachMulticast(mgid.gid(), joined.mlid());
-            } catch (VerbsException e) {
-                engine.hooks().warn("detach of " + mgid + " failed on " + engine.name(), e);
+    /** Forgets a group's address handle and detaches the queue pair when it was attached. */
+    synchronized void removeGroup(Mgid mgid) {
+        GroupRoute route = groups.remove(mgid);
+        if (route != null) {
+            route.handle().close();
+            if (route.attached()) {
+                detachQuietly(mgid, route.record());
             }
+        }
+    }
+
+    private void detachQuietly(Mgid mgid, McMemberRecord record) {
+        try {
+            qp.detachMulticast(mgid.gid(), record.mlid());
+        } catch (VerbsException e) {
+            engine.hooks().warn("detach of " + mgid + " (MLID " + record.mlid() + ") failed on " + engine.name(), e);
         }
     }
 
@@ -251,8 +322,31 @@ final class LinkResources {
         return mgid.equals(broadcast.mgid()) || groups.containsKey(mgid);
     }
 
-    AddressHandle createUnicastHandle(AddressVector vector) {
-        return port.createAddressHandle(vector);
+    /**
+     * The broadcast group came back with another MLID (an SM change deleted and re-created it) but
+     * the same Q_Key and MTU: attach to the new MLID and send through a new handle, keeping the
+     * queue pair, its QPN and the buffers.
+     */
+    synchronized void rebindBroadcast(McMemberRecord record) {
+        McMemberRecord old = broadcast;
+        AddressHandle oldHandle = broadcastHandle;
+        AddressHandle ah = port.createAddressHandle(groupVector(record));
+        // Detach before attaching: hardware keys attachments by MGID (see addGroup). A failed
+        // attach leaves the link without broadcast reception; the caller restarts it.
+        detachQuietly(old.mgid(), old);
+        try {
+            qp.attachMulticast(record.mgid().gid(), record.mlid());
+        } catch (RuntimeException e) {
+            ah.close();
+            throw e;
+        }
+        broadcastHandle = ah;
+        broadcast = record;
+        oldHandle.close();
+    }
+
+    AddressHandle createUnicastHandle(AddressVector vector, ipoib.api.Gid destination) {
+        return new PathAddressHandle(port.createAddressHandle(vector), destination);
     }
 
     // ---- receive ------------------------------------------------------------------------------------
@@ -320,6 +414,15 @@ final class LinkResources {
         } catch (DecodeException e) {
             stats.rxDroppedMalformed.increment();
             return;
+        }
+        LinkCapture capture = engine.capture;
+        if (capture != null) {
+            int slot = capture.claim();
+            if (slot >= 0) {
+                capture.fillReceived(slot, buffers, at, grh, qpn.value(), gid, at + UdQueuePair.GRH_AREA_LENGTH,
+                        frameLength);
+                capture.commit(slot);
+            }
         }
         FrameHandler[] handlers = engine.hooks().handlers(etherType);
         if (handlers.length == 0) {
@@ -429,7 +532,9 @@ final class LinkResources {
 
     /** Stops the receive thread and destroys the resources in dependency order. */
     void close() {
-        running = false;
+        synchronized (this) {
+            running = false; // addGroup refuses from now on: no route is added after the cleanup below
+        }
         try {
             cq.wakeup();
         } catch (RuntimeException ignored) {
@@ -442,10 +547,12 @@ final class LinkResources {
                 Thread.currentThread().interrupt();
             }
         }
-        for (AddressHandle ah : groups.values()) {
-            closeQuietly(ah);
+        synchronized (this) {
+            for (GroupRoute route : groups.values()) {
+                closeQuietly(route.handle());
+            }
+            groups.clear();
         }
-        groups.clear();
         closeQuietly(broadcastHandle, qp, region, cq);
     }
 

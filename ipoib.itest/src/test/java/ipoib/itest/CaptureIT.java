@@ -1,0 +1,186 @@
+package ipoib.itest;
+
+import static ipoib.itest.Testbed.EXPERIMENTAL;
+import static ipoib.itest.Testbed.payload;
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertTrue;
+import static org.ops4j.pax.exam.CoreOptions.options;
+import static org.ops4j.pax.exam.CoreOptions.systemProperty;
+
+import ipoib.api.Gid;
+import ipoib.api.PathRecord;
+import ipoib.api.Qpn;
+import ipoib.api.link.IpoibLink;
+import ipoib.api.link.TransmitResult;
+import ipoib.api.verbs.AddressHandle;
+import ipoib.codec.iba.Grh;
+import ipoib.codec.pcap.IpoibPseudoHeader;
+import ipoib.codec.pcap.LinkType;
+import ipoib.codec.pcap.PcapngReader;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import javax.inject.Inject;
+import org.apache.felix.service.command.CommandProcessor;
+import org.junit.Test;
+import org.junit.runner.RunWith;
+import org.ops4j.pax.exam.Configuration;
+import org.ops4j.pax.exam.Option;
+import org.ops4j.pax.exam.junit.PaxExam;
+import org.ops4j.pax.exam.spi.reactors.ExamReactorStrategy;
+import org.ops4j.pax.exam.spi.reactors.PerClass;
+import org.osgi.framework.BundleContext;
+import org.osgi.service.cm.ConfigurationAdmin;
+
+/**
+ * {@code ipoib:capture} writes an interface's frames of both directions to pcapng as
+ * LINKTYPE_IPOIB with the 40-octet pseudo-header: sent frames with the destination address,
+ * received ones with their GRH (or the own address when they came without one).
+ */
+@RunWith(PaxExam.class)
+@ExamReactorStrategy(PerClass.class)
+public class CaptureIT {
+
+    @Inject
+    BundleContext context;
+    @Inject
+    ConfigurationAdmin configurationAdmin;
+    @Inject
+    CommandProcessor shell;
+
+    @Configuration
+    public Option[] config() {
+        return options(OsgiTestSupport.runtime("ipoib.codec", "ipoib.verbs.loopback", "ipoib.link"),
+                systemProperty("ipoib.defaults").value("false"));
+    }
+
+    /** One captured frame: its interface name, pseudo-header and IPoIB frame. */
+    private record Captured(String direction, MemorySegment pseudoHeader, int etherType, String text) {}
+
+    @Test
+    public void bothDirectionsAreCapturedWithTheirPseudoHeaders() throws Exception {
+        Testbed bed = new Testbed(context, configurationAdmin, shell);
+        bed.createLink("a", "loop0");
+        bed.createLink("b", "loop1");
+        bed.awaitUp("a", "b");
+        bed.listen();
+        IpoibLink a = bed.link("a");
+        IpoibLink b = bed.link("b");
+        Path file = Files.createTempFile("ipoib-capture", ".pcapng");
+        try {
+            String started = bed.run("ipoib:capture a " + file + " 4");
+            assertTrue(started, started.contains("capturing up to 4 frames of a"));
+            assertTrue(bed.fail("ipoib:capture a " + file + " 4").contains("is running; stop it first"));
+
+            assertEquals(TransmitResult.SENT, a.sendBroadcast(EXPERIMENTAL, payload("a broadcasts")));
+            bed.await("b got it", f -> f.text().equals("a broadcasts"));
+            assertEquals(TransmitResult.SENT, b.sendBroadcast(EXPERIMENTAL, payload("b broadcasts")));
+            bed.await("a got it", f -> f.text().equals("b broadcasts"));
+            PathRecord toB = a.port().subnetAdministrator().pathRecord(a.gid(), b.gid(), a.pkey())
+                    .toCompletableFuture().get(10, TimeUnit.SECONDS);
+            try (AddressHandle ah = a.createAddressHandle(toB, a.serviceLevel())) {
+                assertEquals(TransmitResult.SENT, a.sendUnicast(ah, b.qpn(), EXPERIMENTAL, payload("a to b")));
+            }
+            bed.await("b got the unicast", f -> f.text().equals("a to b"));
+            PathRecord toA = b.port().subnetAdministrator().pathRecord(b.gid(), a.gid(), b.pkey())
+                    .toCompletableFuture().get(10, TimeUnit.SECONDS);
+            try (AddressHandle ah = b.createAddressHandle(toA, b.serviceLevel())) {
+                assertEquals(TransmitResult.SENT, b.sendUnicast(ah, a.qpn(), EXPERIMENTAL, payload("b to a")));
+            }
+            bed.await("a got the unicast", f -> f.text().equals("b to a"));
+
+            Await.until("the capture ends after 4 frames", Duration.ofSeconds(10),
+                    () -> run(bed, "ipoib:capture").contains("(ended)"), () -> run(bed, "ipoib:capture"));
+            String summary = run(bed, "ipoib:capture");
+            assertTrue(summary, summary.contains("4 frames written (2 received, 2 sent), 0 dropped"));
+
+            Files.copy(file, Path.of("/tmp/ipoib-capture-check.pcapng"), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+            List<Captured> frames = read(file);
+            assertEquals(4, frames.size());
+            Gid broadcast = a.broadcastGid().gid();
+
+            Captured out = frames.get(0);
+            assertEquals("a out", out.direction());
+            assertEquals("a broadcasts", out.text());
+            assertEquals(EXPERIMENTAL, out.etherType());
+            assertEquals(false, IpoibPseudoHeader.isGrh(out.pseudoHeader(), 0));
+            assertEquals(Qpn.MAX, IpoibPseudoHeader.destinationQpn(out.pseudoHeader(), 0));
+            assertEquals(broadcast, IpoibPseudoHeader.destinationGid(out.pseudoHeader(), 0));
+
+            Captured in = frames.get(1);
+            assertEquals("a in", in.direction());
+            assertEquals("b broadcasts", in.text());
+            assertTrue("a multicast frame comes with its GRH", IpoibPseudoHeader.isGrh(in.pseudoHeader(), 0));
+            Grh grh = IpoibPseudoHeader.readGrh(in.pseudoHeader(), 0, new Grh());
+            assertEquals(broadcast, grh.destinationGid());
+            assertEquals(b.gid(), grh.sourceGid());
+
+            Captured unicastOut = frames.get(2);
+            assertEquals("a out", unicastOut.direction());
+            assertEquals("a to b", unicastOut.text());
+            assertEquals(b.qpn().value(), IpoibPseudoHeader.destinationQpn(unicastOut.pseudoHeader(), 0));
+            assertEquals(b.gid(), IpoibPseudoHeader.destinationGid(unicastOut.pseudoHeader(), 0));
+
+            Captured unicastIn = frames.get(3);
+            assertEquals("a in", unicastIn.direction());
+            assertEquals("b to a", unicastIn.text());
+            assertEquals("no GRH: the own address stands in", a.qpn().value(),
+                    IpoibPseudoHeader.destinationQpn(unicastIn.pseudoHeader(), 0));
+            assertEquals(a.gid(), IpoibPseudoHeader.destinationGid(unicastIn.pseudoHeader(), 0));
+
+            // A capture stopped by hand says what it wrote.
+            bed.run("ipoib:capture b " + file + " 1000");
+            b.sendBroadcast(EXPERIMENTAL, payload("one more"));
+            bed.await("a got it", f -> f.text().equals("one more"));
+            String stopped = bed.run("ipoib:capture b stop");
+            assertTrue(stopped, stopped.contains("capture of b") && stopped.contains("1 frames written (0 received, 1 sent)"));
+            assertEquals(1, read(file).size());
+
+            for (String[] wrong : new String[][] {
+                    {"ipoib:capture nosuch x.pcapng", "no interface 'nosuch'"},
+                    {"ipoib:capture a", "a file (or 'stop') is required"},
+                    {"ipoib:capture a x.pcapng many", "count 'many' is not a number"},
+                    {"ipoib:capture a x.pcapng 0", "count 0: allowed 1..10000000"},
+                    {"ipoib:capture a /nonexistent-dir/x.pcapng", "cannot write"},
+                    {"ipoib:capture a x y z", "too many arguments"}}) {
+                String message = bed.fail(wrong[0]);
+                assertTrue(wrong[0] + ": " + message, message.contains(wrong[1]) && message.contains("\nusage: "));
+            }
+        } finally {
+            bed.stopListening();
+            Files.deleteIfExists(file);
+        }
+    }
+
+    private static String run(Testbed bed, String command) {
+        try {
+            return bed.run(command);
+        } catch (Exception e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    private static List<Captured> read(Path file) throws Exception {
+        MemorySegment data = MemorySegment.ofArray(Files.readAllBytes(file));
+        PcapngReader reader = new PcapngReader(data);
+        List<Captured> out = new ArrayList<>();
+        while (reader.next()) {
+            assertEquals(LinkType.IPOIB, reader.linkType());
+            MemorySegment packet = reader.data();
+            MemorySegment pseudo = packet.asSlice(0, IpoibPseudoHeader.LENGTH);
+            int etherType = Short.toUnsignedInt(packet.get(
+                    ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN), IpoibPseudoHeader.LENGTH));
+            byte[] text = packet.asSlice(IpoibPseudoHeader.LENGTH + 4).toArray(ValueLayout.JAVA_BYTE);
+            String direction = reader.interfaceId() == 0 ? "a in" : "a out";
+            out.add(new Captured(direction, pseudo, etherType, new String(text, StandardCharsets.US_ASCII)));
+        }
+        return out;
+    }
+}

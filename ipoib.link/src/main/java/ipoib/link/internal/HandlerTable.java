@@ -1,0 +1,56 @@
+package ipoib.link.internal;
+
+import ipoib.api.link.FrameHandler;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The frame handlers of each EtherType, looked up per received frame without boxing the key or
+ * allocating: an immutable table of a few primitive keys, scanned linearly (links handle a
+ * handful of EtherTypes), replaced as a whole when handlers come and go.
+ */
+final class HandlerTable {
+    static final FrameHandler[] NONE = new FrameHandler[0];
+    static final HandlerTable EMPTY = new HandlerTable(new int[0], new FrameHandler[0][]);
+
+    private final int[] etherTypes;
+    private final FrameHandler[][] handlers;
+
+    private HandlerTable(int[] etherTypes, FrameHandler[][] handlers) {
+        this.etherTypes = etherTypes;
+        this.handlers = handlers;
+    }
+
+    /** A table from handlers listed per EtherType. */
+    static HandlerTable of(Map<Integer, List<FrameHandler>> byEtherType) {
+        int[] types = new int[byEtherType.size()];
+        FrameHandler[][] lists = new FrameHandler[types.length][];
+        int i = 0;
+        for (Map.Entry<Integer, List<FrameHandler>> e : byEtherType.entrySet()) {
+            types[i] = e.getKey();
+            lists[i] = e.getValue().toArray(NONE);
+            i++;
+        }
+        return new HandlerTable(types, lists);
+    }
+
+    /** A table with one handler per EtherType. */
+    static HandlerTable ofSingle(Map<Integer, FrameHandler> handlerByEtherType) {
+        Map<Integer, List<FrameHandler>> lists = new LinkedHashMap<>();
+        handlerByEtherType.forEach((type, handler) -> lists.computeIfAbsent(type, t -> new ArrayList<>()).add(handler));
+        return of(lists);
+    }
+
+    /** The handlers of an EtherType, {@link #NONE} when there are none. */
+    FrameHandler[] get(int etherType) {
+        int[] types = etherTypes;
+        for (int i = 0; i < types.length; i++) {
+            if (types[i] == etherType) {
+                return handlers[i];
+            }
+        }
+        return NONE;
+    }
+}

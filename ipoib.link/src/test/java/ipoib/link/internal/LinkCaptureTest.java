@@ -1,0 +1,105 @@
+package ipoib.link.internal;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import ipoib.api.Gid;
+import ipoib.codec.pcap.IpoibPseudoHeader;
+import ipoib.codec.pcap.LinkType;
+import ipoib.codec.pcap.PcapngReader;
+import java.lang.foreign.MemorySegment;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The capture ring: frames are copied into fixed slots (never more than the ring holds, the
+ * rest counted as dropped), written in commit order by the writer thread, and the capture ends
+ * by itself after its count.
+ */
+class LinkCaptureTest {
+    private static final Gid MGID = Gid.parse("ff12:401b:ffff::ffff:ffff");
+
+    @TempDir
+    Path dir;
+
+    private static MemorySegment frame(int n) {
+        byte[] b = new byte[8];
+        b[0] = (byte) 0x88;
+        b[1] = (byte) 0xB5;
+        b[4] = (byte) n;
+        return MemorySegment.ofArray(b);
+    }
+
+    private static int count(Path file) throws Exception {
+        PcapngReader reader = new PcapngReader(MemorySegment.ofArray(Files.readAllBytes(file)));
+        int n = 0;
+        while (reader.next()) {
+            assertEquals(LinkType.IPOIB, reader.linkType());
+            assertEquals(n, Byte.toUnsignedInt(reader.data().get(java.lang.foreign.ValueLayout.JAVA_BYTE,
+                    IpoibPseudoHeader.LENGTH + 4)), "frames in commit order");
+            n++;
+        }
+        return n;
+    }
+
+    @Test
+    void aFullRingCountsTheFramesItCannotTake() throws Exception {
+        Path file = dir.resolve("full.pcapng");
+        LinkCapture capture = new LinkCapture("t", file, 10_000, () -> { });
+        int[] slots = new int[LinkCapture.SLOTS];
+        for (int i = 0; i < slots.length; i++) {
+            slots[i] = capture.claim();
+            assertTrue(slots[i] >= 0);
+        }
+        assertEquals(-1, capture.claim(), "every slot is taken");
+        assertEquals(1, capture.dropped());
+        for (int i = 0; i < slots.length; i++) {
+            capture.fillSent(slots[i], 0xFFFFFF, MGID, frame(i), 0, 8);
+            capture.commit(slots[i]);
+        }
+        capture.close();
+        assertEquals(LinkCapture.SLOTS, count(file));
+        String summary = capture.summary();
+        assertTrue(summary.contains(LinkCapture.SLOTS + " frames written (0 received, " + LinkCapture.SLOTS + " sent), 1 dropped"),
+                summary);
+    }
+
+    @Test
+    void theCaptureEndsByItselfAfterItsCount() throws Exception {
+        Path file = dir.resolve("count.pcapng");
+        CountDownLatch ended = new CountDownLatch(1);
+        LinkCapture capture = new LinkCapture("t", file, 3, ended::countDown);
+        MemorySegment buffer = MemorySegment.ofArray(new byte[64]);
+        for (int i = 0; i < 3; i++) {
+            int slot = capture.claim();
+            MemorySegment.copy(frame(i), 0, buffer, 40, 8);
+            capture.fillReceived(slot, buffer, 0, false, 0x48, new Gid(Gid.DEFAULT_SUBNET_PREFIX, 1), 40, 8);
+            capture.commit(slot);
+        }
+        assertEquals(-1, capture.claim(), "the count is reached");
+        assertEquals(0, capture.dropped(), "not a drop");
+        assertTrue(ended.await(10, TimeUnit.SECONDS));
+        assertFalse(capture.isRunning());
+        assertEquals(3, count(file));
+        assertTrue(capture.summary().contains("(ended): 3 frames written (3 received, 0 sent)"), capture.summary());
+    }
+
+    @Test
+    void anAbortedFrameGivesItsSlotAndItsPlaceInTheCountBack() throws Exception {
+        LinkCapture capture = new LinkCapture("t", dir.resolve("abort.pcapng"), 1, () -> { });
+        int slot = capture.claim();
+        assertEquals(-1, capture.claim());
+        capture.abort(slot);
+        slot = capture.claim();
+        assertTrue(slot >= 0);
+        capture.fillSent(slot, 0x48, null, frame(0), 0, 8);
+        capture.commit(slot);
+        capture.close();
+        assertTrue(capture.summary().contains("1 frames written"), capture.summary());
+    }
+}

@@ -1,0 +1,2 @@
+/** The multicast group manager (private). */
+package ipoib.mcast.internal;
