@@ -2,6 +2,7 @@ package ipoib.bench;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -17,57 +18,85 @@ import org.openjdk.jmh.annotations.TearDown;
 /**
  * Packets per second delivered from one interface to another over the loopback fabric (one
  * sending thread, the link's receive thread), against the baselines measured in the same run:
- * an SPSC ring between two threads (packet rate) and a single-thread copy (bandwidth).
+ * an SPSC ring between two threads (packet rate) and a single-thread copy (bandwidth). Each
+ * benchmark has its own state, so that no other benchmark's thread runs while it is measured.
  */
-@State(Scope.Benchmark)
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.SECONDS)
 public class PacketPathBenchmark {
 
-    /** 64 octets (packet rate) and the full link MTU, 2044 (bandwidth). */
-    @Param({"64", "2044"})
-    public int payloadBytes;
+    /** The payload of every benchmark: 64 octets (packet rate) or the full link MTU, 2044 (bandwidth). */
+    @State(Scope.Benchmark)
+    public static class Payload {
+        @Param({"64", "2044"})
+        public int payloadBytes;
+        MemorySegment bytes;
 
-    private LinkPair links;
-    private SpscRing ring;
-    private MemorySegment payload;
-    private MemorySegment copyTarget;
-
-    @Setup(Level.Trial)
-    public void setUp() throws Exception {
-        links = new LinkPair();
-        ring = new SpscRing();
-        payload = Arena.ofAuto().allocate(payloadBytes);
-        for (int i = 0; i < payloadBytes; i++) {
-            payload.set(java.lang.foreign.ValueLayout.JAVA_BYTE, i, (byte) i);
+        @Setup(Level.Trial)
+        public void fill() {
+            bytes = Arena.ofAuto().allocate(payloadBytes);
+            for (int i = 0; i < payloadBytes; i++) {
+                bytes.set(ValueLayout.JAVA_BYTE, i, (byte) i);
+            }
         }
-        copyTarget = Arena.ofAuto().allocate(payloadBytes);
     }
 
-    @TearDown(Level.Trial)
-    public void tearDown() {
-        links.drain();
-        ring.drain();
-        ring.close();
-        links.close();
+    /** Two interfaces on the loopback fabric. */
+    @State(Scope.Benchmark)
+    public static class Links {
+        LinkPair pair;
+
+        @Setup(Level.Trial)
+        public void start() throws Exception {
+            pair = new LinkPair();
+        }
+
+        @TearDown(Level.Trial)
+        public void stop() {
+            pair.drain();
+            pair.close();
+        }
+    }
+
+    /** The SPSC ring and its consumer thread. */
+    @State(Scope.Benchmark)
+    public static class Ring {
+        SpscRing ring;
+
+        @Setup(Level.Trial)
+        public void start() {
+            ring = new SpscRing();
+        }
+
+        @TearDown(Level.Trial)
+        public void stop() {
+            ring.drain();
+            ring.close();
+        }
+    }
+
+    /** The copy baseline's target. */
+    @State(Scope.Thread)
+    public static class Target {
+        final MemorySegment bytes = Arena.ofAuto().allocate(4096);
     }
 
     /** The stack: IPoIB header and copy into a pooled send buffer, UD send, delivery, dispatch. */
     @Benchmark
-    public void stack() {
-        links.sendOne(payload);
+    public void stack(Links links, Payload payload) {
+        links.pair.sendOne(payload.bytes);
     }
 
     /** Baseline: the same bytes moved between two threads through a bounded SPSC ring. */
     @Benchmark
-    public void ringBaseline() {
-        ring.offer(payload);
+    public void ringBaseline(Ring ring, Payload payload) {
+        ring.ring.offer(payload.bytes);
     }
 
     /** Baseline: copying the same bytes in one thread. */
     @Benchmark
-    public MemorySegment copyBaseline() {
-        MemorySegment.copy(payload, 0, copyTarget, 0, payloadBytes);
-        return copyTarget;
+    public MemorySegment copyBaseline(Target target, Payload payload) {
+        MemorySegment.copy(payload.bytes, 0, target.bytes, 0, payload.payloadBytes);
+        return target.bytes;
     }
 }

@@ -38,7 +38,6 @@ public final class IpoibLinkComponent implements LinkHooks {
     /** Factory PID of interface configurations. */
     public static final String FACTORY_PID = "ipoib.link";
 
-    private static final FrameHandler[] NO_HANDLERS = new FrameHandler[0];
 
     private final LinkEngine engine;
     private final Logger log;
@@ -46,7 +45,7 @@ public final class IpoibLinkComponent implements LinkHooks {
     private final List<HandlerEntry> handlerEntries = new CopyOnWriteArrayList<>();
     private final List<LinkListener> listeners = new CopyOnWriteArrayList<>();
     /** EtherType → handlers, rebuilt when handlers come and go; read per frame without locks. */
-    private volatile Map<Integer, FrameHandler[]> handlersByType = Map.of();
+    private volatile HandlerTable handlersByType = HandlerTable.EMPTY;
     private volatile EventAdmin eventAdmin;
 
     private record HandlerEntry(FrameHandler handler, int etherType, String link) {}
@@ -119,9 +118,7 @@ public final class IpoibLinkComponent implements LinkHooks {
                 byType.computeIfAbsent(e.etherType(), k -> new ArrayList<>()).add(e.handler());
             }
         }
-        Map<Integer, FrameHandler[]> next = new java.util.HashMap<>();
-        byType.forEach((k, v) -> next.put(k, v.toArray(NO_HANDLERS)));
-        handlersByType = Map.copyOf(next);
+        handlersByType = HandlerTable.of(byType);
     }
 
     @Reference(cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC)
@@ -148,8 +145,7 @@ public final class IpoibLinkComponent implements LinkHooks {
 
     @Override
     public FrameHandler[] handlers(int etherType) {
-        FrameHandler[] h = handlersByType.get(etherType);
-        return h == null ? NO_HANDLERS : h;
+        return handlersByType.get(etherType);
     }
 
     @Override

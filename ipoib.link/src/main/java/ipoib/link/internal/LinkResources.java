@@ -37,7 +37,6 @@ import java.util.concurrent.TimeUnit;
  * down; nothing here is reused across periods, so a stale sender can only fail, never corrupt.
  */
 final class LinkResources {
-    private static final long SEND_TAG = 1L << 32;
     private static final int BATCH = 64;
 
     final Port port;
@@ -56,7 +55,15 @@ final class LinkResources {
 
     private final LinkEngine engine;
     private final LinkStatistics stats;
+    /** Receive completions: drained by the receive thread. */
     private final CompletionQueue cq;
+    /**
+     * Send completions: never waited on; senders reclaim them when free buffers run low, as
+     * Linux's IPoIB polls its send CQ from the transmit path, so no thread wakes per packet.
+     */
+    private final CompletionQueue sendCq;
+    /** The batch senders reclaim into; guarded by {@link #freeSend}. */
+    private final WorkCompletions sendBatch = new WorkCompletions(BATCH);
     private final UdQueuePair qp;
     private final MemoryRegion region;
     private final MemorySegment buffers;
@@ -69,6 +76,8 @@ final class LinkResources {
 
     // Free send buffers: a stack of indices guarded by itself (senders pop, the poller pushes).
     private final int[] freeSend;
+    /** Senders reclaim send completions when fewer buffers than this are free (a quarter of the pool). */
+    private final int reclaimThreshold;
     private int freeTop;
     private final long[] sendPostedAt;
 
@@ -100,24 +109,28 @@ final class LinkResources {
         // Every buffer holds the GRH area, the 4-octet header and a full IB MTU of payload.
         this.bufferSize = (UdQueuePair.GRH_AREA_LENGTH + broadcast.mtu().bytes() + 63) & ~63;
         this.freeSend = new int[sendCount];
+        this.reclaimThreshold = Math.max(1, sendCount / 4);
         this.sendPostedAt = new long[sendCount];
         CompletionQueue createdCq = null;
+        CompletionQueue createdSendCq = null;
         UdQueuePair createdQp = null;
         MemoryRegion createdRegion = null;
         AddressHandle createdAh = null;
         try {
-            createdCq = port.createCompletionQueue(sendCount + receiveCount);
-            createdQp = port.createUdQueuePair(new UdQueuePairConfig(createdCq, createdCq, sendCount, receiveCount,
-                    pkeyIndex, qkey, true));
+            createdCq = port.createCompletionQueue(receiveCount);
+            createdSendCq = port.createCompletionQueue(sendCount);
+            createdQp = port.createUdQueuePair(new UdQueuePairConfig(createdSendCq, createdCq, sendCount,
+                    receiveCount, pkeyIndex, qkey, true));
             this.buffers = Arena.ofAuto().allocate((long) bufferSize * (sendCount + receiveCount), 64);
             createdRegion = port.device().registerMemory(buffers);
             createdQp.attachMulticast(broadcast.mgid().gid(), broadcast.mlid());
             createdAh = port.createAddressHandle(groupVector(broadcast));
         } catch (RuntimeException e) {
-            closeQuietly(createdAh, createdQp, createdRegion, createdCq);
+            closeQuietly(createdAh, createdQp, createdRegion, createdCq, createdSendCq);
             throw e;
         }
         this.cq = createdCq;
+        this.sendCq = createdSendCq;
         this.qp = createdQp;
         this.region = createdRegion;
         this.broadcastHandle = createdAh;
@@ -165,6 +178,9 @@ final class LinkResources {
         }
         int index;
         synchronized (freeSend) {
+            if (freeTop < reclaimThreshold) {
+                reclaimSends();
+            }
             if (freeTop == 0) {
                 return stats.drop(TransmitResult.DROPPED_NO_BUFFER);
             }
@@ -184,7 +200,7 @@ final class LinkResources {
         }
         boolean posted;
         try {
-            posted = qp.postSend(SEND_TAG | index, region, at, frameLength, PathAddressHandle.unwrap(destination),
+            posted = qp.postSend(index, region, at, frameLength, PathAddressHandle.unwrap(destination),
                     remoteQpn, qkey);
         } catch (VerbsException e) {
             // The provider went away under us (or a group handle was replaced): the frame is lost.
@@ -229,6 +245,32 @@ final class LinkResources {
         }
     }
 
+    /** Returns the buffers of completed sends to the free stack; the caller holds {@link #freeSend}. */
+    private void reclaimSends() {
+        int n;
+        do {
+            try {
+                n = sendCq.poll(sendBatch);
+            } catch (VerbsException providerGone) {
+                return;
+            }
+            for (int i = 0; i < n; i++) {
+                CompletionStatus status = sendBatch.status(i);
+                if (status != CompletionStatus.SUCCESS && status != CompletionStatus.WORK_REQUEST_FLUSH_ERROR) {
+                    stats.txErrors.increment();
+                }
+                freeSend[freeTop++] = (int) sendBatch.workRequestId(i);
+            }
+        } while (n == sendBatch.capacity());
+    }
+
+    /** Reclaims completed sends now (the watchdog, before it looks for stuck buffers). */
+    void reclaimCompletedSends() {
+        synchronized (freeSend) {
+            reclaimSends();
+        }
+    }
+
     private void releaseSend(int index) {
         synchronized (freeSend) {
             freeSend[freeTop++] = index;
@@ -239,6 +281,7 @@ final class LinkResources {
     int stuckSends(long timeoutNanos) {
         boolean[] free = new boolean[sendCount];
         synchronized (freeSend) {
+            reclaimSends();
             for (int i = 0; i < freeTop; i++) {
                 free[freeSend[i]] = true;
             }
@@ -370,16 +413,8 @@ final class LinkResources {
                 break;
             }
             for (int i = 0; i < n; i++) {
-                long wrId = batch.workRequestId(i);
                 CompletionStatus status = batch.status(i);
-                if ((wrId & SEND_TAG) != 0) {
-                    if (status != CompletionStatus.SUCCESS && status != CompletionStatus.WORK_REQUEST_FLUSH_ERROR) {
-                        stats.txErrors.increment();
-                    }
-                    releaseSend((int) wrId);
-                    continue;
-                }
-                int index = (int) wrId;
+                int index = (int) batch.workRequestId(i);
                 if (status == CompletionStatus.WORK_REQUEST_FLUSH_ERROR) {
                     continue;
                 }
@@ -553,7 +588,7 @@ final class LinkResources {
             }
             groups.clear();
         }
-        closeQuietly(broadcastHandle, qp, region, cq);
+        closeQuietly(broadcastHandle, qp, region, cq, sendCq);
     }
 
     private static void closeQuietly(AutoCloseable... resources) {

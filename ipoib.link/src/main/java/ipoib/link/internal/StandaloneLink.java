@@ -20,19 +20,14 @@ public final class StandaloneLink implements AutoCloseable {
     private static final Logger LOG = Logger.getLogger(StandaloneLink.class.getName());
 
     private final LinkEngine engine;
-    private final Map<Integer, FrameHandler[]> handlers;
+    private final HandlerTable handlers;
 
     private StandaloneLink(LinkConfig config, Map<Integer, FrameHandler> handlersByEtherType) {
-        java.util.HashMap<Integer, FrameHandler[]> h = new java.util.HashMap<>();
-        handlersByEtherType.forEach((type, handler) -> h.put(type, new FrameHandler[] {handler}));
-        this.handlers = Map.copyOf(h);
+        this.handlers = HandlerTable.ofSingle(handlersByEtherType);
         this.engine = new LinkEngine(config, new LinkHooks() {
-            private final FrameHandler[] none = new FrameHandler[0];
-
             @Override
             public FrameHandler[] handlers(int etherType) {
-                FrameHandler[] found = handlers.get(etherType);
-                return found == null ? none : found;
+                return handlers.get(etherType);
             }
 
             @Override

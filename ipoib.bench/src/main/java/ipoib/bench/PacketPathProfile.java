@@ -1,0 +1,33 @@
+package ipoib.bench;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * Drives the packet path for a while outside JMH, so that a profiler (JFR: run with
+ * {@code -XX:StartFlightRecording=filename=packet-path.jfr}) sees only it. Prints packets/s.
+ * Usage: {@code java -cp benchmarks.jar ipoib.bench.PacketPathProfile [payload bytes] [seconds]}.
+ */
+public final class PacketPathProfile {
+    private PacketPathProfile() {}
+
+    public static void main(String[] args) throws Exception {
+        int payloadBytes = args.length > 0 ? Integer.parseInt(args[0]) : 64;
+        long seconds = args.length > 1 ? Long.parseLong(args[1]) : 10;
+        MemorySegment payload = Arena.ofAuto().allocate(payloadBytes);
+        try (LinkPair links = new LinkPair()) {
+            long end = System.nanoTime() + seconds * 1_000_000_000L;
+            long count = 0;
+            long start = System.nanoTime();
+            while (System.nanoTime() < end) {
+                for (int i = 0; i < 1000; i++) {
+                    links.sendOne(payload);
+                }
+                count += 1000;
+            }
+            links.drain();
+            double elapsed = (System.nanoTime() - start) / 1e9;
+            System.out.printf("%d-octet frames: %.0f packets/s delivered%n", payloadBytes, links.delivered.get() / elapsed);
+        }
+    }
+}
