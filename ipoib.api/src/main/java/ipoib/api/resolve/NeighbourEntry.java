@@ -12,7 +12,7 @@ import java.time.Duration;
  * @param address the IP address
  * @param linkAddress the peer's link-layer address, null while INCOMPLETE
  * @param lid the DLID of the path, null until the path is known
- * @param serviceLevel the SL used for unicast to the peer
+ * @param serviceLevel the SL used for unicast to the peer, -1 until its path is known
  * @param state the entry's state
  * @param age time since the entry was last confirmed
  * @param queuedFrames frames waiting for resolution
