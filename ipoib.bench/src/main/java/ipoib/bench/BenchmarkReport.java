@@ -32,11 +32,13 @@ public final class BenchmarkReport {
             System.exit(2);
         }
         boolean quick = mode.equals("quick");
+        String run = Long.toString(ProcessHandle.current().pid());
+        System.setProperty("ipoib.bench.run", run);
         ChainedOptionsBuilder options = new OptionsBuilder()
                 .include(args.length > 1 ? args[1] : "ipoib\\.bench\\..*")
                 .forks(1)
                 .jvmArgsAppend("--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow",
-                        "-Xms1g", "-Xmx1g")
+                        "-Xms1g", "-Xmx1g", "-Dipoib.bench.run=" + run)
                 .warmupIterations(quick ? 1 : 3)
                 .warmupTime(TimeValue.milliseconds(quick ? 200 : 2000))
                 .measurementIterations(quick ? 1 : 5)
@@ -46,6 +48,38 @@ public final class BenchmarkReport {
         Collection<RunResult> results = new Runner(options.build()).run();
         System.out.println();
         System.out.println(table(results));
+    }
+
+    /** Where the forked trials leave figures that are not JMH scores (e.g. heap per entry), one file per run. */
+    static final java.nio.file.Path NOTES = java.nio.file.Path.of(System.getProperty("java.io.tmpdir"),
+            "ipoib-bench-notes-" + System.getProperty("ipoib.bench.run", "0") + ".txt");
+
+    /** Called in a trial (the forked JVM): records {@code label: value} for the table. */
+    static synchronized void note(String label, String value) {
+        try {
+            java.nio.file.Files.writeString(NOTES, label + "\t" + value + "\n", java.nio.file.StandardOpenOption.CREATE,
+                    java.nio.file.StandardOpenOption.APPEND);
+        } catch (java.io.IOException e) {
+            System.err.println("cannot record " + label + ": " + e);
+        }
+    }
+
+    static List<String[]> notes() {
+        List<String[]> out = new ArrayList<>();
+        try {
+            if (java.nio.file.Files.exists(NOTES)) {
+                for (String line : java.nio.file.Files.readAllLines(NOTES)) {
+                    String[] kv = line.split("\t", 2);
+                    if (kv.length == 2) {
+                        out.add(new String[] {kv[0], kv[1], "-", "-", "-", "-"});
+                    }
+                }
+                java.nio.file.Files.delete(NOTES);
+            }
+        } catch (java.io.IOException e) {
+            System.err.println("cannot read " + NOTES + ": " + e);
+        }
+        return out;
     }
 
     /** Score and allocation of one benchmark (by method and parameter). */
@@ -86,6 +120,16 @@ public final class BenchmarkReport {
                         String.format(Locale.ROOT, "%.0f", x.bytesPerOp())});
             }
         }
+        for (Map.Entry<String, Figure> e : f.entrySet()) {
+            if (e.getKey().startsWith("NeighbourBenchmark.")) {
+                Figure x = e.getValue();
+                rows.add(new String[] {"neighbour lookup, 4 threads, " + e.getKey().substring(e.getKey().indexOf('[') + 1,
+                        e.getKey().length() - 1) + " entries (" + x.unit() + ")",
+                        String.format(Locale.ROOT, "%.3g ± %.2g", x.score(), x.error()), "-", "-",
+                        "flat in table size", String.format(Locale.ROOT, "%.1f", x.bytesPerOp())});
+            }
+        }
+        rows.addAll(notes());
         StringBuilder out = new StringBuilder();
         for (int i = 0; i < rows.size(); i++) {
             out.append("| ").append(String.join(" | ", rows.get(i))).append(" |\n");
