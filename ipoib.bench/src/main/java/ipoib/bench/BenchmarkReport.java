@@ -123,12 +123,14 @@ public final class BenchmarkReport {
         for (Map.Entry<String, Figure> e : f.entrySet()) {
             if (e.getKey().startsWith("NeighbourBenchmark.")) {
                 Figure x = e.getValue();
-                rows.add(new String[] {"neighbour lookup, 4 threads, " + e.getKey().substring(e.getKey().indexOf('[') + 1,
+                rows.add(new String[] {"neighbour " + (e.getKey().contains("lookupHot") ? "lookup (1 024 hot entries)" : "lookup (random)") + ", 4 threads, " + e.getKey().substring(e.getKey().indexOf('[') + 1,
                         e.getKey().length() - 1) + " entries (" + x.unit() + ")",
                         String.format(Locale.ROOT, "%.3g ± %.2g", x.score(), x.error()), "-", "-",
                         "flat in table size", String.format(Locale.ROOT, "%.1f", x.bytesPerOp())});
             }
         }
+        single(rows, f, "join 1 000 multicast groups (listener joins, loopback SA)", "MulticastBenchmark.join1000", "-");
+        single(rows, f, "egress decision, member group", "MulticastBenchmark.egressMember", "allocation-free");
         rows.addAll(notes());
         StringBuilder out = new StringBuilder();
         for (int i = 0; i < rows.size(); i++) {
@@ -138,6 +140,16 @@ public final class BenchmarkReport {
             }
         }
         return out.toString();
+    }
+
+    /** A row without a baseline. */
+    private static void single(List<String[]> rows, Map<String, Figure> f, String label, String key, String target) {
+        Figure x = f.get(key);
+        if (x == null) {
+            return;
+        }
+        rows.add(new String[] {label + " (" + x.unit() + ")", String.format(Locale.ROOT, "%.3g ± %.2g", x.score(), x.error()),
+                "-", "-", target, String.format(Locale.ROOT, "%.1f", x.bytesPerOp())});
     }
 
     private static void ratio(List<String[]> rows, Map<String, Figure> f, String label, String stack, String baseline,
