@@ -83,7 +83,7 @@ public final class BenchmarkReport {
     }
 
     /** Score and allocation of one benchmark (by method and parameter). */
-    record Figure(double score, double error, String unit, double bytesPerOp) {}
+    record Figure(double score, double error, String unit, double bytesPerOp, double p50, double p90, double p99) {}
 
     static Map<String, Figure> figures(Collection<RunResult> results) {
         Map<String, Figure> out = new LinkedHashMap<>();
@@ -96,8 +96,13 @@ public final class BenchmarkReport {
             if (alloc == null) {
                 alloc = r.getSecondaryResults().get("·gc.alloc.rate.norm");
             }
+            // Percentiles: meaningful for the sampled benchmarks (Mode.SampleTime).
+            org.openjdk.jmh.util.Statistics st = primary.getStatistics();
+            boolean sampled = p.getMode() == org.openjdk.jmh.annotations.Mode.SampleTime;
             out.put(name + param, new Figure(primary.getScore(), primary.getScoreError(), primary.getScoreUnit(),
-                    alloc == null ? Double.NaN : alloc.getScore()));
+                    alloc == null ? Double.NaN : alloc.getScore(),
+                    sampled ? st.getPercentile(50) : Double.NaN, sampled ? st.getPercentile(90) : Double.NaN,
+                    sampled ? st.getPercentile(99) : Double.NaN));
         }
         return out;
     }
@@ -112,6 +117,16 @@ public final class BenchmarkReport {
                 "PacketPathBenchmark.copyBaseline[2044]", ">= 0.50");
         ratio(rows, f, "packet rate, 2044 B vs ring (packets/s)", "PacketPathBenchmark.stack[2044]",
                 "PacketPathBenchmark.ringBaseline[2044]", "-");
+        ratio(rows, f, "UDP packet rate, 64 B payload, host layer (datagrams/s)", "HostPathBenchmark.udp[64]",
+                "PacketPathBenchmark.ringBaseline[64]", ">= 0.25");
+        ratio(rows, f, "UDP bandwidth, 2016 B payload = 2044 B frame, host layer (datagrams/s)",
+                "HostPathBenchmark.udp[2016]", "PacketPathBenchmark.copyBaseline[2044]", ">= 0.50");
+        Figure cold = f.get("ResolutionBenchmark.coldIpv4");
+        if (cold != null && cold.p50() == cold.p50()) {
+            rows.add(new String[] {"cold IPv4 resolution, ARP + PathRecord (" + cold.unit() + ")",
+                    String.format(Locale.ROOT, "p50 %.0f, p90 %.0f, p99 %.0f", cold.p50(), cold.p90(), cold.p99()),
+                    "-", "-", "-", String.format(Locale.ROOT, "%.0f", cold.bytesPerOp())});
+        }
         for (Map.Entry<String, Figure> e : f.entrySet()) {
             if (e.getKey().startsWith("CodecBenchmark.")) {
                 Figure x = e.getValue();
