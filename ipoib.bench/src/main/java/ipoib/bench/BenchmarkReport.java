@@ -51,13 +51,15 @@ public final class BenchmarkReport {
     }
 
     /** Where the forked trials leave figures that are not JMH scores (e.g. heap per entry), one file per run. */
-    static final java.nio.file.Path NOTES = java.nio.file.Path.of(System.getProperty("java.io.tmpdir"),
-            "ipoib-bench-notes-" + System.getProperty("ipoib.bench.run", "0") + ".txt");
+    static java.nio.file.Path notesFile() {
+        return java.nio.file.Path.of(System.getProperty("java.io.tmpdir"),
+                "ipoib-bench-notes-" + System.getProperty("ipoib.bench.run", "0") + ".txt");
+    }
 
     /** Called in a trial (the forked JVM): records {@code label: value} for the table. */
     static synchronized void note(String label, String value) {
         try {
-            java.nio.file.Files.writeString(NOTES, label + "\t" + value + "\n", java.nio.file.StandardOpenOption.CREATE,
+            java.nio.file.Files.writeString(notesFile(), label + "\t" + value + "\n", java.nio.file.StandardOpenOption.CREATE,
                     java.nio.file.StandardOpenOption.APPEND);
         } catch (java.io.IOException e) {
             System.err.println("cannot record " + label + ": " + e);
@@ -66,6 +68,7 @@ public final class BenchmarkReport {
 
     static List<String[]> notes() {
         List<String[]> out = new ArrayList<>();
+        java.nio.file.Path NOTES = notesFile();
         try {
             if (java.nio.file.Files.exists(NOTES)) {
                 for (String line : java.nio.file.Files.readAllLines(NOTES)) {
