@@ -67,14 +67,15 @@ public final class BenchmarkReport {
     }
 
     static List<String[]> notes() {
-        List<String[]> out = new ArrayList<>();
+        // Several benchmarks may share a trial setup that notes the same figure: the last one stands.
+        Map<String, String[]> out = new LinkedHashMap<>();
         java.nio.file.Path NOTES = notesFile();
         try {
             if (java.nio.file.Files.exists(NOTES)) {
                 for (String line : java.nio.file.Files.readAllLines(NOTES)) {
                     String[] kv = line.split("\t", 2);
                     if (kv.length == 2) {
-                        out.add(new String[] {kv[0], kv[1], "-", "-", "-", "-"});
+                        out.put(kv[0], new String[] {kv[0], kv[1], "-", "-", "-", "-"});
                     }
                 }
                 java.nio.file.Files.delete(NOTES);
@@ -82,7 +83,7 @@ public final class BenchmarkReport {
         } catch (java.io.IOException e) {
             System.err.println("cannot read " + NOTES + ": " + e);
         }
-        return out;
+        return new ArrayList<>(out.values());
     }
 
     /** Score and allocation of one benchmark (by method and parameter). */
