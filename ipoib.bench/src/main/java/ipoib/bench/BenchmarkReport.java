@@ -32,11 +32,13 @@ public final class BenchmarkReport {
             System.exit(2);
         }
         boolean quick = mode.equals("quick");
+        String run = Long.toString(ProcessHandle.current().pid());
+        System.setProperty("ipoib.bench.run", run);
         ChainedOptionsBuilder options = new OptionsBuilder()
                 .include(args.length > 1 ? args[1] : "ipoib\\.bench\\..*")
                 .forks(1)
                 .jvmArgsAppend("--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow",
-                        "-Xms1g", "-Xmx1g")
+                        "-Xms1g", "-Xmx1g", "-Dipoib.bench.run=" + run)
                 .warmupIterations(quick ? 1 : 3)
                 .warmupTime(TimeValue.milliseconds(quick ? 200 : 2000))
                 .measurementIterations(quick ? 1 : 5)
@@ -48,8 +50,44 @@ public final class BenchmarkReport {
         System.out.println(table(results));
     }
 
+    /** Where the forked trials leave figures that are not JMH scores (e.g. heap per entry), one file per run. */
+    static java.nio.file.Path notesFile() {
+        return java.nio.file.Path.of(System.getProperty("java.io.tmpdir"),
+                "ipoib-bench-notes-" + System.getProperty("ipoib.bench.run", "0") + ".txt");
+    }
+
+    /** Called in a trial (the forked JVM): records {@code label: value} for the table. */
+    static synchronized void note(String label, String value) {
+        try {
+            java.nio.file.Files.writeString(notesFile(), label + "\t" + value + "\n", java.nio.file.StandardOpenOption.CREATE,
+                    java.nio.file.StandardOpenOption.APPEND);
+        } catch (java.io.IOException e) {
+            System.err.println("cannot record " + label + ": " + e);
+        }
+    }
+
+    static List<String[]> notes() {
+        // Several benchmarks may share a trial setup that notes the same figure: the last one stands.
+        Map<String, String[]> out = new LinkedHashMap<>();
+        java.nio.file.Path NOTES = notesFile();
+        try {
+            if (java.nio.file.Files.exists(NOTES)) {
+                for (String line : java.nio.file.Files.readAllLines(NOTES)) {
+                    String[] kv = line.split("\t", 2);
+                    if (kv.length == 2) {
+                        out.put(kv[0], new String[] {kv[0], kv[1], "-", "-", "-", "-"});
+                    }
+                }
+                java.nio.file.Files.delete(NOTES);
+            }
+        } catch (java.io.IOException e) {
+            System.err.println("cannot read " + NOTES + ": " + e);
+        }
+        return new ArrayList<>(out.values());
+    }
+
     /** Score and allocation of one benchmark (by method and parameter). */
-    record Figure(double score, double error, String unit, double bytesPerOp) {}
+    record Figure(double score, double error, String unit, double bytesPerOp, double p50, double p90, double p99) {}
 
     static Map<String, Figure> figures(Collection<RunResult> results) {
         Map<String, Figure> out = new LinkedHashMap<>();
@@ -62,8 +100,13 @@ public final class BenchmarkReport {
             if (alloc == null) {
                 alloc = r.getSecondaryResults().get("·gc.alloc.rate.norm");
             }
+            // Percentiles: meaningful for the sampled benchmarks (Mode.SampleTime).
+            org.openjdk.jmh.util.Statistics st = primary.getStatistics();
+            boolean sampled = p.getMode() == org.openjdk.jmh.annotations.Mode.SampleTime;
             out.put(name + param, new Figure(primary.getScore(), primary.getScoreError(), primary.getScoreUnit(),
-                    alloc == null ? Double.NaN : alloc.getScore()));
+                    alloc == null ? Double.NaN : alloc.getScore(),
+                    sampled ? st.getPercentile(50) : Double.NaN, sampled ? st.getPercentile(90) : Double.NaN,
+                    sampled ? st.getPercentile(99) : Double.NaN));
         }
         return out;
     }
@@ -78,6 +121,16 @@ public final class BenchmarkReport {
                 "PacketPathBenchmark.copyBaseline[2044]", ">= 0.50");
         ratio(rows, f, "packet rate, 2044 B vs ring (packets/s)", "PacketPathBenchmark.stack[2044]",
                 "PacketPathBenchmark.ringBaseline[2044]", "-");
+        ratio(rows, f, "UDP packet rate, 64 B payload, host layer (datagrams/s)", "HostPathBenchmark.udp[64]",
+                "PacketPathBenchmark.ringBaseline[64]", ">= 0.25");
+        ratio(rows, f, "UDP bandwidth, 2016 B payload = 2044 B frame, host layer (datagrams/s)",
+                "HostPathBenchmark.udp[2016]", "PacketPathBenchmark.copyBaseline[2044]", ">= 0.50");
+        Figure cold = f.get("ResolutionBenchmark.coldIpv4");
+        if (cold != null && cold.p50() == cold.p50()) {
+            rows.add(new String[] {"cold IPv4 resolution, ARP + PathRecord (" + cold.unit() + ")",
+                    String.format(Locale.ROOT, "p50 %.0f, p90 %.0f, p99 %.0f", cold.p50(), cold.p90(), cold.p99()),
+                    "-", "-", "-", String.format(Locale.ROOT, "%.0f", cold.bytesPerOp())});
+        }
         for (Map.Entry<String, Figure> e : f.entrySet()) {
             if (e.getKey().startsWith("CodecBenchmark.")) {
                 Figure x = e.getValue();
@@ -86,6 +139,18 @@ public final class BenchmarkReport {
                         String.format(Locale.ROOT, "%.0f", x.bytesPerOp())});
             }
         }
+        for (Map.Entry<String, Figure> e : f.entrySet()) {
+            if (e.getKey().startsWith("NeighbourBenchmark.")) {
+                Figure x = e.getValue();
+                rows.add(new String[] {"neighbour " + (e.getKey().contains("lookupHot") ? "lookup (1 024 hot entries)" : "lookup (random)") + ", 4 threads, " + e.getKey().substring(e.getKey().indexOf('[') + 1,
+                        e.getKey().length() - 1) + " entries (" + x.unit() + ")",
+                        String.format(Locale.ROOT, "%.3g ± %.2g", x.score(), x.error()), "-", "-",
+                        "flat in table size", String.format(Locale.ROOT, "%.1f", x.bytesPerOp())});
+            }
+        }
+        single(rows, f, "join 1 000 multicast groups (listener joins, loopback SA)", "MulticastBenchmark.join1000", "-");
+        single(rows, f, "egress decision, member group", "MulticastBenchmark.egressMember", "allocation-free");
+        rows.addAll(notes());
         StringBuilder out = new StringBuilder();
         for (int i = 0; i < rows.size(); i++) {
             out.append("| ").append(String.join(" | ", rows.get(i))).append(" |\n");
@@ -94,6 +159,16 @@ public final class BenchmarkReport {
             }
         }
         return out.toString();
+    }
+
+    /** A row without a baseline. */
+    private static void single(List<String[]> rows, Map<String, Figure> f, String label, String key, String target) {
+        Figure x = f.get(key);
+        if (x == null) {
+            return;
+        }
+        rows.add(new String[] {label + " (" + x.unit() + ")", String.format(Locale.ROOT, "%.3g ± %.2g", x.score(), x.error()),
+                "-", "-", target, String.format(Locale.ROOT, "%.1f", x.bytesPerOp())});
     }
 
     private static void ratio(List<String[]> rows, Map<String, Figure> f, String label, String stack, String baseline,

@@ -1,0 +1,118 @@
+package ipoib.bench;
+
+import ipoib.api.PKey;
+import ipoib.api.host.UdpSocket;
+import ipoib.api.link.EtherType;
+import ipoib.api.link.FrameHandler;
+import ipoib.api.link.TransmitResult;
+import ipoib.arp.internal.ArpResolver;
+import ipoib.arp.internal.BenchArp;
+import ipoib.host.internal.BenchHost;
+import ipoib.link.internal.StandaloneLink;
+import ipoib.verbs.loopback.fabric.FabricConfig;
+import ipoib.verbs.loopback.fabric.LoopbackSubnet;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.net.InetAddress;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Two hosts, each with the host layer (IP stack, UDP) and ARP on one IPoIB interface of a
+ * loopback subnet (10.0.0.1/24 and 10.0.0.2/24), wired as the components wire them but without
+ * OSGi. The receiving host has a UDP socket that copies every datagram's payload into a
+ * preallocated buffer and counts it; the sending host has a socket connected to it.
+ */
+final class HostPair implements AutoCloseable {
+    static final int PORT = 9000;
+    static final InetAddress A = InetAddress.ofLiteral("10.0.0.1");
+    static final InetAddress B = InetAddress.ofLiteral("10.0.0.2");
+
+    final LoopbackSubnet subnet;
+    final StandaloneLink linkA;
+    final StandaloneLink linkB;
+    final BenchHost hostA = new BenchHost();
+    final BenchHost hostB = new BenchHost();
+    final ArpResolver arpA;
+    final ArpResolver arpB;
+    final UdpSocket sender;
+    final UdpSocket receiver;
+    final AtomicLong delivered = new AtomicLong();
+    private final MemorySegment sink = Arena.ofAuto().allocate(4096);
+    private long sent;
+
+    /** A frame handler whose target is set once the resolver exists (the link needs its handlers first). */
+    private static final class Late implements FrameHandler {
+        volatile FrameHandler target;
+
+        @Override
+        public void onFrame(ipoib.api.link.IpoibLink link, ipoib.api.link.ReceivedFrame frame) {
+            FrameHandler t = target;
+            if (t != null) {
+                t.onFrame(link, frame);
+            }
+        }
+    }
+
+    HostPair() throws Exception {
+        subnet = new LoopbackSubnet(FabricConfig.defaults(), 200, 5);
+        Late arpOfA = new Late();
+        Late arpOfB = new Late();
+        linkA = StandaloneLink.open(subnet, "ib0", "loop0", 1, PKey.DEFAULT, 256, 256,
+                Map.of(EtherType.IPV4, hostA.ipv4Handler(), EtherType.ARP, arpOfA), 10_000);
+        linkB = StandaloneLink.open(subnet, "ib1", "loop1", 1, PKey.DEFAULT, 256, 256,
+                Map.of(EtherType.IPV4, hostB.ipv4Handler(), EtherType.ARP, arpOfB), 10_000);
+        hostA.addLink(linkA.link(), A, 24);
+        hostB.addLink(linkB.link(), B, 24);
+        arpA = BenchArp.create(hostA.addresses, linkA.link());
+        arpB = BenchArp.create(hostB.addresses, linkB.link());
+        arpOfA.target = arpA;
+        arpOfB.target = arpB;
+        hostA.ipv4Resolver(arpA);
+        hostB.ipv4Resolver(arpB);
+        receiver = hostB.open(PORT, datagram -> {
+            MemorySegment.copy(datagram.buffer(), datagram.payloadOffset(), sink, 0, datagram.payloadLength());
+            delivered.lazySet(delivered.get() + 1);
+        });
+        sender = hostA.open(PORT, datagram -> { });
+        sender.connect("ib0", B, PORT);
+    }
+
+    /** Sends one datagram (resolving the neighbour first if needed), waiting while the window is full. */
+    void sendOne(MemorySegment payload) {
+        while (sent - delivered.get() >= LinkPair.WINDOW) {
+            Thread.onSpinWait();
+        }
+        TransmitResult r;
+        while ((r = sender.send(payload)) != TransmitResult.SENT) {
+            if (r == TransmitResult.QUEUED) {
+                break;
+            }
+            Thread.onSpinWait();
+        }
+        sent++;
+    }
+
+    /** Waits until every datagram sent was delivered. */
+    boolean drain() {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (delivered.get() < sent && System.nanoTime() < deadline) {
+            Thread.onSpinWait();
+        }
+        return delivered.get() >= sent;
+    }
+
+    @Override
+    public void close() {
+        sender.close();
+        receiver.close();
+        BenchArp.close(arpA);
+        BenchArp.close(arpB);
+        hostA.close();
+        hostB.close();
+        linkA.close();
+        linkB.close();
+        subnet.close();
+    }
+}

@@ -1,0 +1,68 @@
+package ipoib.bench;
+
+import ipoib.api.Gid;
+import ipoib.api.IbMtu;
+import ipoib.api.LinkAddress;
+import ipoib.api.Lid;
+import ipoib.api.McMemberRecord;
+import ipoib.api.Mgid;
+import ipoib.api.PKey;
+import ipoib.api.PathRecord;
+import ipoib.api.QKey;
+import ipoib.api.Qpn;
+import ipoib.api.Rate;
+import ipoib.api.link.IpoibLink;
+import ipoib.api.link.LinkCounters;
+import ipoib.api.link.LinkState;
+import ipoib.api.link.TransmitResult;
+import ipoib.api.verbs.AddressHandle;
+import ipoib.api.verbs.AddressVector;
+import ipoib.api.verbs.Port;
+import java.lang.foreign.MemorySegment;
+import java.util.Map;
+
+/**
+ * An UP link that sends nothing (every send is SENT at once) and hands out one shared address
+ * handle: what is measured above it is the caller's cost alone (e.g. the neighbour lookup).
+ */
+final class NullLink implements IpoibLink {
+    static final AddressHandle HANDLE = new AddressHandle() {
+        @Override public AddressVector vector() { return null; }
+        @Override public void close() { }
+    };
+
+    final String name;
+    final Gid gid;
+
+    NullLink(String name, long guid) {
+        this.name = name;
+        this.gid = new Gid(Gid.DEFAULT_SUBNET_PREFIX, guid);
+    }
+
+    static PathRecord path(Gid to, Gid from) {
+        return new PathRecord(to, from, Lid.of(2), Lid.of(1), 0, PKey.DEFAULT, 0, IbMtu.MTU_2048, Rate.RATE_10_GBPS,
+                18, 0, 0);
+    }
+
+    @Override public String name() { return name; }
+    @Override public LinkState state() { return LinkState.UP; }
+    @Override public String stateReason() { return "bench"; }
+    @Override public Port port() { return null; }
+    @Override public PKey pkey() { return PKey.DEFAULT; }
+    @Override public Mgid broadcastGid() { return Mgid.parse("ff12:401b:ffff::ffff:ffff"); }
+    @Override public LinkAddress address() { return LinkAddress.of(Qpn.of(0x11), gid); }
+    @Override public Gid gid() { return gid; }
+    @Override public int mtu() { return 2044; }
+    @Override public QKey qkey() { return QKey.of(0x0b1b); }
+    @Override public int serviceLevel() { return 0; }
+    @Override public LinkCounters counters() { return new LinkCounters(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0); }
+    @Override public Map<String, Long> dropCounters() { return Map.of(); }
+    @Override public Qpn qpn() { return Qpn.of(0x11); }
+    @Override public TransmitResult sendUnicast(AddressHandle d, Qpn q, int e, MemorySegment p) { return TransmitResult.SENT; }
+    @Override public TransmitResult sendMulticast(Mgid g, int e, MemorySegment p) { return TransmitResult.SENT; }
+    @Override public TransmitResult sendBroadcast(int e, MemorySegment p) { return TransmitResult.SENT; }
+    @Override public void addMulticastGroup(McMemberRecord joined, boolean receive) { }
+    @Override public void removeMulticastGroup(Mgid group) { }
+    @Override public boolean hasMulticastGroup(Mgid group) { return false; }
+    @Override public AddressHandle createAddressHandle(PathRecord path, int serviceLevel) { return HANDLE; }
+}
