@@ -12,7 +12,6 @@ import ipoib.api.link.LinkState;
 import ipoib.api.link.ReceivedFrame;
 import ipoib.api.link.TransmitResult;
 import ipoib.api.resolve.AddressBits;
-import ipoib.api.resolve.NeighbourEntry;
 import ipoib.api.resolve.NeighbourResolver;
 import ipoib.api.resolve.PathInfoAnswer;
 import ipoib.codec.DecodeException;
@@ -21,6 +20,7 @@ import ipoib.codec.arp.ArpOperation;
 import ipoib.codec.arp.ArpPacket;
 import ipoib.codec.ip.Ipv4Header;
 import ipoib.neighbour.Counters;
+import ipoib.neighbour.EngineResolver;
 import ipoib.neighbour.NeighbourEngine;
 import ipoib.neighbour.Protocol;
 import ipoib.neighbour.RateLimiter;
@@ -31,7 +31,6 @@ import java.lang.foreign.MemorySegment;
 import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.atomic.LongAdder;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
@@ -60,7 +59,7 @@ import org.osgi.service.metatype.annotations.Designate;
         property = {NeighbourResolver.FAMILY_PROPERTY + "=" + NeighbourResolver.IPV4,
                 FrameHandler.ETHERTYPE_PROPERTY + ":Integer=" + EtherType.ARP})
 @Designate(ocd = ArpConfiguration.class)
-public final class ArpResolver implements NeighbourResolver, FrameHandler, LinkListener, AddressListener, Protocol {
+public final class ArpResolver extends EngineResolver implements FrameHandler, LinkListener, AddressListener, Protocol {
 
     /** Configuration PID. */
     public static final String PID = "ipoib.arp";
@@ -358,27 +357,12 @@ public final class ArpResolver implements NeighbourResolver, FrameHandler, LinkL
     }
 
     @Override
-    public TransmitResult send(IpoibLink link, long nextHopHigh, long nextHopLow, int etherType, MemorySegment packet) {
-        return engine.send(link, nextHopHigh, nextHopLow, etherType, packet);
-    }
-
-    @Override
     public PathInfoAnswer pathInfo(String linkName, InetAddress destination) {
         IpoibLink link = shell.link(linkName);
         if (link == null) {
             return new PathInfoAnswer.NoSuchNode("no interface '" + linkName + "'");
         }
         return engine.pathInfo(link, 0, ipv4(destination) & 0xFFFF_FFFFL);
-    }
-
-    @Override
-    public List<NeighbourEntry> neighbours(String linkName) {
-        return engine.neighbours(linkName);
-    }
-
-    @Override
-    public int flush(String linkName) {
-        return engine.flush(linkName);
     }
 
     @Override
@@ -400,7 +384,7 @@ public final class ArpResolver implements NeighbourResolver, FrameHandler, LinkL
     }
 
     @Override
-    public Map<String, Long> counters() {
-        return engine.counterSnapshot();
+    protected NeighbourEngine engine() {
+        return engine;
     }
 }

@@ -15,7 +15,6 @@ import ipoib.api.link.ReceivedFrame;
 import ipoib.api.link.TransmitResult;
 import ipoib.api.mcast.MulticastService;
 import ipoib.api.resolve.AddressBits;
-import ipoib.api.resolve.NeighbourEntry;
 import ipoib.api.resolve.NeighbourResolver;
 import ipoib.api.resolve.PathInfoAnswer;
 import ipoib.codec.DecodeException;
@@ -30,6 +29,7 @@ import ipoib.codec.nd.RouterAdvertisement;
 import ipoib.codec.nd.RouterSolicitation;
 import ipoib.neighbour.Checks;
 import ipoib.neighbour.Counters;
+import ipoib.neighbour.EngineResolver;
 import ipoib.neighbour.NeighbourEngine;
 import ipoib.neighbour.Protocol;
 import ipoib.neighbour.RateLimiter;
@@ -93,7 +93,7 @@ import org.osgi.service.metatype.annotations.Designate;
         property = {NeighbourResolver.FAMILY_PROPERTY + "=" + NeighbourResolver.IPV6,
                 FrameHandler.ETHERTYPE_PROPERTY + ":Integer=" + EtherType.IPV6})
 @Designate(ocd = NdConfiguration.class)
-public final class NdResolver implements NeighbourResolver, FrameHandler, LinkListener, AddressListener, Protocol {
+public final class NdResolver extends EngineResolver implements FrameHandler, LinkListener, AddressListener, Protocol {
 
     /** Configuration PID. */
     public static final String PID = "ipoib.nd";
@@ -947,11 +947,6 @@ public final class NdResolver implements NeighbourResolver, FrameHandler, LinkLi
     }
 
     @Override
-    public TransmitResult send(IpoibLink link, long nextHopHigh, long nextHopLow, int etherType, MemorySegment packet) {
-        return engine.send(link, nextHopHigh, nextHopLow, etherType, packet);
-    }
-
-    @Override
     public PathInfoAnswer pathInfo(String linkName, InetAddress destination) {
         Inet6Address a = ipv6(destination);
         IpoibLink link = shell.link(linkName);
@@ -959,16 +954,6 @@ public final class NdResolver implements NeighbourResolver, FrameHandler, LinkLi
             return new PathInfoAnswer.NoSuchNode("no interface '" + linkName + "'");
         }
         return engine.pathInfo(link, AddressBits.high(a), AddressBits.low(a));
-    }
-
-    @Override
-    public List<NeighbourEntry> neighbours(String linkName) {
-        return engine.neighbours(linkName);
-    }
-
-    @Override
-    public int flush(String linkName) {
-        return engine.flush(linkName);
     }
 
     @Override
@@ -1000,7 +985,7 @@ public final class NdResolver implements NeighbourResolver, FrameHandler, LinkLi
     }
 
     @Override
-    public Map<String, Long> counters() {
-        return engine.counterSnapshot();
+    protected NeighbourEngine engine() {
+        return engine;
     }
 }
