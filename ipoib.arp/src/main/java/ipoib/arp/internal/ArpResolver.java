@@ -12,7 +12,6 @@ import ipoib.api.link.LinkState;
 import ipoib.api.link.ReceivedFrame;
 import ipoib.api.link.TransmitResult;
 import ipoib.api.resolve.AddressBits;
-import ipoib.api.resolve.NeighbourEntry;
 import ipoib.api.resolve.NeighbourResolver;
 import ipoib.api.resolve.PathInfoAnswer;
 import ipoib.codec.DecodeException;
@@ -21,23 +20,17 @@ import ipoib.codec.arp.ArpOperation;
 import ipoib.codec.arp.ArpPacket;
 import ipoib.codec.ip.Ipv4Header;
 import ipoib.neighbour.Counters;
+import ipoib.neighbour.EngineResolver;
 import ipoib.neighbour.NeighbourEngine;
 import ipoib.neighbour.Protocol;
 import ipoib.neighbour.RateLimiter;
-import ipoib.neighbour.Reporter;
+import ipoib.neighbour.ResolverShell;
 import ipoib.neighbour.Route;
 import ipoib.neighbour.Settings;
 import java.lang.foreign.MemorySegment;
 import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Executors;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
@@ -48,7 +41,6 @@ import org.osgi.service.component.annotations.Reference;
 import org.osgi.service.component.annotations.ReferenceCardinality;
 import org.osgi.service.component.annotations.ReferencePolicy;
 import org.osgi.service.component.annotations.ReferencePolicyOption;
-import org.osgi.service.event.Event;
 import org.osgi.service.event.EventAdmin;
 import org.osgi.service.log.Logger;
 import org.osgi.service.log.LoggerFactory;
@@ -67,23 +59,19 @@ import org.osgi.service.metatype.annotations.Designate;
         property = {NeighbourResolver.FAMILY_PROPERTY + "=" + NeighbourResolver.IPV4,
                 FrameHandler.ETHERTYPE_PROPERTY + ":Integer=" + EtherType.ARP})
 @Designate(ocd = ArpConfiguration.class)
-public final class ArpResolver implements NeighbourResolver, FrameHandler, LinkListener, AddressListener, Protocol {
+public final class ArpResolver extends EngineResolver implements FrameHandler, LinkListener, AddressListener, Protocol {
 
     /** Configuration PID. */
     public static final String PID = "ipoib.arp";
 
     private final Logger log;
-    private final ScheduledExecutorService control;
+    private final ResolverShell shell;
     private final Counters counters = new Counters();
     private final NeighbourEngine engine;
-    private final Map<String, IpoibLink> links = new ConcurrentHashMap<>();
     private final RateLimiter malformedLog = new RateLimiter(10_000);
     private final RateLimiter conflictLog = new RateLimiter(10_000);
     private volatile InterfaceAddresses addresses;
-    private volatile EventAdmin eventAdmin;
     private volatile boolean gratuitous;
-    private ScheduledFuture<?> ticker;
-    private long tickMillis;
 
     private final LongAdder requestsIn = counters.counter("requests_received");
     private final LongAdder repliesIn = counters.counter("replies_received");
@@ -97,22 +85,12 @@ public final class ArpResolver implements NeighbourResolver, FrameHandler, LinkL
     @Activate
     public ArpResolver(ArpConfiguration configuration, @Reference(service = LoggerFactory.class) Logger log) {
         this.log = log;
-        Settings settings;
-        try {
-            settings = settings(configuration);
-        } catch (IllegalArgumentException e) {
-            log.error(e.getMessage());
-            throw e;
-        }
+        Settings settings = ResolverShell.activation(log, () -> settings(configuration));
         this.gratuitous = configuration.gratuitous();
-        this.control = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "ipoib-arp");
-            t.setDaemon(true);
-            return t;
-        });
-        this.engine = new NeighbourEngine(false, this, settings, reporter(), counters, control,
+        this.shell = new ResolverShell("ARP", "ipoib-arp", log);
+        this.engine = new NeighbourEngine(false, this, settings, shell, counters, shell.control(),
                 NeighbourEngine.SUBNET_ADMINISTRATOR, System::nanoTime);
-        schedule(settings.tickMillis());
+        shell.start(engine, settings.tickMillis(), engine::tick);
     }
 
     static Settings settings(ArpConfiguration c) {
@@ -123,93 +101,38 @@ public final class ArpResolver implements NeighbourResolver, FrameHandler, LinkL
 
     @Modified
     void modified(ArpConfiguration configuration) {
-        Settings settings;
-        try {
-            settings = settings(configuration);
-        } catch (IllegalArgumentException e) {
-            log.error(e.getMessage() + " (the previous configuration stays in force)");
+        Settings settings = shell.modification(() -> settings(configuration));
+        if (settings == null) {
             return;
         }
         engine.settings(settings);
         gratuitous = configuration.gratuitous();
-        synchronized (this) {
-            if (settings.tickMillis() != tickMillis) {
-                ticker.cancel(false);
-                schedule(settings.tickMillis());
-            }
-        }
-    }
-
-    private synchronized void schedule(long millis) {
-        tickMillis = millis;
-        ticker = control.scheduleWithFixedDelay(() -> {
-            try {
-                engine.tick();
-            } catch (RuntimeException e) {
-                log.error("ARP timer failed", e);
-            }
-        }, millis, millis, TimeUnit.MILLISECONDS);
+        shell.tickMillis(settings.tickMillis());
     }
 
     @Deactivate
     void deactivate() {
-        engine.close();
-        control.shutdownNow();
-        try {
-            control.awaitTermination(2, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-    }
-
-    private Reporter reporter() {
-        return new Reporter() {
-            @Override
-            public void info(String message) {
-                log.info(message);
-            }
-
-            @Override
-            public void warn(String message) {
-                log.warn(message);
-            }
-
-            @Override
-            public void error(String message) {
-                log.error(message);
-            }
-
-            @Override
-            public void event(String topic, Map<String, Object> properties) {
-                EventAdmin admin = eventAdmin;
-                if (admin != null) {
-                    admin.postEvent(new Event(topic, properties));
-                }
-            }
-        };
+        shell.close();
     }
 
     // ---- references ---------------------------------------------------------------------------------
 
     @Reference(cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC)
     void addLink(IpoibLink link) {
-        links.put(link.name(), link);
-        if (link.state() == LinkState.UP) {
-            engine.linkUp(link);
+        if (shell.addLink(link)) {
             announceAll(link);
         }
     }
 
     void removeLink(IpoibLink link) {
-        links.remove(link.name(), link);
-        engine.linkDown(link);
+        shell.removeLink(link);
     }
 
     @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC,
             policyOption = ReferencePolicyOption.GREEDY)
     void setAddresses(InterfaceAddresses table) {
         this.addresses = table;
-        for (IpoibLink link : links.values()) {
+        for (IpoibLink link : shell.links()) {
             if (link.state() == LinkState.UP) {
                 announceAll(link);
             }
@@ -225,13 +148,11 @@ public final class ArpResolver implements NeighbourResolver, FrameHandler, LinkL
     @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC,
             policyOption = ReferencePolicyOption.GREEDY)
     void setEventAdmin(EventAdmin admin) {
-        this.eventAdmin = admin;
+        shell.setEventAdmin(admin);
     }
 
     void unsetEventAdmin(EventAdmin admin) {
-        if (this.eventAdmin == admin) {
-            this.eventAdmin = null;
-        }
+        shell.unsetEventAdmin(admin);
     }
 
     // ---- link and address events ----------------------------------------------------------------------
@@ -240,8 +161,7 @@ public final class ArpResolver implements NeighbourResolver, FrameHandler, LinkL
     public void linkChanged(IpoibLink link, LinkListener.Change change) {
         switch (change) {
             case UP -> {
-                links.putIfAbsent(link.name(), link);
-                engine.linkUp(link);
+                shell.linkUp(link);
                 announceAll(link);
             }
             case DOWN -> engine.linkDown(link);
@@ -258,7 +178,7 @@ public final class ArpResolver implements NeighbourResolver, FrameHandler, LinkL
             return;
         }
         if (change == AddressListener.Change.ADDED || change == AddressListener.Change.STATE) {
-            IpoibLink link = links.get(address.link());
+            IpoibLink link = shell.link(address.link());
             if (link != null && link.state() == LinkState.UP) {
                 int ip = AddressBits.ipv4(address.address());
                 run(() -> announce(link, ip));
@@ -287,17 +207,7 @@ public final class ArpResolver implements NeighbourResolver, FrameHandler, LinkL
     }
 
     private void run(Runnable task) {
-        try {
-            control.execute(() -> {
-                try {
-                    task.run();
-                } catch (RuntimeException e) {
-                    log.error("ARP task failed", e);
-                }
-            });
-        } catch (RejectedExecutionException stopping) {
-            // Deactivating.
-        }
+        shell.run(task);
     }
 
     // ---- addresses ----------------------------------------------------------------------------------
@@ -447,13 +357,8 @@ public final class ArpResolver implements NeighbourResolver, FrameHandler, LinkL
     }
 
     @Override
-    public TransmitResult send(IpoibLink link, long nextHopHigh, long nextHopLow, int etherType, MemorySegment packet) {
-        return engine.send(link, nextHopHigh, nextHopLow, etherType, packet);
-    }
-
-    @Override
     public PathInfoAnswer pathInfo(String linkName, InetAddress destination) {
-        IpoibLink link = links.get(linkName);
+        IpoibLink link = shell.link(linkName);
         if (link == null) {
             return new PathInfoAnswer.NoSuchNode("no interface '" + linkName + "'");
         }
@@ -461,26 +366,10 @@ public final class ArpResolver implements NeighbourResolver, FrameHandler, LinkL
     }
 
     @Override
-    public List<NeighbourEntry> neighbours(String linkName) {
-        return engine.neighbours(linkName);
-    }
-
-    @Override
-    public int flush(String linkName) {
-        return engine.flush(linkName);
-    }
-
-    @Override
     public void addPermanent(String linkName, InetAddress address, LinkAddress linkAddress) {
         int ip = ipv4(address);
-        if (!links.containsKey(linkName)) {
-            throw new IllegalArgumentException("no interface '" + linkName + "' (known: "
-                    + String.join(", ", links.keySet().stream().sorted().toList()) + ")");
-        }
-        if (linkAddress == null || linkAddress.isMulticast() || linkAddress.gid().isMulticast()) {
-            throw new IllegalArgumentException("a neighbour's link-layer address is a unicast QPN and port GID, not "
-                    + linkAddress);
-        }
+        shell.requireLink(linkName);
+        ResolverShell.requireUnicast(linkAddress);
         engine.addPermanent(linkName, 0, ip & 0xFFFF_FFFFL, linkAddress);
     }
 
@@ -491,12 +380,11 @@ public final class ArpResolver implements NeighbourResolver, FrameHandler, LinkL
 
     @Override
     public int linkMtu(String linkName) {
-        IpoibLink link = links.get(linkName);
-        return link == null || link.state() != LinkState.UP ? 0 : link.mtu();
+        return shell.upMtu(linkName);
     }
 
     @Override
-    public Map<String, Long> counters() {
-        return engine.counterSnapshot();
+    protected NeighbourEngine engine() {
+        return engine;
     }
 }

@@ -15,7 +15,6 @@ import ipoib.api.link.ReceivedFrame;
 import ipoib.api.link.TransmitResult;
 import ipoib.api.mcast.MulticastService;
 import ipoib.api.resolve.AddressBits;
-import ipoib.api.resolve.NeighbourEntry;
 import ipoib.api.resolve.NeighbourResolver;
 import ipoib.api.resolve.PathInfoAnswer;
 import ipoib.codec.DecodeException;
@@ -30,10 +29,11 @@ import ipoib.codec.nd.RouterAdvertisement;
 import ipoib.codec.nd.RouterSolicitation;
 import ipoib.neighbour.Checks;
 import ipoib.neighbour.Counters;
+import ipoib.neighbour.EngineResolver;
 import ipoib.neighbour.NeighbourEngine;
 import ipoib.neighbour.Protocol;
 import ipoib.neighbour.RateLimiter;
-import ipoib.neighbour.Reporter;
+import ipoib.neighbour.ResolverShell;
 import ipoib.neighbour.Route;
 import ipoib.neighbour.Settings;
 import java.lang.foreign.MemorySegment;
@@ -51,10 +51,6 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Executors;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 import org.osgi.service.component.annotations.Activate;
@@ -66,7 +62,6 @@ import org.osgi.service.component.annotations.Reference;
 import org.osgi.service.component.annotations.ReferenceCardinality;
 import org.osgi.service.component.annotations.ReferencePolicy;
 import org.osgi.service.component.annotations.ReferencePolicyOption;
-import org.osgi.service.event.Event;
 import org.osgi.service.event.EventAdmin;
 import org.osgi.service.log.Logger;
 import org.osgi.service.log.LoggerFactory;
@@ -98,7 +93,7 @@ import org.osgi.service.metatype.annotations.Designate;
         property = {NeighbourResolver.FAMILY_PROPERTY + "=" + NeighbourResolver.IPV6,
                 FrameHandler.ETHERTYPE_PROPERTY + ":Integer=" + EtherType.IPV6})
 @Designate(ocd = NdConfiguration.class)
-public final class NdResolver implements NeighbourResolver, FrameHandler, LinkListener, AddressListener, Protocol {
+public final class NdResolver extends EngineResolver implements FrameHandler, LinkListener, AddressListener, Protocol {
 
     /** Configuration PID. */
     public static final String PID = "ipoib.nd";
@@ -149,20 +144,16 @@ public final class NdResolver implements NeighbourResolver, FrameHandler, LinkLi
     }
 
     private final Logger log;
-    private final ScheduledExecutorService control;
+    private final ResolverShell shell;
     private final Counters counters = new Counters();
     private final NeighbourEngine engine;
-    private final Map<String, IpoibLink> links = new ConcurrentHashMap<>();
     private final Map<String, LinkNd> state = new ConcurrentHashMap<>();
     private final Map<String, Dad> dads = new HashMap<>();
     private final RateLimiter malformedLog = new RateLimiter(10_000);
     private final RateLimiter conflictLog = new RateLimiter(10_000);
     private volatile InterfaceAddresses addresses;
     private volatile MulticastService multicast;
-    private volatile EventAdmin eventAdmin;
     private volatile Options options;
-    private ScheduledFuture<?> ticker;
-    private long tickMillis;
 
     private final LongAdder nsIn = counters.counter("solicitations_received");
     private final LongAdder naIn = counters.counter("advertisements_received");
@@ -184,22 +175,23 @@ public final class NdResolver implements NeighbourResolver, FrameHandler, LinkLi
     @Activate
     public NdResolver(NdConfiguration configuration, @Reference(service = LoggerFactory.class) Logger log) {
         this.log = log;
-        Settings settings;
-        try {
-            settings = settings(configuration);
-            this.options = Options.of(configuration);
-        } catch (IllegalArgumentException e) {
-            log.error(e.getMessage());
-            throw e;
-        }
-        this.control = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "ipoib-nd");
-            t.setDaemon(true);
-            return t;
-        });
-        this.engine = new NeighbourEngine(true, this, settings, reporter(), counters, control,
+        Checked checked = ResolverShell.activation(log, () -> Checked.of(configuration));
+        this.options = checked.options();
+        this.shell = new ResolverShell("ND", "ipoib-nd", log);
+        this.engine = new NeighbourEngine(true, this, checked.settings(), shell, counters, shell.control(),
                 NeighbourEngine.SUBNET_ADMINISTRATOR, System::nanoTime);
-        schedule(settings.tickMillis());
+        shell.start(engine, checked.settings().tickMillis(), () -> {
+            engine.tick();
+            tick();
+        });
+    }
+
+    /** A checked configuration. */
+    private record Checked(Settings settings, Options options) {
+
+        static Checked of(NdConfiguration configuration) {
+            return new Checked(NdResolver.settings(configuration), Options.of(configuration));
+        }
     }
 
     static Settings settings(NdConfiguration c) {
@@ -210,35 +202,13 @@ public final class NdResolver implements NeighbourResolver, FrameHandler, LinkLi
 
     @Modified
     void modified(NdConfiguration configuration) {
-        Settings settings;
-        Options next;
-        try {
-            settings = settings(configuration);
-            next = Options.of(configuration);
-        } catch (IllegalArgumentException e) {
-            log.error(e.getMessage() + " (the previous configuration stays in force)");
+        Checked checked = shell.modification(() -> Checked.of(configuration));
+        if (checked == null) {
             return;
         }
-        engine.settings(settings);
-        options = next;
-        synchronized (this) {
-            if (settings.tickMillis() != tickMillis) {
-                ticker.cancel(false);
-                schedule(settings.tickMillis());
-            }
-        }
-    }
-
-    private synchronized void schedule(long millis) {
-        tickMillis = millis;
-        ticker = control.scheduleWithFixedDelay(() -> {
-            try {
-                engine.tick();
-                tick();
-            } catch (RuntimeException e) {
-                log.error("ND timer failed", e);
-            }
-        }, millis, millis, TimeUnit.MILLISECONDS);
+        engine.settings(checked.settings());
+        options = checked.options();
+        shell.tickMillis(checked.settings().tickMillis());
     }
 
     @Deactivate
@@ -246,7 +216,7 @@ public final class NdResolver implements NeighbourResolver, FrameHandler, LinkLi
         // Leave the groups joined for this component, so that the multicast manager's listener
         // counts stay right across an update of this bundle.
         try {
-            control.submit(() -> {
+            shell.control().submit(() -> {
                 MulticastService m = multicast;
                 state.forEach((name, nd) -> {
                     if (m != null) {
@@ -260,70 +230,24 @@ public final class NdResolver implements NeighbourResolver, FrameHandler, LinkLi
         } catch (Exception e) {
             log.debug("leaving the ND groups on deactivation: " + e);
         }
-        engine.close();
-        control.shutdownNow();
-        try {
-            control.awaitTermination(2, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-    }
-
-    private Reporter reporter() {
-        return new Reporter() {
-            @Override
-            public void info(String message) {
-                log.info(message);
-            }
-
-            @Override
-            public void warn(String message) {
-                log.warn(message);
-            }
-
-            @Override
-            public void error(String message) {
-                log.error(message);
-            }
-
-            @Override
-            public void event(String topic, Map<String, Object> properties) {
-                EventAdmin admin = eventAdmin;
-                if (admin != null) {
-                    admin.postEvent(new Event(topic, properties));
-                }
-            }
-        };
+        shell.close();
     }
 
     private void run(Runnable task) {
-        try {
-            control.execute(() -> {
-                try {
-                    task.run();
-                } catch (RuntimeException e) {
-                    log.error("ND task failed", e);
-                }
-            });
-        } catch (RejectedExecutionException stopping) {
-            // Deactivating.
-        }
+        shell.run(task);
     }
 
     // ---- references ---------------------------------------------------------------------------------
 
     @Reference(cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC)
     void addLink(IpoibLink link) {
-        links.put(link.name(), link);
-        if (link.state() == LinkState.UP) {
-            engine.linkUp(link);
+        if (shell.addLink(link)) {
             run(() -> linkUp(link, false));
         }
     }
 
     void removeLink(IpoibLink link) {
-        links.remove(link.name(), link);
-        engine.linkDown(link);
+        shell.removeLink(link);
         run(() -> {
             // The multicast manager forgets the link's groups with the link.
             state.remove(link.name());
@@ -365,18 +289,16 @@ public final class NdResolver implements NeighbourResolver, FrameHandler, LinkLi
     @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC,
             policyOption = ReferencePolicyOption.GREEDY)
     void setEventAdmin(EventAdmin admin) {
-        this.eventAdmin = admin;
+        shell.setEventAdmin(admin);
     }
 
     void unsetEventAdmin(EventAdmin admin) {
-        if (this.eventAdmin == admin) {
-            this.eventAdmin = null;
-        }
+        shell.unsetEventAdmin(admin);
     }
 
     /** After a service came (back): the UP links' joins, link-local addresses and pending DADs. */
     private void resume() {
-        for (IpoibLink link : links.values()) {
+        for (IpoibLink link : shell.links()) {
             if (link.state() == LinkState.UP) {
                 linkUp(link, false);
             }
@@ -389,8 +311,7 @@ public final class NdResolver implements NeighbourResolver, FrameHandler, LinkLi
     public void linkChanged(IpoibLink link, LinkListener.Change change) {
         switch (change) {
             case UP -> {
-                links.putIfAbsent(link.name(), link);
-                engine.linkUp(link);
+                shell.linkUp(link);
                 run(() -> linkUp(link, true));
             }
             case DOWN -> {
@@ -409,7 +330,7 @@ public final class NdResolver implements NeighbourResolver, FrameHandler, LinkLi
         if (!address.ipv6()) {
             return;
         }
-        IpoibLink link = links.get(address.link());
+        IpoibLink link = shell.link(address.link());
         if (link == null) {
             return;
         }
@@ -619,7 +540,7 @@ public final class NdResolver implements NeighbourResolver, FrameHandler, LinkLi
     }
 
     private void dadStep(Dad dad) {
-        IpoibLink link = links.get(dad.link);
+        IpoibLink link = shell.link(dad.link);
         if (link == null || link.state() != LinkState.UP) {
             dads.remove(key(dad.link, dad.address));
             return;
@@ -700,7 +621,7 @@ public final class NdResolver implements NeighbourResolver, FrameHandler, LinkLi
         }
         for (Map.Entry<String, LinkNd> e : state.entrySet()) {
             LinkNd nd = e.getValue();
-            IpoibLink link = links.get(e.getKey());
+            IpoibLink link = shell.link(e.getKey());
             if (link == null || link.state() != LinkState.UP) {
                 continue;
             }
@@ -1026,14 +947,9 @@ public final class NdResolver implements NeighbourResolver, FrameHandler, LinkLi
     }
 
     @Override
-    public TransmitResult send(IpoibLink link, long nextHopHigh, long nextHopLow, int etherType, MemorySegment packet) {
-        return engine.send(link, nextHopHigh, nextHopLow, etherType, packet);
-    }
-
-    @Override
     public PathInfoAnswer pathInfo(String linkName, InetAddress destination) {
         Inet6Address a = ipv6(destination);
-        IpoibLink link = links.get(linkName);
+        IpoibLink link = shell.link(linkName);
         if (link == null) {
             return new PathInfoAnswer.NoSuchNode("no interface '" + linkName + "'");
         }
@@ -1041,29 +957,13 @@ public final class NdResolver implements NeighbourResolver, FrameHandler, LinkLi
     }
 
     @Override
-    public List<NeighbourEntry> neighbours(String linkName) {
-        return engine.neighbours(linkName);
-    }
-
-    @Override
-    public int flush(String linkName) {
-        return engine.flush(linkName);
-    }
-
-    @Override
     public void addPermanent(String linkName, InetAddress address, LinkAddress linkAddress) {
         Inet6Address a = ipv6(address);
-        if (!links.containsKey(linkName)) {
-            throw new IllegalArgumentException("no interface '" + linkName + "' (known: "
-                    + String.join(", ", links.keySet().stream().sorted().toList()) + ")");
-        }
+        shell.requireLink(linkName);
         if (a.isMulticastAddress()) {
             throw new IllegalArgumentException(AddressBits.text(a) + " is a multicast address: it has no neighbour entry");
         }
-        if (linkAddress == null || linkAddress.isMulticast() || linkAddress.gid().isMulticast()) {
-            throw new IllegalArgumentException("a neighbour's link-layer address is a unicast QPN and port GID, not "
-                    + linkAddress);
-        }
+        ResolverShell.requireUnicast(linkAddress);
         engine.addPermanent(linkName, AddressBits.high(a), AddressBits.low(a), linkAddress);
     }
 
@@ -1075,7 +975,7 @@ public final class NdResolver implements NeighbourResolver, FrameHandler, LinkLi
 
     @Override
     public int linkMtu(String linkName) {
-        IpoibLink link = links.get(linkName);
+        IpoibLink link = shell.link(linkName);
         if (link == null || link.state() != LinkState.UP) {
             return 0;
         }
@@ -1085,7 +985,7 @@ public final class NdResolver implements NeighbourResolver, FrameHandler, LinkLi
     }
 
     @Override
-    public Map<String, Long> counters() {
-        return engine.counterSnapshot();
+    protected NeighbourEngine engine() {
+        return engine;
     }
 }
