@@ -54,12 +54,17 @@ final class LinkPair implements AutoCloseable {
     }
 
     /** Sends one frame, waiting while the window is full or no send buffer is free. */
+    long windowWaits;
+    long retries;
+
     void sendOne(MemorySegment payload) {
         while (sent - delivered.get() >= WINDOW) {
+            windowWaits++;
             Thread.onSpinWait();
         }
         IpoibLink a = sender.link();
         while (a.sendUnicast(path, receiverQpn, ETHERTYPE, payload) != TransmitResult.SENT) {
+            retries++;
             Thread.onSpinWait();
         }
         sent++;

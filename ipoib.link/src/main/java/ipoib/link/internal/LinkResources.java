@@ -37,7 +37,7 @@ import java.util.concurrent.TimeUnit;
  * down; nothing here is reused across periods, so a stale sender can only fail, never corrupt.
  */
 final class LinkResources {
-    private static final int BATCH = 64;
+    private static final int BATCH = 256;
 
     final Port port;
     final int pkeyIndex;

@@ -94,7 +94,8 @@ final class LoopCompletionQueue implements CompletionQueue {
             pkeyIndex[i] = pkeyIdx;
             grh[i] = hasGrh;
             size++;
-            if (waiters > 0) {
+            // Only the first completion wakes the waiter: it drains everything that follows.
+            if (size == 1 && waiters > 0) {
                 notEmpty.signal();
             }
             return true;
