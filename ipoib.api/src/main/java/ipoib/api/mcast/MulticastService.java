@@ -47,11 +47,9 @@ public interface MulticastService {
      *
      * @throws IllegalArgumentException when {@code group} is not a multicast address or the link
      *                                  is unknown
-     * @since 1.1 (the default, for implementations made before, does not know it)
+     * @since 1.1
      */
-    default EgressDecision egressDecision(String linkName, InetAddress group) {
-        throw new UnsupportedOperationException(getClass().getName() + " does not implement egressDecision by IP group");
-    }
+    EgressDecision egressDecision(String linkName, InetAddress group);
 
     /** Snapshots of the groups of a link (all links when {@code linkName} is null). */
     List<GroupInfo> groups(String linkName);
@@ -60,11 +58,9 @@ public interface MulticastService {
      * The multicast manager's counters of a link by name (frames queued for a join, sent to the
      * all-routers group, dropped by reason, joins, failures, traps), empty for an unknown link.
      *
-     * @since 1.1 (the default, for implementations made before, counts nothing)
+     * @since 1.1
      */
-    default Map<String, Long> counters(String linkName) {
-        return Map.of();
-    }
+    Map<String, Long> counters(String linkName);
 
     /**
      * Router mode (§11): NonMember joins of every IPoIB group and a wildcard create trap.
@@ -77,9 +73,7 @@ public interface MulticastService {
      * Whether router mode is on for a link.
      *
      * @throws IllegalArgumentException when the link is unknown
-     * @since 1.1 (the default, for implementations made before, says off)
+     * @since 1.1
      */
-    default boolean isRouterMode(String linkName) {
-        return false;
-    }
+    boolean isRouterMode(String linkName);
 }
