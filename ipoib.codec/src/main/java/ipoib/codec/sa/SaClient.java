@@ -68,6 +68,9 @@ public final class SaClient implements SubnetAdministrator, AutoCloseable {
     private final LongAdder unmatched = new LongAdder();
     private final LongAdder malformed = new LongAdder();
     private final LongAdder reports = new LongAdder();
+    private final LongAdder duplicateReports = new LongAdder();
+    /** TIDs of the last reports handed on, to drop the SA's retransmissions of them. */
+    private final RecentIds recentReports = new RecentIds(256);
     private volatile boolean closed;
 
     /**
@@ -223,7 +226,7 @@ public final class SaClient implements SubnetAdministrator, AutoCloseable {
     public Map<String, Long> statistics() {
         return Map.of("sent", sent.sum(), "retransmitted", retransmitted.sum(), "timed_out", timedOut.sum(),
                 "unmatched_answers", unmatched.sum(), "malformed_answers", malformed.sum(), "reports", reports.sum(),
-                "pending", (long) pending.size(), "subscriptions", (long) subscriptions.size());
+                "duplicate_reports", duplicateReports.sum(), "pending", (long) pending.size(), "subscriptions", (long) subscriptions.size());
     }
 
     // ---- requests --------------------------------------------------------------------------------------
@@ -362,6 +365,12 @@ public final class SaClient implements SubnetAdministrator, AutoCloseable {
         } catch (RuntimeException e) {
             LOG.log(Level.FINE, "ReportResp not sent", e);
         }
+        // A report the SA sent again (our acknowledgement came late) has the same TID: acknowledged
+        // again above, handed on once.
+        if (!recentReports.add(report.header().transactionId())) {
+            duplicateReports.increment();
+            return;
+        }
         GroupTrap trap;
         try {
             trap = Notice.decode(data, SaMad.DATA_OFFSET).toGroupTrap();
@@ -377,6 +386,27 @@ public final class SaClient implements SubnetAdministrator, AutoCloseable {
                     LOG.log(Level.WARNING, "group trap listener failed on " + trap, e);
                 }
             }
+        }
+    }
+
+    /** A bounded set of the most recent IDs (insertion order evicts the oldest). */
+    private static final class RecentIds {
+        private final java.util.LinkedHashSet<Long> ids = new java.util.LinkedHashSet<>();
+        private final int limit;
+
+        RecentIds(int limit) {
+            this.limit = limit;
+        }
+
+        /** Adds an ID; false when it was already there. */
+        synchronized boolean add(long id) {
+            if (!ids.add(id)) {
+                return false;
+            }
+            if (ids.size() > limit) {
+                ids.remove(ids.iterator().next());
+            }
+            return true;
         }
     }
 
