@@ -224,30 +224,8 @@ final class FabricCompletionQueue implements CompletionQueue {
             if (closed) {
                 return false;
             }
-            lock.lock();
-            try {
-                if (stashed || !synthetic.isEmpty()) {
-                    return true;
-                }
-                if (!armed) {
-                    int rc = (int) device.ops.reqNotifyCq.invokeExact(cq, 0);
-                    if (rc != 0) {
-                        throw new VerbsException("req_notify_cq failed: " + Native.describeErrno(rc), rc, null);
-                    }
-                    armed = true;
-                }
-                // A completion queued before arming raises no event: look once more.
-                int n = (int) device.ops.pollCq.invokeExact(cq, 1, stash);
-                if (n > 0) {
-                    stashed = true;
-                    return true;
-                }
-            } catch (VerbsException e) {
-                throw e;
-            } catch (Throwable t) {
-                throw new VerbsException("arming the completion queue failed", 0, t);
-            } finally {
-                lock.unlock();
+            if (armAndCheck()) {
+                return true;
             }
             // Wait in slices so that an interrupt is noticed: poll(2) itself is not interruptible.
             while (true) {
@@ -264,11 +242,47 @@ final class FabricCompletionQueue implements CompletionQueue {
                 }
                 if (r == FdWaiter.Result.READY) {
                     takeEvent();
-                    return true;
+                    // An event can be stale (raised for a completion already polled): only a
+                    // completion ends the wait, else arm again and go on waiting.
+                    if (armAndCheck()) {
+                        return true;
+                    }
                 }
             }
         } finally {
             awaitLock.unlock();
+        }
+    }
+
+    /**
+     * Whether a completion is there: one stashed or synthetic, or one polled after arming the
+     * notification (a completion queued before arming raises no event, so look once more).
+     */
+    private boolean armAndCheck() {
+        lock.lock();
+        try {
+            if (stashed || !synthetic.isEmpty()) {
+                return true;
+            }
+            if (!armed) {
+                int rc = (int) device.ops.reqNotifyCq.invokeExact(cq, 0);
+                if (rc != 0) {
+                    throw new VerbsException("req_notify_cq failed: " + Native.describeErrno(rc), rc, null);
+                }
+                armed = true;
+            }
+            int n = (int) device.ops.pollCq.invokeExact(cq, 1, stash);
+            if (n > 0) {
+                stashed = true;
+                return true;
+            }
+            return false;
+        } catch (VerbsException e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new VerbsException("arming the completion queue failed", 0, t);
+        } finally {
+            lock.unlock();
         }
     }
 
