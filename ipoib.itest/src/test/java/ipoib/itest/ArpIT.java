@@ -152,7 +152,7 @@ public class ArpIT {
 
         String shown = ip.run("ipoib:resolve " + B);
         assertTrue(shown, shown.contains("dgid " + b.gid()) && shown.contains("dlid " + b.port().attributes().lid()));
-        IpFixture.Shell failed = ip.shell("ipoib:resolve -W 3 10.1.0.98");
+        GogoShell.Result failed = ip.shell("ipoib:resolve -W 3 10.1.0.98");
         assertNotNull(failed.output(), failed.error());
         assertTrue(failed.error().getMessage(), failed.error().getMessage().contains("no such node"));
     }
@@ -356,7 +356,7 @@ public class ArpIT {
         assertTrue(ping, ping.contains("3 packets transmitted, 3 received, 0% packet loss"));
         assertTrue(ping, ping.contains("rtt min/avg/max/mdev = "));
 
-        IpFixture.Shell lost = ip.shell("ipoib:ping -c 2 -i 0.1 -W 0.3 10.2.0.77");
+        GogoShell.Result lost = ip.shell("ipoib:ping -c 2 -i 0.1 -W 0.3 10.2.0.77");
         assertNotNull("all lost: the command fails", lost.error());
         assertTrue(lost.all(), lost.all().contains("2 packets transmitted, 0 received, 100% packet loss"));
 
@@ -392,7 +392,7 @@ public class ArpIT {
                 {"ipoib:resolve -W never 10.1.0.2", "option -W value 'never' is not a number", "usage: ipoib:resolve"},
         };
         for (String[] c : cases) {
-            IpFixture.Shell s = ip.shell(c[0]);
+            GogoShell.Result s = ip.shell(c[0]);
             assertNotNull(c[0] + " fails", s.error());
             assertTrue(c[0] + ": " + s.error(), s.error() instanceof IllegalArgumentException);
             assertTrue(c[0] + ": " + s.error().getMessage(), s.error().getMessage().contains(c[1]));

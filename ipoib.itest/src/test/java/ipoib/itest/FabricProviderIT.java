@@ -6,8 +6,6 @@ import static org.junit.Assert.assertTrue;
 import static org.ops4j.pax.exam.CoreOptions.options;
 
 import ipoib.api.verbs.VerbsProvider;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.Collection;
@@ -15,7 +13,6 @@ import java.util.Dictionary;
 import java.util.Hashtable;
 import javax.inject.Inject;
 import org.apache.felix.service.command.CommandProcessor;
-import org.apache.felix.service.command.CommandSession;
 import org.junit.Test;
 import org.junit.runner.RunWith;
 import org.ops4j.pax.exam.Configuration;
@@ -63,27 +60,11 @@ public class FabricProviderIT {
     }
 
     private String run(String command) throws Exception {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        PrintStream print = new PrintStream(out, true);
-        CommandSession session = shell.createSession(System.in, print, print);
-        try {
-            Object result = session.execute(command);
-            if (result != null) {
-                print.println(session.format(result, org.apache.felix.service.command.Converter.INSPECT));
-            }
-            return out.toString();
-        } finally {
-            session.close();
-        }
+        return GogoShell.run(shell, command);
     }
 
     private String failure(String command) {
-        try {
-            run(command);
-        } catch (Exception e) {
-            return String.valueOf(e.getMessage());
-        }
-        throw new AssertionError(command + " should fail");
+        return GogoShell.failure(shell, command);
     }
 
     @Test

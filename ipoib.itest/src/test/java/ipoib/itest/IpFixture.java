@@ -8,10 +8,7 @@ import ipoib.api.link.IpoibLink;
 import ipoib.api.link.LinkState;
 import ipoib.api.resolve.NeighbourEntry;
 import ipoib.api.resolve.NeighbourResolver;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
 import java.net.InetAddress;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.Dictionary;
@@ -24,8 +21,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.felix.service.command.CommandProcessor;
-import org.apache.felix.service.command.CommandSession;
-import org.apache.felix.service.command.Converter;
 import org.osgi.framework.Bundle;
 import org.osgi.framework.BundleContext;
 import org.osgi.framework.ServiceReference;
@@ -177,33 +172,13 @@ final class IpFixture {
     }
 
     /** The result of a shell command: its output, or the exception it threw. */
-    record Shell(String output, Exception error) {
-        String all() {
-            return output + (error == null ? "" : error.getMessage());
-        }
-    }
-
-    Shell shell(String command) {
-        CommandProcessor processor = await(CommandProcessor.class, null);
-        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-        PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8);
-        CommandSession session = processor.createSession(new java.io.ByteArrayInputStream(new byte[0]), out, out);
-        try {
-            Object result = session.execute(command);
-            if (result != null) {
-                out.println(session.format(result, Converter.INSPECT));
-            }
-            return new Shell(bytes.toString(StandardCharsets.UTF_8), null);
-        } catch (Exception e) {
-            return new Shell(bytes.toString(StandardCharsets.UTF_8), e);
-        } finally {
-            session.close();
-        }
+    GogoShell.Result shell(String command) {
+        return GogoShell.execute(await(CommandProcessor.class, null), command);
     }
 
     /** Runs a command that must succeed; returns its output. */
     String run(String command) {
-        Shell s = shell(command);
+        GogoShell.Result s = shell(command);
         if (s.error() != null) {
             throw new AssertionError("command '" + command + "' failed: " + s.error() + "\n" + s.output(), s.error());
         }

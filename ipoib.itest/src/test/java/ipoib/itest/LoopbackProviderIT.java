@@ -13,8 +13,6 @@ import ipoib.codec.iba.UdPacket;
 import ipoib.codec.pcap.ErfHeader;
 import ipoib.codec.pcap.LinkType;
 import ipoib.codec.pcap.PcapngReader;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -24,7 +22,6 @@ import java.util.Dictionary;
 import java.util.Hashtable;
 import javax.inject.Inject;
 import org.apache.felix.service.command.CommandProcessor;
-import org.apache.felix.service.command.CommandSession;
 import org.junit.Test;
 import org.junit.runner.RunWith;
 import org.ops4j.pax.exam.Configuration;
@@ -73,18 +70,7 @@ public class LoopbackProviderIT {
     }
 
     private String run(String command) throws Exception {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        PrintStream print = new PrintStream(out, true);
-        CommandSession session = shell.createSession(System.in, print, print);
-        try {
-            Object result = session.execute(command);
-            if (result != null) {
-                print.println(session.format(result, org.apache.felix.service.command.Converter.INSPECT));
-            }
-            return out.toString();
-        } finally {
-            session.close();
-        }
+        return GogoShell.run(shell, command);
     }
 
     private void configure(Object... keyValues) throws Exception {
@@ -187,12 +173,7 @@ public class LoopbackProviderIT {
     }
 
     private String assertFails(String command) {
-        try {
-            run(command);
-        } catch (Exception e) {
-            return String.valueOf(e.getMessage());
-        }
-        throw new AssertionError(command + " should fail");
+        return GogoShell.failure(shell, command);
     }
 
     @Test

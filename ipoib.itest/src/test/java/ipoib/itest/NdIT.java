@@ -239,7 +239,7 @@ public class NdIT {
         // A smaller MTU is taken: the host refuses what no longer fits.
         ip.link("b").sendBroadcast(EtherType.IPV6, routerAdvertisement(1500, List.of()));
         Await.until("the MTU 1500 is applied", Duration.ofSeconds(5), () -> nd.linkMtu("a") == 1500);
-        IpFixture.Shell big = ip.shell("ipoib:ping -I a -c 1 -s 1500 " + linkLocal("b"));
+        GogoShell.Result big = ip.shell("ipoib:ping -I a -c 1 -s 1500 " + linkLocal("b"));
         assertNotNull(big.error());
         assertTrue(big.error().getMessage(), big.error().getMessage().contains("does not fit the MTU 1500"));
         ip.link("b").sendBroadcast(EtherType.IPV6, routerAdvertisement(2044, List.of()));

@@ -95,7 +95,7 @@ public class PartitionIT {
         assertTrue(arp.pathInfo("c", InetAddress.getByName("10.3.0.2")) instanceof PathInfoAnswer.NoSuchNode);
         assertNull("b never heard c's requests", ip.neighbour(arp, "b", "10.3.0.3"));
         assertNull("d never heard a's requests", ip.neighbour(arp, "d", "10.3.0.1"));
-        IpFixture.Shell ping = ip.shell("ipoib:ping -I c -c 2 -i 0.1 -W 0.5 10.3.0.2");
+        GogoShell.Result ping = ip.shell("ipoib:ping -I c -c 2 -i 0.1 -W 0.5 10.3.0.2");
         assertNotNull(ping.error());
         assertTrue(ping.all(), ping.all().contains("100% packet loss"));
     }

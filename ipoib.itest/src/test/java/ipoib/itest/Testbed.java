@@ -6,8 +6,6 @@ import ipoib.api.link.IpoibLink;
 import ipoib.api.link.LinkState;
 import ipoib.api.link.ReceivedFrame;
 import ipoib.api.mcast.MulticastService;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.charset.StandardCharsets;
@@ -20,8 +18,6 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 import org.apache.felix.service.command.CommandProcessor;
-import org.apache.felix.service.command.CommandSession;
-import org.apache.felix.service.command.Converter;
 import org.osgi.framework.BundleContext;
 import org.osgi.framework.ServiceReference;
 import org.osgi.framework.ServiceRegistration;
@@ -170,27 +166,11 @@ final class Testbed {
 
     /** Runs a shell command; its output, or the exception it threw. */
     String run(String command) throws Exception {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        PrintStream print = new PrintStream(out, true, StandardCharsets.UTF_8);
-        CommandSession session = shell.createSession(System.in, print, print);
-        try {
-            Object result = session.execute(command);
-            if (result != null) {
-                print.println(session.format(result, Converter.INSPECT));
-            }
-            return out.toString(StandardCharsets.UTF_8);
-        } finally {
-            session.close();
-        }
+        return GogoShell.run(shell, command);
     }
 
     /** Runs a shell command that must fail; the failure's message. */
-    String fail(String command) throws Exception {
-        try {
-            String out = run(command);
-            throw new AssertionError("'" + command + "' did not fail: " + out);
-        } catch (IllegalArgumentException | IllegalStateException e) {
-            return e.getMessage();
-        }
+    String fail(String command) {
+        return GogoShell.failure(shell, command);
     }
 }
