@@ -25,7 +25,9 @@ public enum DropReason {
     /** Fault injection: lost on the link. */
     FAULT_LOSS("fault_loss"),
     /** Fault injection: corrupted on the link, caught by the ICRC/VCRC check. */
-    FAULT_CORRUPT("fault_corrupt_crc");
+    FAULT_CORRUPT("fault_corrupt_crc"),
+    /** Fault injection: too many packets already held back by delay or reordering. */
+    FAULT_DELAY_QUEUE_FULL("fault_delay_queue_full");
 
     private final String counterName;
 

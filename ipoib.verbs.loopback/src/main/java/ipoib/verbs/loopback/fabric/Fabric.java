@@ -38,6 +38,10 @@ public final class Fabric implements AutoCloseable {
     private final SubnetManager subnetManager;
     private final FabricCounters counters = new FabricCounters();
     private final ScheduledExecutorService events;
+    /** Packets the delay and reorder faults may hold back at once. */
+    static final int MAX_HELD_BACK = 4096;
+
+    private final java.util.concurrent.atomic.AtomicInteger heldBack = new java.util.concurrent.atomic.AtomicInteger();
     private volatile WireTap tap;
     private volatile boolean closed;
 
@@ -269,13 +273,21 @@ public final class Fabric implements AutoCloseable {
             }
             return true;
         }
-        // Held back: the datagram must outlive the sender's buffer.
+        // Held back: the datagram must outlive the sender's buffer. The held packets are bounded.
+        if (heldBack.get() + copies > MAX_HELD_BACK) {
+            counters.drop(DropReason.FAULT_DELAY_QUEUE_FULL);
+            return true;
+        }
+        heldBack.addAndGet(copies);
         MemorySegment copy = Arena.ofAuto().allocate(Math.max(1, length));
         MemorySegment.copy(payload, offset, copy, 0, length);
         counters.delayed();
         for (int i = 0; i < copies; i++) {
-            schedule(() -> deliver(sender, ah, remoteQpn, qkey, ah.vector.serviceLevel(), ah.vector.trafficClass(),
-                    ah.vector.flowLabel(), ah.vector.hopLimit(), copy, 0, length), delay);
+            schedule(() -> {
+                heldBack.decrementAndGet();
+                deliver(sender, ah, remoteQpn, qkey, ah.vector.serviceLevel(), ah.vector.trafficClass(),
+                        ah.vector.flowLabel(), ah.vector.hopLimit(), copy, 0, length);
+            }, delay);
         }
         return true;
     }
