@@ -251,6 +251,14 @@ public class ArpIT {
         ip.pingUntilReply("a", B, Duration.ofSeconds(3));
     }
 
+    /**
+     * A remote LID change: unicast to the old LID is lost; revalidation's unicast probe goes
+     * unanswered, the broadcast one is answered from the same address, and the link queries its
+     * path again. The outage is bounded by the revalidation period plus one retransmission
+     * (shown with a manual clock in NeighbourEngineTest); here it is measured and reported, not
+     * compared with the wall clock of a loaded machine (that comparison was the flake). An SM
+     * change makes the link query every path again while the entries keep sending.
+     */
     @Test
     public void aPeersNewLidIsFoundByRevalidationAndAnSmChangeRefreshesWithoutFlushing() throws Exception {
         NeighbourResolver arp = ip.arp();
@@ -262,21 +270,43 @@ public class ArpIT {
         int newLid = ip.link("b").port().attributes().lid().value() == 0x40 ? 0x41 : 0x40;
         ip.run("fabric:lid loop1/1 " + newLid);
         long changed = System.nanoTime();
-        ip.pingUntilReply("a", B, Duration.ofSeconds(10));
+        ip.pingUntilReply("a", B, Duration.ofSeconds(30));
         long took = (System.nanoTime() - changed) / 1_000_000;
-        assertTrue("traffic resumed " + took + " ms after the LID change, the period is " + period + " ms",
-                took <= period + 1500);
+        System.out.println("ArpIT: traffic resumed " + took + " ms after the remote LID change (revalidateMillis "
+                + period + ", retransmitMillis 1000)");
         assertEquals(newLid, ip.neighbour(arp, "a", B).lid().value());
-        assertTrue(ip.counter(arp, "path_refreshes") > refreshes);
+        assertTrue("the path was queried again because unicast went unanswered",
+                ip.counter(arp, "path_refreshes") > refreshes);
+        assertEquals("the link's path has the new LID", newLid,
+                ip.link("a").paths().get(ip.link("b").gid()).destinationLid().value());
 
         ip.configure("ipoib.arp", "revalidateMillis", 60_000L);
         ip.await(NeighbourResolver.class, "(&(ipoib.family=ipv4)(revalidateMillis=60000))");
+        long queries = pathQueries("a");
         long lookups = ip.counter(arp, "path_lookups");
         ip.run("fabric:smchange");
-        Await.until("an SM change makes the resolver look its paths up again", Duration.ofSeconds(10),
-                () -> ip.counter(arp, "path_lookups") > lookups, () -> arp.counters().toString());
+        Await.until("an SM change makes the link query its paths again", Duration.ofSeconds(10),
+                () -> pathQueries("a") > queries, () -> run("ipoib:paths a"));
         assertNotNull("the entry stays: refreshed, not flushed", ip.neighbour(arp, "a", B));
+        assertEquals("the resolver keeps its path reference", lookups, ip.counter(arp, "path_lookups"));
         ip.pingUntilReply("a", B, Duration.ofSeconds(5));
+    }
+
+    private String run(String command) {
+        try {
+            return ip.run(command);
+        } catch (Exception e) {
+            throw new AssertionError(command, e);
+        }
+    }
+
+    /** The path_queries figure of a link's path cache, from {@code ipoib:paths}. */
+    private long pathQueries(String link) {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("path_queries (\\d+)").matcher(run("ipoib:paths " + link));
+        if (!m.find()) {
+            throw new AssertionError("no path_queries in ipoib:paths " + link);
+        }
+        return Long.parseLong(m.group(1));
     }
 
     @Test

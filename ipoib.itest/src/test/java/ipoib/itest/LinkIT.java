@@ -1,6 +1,7 @@
 package ipoib.itest;
 
 import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertNotNull;
 import static org.junit.Assert.assertNull;
 import static org.junit.Assert.assertTrue;
@@ -14,7 +15,7 @@ import ipoib.api.link.IpoibLink;
 import ipoib.api.link.LinkState;
 import ipoib.api.link.ReceivedFrame;
 import ipoib.api.link.TransmitResult;
-import ipoib.api.verbs.AddressHandle;
+import ipoib.api.link.LinkPath;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.time.Duration;
@@ -68,8 +69,10 @@ public class LinkIT {
         final byte[] payload;
         final int sourceQpn;
         final boolean multicast;
+        final boolean readOnly;
 
         Received(IpoibLink link, ReceivedFrame frame) {
+            this.readOnly = frame.buffer().isReadOnly();
             this.link = link.name();
             this.payload = frame.buffer().asSlice(frame.payloadOffset(), frame.payloadLength())
                     .toArray(ValueLayout.JAVA_BYTE);
@@ -142,6 +145,7 @@ public class LinkIT {
     public void broadcastCarriesFramesToTheOtherInterfaceOnly() throws Exception {
         ServiceRegistration<FrameHandler> reg = handler();
         try {
+            long ownBefore = link("a").dropCounters().get("rx_dropped_own_multicast");
             assertEquals(TransmitResult.SENT, link("a").sendBroadcast(EXPERIMENTAL, payload("hello broadcast")));
             Received r = received.poll(10, TimeUnit.SECONDS);
             assertNotNull("b received the broadcast", r);
@@ -149,7 +153,12 @@ public class LinkIT {
             assertEquals("hello broadcast", new String(r.payload, java.nio.charset.StandardCharsets.US_ASCII));
             assertTrue(r.multicast);
             assertEquals(link("a").qpn().value(), r.sourceQpn);
-            assertNull("a does not receive its own broadcast", received.poll(200, TimeUnit.MILLISECONDS));
+            // The fabric replicates the broadcast to a as well (the switch forwards to every member
+            // port, the sender's own included); a drops that copy before any handler sees it.
+            Await.until("a dropped its own broadcast", Duration.ofSeconds(10),
+                    () -> link("a").dropCounters().get("rx_dropped_own_multicast") == ownBefore + 1);
+            assertNull("a does not hand its own broadcast to a handler", received.poll());
+            assertTrue("the handler saw the frame read-only", r.readOnly);
         } finally {
             reg.unregister();
         }
@@ -161,15 +170,28 @@ public class LinkIT {
         try {
             IpoibLink a = link("a");
             IpoibLink b = link("b");
-            PathRecord path = a.port().subnetAdministrator().pathRecord(a.gid(), b.gid(), a.pkey())
-                    .toCompletableFuture().get(10, TimeUnit.SECONDS);
-            try (AddressHandle ah = a.createAddressHandle(path, a.serviceLevel())) {
-                assertEquals(TransmitResult.SENT, a.sendUnicast(ah, b.qpn(), EXPERIMENTAL, payload("unicast")));
+            LinkPath path = a.acquirePath(b.gid(), false).toCompletableFuture().get(10, TimeUnit.SECONDS);
+            LinkPath again = a.acquirePath(b.gid(), false).toCompletableFuture().get(10, TimeUnit.SECONDS);
+            try {
+                assertEquals(b.gid(), path.destination());
+                assertEquals(b.port().attributes().lid(), path.record().destinationLid());
+                assertEquals("one cached path for both users", java.util.Set.of(b.gid()), a.paths().keySet());
+                assertEquals(TransmitResult.SENT, a.sendUnicast(path, b.qpn(), EXPERIMENTAL, payload("unicast")));
                 Received r = received.poll(10, TimeUnit.SECONDS);
                 assertNotNull(r);
                 assertEquals("b", r.link);
                 assertEquals(false, r.multicast);
+            } finally {
+                path.release();
             }
+            assertFalse("a released reference is not valid", path.valid());
+            assertEquals(TransmitResult.DROPPED_NO_ROUTE, a.sendUnicast(path, b.qpn(), EXPERIMENTAL, payload("x")));
+            assertTrue("the other reference keeps the path", again.valid());
+            assertEquals(TransmitResult.SENT, a.sendUnicast(again, b.qpn(), EXPERIMENTAL, payload("again")));
+            assertEquals("again", new String(received.poll(10, TimeUnit.SECONDS).payload,
+                    java.nio.charset.StandardCharsets.US_ASCII));
+            again.release();
+            assertTrue("the last release removes the path", a.paths().isEmpty());
         } finally {
             reg.unregister();
         }

@@ -6,6 +6,7 @@ import ipoib.api.PathRecord;
 import ipoib.api.Qpn;
 import ipoib.api.event.IpoibEvents;
 import ipoib.api.link.IpoibLink;
+import ipoib.api.link.LinkPath;
 import ipoib.api.link.LinkState;
 import ipoib.api.link.TransmitResult;
 import ipoib.api.resolve.AddressBits;
@@ -14,7 +15,6 @@ import ipoib.api.resolve.NeighbourState;
 import ipoib.api.resolve.NoSuchNodeException;
 import ipoib.api.resolve.PathInfo;
 import ipoib.api.resolve.PathInfoAnswer;
-import ipoib.api.verbs.AddressHandle;
 import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
 import java.time.Duration;
@@ -28,11 +28,9 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.LongAdder;
-import java.util.function.BiFunction;
 import java.util.function.LongSupplier;
 
 /**
@@ -61,25 +59,11 @@ import java.util.function.LongSupplier;
  */
 public final class NeighbourEngine implements AutoCloseable {
 
-    /** Looks up the PathRecord from a link's port to a GID in the link's partition. */
-    public interface PathLookup extends BiFunction<IpoibLink, Gid, CompletionStage<PathRecord>> {}
-
-    /** The lookup through the link's port's subnet administrator. */
-    public static final PathLookup SUBNET_ADMINISTRATOR = (link, gid) -> {
-        var port = link.port();
-        Gid self = link.gid();
-        if (port == null || self == null) {
-            return CompletableFuture.failedFuture(new IllegalStateException("link " + link.name() + " is not UP"));
-        }
-        return port.subnetAdministrator().pathRecord(self, gid, link.pkey());
-    };
-
     private final boolean ipv6;
     private final String family;
     private final Protocol protocol;
     private final Reporter reporter;
     private final Executor control;
-    private final PathLookup lookup;
     private final LongSupplier clock;
     private volatile Settings settings;
     private volatile boolean closed;
@@ -87,7 +71,6 @@ public final class NeighbourEngine implements AutoCloseable {
     private final ConcurrentHashMap<String, LinkContext> contexts = new ConcurrentHashMap<>();
     /** Permanent entries by link name, re-created on every UP. */
     private final Map<String, Map<Key, LinkAddress>> permanents = new ConcurrentHashMap<>();
-    private final ConcurrentLinkedQueue<Retired> retired = new ConcurrentLinkedQueue<>();
     private final RateLimiter pathErrorLog = new RateLimiter(5_000);
     private final RateLimiter failureLog = new RateLimiter(5_000);
 
@@ -118,8 +101,6 @@ public final class NeighbourEngine implements AutoCloseable {
 
     private record Key(long high, long low) {}
 
-    private record Retired(AddressHandle handle, long at) {}
-
     /**
      * @param ipv6 the family: IPv6 keys are the address's two halves, IPv4 keys {@code (0, address)}
      * @param counters the counters the engine adds its own to (the protocol keeps its in the same set)
@@ -127,7 +108,7 @@ public final class NeighbourEngine implements AutoCloseable {
      * @param clock {@link System#nanoTime}, or a test clock
      */
     public NeighbourEngine(boolean ipv6, Protocol protocol, Settings settings, Reporter reporter, Counters counters,
-                           Executor control, PathLookup lookup, LongSupplier clock) {
+                           Executor control, LongSupplier clock) {
         this.ipv6 = ipv6;
         this.family = ipv6 ? "IPv6" : "IPv4";
         this.protocol = Objects.requireNonNull(protocol);
@@ -135,7 +116,6 @@ public final class NeighbourEngine implements AutoCloseable {
         this.reporter = Objects.requireNonNull(reporter);
         this.counters = counters;
         this.control = control;
-        this.lookup = lookup;
         this.clock = clock;
         this.solicitations = counters.counter("solicitations_sent");
         this.retransmissions = counters.counter("solicitations_retransmitted");
@@ -199,7 +179,7 @@ public final class NeighbourEngine implements AutoCloseable {
                     if (!n.used) {
                         n.used = true;
                     }
-                    return link.sendUnicast(r.handle(), r.qpn(), etherType, frame);
+                    return link.sendUnicast(r.path(), r.qpn(), etherType, frame);
                 }
             }
             return missedSend(ctx, n, high, low, etherType, frame);
@@ -250,7 +230,7 @@ public final class NeighbourEngine implements AutoCloseable {
                 Route r = n.route;
                 if (r != null) {
                     n.used = true;
-                    return ctx.link.sendUnicast(r.handle(), r.qpn(), etherType, frame);
+                    return ctx.link.sendUnicast(r.path(), r.qpn(), etherType, frame);
                 }
                 if (n.state == NeighbourState.FAILED) {
                     if (now - n.deadlineNanos < 0) {
@@ -420,28 +400,6 @@ public final class NeighbourEngine implements AutoCloseable {
         after.forEach(Runnable::run);
     }
 
-    /**
-     * LIDs changed (SM change, own LID change): every known neighbour's PathRecord is looked up
-     * again while it keeps sending on its current route ("refresh, not flush").
-     */
-    public void pathsStale(IpoibLink link) {
-        LinkContext ctx = contexts.get(link.name());
-        if (ctx == null || ctx.link != link) {
-            return;
-        }
-        long now = now();
-        for (Neighbour n : ctx.map.values()) {
-            List<Runnable> after = new ArrayList<>(1);
-            synchronized (n) {
-                if (!n.removed && n.linkAddress != null && n.state != NeighbourState.FAILED) {
-                    pathRefreshes.increment();
-                    after.add(startPath(n, now, n.route != null));
-                }
-            }
-            after.forEach(Runnable::run);
-        }
-    }
-
     // ---- protocol input ------------------------------------------------------------------------------
 
     /**
@@ -517,6 +475,7 @@ public final class NeighbourEngine implements AutoCloseable {
                         n.state(NeighbourState.RESOLVED, now);
                         n.probes = 0;
                         if (unicastFailed) {
+                            // The link queries its path again (issue: a peer's LID changed).
                             pathRefreshes.increment();
                             after.add(startPath(n, now, true));
                         }
@@ -572,38 +531,50 @@ public final class NeighbourEngine implements AutoCloseable {
     // ---- path records ------------------------------------------------------------------------------
 
     /**
-     * Starts a PathRecord lookup for the entry's GID; with {@code refresh} the entry keeps its
-     * route and state meanwhile, else it goes PATH_PENDING and queues. Holds n; returns the task
-     * that sends the query, to run after the lock is released.
+     * Gets the link's path to the entry's GID. With {@code refresh} and a route, the link is asked
+     * to query its path again and the entry keeps sending meanwhile; else the entry goes
+     * PATH_PENDING and queues. Holds n; returns the task that asks the link, to run after the
+     * lock is released.
      */
     private Runnable startPath(Neighbour n, long now, boolean refresh) {
-        int gen = ++n.pathGeneration;
-        n.refreshing = refresh;
-        if (!refresh) {
-            retire(n.route, now);
-            n.route = null;
-            n.state(NeighbourState.PATH_PENDING, now);
+        Route current = n.route;
+        if (refresh && current != null) {
+            return () -> current.path().refresh();
         }
+        int gen = ++n.pathGeneration;
+        retire(n.route, now);
+        n.route = null;
+        n.state(NeighbourState.PATH_PENDING, now);
         n.deadlineNanos = now + settings.pathTimeoutMillis() * 1_000_000L;
         Gid gid = n.linkAddress.gid();
         IpoibLink link = n.context.link;
+        boolean pathSl = settings.serviceLevelFromPath();
         return () -> {
             pathLookups.increment();
-            CompletionStage<PathRecord> stage;
+            CompletionStage<LinkPath> stage;
             try {
-                stage = lookup.apply(link, gid);
+                stage = link.acquirePath(gid, pathSl);
             } catch (RuntimeException e) {
                 stage = CompletableFuture.failedFuture(e);
             }
-            stage.whenComplete((path, failure) -> execute(() -> onPath(n, gen, path, failure)));
+            stage.whenComplete((path, failure) -> {
+                if (closed && path != null) {
+                    path.release();
+                    return;
+                }
+                execute(() -> onPath(n, gen, path, failure));
+            });
         };
     }
 
-    private void onPath(Neighbour n, int gen, PathRecord path, Throwable failure) {
+    private void onPath(Neighbour n, int gen, LinkPath path, Throwable failure) {
         long now = now();
         List<Runnable> after = new ArrayList<>(2);
         synchronized (n) {
             if (n.removed || gen != n.pathGeneration) {
+                if (path != null) {
+                    path.release(); // a late answer nobody waits for
+                }
                 return;
             }
             if (failure != null) {
@@ -615,21 +586,13 @@ public final class NeighbourEngine implements AutoCloseable {
         after.forEach(Runnable::run);
     }
 
-    private void pathResolved(Neighbour n, PathRecord path, long now, List<Runnable> after) {
+    private void pathResolved(Neighbour n, LinkPath path, long now, List<Runnable> after) {
         IpoibLink link = n.context.link;
-        int sl = settings.serviceLevelFromPath() ? path.serviceLevel() : link.serviceLevel();
-        AddressHandle handle;
-        try {
-            handle = link.createAddressHandle(path, sl);
-        } catch (RuntimeException e) {
-            pathFailed(n, "address handle for " + path.destinationLid() + " not created: " + e.getMessage(), now, after);
-            return;
-        }
-        Route route = new Route(handle, n.linkAddress.qpn(), n.linkAddress, path, sl);
+        Route route = new Route(path, n.linkAddress.qpn(), n.linkAddress);
         // The frames queued meanwhile go first, then the route is published: a sender that finds
         // no route takes this lock and queues behind them, so the order holds.
         for (Neighbour.Pending p : n.drainQueue()) {
-            link.sendUnicast(handle, route.qpn(), p.etherType(), p.frame());
+            link.sendUnicast(path, route.qpn(), p.etherType(), p.frame());
             queuedSent.increment();
         }
         retire(n.route, now);
@@ -640,10 +603,9 @@ public final class NeighbourEngine implements AutoCloseable {
             n.probes = 0;
             resolved.increment();
         }
-        n.refreshing = false;
         n.failure = null;
         List<CompletableFuture<PathInfo>> waiters = n.drainWaiters();
-        PathInfo info = info(path);
+        PathInfo info = info(path.record());
         String linkName = n.context.name;
         String text = n.linkAddress.toString();
         after.add(() -> {
@@ -711,7 +673,7 @@ public final class NeighbourEngine implements AutoCloseable {
         Route r = n.route;
         n.route = null;
         if (r != null) {
-            retired.add(new Retired(r.handle(), now()));
+            r.path().release();
         }
         dropCounter.add(n.drainQueue().size());
         List<CompletableFuture<PathInfo>> waiters = n.drainWaiters();
@@ -724,9 +686,10 @@ public final class NeighbourEngine implements AutoCloseable {
         }
     }
 
-    private void retire(Route r, long now) {
+    /** The route is no longer used: its path reference goes back to the link. */
+    private static void retire(Route r, long now) {
         if (r != null) {
-            retired.add(new Retired(r.handle(), now));
+            r.path().release();
         }
     }
 
@@ -734,12 +697,10 @@ public final class NeighbourEngine implements AutoCloseable {
 
     /**
      * One timer tick (every {@link Settings#tickMillis()} on the control thread): retransmissions,
-     * resolution and path timeouts, revalidation, hold-time expiry, idle collection, and the
-     * closing of retired address handles.
+     * resolution and path timeouts, revalidation, hold-time expiry and idle collection.
      */
     public void tick() {
         long now = now();
-        closeRetired(now);
         for (LinkContext ctx : contexts.values()) {
             for (Neighbour n : ctx.map.values()) {
                 List<Runnable> after = new ArrayList<>(1);
@@ -751,19 +712,6 @@ public final class NeighbourEngine implements AutoCloseable {
                     process(n, now, after);
                 }
                 after.forEach(Runnable::run);
-            }
-        }
-    }
-
-    private void closeRetired(long now) {
-        long grace = Math.max(settings.tickMillis(), 50) * 1_000_000L;
-        Retired r;
-        while ((r = retired.peek()) != null && now - r.at() >= grace) {
-            retired.poll();
-            try {
-                r.handle().close();
-            } catch (RuntimeException ignored) {
-                // The provider may have released it with the link's resources.
             }
         }
     }
@@ -914,7 +862,7 @@ public final class NeighbourEngine implements AutoCloseable {
                 }
                 Route r = n.route;
                 if (r != null) {
-                    return new PathInfoAnswer.Ready(info(r.path()));
+                    return new PathInfoAnswer.Ready(info(r.record()));
                 }
                 if (n.state == NeighbourState.FAILED) {
                     if (now - n.deadlineNanos < 0) {
@@ -950,7 +898,7 @@ public final class NeighbourEngine implements AutoCloseable {
                     }
                     Route r = n.route;
                     out.add(new NeighbourEntry(ctx.name, n.address, n.linkAddress,
-                            r == null ? null : r.path().destinationLid(), r == null ? -1 : r.serviceLevel(), n.state,
+                            r == null ? null : r.record().destinationLid(), r == null ? -1 : r.serviceLevel(), n.state,
                             Duration.ofNanos(Math.max(0, now - n.confirmedNanos)), n.queued(), n.permanent));
                 }
             }
@@ -1067,14 +1015,6 @@ public final class NeighbourEngine implements AutoCloseable {
         for (LinkContext ctx : List.copyOf(contexts.values())) {
             contexts.remove(ctx.name, ctx);
             closeContext(ctx, "resolver stopped");
-        }
-        Retired r;
-        while ((r = retired.poll()) != null) {
-            try {
-                r.handle().close();
-            } catch (RuntimeException ignored) {
-                // Released with the link already.
-            }
         }
     }
 

@@ -89,7 +89,7 @@ public final class ArpResolver extends EngineResolver implements FrameHandler, L
         this.gratuitous = configuration.gratuitous();
         this.shell = new ResolverShell("ARP", "ipoib-arp", log);
         this.engine = new NeighbourEngine(false, this, settings, shell, counters, shell.control(),
-                NeighbourEngine.SUBNET_ADMINISTRATOR, System::nanoTime);
+                System::nanoTime);
         shell.start(engine, settings.tickMillis(), engine::tick);
     }
 
@@ -165,7 +165,9 @@ public final class ArpResolver extends EngineResolver implements FrameHandler, L
                 announceAll(link);
             }
             case DOWN -> engine.linkDown(link);
-            case PATHS_STALE -> engine.pathsStale(link);
+            case PATHS_STALE -> {
+                // The link refreshes its paths itself; the routes keep their path references.
+            }
             case MULTICAST_RESET -> {
                 // ARP uses only the broadcast group, which the link re-joins itself.
             }
@@ -256,7 +258,7 @@ public final class ArpResolver extends EngineResolver implements FrameHandler, L
         }
         MemorySegment packet = encode(ArpPacket.request(self, source, target));
         TransmitResult result = unicast == null ? link.sendBroadcast(EtherType.ARP, packet)
-                : link.sendUnicast(unicast.handle(), unicast.qpn(), EtherType.ARP, packet);
+                : link.sendUnicast(unicast.path(), unicast.qpn(), EtherType.ARP, packet);
         if (!result.isDrop()) {
             requestsOut.increment();
         }

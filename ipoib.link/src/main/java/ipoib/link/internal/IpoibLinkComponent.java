@@ -3,6 +3,7 @@ package ipoib.link.internal;
 import ipoib.api.link.FrameHandler;
 import ipoib.api.link.IpoibLink;
 import ipoib.api.link.LinkListener;
+import ipoib.api.link.MulticastAttachment;
 import ipoib.api.verbs.VerbsProvider;
 import java.util.ArrayList;
 import java.util.Hashtable;
@@ -42,6 +43,7 @@ public final class IpoibLinkComponent implements LinkHooks {
     private final LinkEngine engine;
     private final Logger log;
     private final ServiceRegistration<IpoibLink> registration;
+    private final ServiceRegistration<MulticastAttachment> multicastRegistration;
     private final List<HandlerEntry> handlerEntries = new CopyOnWriteArrayList<>();
     private final List<LinkListener> listeners = new CopyOnWriteArrayList<>();
     /** EtherType → handlers, rebuilt when handlers come and go; read per frame without locks. */
@@ -66,10 +68,16 @@ public final class IpoibLinkComponent implements LinkHooks {
         props.put(IpoibLink.NAME_PROPERTY, config.name());
         props.putAll(config.describe());
         this.registration = context.registerService(IpoibLink.class, engine, props);
+        this.multicastRegistration = context.registerService(MulticastAttachment.class, new LinkMulticast(engine), props);
     }
 
     @Deactivate
     void deactivate() {
+        try {
+            multicastRegistration.unregister();
+        } catch (IllegalStateException alreadyGone) {
+            // The framework is stopping.
+        }
         try {
             registration.unregister();
         } catch (IllegalStateException alreadyGone) {

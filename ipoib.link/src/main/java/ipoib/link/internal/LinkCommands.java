@@ -28,7 +28,8 @@ import org.osgi.framework.InvalidSyntaxException;
         "osgi.command.function=create",
         "osgi.command.function=delete",
         "osgi.command.function=await",
-        "osgi.command.function=capture"})
+        "osgi.command.function=capture",
+        "osgi.command.function=paths"})
 public final class LinkCommands {
 
     private final List<IpoibLink> links = new CopyOnWriteArrayList<>();
@@ -61,7 +62,13 @@ public final class LinkCommands {
                 out.append("    device ").append(engine.config().device()).append(" port ").append(engine.config().port())
                         .append("  provider ").append(engine.providerName()).append('\n');
             }
-            out.append("    pkey ").append(link.pkey()).append("  broadcast ").append(link.broadcastGid()).append('\n');
+            out.append("    pkey ").append(link.pkey());
+            PKey inUse = engine == null ? null : engine.pkeyInUse();
+            if (inUse != null && inUse.value() != link.pkey().value()) {
+                // e.g. a port that is only a limited member: the P_Key table holds 0x7fff, not 0xffff.
+                out.append(" (in use ").append(inUse).append(')');
+            }
+            out.append("  broadcast ").append(link.broadcastGid()).append('\n');
             if (link.address() != null) {
                 out.append("    qpn ").append(link.qpn()).append("  gid ").append(link.gid()).append('\n');
                 out.append("    lladdr ").append(link.address()).append('\n');
@@ -70,6 +77,34 @@ public final class LinkCommands {
             }
         }
         return out.length() == 0 ? "no IPoIB interfaces (create one with ipoib:create)" : out.toString();
+    }
+
+    @Descriptor("show the path cache of every interface, or of one: destination GID, LID, SL, MTU, rate, and the cache's counters")
+    public String paths(@Descriptor("interface name (optional)") String... names) {
+        if (names.length > 1) {
+            throw usage("ipoib:paths [interface]", "expected at most one interface name");
+        }
+        StringBuilder out = new StringBuilder();
+        boolean found = false;
+        for (IpoibLink link : sorted()) {
+            if (names.length == 1 && !link.name().equals(names[0])) {
+                continue;
+            }
+            found = true;
+            out.append(link.name()).append(" (").append(link.state()).append(")\n");
+            link.paths().forEach((gid, r) -> out.append("    ").append(gid).append("  lid ").append(r.destinationLid())
+                    .append("  sl ").append(r.serviceLevel()).append("  mtu ").append(r.mtu()).append("  rate ")
+                    .append(r.rate()).append('\n'));
+            if (link instanceof LinkEngine engine) {
+                StringBuilder figures = new StringBuilder("   ");
+                engine.pathCounters().forEach((k, v) -> figures.append(' ').append(k).append(' ').append(v));
+                out.append(figures).append('\n');
+            }
+        }
+        if (!found) {
+            throw usage("ipoib:paths [interface]", names.length == 1 ? "no interface '" + names[0] + "'" : "no interfaces");
+        }
+        return out.toString();
     }
 
     @Descriptor("show the counters of every interface, or of one")

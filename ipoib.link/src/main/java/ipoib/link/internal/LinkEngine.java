@@ -14,12 +14,11 @@ import ipoib.api.link.FrameHandler;
 import ipoib.api.link.IpoibLink;
 import ipoib.api.link.LinkCounters;
 import ipoib.api.link.LinkListener;
+import ipoib.api.link.LinkPath;
 import ipoib.api.link.LinkState;
 import ipoib.api.link.TransmitResult;
 import ipoib.api.sa.SaException;
 import ipoib.api.sa.SaStatus;
-import ipoib.api.verbs.AddressHandle;
-import ipoib.api.verbs.AddressVector;
 import ipoib.api.verbs.Device;
 import ipoib.api.verbs.Port;
 import ipoib.api.verbs.PortEvent;
@@ -47,6 +46,7 @@ import java.util.stream.Collectors;
  */
 final class LinkEngine implements IpoibLink {
     private static final long MAX_BACKOFF_MILLIS = 16_000;
+    private static final long REAP_MILLIS = 1000;
 
     final LinkStatistics stats = new LinkStatistics();
     private final LinkConfig config;
@@ -63,6 +63,7 @@ final class LinkEngine implements IpoibLink {
     private int joinFailures;
     private ScheduledFuture<?> retry;
     private ScheduledFuture<?> watchdog;
+    private ScheduledFuture<?> reaper;
     private int scopeInUse;
 
     private volatile LinkState state = LinkState.DOWN;
@@ -184,12 +185,15 @@ final class LinkEngine implements IpoibLink {
     }
 
     @Override
-    public TransmitResult sendUnicast(AddressHandle destination, Qpn remoteQpn, int etherType, MemorySegment payload) {
+    public TransmitResult sendUnicast(LinkPath path, Qpn remoteQpn, int etherType, MemorySegment payload) {
         LinkResources r = resources;
         if (r == null || state != LinkState.UP) {
             return stats.drop(TransmitResult.DROPPED_LINK_DOWN);
         }
-        return r.send(destination, remoteQpn, etherType, payload, false);
+        if (!(path instanceof PathEntry.Reference ref) || ref.released()) {
+            return stats.drop(TransmitResult.DROPPED_NO_ROUTE);
+        }
+        return r.sendUnicast(ref.entry, remoteQpn, etherType, payload);
     }
 
     @Override
@@ -211,31 +215,59 @@ final class LinkEngine implements IpoibLink {
     }
 
     @Override
-    public void addMulticastGroup(McMemberRecord joined, boolean receive) {
-        requireUp("add multicast group " + joined.mgid()).addGroup(joined, receive);
+    public CompletionStage<LinkPath> acquirePath(Gid destination, boolean serviceLevelFromPath) {
+        LinkResources r = resources;
+        if (r == null || state != LinkState.UP) {
+            return CompletableFuture.failedFuture(new IllegalStateException(
+                    "path to " + destination + ": link " + name() + " is " + state + " (" + reason + ")"));
+        }
+        return r.paths.acquire(destination, serviceLevelFromPath);
     }
 
     @Override
-    public void removeMulticastGroup(Mgid group) {
+    public Map<Gid, PathRecord> paths() {
+        LinkResources r = resources;
+        return r == null ? Map.of() : r.paths.snapshot();
+    }
+
+    /** The P_Key table entry the queue pair uses (full or limited membership), or null unless UP. */
+    PKey pkeyInUse() {
+        LinkResources r = resources;
+        return r == null ? null : PKey.of(r.pkeyValue);
+    }
+
+    /** Path cache figures for the shell: entries, queries, failures, refreshes, handle changes. */
+    Map<String, Long> pathCounters() {
+        LinkResources r = resources;
+        if (r == null) {
+            return Map.of();
+        }
+        Map<String, Long> out = new LinkedHashMap<>();
+        out.put("paths", (long) r.paths.size());
+        out.put("path_queries", r.paths.queries.sum());
+        out.put("path_failures", r.paths.failures.sum());
+        out.put("path_refreshes", r.paths.refreshes.sum());
+        out.put("path_handle_changes", r.paths.handleChanges.sum());
+        out.put("handles_awaiting_completion", (long) r.reaper.waiting());
+        return out;
+    }
+
+    // ---- the multicast-attach role (LinkMulticast) ---------------------------------------------------
+
+    void addMulticastGroup(McMemberRecord joined, boolean receive) {
+        requireUp("add multicast group " + joined.mgid()).addGroup(joined, receive);
+    }
+
+    void removeMulticastGroup(Mgid group) {
         LinkResources r = resources;
         if (r != null) {
             r.removeGroup(group);
         }
     }
 
-    @Override
-    public boolean hasMulticastGroup(Mgid group) {
+    boolean hasMulticastGroup(Mgid group) {
         LinkResources r = resources;
         return r != null && state == LinkState.UP && r.hasGroup(group);
-    }
-
-    @Override
-    public AddressHandle createAddressHandle(PathRecord path, int serviceLevel) {
-        LinkResources r = requireUp("create address handle to " + path.destinationGid());
-        boolean global = path.hopLimit() > 1;
-        AddressVector vector = new AddressVector(path.destinationLid(), serviceLevel, path.rate(), global,
-                global ? path.destinationGid() : null, path.flowLabel(), path.hopLimit(), path.trafficClass(), 0);
-        return r.createUnicastHandle(vector, path.destinationGid());
     }
 
     private LinkResources requireUp(String operation) {
@@ -403,6 +435,7 @@ final class LinkEngine implements IpoibLink {
         hooks.info(name() + " UP: QPN " + r.qpn + ", link MTU " + r.mtu + ", Q_Key " + r.qkey + ", broadcast "
                 + record.mgid());
         startWatchdog();
+        startReaper();
         hooks.notifyListeners(this, LinkListener.Change.UP);
     }
 
@@ -445,11 +478,14 @@ final class LinkEngine implements IpoibLink {
                     LinkResources r = resources;
                     if (r != null) {
                         r.ownLid = port.attributes().lid().value();
+                        r.paths.refreshAll();
                         hooks.notifyListeners(this, LinkListener.Change.PATHS_STALE);
                     }
                 }
                 case SM_CHANGE -> {
-                    if (state == LinkState.UP) {
+                    LinkResources r = resources;
+                    if (r != null && state == LinkState.UP) {
+                        r.paths.refreshAll();
                         hooks.notifyListeners(this, LinkListener.Change.PATHS_STALE);
                     }
                 }
@@ -527,6 +563,7 @@ final class LinkEngine implements IpoibLink {
                     }
                     hooks.info(name() + ": re-joined the broadcast group after a client re-register");
                     hooks.notifyListeners(this, LinkListener.Change.MULTICAST_RESET);
+                    r.paths.refreshAll();
                     hooks.notifyListeners(this, LinkListener.Change.PATHS_STALE);
                 }));
     }
@@ -608,6 +645,20 @@ final class LinkEngine implements IpoibLink {
             watchdog.cancel(false);
             watchdog = null;
         }
+        if (reaper != null) {
+            reaper.cancel(false);
+            reaper = null;
+        }
+    }
+
+    /** Destroys retired address handles once their sends completed, every second (Linux: ipoib_reap_ah, HZ). */
+    private void startReaper() {
+        reaper = control.scheduleWithFixedDelay(() -> {
+            LinkResources r = resources;
+            if (r != null) {
+                r.reapHandles();
+            }
+        }, REAP_MILLIS, REAP_MILLIS, TimeUnit.MILLISECONDS);
     }
 
     private void cancelRetry() {

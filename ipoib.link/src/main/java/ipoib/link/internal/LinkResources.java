@@ -4,6 +4,7 @@ import ipoib.api.Gid;
 import ipoib.api.LinkAddress;
 import ipoib.api.McMemberRecord;
 import ipoib.api.Mgid;
+import ipoib.api.PKey;
 import ipoib.api.QKey;
 import ipoib.api.Qpn;
 import ipoib.api.link.FrameHandler;
@@ -81,6 +82,15 @@ final class LinkResources {
     private int freeTop;
     private final long[] sendPostedAt;
 
+    /** The handle each send buffer is posted with, until its completion is reclaimed. */
+    private final SendHandles sendHandles;
+    /** Replaced and released handles, destroyed once no posted send uses them. */
+    final HandleReaper reaper = new HandleReaper();
+    /** The unicast paths of this UP period. */
+    final PathCache paths;
+    /** Each receive buffer as a read-only segment: what a frame handler sees of it. */
+    private final MemorySegment[] receiveViews;
+
     private final Thread poller;
     private volatile boolean running = true;
     private final Frame frame = new Frame();
@@ -111,6 +121,7 @@ final class LinkResources {
         this.freeSend = new int[sendCount];
         this.reclaimThreshold = Math.max(1, sendCount / 4);
         this.sendPostedAt = new long[sendCount];
+        this.sendHandles = new SendHandles(sendCount);
         CompletionQueue createdCq = null;
         CompletionQueue createdSendCq = null;
         UdQueuePair createdQp = null;
@@ -136,6 +147,14 @@ final class LinkResources {
         this.broadcastHandle = createdAh;
         this.qpn = qp.qpn();
         this.address = LinkAddress.of(qpn, gid);
+        this.receiveViews = new MemorySegment[receiveCount];
+        for (int i = 0; i < receiveCount; i++) {
+            receiveViews[i] = buffers.asSlice(receiveOffset(i), bufferSize).asReadOnly();
+        }
+        PKey partition = config.pkey();
+        this.paths = new PathCache(destination -> port.subnetAdministrator().pathRecord(gid, destination, partition),
+                (record, sl) -> port.createAddressHandle(PathCache.vector(record, sl)),
+                () -> this.broadcast.serviceLevel(), reaper);
         for (int i = 0; i < sendCount; i++) {
             freeSend[i] = i;
         }
@@ -170,8 +189,20 @@ final class LinkResources {
 
     // ---- transmit ----------------------------------------------------------------------------------
 
-    TransmitResult send(AddressHandle destination, Qpn remoteQpn, int etherType, MemorySegment payload,
-                        boolean multicast) {
+    /** Sends on a unicast path of this link. */
+    TransmitResult sendUnicast(PathEntry path, Qpn remoteQpn, int etherType, MemorySegment payload) {
+        if (path.cache != paths) {
+            return stats.drop(TransmitResult.DROPPED_NO_ROUTE); // a path of an earlier UP period
+        }
+        return send(path, null, remoteQpn, etherType, payload, false);
+    }
+
+    /**
+     * Copies the frame into a free send buffer and posts it, to the path's current handle when
+     * {@code path} is given, else to {@code group}.
+     */
+    private TransmitResult send(PathEntry path, AddressHandle group, Qpn remoteQpn, int etherType,
+                                MemorySegment payload, boolean multicast) {
         long length = payload.byteSize();
         if (length > mtu) {
             return stats.drop(TransmitResult.DROPPED_TOO_BIG);
@@ -186,6 +217,17 @@ final class LinkResources {
             }
             index = freeSend[--freeTop];
         }
+        AddressHandle destination;
+        if (path != null) {
+            destination = path.handleFor(sendHandles, index);
+            if (destination == null) {
+                releaseSend(index);
+                return stats.drop(TransmitResult.DROPPED_NO_ROUTE);
+            }
+        } else {
+            destination = group;
+            sendHandles.set(index, group);
+        }
         long at = sendOffset(index);
         int frameLength = (int) length + EncapsulationHeader.LENGTH;
         EncapsulationHeader.write(buffers, at, etherType);
@@ -195,15 +237,14 @@ final class LinkResources {
         LinkCapture capture = engine.capture;
         int slot = capture == null ? -1 : capture.claim();
         if (slot >= 0) {
-            capture.fillSent(slot, remoteQpn.value(), PathAddressHandle.destinationGid(destination), buffers, at,
-                    frameLength);
+            Gid to = path != null ? path.destination : group.vector() == null ? null : group.vector().destinationGid();
+            capture.fillSent(slot, remoteQpn.value(), to, buffers, at, frameLength);
         }
         boolean posted;
         try {
-            posted = qp.postSend(index, region, at, frameLength, PathAddressHandle.unwrap(destination),
-                    remoteQpn, qkey);
+            posted = qp.postSend(index, region, at, frameLength, destination, remoteQpn, qkey);
         } catch (VerbsException e) {
-            // The provider went away under us (or a group handle was replaced): the frame is lost.
+            // The provider went away under us: the frame is lost.
             releaseSend(index);
             abortCapture(capture, slot);
             return stats.drop(TransmitResult.DROPPED_LINK_DOWN);
@@ -225,18 +266,18 @@ final class LinkResources {
     }
 
     TransmitResult sendBroadcast(int etherType, MemorySegment payload) {
-        return send(broadcastHandle, Qpn.MULTICAST, etherType, payload, true);
+        return send(null, broadcastHandle, Qpn.MULTICAST, etherType, payload, true);
     }
 
     TransmitResult sendMulticast(Mgid group, int etherType, MemorySegment payload) {
         if (group.equals(broadcast.mgid())) {
-            return send(broadcastHandle, Qpn.MULTICAST, etherType, payload, true);
+            return send(null, broadcastHandle, Qpn.MULTICAST, etherType, payload, true);
         }
         GroupRoute route = groups.get(group);
         if (route == null) {
             return stats.drop(TransmitResult.DROPPED_NO_ROUTE);
         }
-        return send(route.handle(), Qpn.MULTICAST, etherType, payload, true);
+        return send(null, route.handle(), Qpn.MULTICAST, etherType, payload, true);
     }
 
     private static void abortCapture(LinkCapture capture, int slot) {
@@ -259,7 +300,9 @@ final class LinkResources {
                 if (status != CompletionStatus.SUCCESS && status != CompletionStatus.WORK_REQUEST_FLUSH_ERROR) {
                     stats.txErrors.increment();
                 }
-                freeSend[freeTop++] = (int) sendBatch.workRequestId(i);
+                int index = (int) sendBatch.workRequestId(i);
+                sendHandles.clear(index);
+                freeSend[freeTop++] = index;
             }
         } while (n == sendBatch.capacity());
     }
@@ -272,9 +315,19 @@ final class LinkResources {
     }
 
     private void releaseSend(int index) {
+        sendHandles.clear(index);
         synchronized (freeSend) {
             freeSend[freeTop++] = index;
         }
+    }
+
+    /**
+     * Destroys the retired address handles whose sends have completed (run once a second on the
+     * control thread); returns how many still wait for their sends.
+     */
+    int reapHandles() {
+        reclaimCompletedSends();
+        return reaper.reap(sendHandles::inUse);
     }
 
     /** Send buffers outstanding longer than the transmit timeout (the design document's tx timeout). */
@@ -332,13 +385,13 @@ final class LinkResources {
             }
             GroupRoute gone = groups.remove(mgid);
             if (gone != null) {
-                gone.handle().close();
+                reaper.retire(gone.handle());
             }
             throw e;
         }
         groups.put(mgid, new GroupRoute(ah, joined, receive));
         if (old != null) {
-            old.handle().close();
+            reaper.retire(old.handle());
         }
     }
 
@@ -346,7 +399,7 @@ final class LinkResources {
     synchronized void removeGroup(Mgid mgid) {
         GroupRoute route = groups.remove(mgid);
         if (route != null) {
-            route.handle().close();
+            reaper.retire(route.handle());
             if (route.attached()) {
                 detachQuietly(mgid, route.record());
             }
@@ -385,11 +438,7 @@ final class LinkResources {
         }
         broadcastHandle = ah;
         broadcast = record;
-        oldHandle.close();
-    }
-
-    AddressHandle createUnicastHandle(AddressVector vector, ipoib.api.Gid destination) {
-        return new PathAddressHandle(port.createAddressHandle(vector), destination);
+        reaper.retire(oldHandle);
     }
 
     // ---- receive ------------------------------------------------------------------------------------
@@ -469,7 +518,7 @@ final class LinkResources {
         if (multicast) {
             stats.rxMulticast.increment();
         }
-        frame.set(etherType, at, frameLength - EncapsulationHeader.LENGTH, sourceQpn, sourceLid, grh, multicast);
+        frame.set(index, etherType, at, frameLength - EncapsulationHeader.LENGTH, sourceQpn, sourceLid, grh, multicast);
         for (FrameHandler handler : handlers) {
             try {
                 handler.onFrame(engine, frame);
@@ -482,6 +531,7 @@ final class LinkResources {
 
     /** The receive thread's reusable view of the frame being dispatched. */
     private final class Frame implements ReceivedFrame {
+        private int index;
         private int etherType;
         private long bufferOffset;
         private int payloadLength;
@@ -491,8 +541,9 @@ final class LinkResources {
         private boolean multicast;
         private final Grh grhView = new Grh();
 
-        void set(int etherType, long bufferOffset, int payloadLength, int sourceQpn, int sourceLid, boolean grh,
+        void set(int index, int etherType, long bufferOffset, int payloadLength, int sourceQpn, int sourceLid, boolean grh,
                  boolean multicast) {
+            this.index = index;
             this.etherType = etherType;
             this.bufferOffset = bufferOffset;
             this.payloadLength = payloadLength;
@@ -509,12 +560,12 @@ final class LinkResources {
 
         @Override
         public MemorySegment buffer() {
-            return buffers;
+            return receiveViews[index];
         }
 
         @Override
         public long payloadOffset() {
-            return bufferOffset + UdQueuePair.GRH_AREA_LENGTH + EncapsulationHeader.LENGTH;
+            return UdQueuePair.GRH_AREA_LENGTH + EncapsulationHeader.LENGTH;
         }
 
         @Override
@@ -582,13 +633,17 @@ final class LinkResources {
                 Thread.currentThread().interrupt();
             }
         }
+        paths.close("link " + engine.name() + " went down");
         synchronized (this) {
             for (GroupRoute route : groups.values()) {
                 closeQuietly(route.handle());
             }
             groups.clear();
         }
-        closeQuietly(broadcastHandle, qp, region, cq, sendCq);
+        // The queue pair goes first: no send can use a handle after it is destroyed.
+        closeQuietly(qp);
+        reaper.closeAll();
+        closeQuietly(broadcastHandle, region, cq, sendCq);
     }
 
     private static void closeQuietly(AutoCloseable... resources) {

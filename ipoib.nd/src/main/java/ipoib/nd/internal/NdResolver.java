@@ -179,7 +179,7 @@ public final class NdResolver extends EngineResolver implements FrameHandler, Li
         this.options = checked.options();
         this.shell = new ResolverShell("ND", "ipoib-nd", log);
         this.engine = new NeighbourEngine(true, this, checked.settings(), shell, counters, shell.control(),
-                NeighbourEngine.SUBNET_ADMINISTRATOR, System::nanoTime);
+                System::nanoTime);
         shell.start(engine, checked.settings().tickMillis(), () -> {
             engine.tick();
             tick();
@@ -318,7 +318,9 @@ public final class NdResolver extends EngineResolver implements FrameHandler, Li
                 engine.linkDown(link);
                 run(() -> linkDown(link));
             }
-            case PATHS_STALE -> engine.pathsStale(link);
+            case PATHS_STALE -> {
+                // The link refreshes its paths itself; the routes keep their path references.
+            }
             case MULTICAST_RESET -> {
                 // The multicast manager joins its listener groups again by itself.
             }
@@ -729,7 +731,7 @@ public final class NdResolver extends EngineResolver implements FrameHandler, Li
         }
         if (unicast != null) {
             NeighborSolicitation probe = new NeighborSolicitation(source, target, target, Optional.of(self));
-            if (!link.sendUnicast(unicast.handle(), unicast.qpn(), EtherType.IPV6, encode(probe)).isDrop()) {
+            if (!link.sendUnicast(unicast.path(), unicast.qpn(), EtherType.IPV6, encode(probe)).isDrop()) {
                 nsOut.increment();
             }
             return null;
