@@ -4,6 +4,7 @@ import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertNotNull;
 import static org.junit.Assert.assertNull;
+import static org.junit.Assert.assertSame;
 import static org.junit.Assert.assertTrue;
 import static org.ops4j.pax.exam.CoreOptions.options;
 import static org.ops4j.pax.exam.CoreOptions.systemProperty;
@@ -236,36 +237,122 @@ public class LinkIT {
         }
     }
 
-    private String failure(org.osgi.service.component.runtime.dto.ComponentDescriptionDTO description) {
-        for (var c : scr.getComponentConfigurationDTOs(description)) {
-            if (c.state == org.osgi.service.component.runtime.dto.ComponentConfigurationDTO.FAILED_ACTIVATION
-                    && c.failure != null) {
-                return c.failure;
-            }
+    /** What a Gogo command printed (or the error it threw), as a user sees it. */
+    private String shell(String command) {
+        var ref = context.getServiceReference(org.apache.felix.service.command.CommandProcessor.class);
+        assertNotNull("the Gogo runtime is there", ref);
+        return GogoShell.execute(context.getService(ref), command).all();
+    }
+
+    private org.osgi.service.cm.Configuration configure(String pidName, Object... keyValues) throws Exception {
+        org.osgi.service.cm.Configuration c = configurationAdmin.getFactoryConfiguration("ipoib.link", pidName, "?");
+        Dictionary<String, Object> props = new Hashtable<>();
+        for (int i = 0; i < keyValues.length; i += 2) {
+            props.put((String) keyValues[i], keyValues[i + 1]);
         }
-        return null;
+        c.update(props);
+        return c;
     }
 
     @Test
     public void badConfigurationIsRefusedAndNamesTheProperty() throws Exception {
-        org.osgi.service.cm.Configuration c = configurationAdmin.getFactoryConfiguration("ipoib.link", "bad", "?");
-        Dictionary<String, Object> props = new Hashtable<>();
-        props.put("name", "bad");
-        props.put("device", "loop0");
-        props.put("pkey", "0x8000");
-        c.update(props);
+        org.osgi.service.cm.Configuration c = configure("bad", "name", "bad", "device", "loop0", "pkey", "0x8000");
         try {
-            Bundle linkBundle = Arrays.stream(context.getBundles())
-                    .filter(b -> "ipoib.link".equals(b.getSymbolicName())).findFirst().orElseThrow();
-            var description = scr.getComponentDescriptionDTO(linkBundle, "ipoib.link.internal.IpoibLinkComponent");
-            Await.until("the component refuses the configuration", Duration.ofSeconds(10),
-                    () -> failure(description) != null);
-            String failure = failure(description);
-            assertTrue(failure, failure.contains("'pkey' value '0x8000'"));
-            assertTrue(failure, failure.contains("allowed 0x0001..0x7fff and 0x8001..0xffff"));
+            Await.until("ipoib:links shows the refusal", Duration.ofSeconds(10),
+                    () -> shell("ipoib:links").contains("bad: REFUSED ("), () -> shell("ipoib:links"));
+            String links = shell("ipoib:links");
+            assertTrue(links, links.contains("'pkey' value '0x8000'"));
+            assertTrue(links, links.contains("allowed 0x0001..0x7fff and 0x8001..0xffff"));
             assertNull("no interface for an invalid configuration", link("bad"));
         } finally {
             c.delete();
         }
+        Await.until("the refusal goes with its configuration", Duration.ofSeconds(10),
+                () -> !shell("ipoib:links").contains("bad: REFUSED"), () -> shell("ipoib:links"));
+    }
+
+    /** Issue 12 item 1: two interfaces on one (HCA, port, partition) would share a GID. */
+    @Test
+    public void aSecondInterfaceOnTheSamePortAndPartitionIsRefused() throws Exception {
+        String created = shell("ipoib:create loop0 1 0x7fff dup");
+        assertTrue(created, created.contains("interface a already runs on loop0 port 1 P_Key 0x7fff"));
+        assertNull(link("dup"));
+
+        int qpn = link("a").qpn().value();
+        org.osgi.service.cm.Configuration c = configure("dup", "name", "dup", "device", "loop0", "port", 1,
+                "pkey", "0xffff");
+        try {
+            Await.until("ipoib:links shows why dup does not run", Duration.ofSeconds(10),
+                    () -> shell("ipoib:links").contains("dup: REFUSED (interface a already runs on loop0 port 1"),
+                    () -> shell("ipoib:links"));
+            assertNull("no second interface on the partition", link("dup"));
+            assertEquals(LinkState.UP, link("a").state());
+            assertEquals("a is not disturbed", qpn, link("a").qpn().value());
+        } finally {
+            c.delete();
+        }
+    }
+
+    /** Issue 18 item 1: a configuration with a name in use is refused; the original never notices. */
+    @Test
+    public void aDuplicateNameFromConfigAdminIsRefusedAndTheOriginalIsNotDisturbed() throws Exception {
+        IpoibLink a = link("a");
+        int qpn = a.qpn().value();
+        org.osgi.service.cm.Configuration c = configure("a-again", "name", "a", "device", "loop1", "port", 1,
+                "pkey", "0x8001");
+        try {
+            Await.until("ipoib:links shows the refusal", Duration.ofSeconds(10),
+                    () -> shell("ipoib:links").contains("a: REFUSED (an interface named 'a' exists)"),
+                    () -> shell("ipoib:links"));
+            assertEquals("one service named a", 1,
+                    context.getServiceReferences(IpoibLink.class, "(ipoib.link=a)").size());
+            assertSame(a, link("a"));
+        } finally {
+            c.delete();
+        }
+        Await.until("the refusal is gone", Duration.ofSeconds(10),
+                () -> !shell("ipoib:links").contains("REFUSED"), () -> shell("ipoib:links"));
+        assertSame("the original is the same service", a, link("a"));
+        assertEquals(LinkState.UP, a.state());
+        assertEquals(qpn, a.qpn().value());
+        ServiceRegistration<FrameHandler> reg = handler();
+        try {
+            assertEquals(TransmitResult.SENT, link("b").sendBroadcast(EXPERIMENTAL, payload("still there")));
+            Received r = received.poll(10, TimeUnit.SECONDS);
+            assertNotNull("a still receives", r);
+            assertEquals("a", r.link);
+        } finally {
+            reg.unregister();
+        }
+    }
+
+    /** Issue 12 item 2: a bad update keeps the configuration in force, and says so. */
+    @Test
+    public void aBadUpdateKeepsTheRunningInterfaceAndIsShown() throws Exception {
+        IpoibLink a = link("a");
+        int qpn = a.qpn().value();
+        org.osgi.service.cm.Configuration c = configurationAdmin.getFactoryConfiguration("ipoib.link", "a", "?");
+        Dictionary<String, Object> good = c.getProperties();
+        Dictionary<String, Object> bad = new Hashtable<>();
+        for (var keys = good.keys(); keys.hasMoreElements(); ) {
+            String k = keys.nextElement();
+            bad.put(k, good.get(k));
+        }
+        bad.put("sendQueueDepth", 0);
+        c.update(bad);
+        try {
+            Await.until("ipoib:links shows the refused update", Duration.ofSeconds(10),
+                    () -> shell("ipoib:links").contains("configuration update refused: invalid ipoib interface property "
+                            + "'sendQueueDepth' value 0: allowed 1..8192; the previous configuration stays in force"),
+                    () -> shell("ipoib:links"));
+            assertSame("the interface keeps running", a, link("a"));
+            assertEquals(LinkState.UP, a.state());
+            assertEquals(qpn, a.qpn().value());
+        } finally {
+            c.update(good);
+        }
+        Await.until("the good configuration clears the refusal", Duration.ofSeconds(10),
+                () -> !shell("ipoib:links").contains("refused"), () -> shell("ipoib:links"));
+        assertSame("an unchanged configuration does not restart the interface", a, link("a"));
     }
 }

@@ -57,6 +57,11 @@ public final class LinkCommands {
         StringBuilder out = new StringBuilder();
         for (IpoibLink link : sorted()) {
             out.append(link.name()).append(": ").append(link.state()).append(" (").append(link.stateReason()).append(")\n");
+            String refusedUpdate = LinkClaims.INSTANCE.refusedUpdate(link.name());
+            if (refusedUpdate != null) {
+                out.append("    configuration update refused: ").append(refusedUpdate)
+                        .append("; the previous configuration stays in force\n");
+            }
             LinkEngine engine = link instanceof LinkEngine e ? e : null;
             if (engine != null) {
                 out.append("    device ").append(engine.config().device()).append(" port ").append(engine.config().port())
@@ -75,6 +80,9 @@ public final class LinkCommands {
                 out.append("    mtu ").append(link.mtu()).append("  qkey ").append(link.qkey()).append("  sl ")
                         .append(link.serviceLevel()).append('\n');
             }
+        }
+        for (LinkClaims.Refusal r : LinkClaims.INSTANCE.refusals()) {
+            out.append(r.name()).append(": REFUSED (").append(r.reason()).append(")\n");
         }
         return out.length() == 0 ? "no IPoIB interfaces (create one with ipoib:create)" : out.toString();
     }
@@ -164,6 +172,10 @@ public final class LinkCommands {
             if (l.name().equals(linkName)) {
                 throw usage(usage, "an interface named '" + linkName + "' exists");
             }
+        }
+        String conflict = LinkClaims.INSTANCE.conflict(null, linkName, device, portNumber, key);
+        if (conflict != null) {
+            throw usage(usage, conflict);
         }
         Dictionary<String, Object> props = new Hashtable<>();
         props.put("name", linkName);
