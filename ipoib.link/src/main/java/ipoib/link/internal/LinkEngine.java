@@ -25,16 +25,16 @@ import ipoib.api.verbs.PortEvent;
 import ipoib.api.verbs.VerbsException;
 import ipoib.api.verbs.VerbsProvider;
 import ipoib.codec.mcast.MulticastMapping;
+import ipoib.runtime.Cancellable;
+import ipoib.runtime.ControlLoop;
+import ipoib.runtime.RateLimiter;
+import ipoib.runtime.ThreadControlLoop;
 import java.lang.foreign.MemorySegment;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.OptionalInt;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.stream.Collectors;
@@ -51,9 +51,10 @@ final class LinkEngine implements IpoibLink {
     final LinkStatistics stats = new LinkStatistics();
     private final LinkConfig config;
     private final LinkHooks hooks;
-    private final ScheduledExecutorService control;
-    private final RateLimiter handlerErrorLog = new RateLimiter(10_000);
-    private final RateLimiter joinErrorLog = new RateLimiter(5_000);
+    private final ControlLoop control;
+    private final BroadcastJoin join;
+    private final RateLimiter handlerErrorLog;
+    private final RateLimiter joinErrorLog;
 
     // Written on the control thread only.
     private VerbsProvider provider;
@@ -61,9 +62,9 @@ final class LinkEngine implements IpoibLink {
     private AutoCloseable portSubscription;
     private int generation;
     private int joinFailures;
-    private ScheduledFuture<?> retry;
-    private ScheduledFuture<?> watchdog;
-    private ScheduledFuture<?> reaper;
+    private Cancellable retry;
+    private Cancellable watchdog;
+    private Cancellable reaper;
     private int scopeInUse;
 
     private volatile LinkState state = LinkState.DOWN;
@@ -75,15 +76,28 @@ final class LinkEngine implements IpoibLink {
     /** The last capture, for its summary after it ended. */
     private volatile LinkCapture lastCapture;
 
+    /** An engine on its own control thread ({@code ipoib-link-<name>}). */
     LinkEngine(LinkConfig config, LinkHooks hooks) {
+        this(config, hooks, new ThreadControlLoop("ipoib-link-" + config.name(),
+                (message, failure) -> hooks.error(config.name() + ": " + message, failure)));
+    }
+
+    /**
+     * An engine whose state changes, timers and timeouts run on {@code control} (a manual loop in
+     * tests: backoff, join timeouts, the watchdog and the reaper then run without waiting).
+     */
+    LinkEngine(LinkConfig config, LinkHooks hooks, ControlLoop control) {
         this.config = config;
         this.hooks = hooks;
         this.scopeInUse = config.scope();
-        this.control = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "ipoib-link-" + config.name());
-            t.setDaemon(true);
-            return t;
-        });
+        this.control = control;
+        this.join = new BroadcastJoin(config, control, hooks::info);
+        this.handlerErrorLog = new RateLimiter(control.clock(), 10, TimeUnit.SECONDS);
+        this.joinErrorLog = new RateLimiter(control.clock(), 5, TimeUnit.SECONDS);
+    }
+
+    ControlLoop control() {
+        return control;
     }
 
     LinkHooks hooks() {
@@ -281,7 +295,7 @@ final class LinkEngine implements IpoibLink {
     // ---- provider binding (from the component) --------------------------------------------------------
 
     void providerAvailable(VerbsProvider p) {
-        runOnControl(() -> {
+        control.execute(() -> {
             if (provider == p) {
                 return;
             }
@@ -297,7 +311,7 @@ final class LinkEngine implements IpoibLink {
 
     void providerGone(VerbsProvider p) {
         // Synchronous: the provider's resources must be released before its bundle stops.
-        runOnControlAndWait(() -> {
+        runAndWait(() -> {
             if (provider != p) {
                 return;
             }
@@ -357,7 +371,7 @@ final class LinkEngine implements IpoibLink {
         int gen = ++generation;
         int pkeyIndex = index.getAsInt();
         int pkeyValue = p.pkeyTable().get(pkeyIndex).map(PKey::value).orElse(0);
-        joinBroadcast(p).whenComplete((record, failure) -> runOnControl(() -> {
+        join.join(p).whenComplete((record, failure) -> control.execute(() -> {
             if (gen != generation || closed) {
                 return;
             }
@@ -367,56 +381,6 @@ final class LinkEngine implements IpoibLink {
                 onJoined(p, pkeyIndex, pkeyValue, record);
             }
         }));
-    }
-
-    /** FullMember join of the broadcast-GID (RFC 4391 §5), searching scopes when configured (§4.1). */
-    private CompletionStage<McMemberRecord> joinBroadcast(Port p) {
-        Gid self = p.gid(0);
-        PKey pkey = config.pkey().asFullMember();
-        if (!config.searchScope()) {
-            return joinOrCreate(p, self, MulticastMapping.broadcastGid(pkey, config.scope()), pkey);
-        }
-        CompletionStage<McMemberRecord> attempt = join(p, self, MulticastMapping.broadcastGid(pkey, LinkConfig.SEARCH_SCOPES[0]));
-        for (int i = 1; i < LinkConfig.SEARCH_SCOPES.length; i++) {
-            int scope = LinkConfig.SEARCH_SCOPES[i];
-            attempt = attempt.handle((r, f) -> r != null ? CompletableFuture.completedFuture(r)
-                            : join(p, self, MulticastMapping.broadcastGid(pkey, scope)))
-                    .thenCompose(s -> s);
-        }
-        // No broadcast group at any scope: create one at the recommended link-local scope.
-        return attempt.handle((r, f) -> r != null ? CompletableFuture.completedFuture(r)
-                        : joinOrCreate(p, self, MulticastMapping.broadcastGid(pkey, MulticastMapping.DEFAULT_SCOPE), pkey))
-                .thenCompose(s -> s);
-    }
-
-    private CompletionStage<McMemberRecord> join(Port p, Gid self, Mgid mgid) {
-        return withTimeout(p.subnetAdministrator().join(mgid, self, JoinState.FULL_MEMBER));
-    }
-
-    private CompletionStage<McMemberRecord> joinOrCreate(Port p, Gid self, Mgid mgid, PKey pkey) {
-        CompletionStage<McMemberRecord> joined = join(p, self, mgid);
-        if (!config.createBroadcastGroup()) {
-            return joined;
-        }
-        return joined.handle((r, f) -> {
-            if (r != null) {
-                return CompletableFuture.completedFuture(r);
-            }
-            Throwable cause = unwrap(f);
-            if (cause instanceof SaException sa && (sa.status() == SaStatus.INSUFFICIENT_COMPONENTS
-                    || sa.status() == SaStatus.NO_RECORDS)) {
-                hooks.info(name() + ": broadcast group " + mgid + " does not exist; creating it");
-                var attributes = p.attributes();
-                McMemberRecord template = new McMemberRecord(mgid, self, BroadcastDefaults.QKEY, ipoib.api.Lid.UNASSIGNED,
-                        attributes.activeMtu(), 0, pkey, attributes.rate(), 0, 0, 0, 0, JoinState.FULL_MEMBER, false);
-                return withTimeout(p.subnetAdministrator().create(template));
-            }
-            return CompletableFuture.<McMemberRecord>failedFuture(cause);
-        }).thenCompose(s -> s);
-    }
-
-    private <T> CompletionStage<T> withTimeout(CompletionStage<T> stage) {
-        return stage.toCompletableFuture().orTimeout(config.joinTimeoutMillis(), TimeUnit.MILLISECONDS);
     }
 
     private void onJoined(Port p, int pkeyIndex, int pkeyValue, McMemberRecord record) {
@@ -462,7 +426,7 @@ final class LinkEngine implements IpoibLink {
     }
 
     private void onPortEvent(PortEvent event) {
-        runOnControl(() -> {
+        control.execute(() -> {
             if (event.port() != port || closed) {
                 return;
             }
@@ -536,8 +500,8 @@ final class LinkEngine implements IpoibLink {
         int gen = generation;
         Port p = r.port;
         McMemberRecord before = r.broadcast;
-        joinOrCreate(p, r.gid, before.mgid(), config.pkey().asFullMember())
-                .whenComplete((record, failure) -> runOnControl(() -> {
+        join.joinOrCreate(p, r.gid, before.mgid(), config.pkey().asFullMember())
+                .whenComplete((record, failure) -> control.execute(() -> {
                     if (gen != generation || closed) {
                         return;
                     }
@@ -627,7 +591,7 @@ final class LinkEngine implements IpoibLink {
 
     private void startWatchdog() {
         long timeoutNanos = config.transmitTimeoutMillis() * 1_000_000L;
-        watchdog = control.scheduleWithFixedDelay(() -> {
+        watchdog = every(config.transmitTimeoutMillis(), () -> {
             LinkResources r = resources;
             if (r != null) {
                 int stuck = r.stuckSends(timeoutNanos);
@@ -637,33 +601,53 @@ final class LinkEngine implements IpoibLink {
                             + config.transmitTimeoutMillis() + " ms", null);
                 }
             }
-        }, config.transmitTimeoutMillis(), config.transmitTimeoutMillis(), TimeUnit.MILLISECONDS);
+        });
     }
 
     private void stopWatchdog() {
         if (watchdog != null) {
-            watchdog.cancel(false);
+            watchdog.cancel();
             watchdog = null;
         }
         if (reaper != null) {
-            reaper.cancel(false);
+            reaper.cancel();
             reaper = null;
         }
     }
 
     /** Destroys retired address handles once their sends completed, every second (Linux: ipoib_reap_ah, HZ). */
     private void startReaper() {
-        reaper = control.scheduleWithFixedDelay(() -> {
+        reaper = every(REAP_MILLIS, () -> {
             LinkResources r = resources;
             if (r != null) {
                 r.reapHandles();
             }
-        }, REAP_MILLIS, REAP_MILLIS, TimeUnit.MILLISECONDS);
+        });
+    }
+
+    /** Runs the task on the loop every {@code millis} until the returned handle is cancelled. */
+    private Cancellable every(long millis, Runnable task) {
+        Cancellable[] next = new Cancellable[1];
+        boolean[] cancelled = new boolean[1];
+        Runnable[] tick = new Runnable[1];
+        tick[0] = () -> {
+            if (cancelled[0]) {
+                return;
+            }
+            task.run();
+            next[0] = control.schedule(tick[0], millis, TimeUnit.MILLISECONDS);
+        };
+        next[0] = control.schedule(tick[0], millis, TimeUnit.MILLISECONDS);
+        // Called on the loop (goDown): no race with tick.
+        return () -> {
+            cancelled[0] = true;
+            next[0].cancel();
+        };
     }
 
     private void cancelRetry() {
         if (retry != null) {
-            retry.cancel(false);
+            retry.cancel();
             retry = null;
         }
     }
@@ -693,40 +677,15 @@ final class LinkEngine implements IpoibLink {
     }
 
     private static Throwable unwrap(Throwable t) {
-        while (t instanceof CompletionException && t.getCause() != null) {
-            t = t.getCause();
-        }
-        return t;
+        return BroadcastJoin.unwrap(t);
     }
 
-    private void runOnControl(Runnable task) {
-        if (!control.isShutdown()) {
-            try {
-                control.execute(() -> guarded(task));
-            } catch (java.util.concurrent.RejectedExecutionException ignored) {
-                // Closing: nothing more to do.
-            }
-        }
-    }
-
-    private void runOnControlAndWait(Runnable task) {
-        if (control.isShutdown()) {
-            return;
-        }
+    /** Runs the task on the loop and waits: DS callbacks that must see the change applied. */
+    private void runAndWait(Runnable task) {
         try {
-            control.submit(() -> guarded(task)).get(10, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        } catch (Exception e) {
-            hooks.error(name() + ": control task failed", e);
-        }
-    }
-
-    private void guarded(Runnable task) {
-        try {
-            task.run();
-        } catch (RuntimeException e) {
-            hooks.error(name() + ": unexpected failure in the link state machine", e);
+            control.run(task, 10, TimeUnit.SECONDS);
+        } catch (IllegalStateException e) {
+            hooks.error(name() + ": control task failed: " + e.getMessage(), e);
         }
     }
 
@@ -783,16 +742,18 @@ final class LinkEngine implements IpoibLink {
     /** Stops the link for good: DOWN, resources freed, control thread ended. */
     void close() {
         stopCapture();
-        runOnControlAndWait(() -> {
+        runAndWait(() -> {
             goDown("interface removed", false);
             unsubscribePort();
             closed = true;
         });
-        control.shutdownNow();
-        try {
-            control.awaitTermination(5, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+        control.close();
+        if (control instanceof ThreadControlLoop thread) {
+            try {
+                thread.awaitTermination(5, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 

@@ -24,6 +24,7 @@ import ipoib.codec.DecodeException;
 import ipoib.codec.iba.Grh;
 import ipoib.codec.ipoib.EncapsulationHeader;
 import ipoib.codec.ipoib.UdReceiveBuffer;
+import ipoib.runtime.Clock;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -55,6 +56,8 @@ final class LinkResources {
     volatile int ownLid;
 
     private final LinkEngine engine;
+    /** The engine's clock: when sends were posted, for the transmit watchdog. */
+    private final Clock clock;
     private final LinkStatistics stats;
     /** Receive completions: drained by the receive thread. */
     private final CompletionQueue cq;
@@ -104,6 +107,7 @@ final class LinkResources {
     LinkResources(LinkEngine engine, Port port, int pkeyIndex, int pkeyValue, McMemberRecord broadcast,
                   LinkConfig config) {
         this.engine = engine;
+        this.clock = engine.control().clock();
         this.stats = engine.stats;
         this.port = port;
         this.pkeyIndex = pkeyIndex;
@@ -232,7 +236,7 @@ final class LinkResources {
         int frameLength = (int) length + EncapsulationHeader.LENGTH;
         EncapsulationHeader.write(buffers, at, etherType);
         MemorySegment.copy(payload, 0, buffers, at + EncapsulationHeader.LENGTH, length);
-        sendPostedAt[index] = System.nanoTime();
+        sendPostedAt[index] = clock.nanoTime();
         // Captured before posting: the provider may complete the send and the buffer be reused at once.
         LinkCapture capture = engine.capture;
         int slot = capture == null ? -1 : capture.claim();
@@ -339,7 +343,7 @@ final class LinkResources {
                 free[freeSend[i]] = true;
             }
         }
-        long now = System.nanoTime();
+        long now = clock.nanoTime();
         int stuck = 0;
         for (int i = 0; i < sendCount; i++) {
             if (!free[i] && now - sendPostedAt[i] > timeoutNanos) {
