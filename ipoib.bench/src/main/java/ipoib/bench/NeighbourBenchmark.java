@@ -6,7 +6,7 @@ import ipoib.api.PathRecord;
 import ipoib.api.Qpn;
 import ipoib.api.link.EtherType;
 import ipoib.api.link.TransmitResult;
-import ipoib.neighbour.Counters;
+import ipoib.runtime.Counters;
 import ipoib.neighbour.NeighbourEngine;
 import ipoib.neighbour.Protocol;
 import ipoib.neighbour.Reporter;

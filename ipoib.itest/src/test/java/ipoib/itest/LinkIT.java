@@ -269,6 +269,20 @@ public class LinkIT {
         }
         Await.until("the refusal goes with its configuration", Duration.ofSeconds(10),
                 () -> !shell("ipoib:links").contains("bad: REFUSED"), () -> shell("ipoib:links"));
+
+        // Issue 18 item 3: values the annotation types would truncate or misread are refused by name.
+        org.osgi.service.cm.Configuration big = configure("big", "name", "big", "device", "loop0", "pkey", "0x8005",
+                "sendQueueDepth", 4294967297L, "receiveQueueDepth", "abc");
+        try {
+            Await.until("ipoib:links names both values", Duration.ofSeconds(10),
+                    () -> shell("ipoib:links").contains("big: REFUSED ("), () -> shell("ipoib:links"));
+            String links = shell("ipoib:links");
+            assertTrue(links, links.contains("'sendQueueDepth' value 4294967297"));
+            assertTrue(links, links.contains("'receiveQueueDepth' value 'abc'"));
+            assertNull(link("big"));
+        } finally {
+            big.delete();
+        }
     }
 
     /** Issue 12 item 1: two interfaces on one (HCA, port, partition) would share a GID. */

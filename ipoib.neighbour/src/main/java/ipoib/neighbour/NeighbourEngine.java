@@ -15,6 +15,8 @@ import ipoib.api.resolve.NeighbourState;
 import ipoib.api.resolve.NoSuchNodeException;
 import ipoib.api.resolve.PathInfo;
 import ipoib.api.resolve.PathInfoAnswer;
+import ipoib.runtime.Counters;
+import ipoib.runtime.RateLimiter;
 import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
 import java.time.Duration;
@@ -71,8 +73,8 @@ public final class NeighbourEngine implements AutoCloseable {
     private final ConcurrentHashMap<String, LinkContext> contexts = new ConcurrentHashMap<>();
     /** Permanent entries by link name, re-created on every UP. */
     private final Map<String, Map<Key, LinkAddress>> permanents = new ConcurrentHashMap<>();
-    private final RateLimiter pathErrorLog = new RateLimiter(5_000);
-    private final RateLimiter failureLog = new RateLimiter(5_000);
+    private final RateLimiter pathErrorLog;
+    private final RateLimiter failureLog;
 
     private final Counters counters;
     private final LongAdder solicitations;
@@ -117,6 +119,9 @@ public final class NeighbourEngine implements AutoCloseable {
         this.counters = counters;
         this.control = control;
         this.clock = clock;
+        ipoib.runtime.Clock logClock = clock::getAsLong;
+        this.pathErrorLog = new RateLimiter(logClock, 5, java.util.concurrent.TimeUnit.SECONDS);
+        this.failureLog = new RateLimiter(logClock, 5, java.util.concurrent.TimeUnit.SECONDS);
         this.solicitations = counters.counter("solicitations_sent");
         this.retransmissions = counters.counter("solicitations_retransmitted");
         this.probes = counters.counter("unicast_probes_sent");
@@ -217,7 +222,7 @@ public final class NeighbourEngine implements AutoCloseable {
                         continue;
                     }
                     droppedTableFull.increment();
-                    return TransmitResult.DROPPED_QUEUE_FULL;
+                    return TransmitResult.DROPPED_TABLE_FULL;
                 }
             }
             boolean kick = false;
@@ -256,7 +261,7 @@ public final class NeighbourEngine implements AutoCloseable {
             return result;
         }
         droppedTableFull.increment();
-        return TransmitResult.DROPPED_QUEUE_FULL;
+        return TransmitResult.DROPPED_TABLE_FULL;
     }
 
     /** A FAILED entry whose hold time is over tries again; returns whether it must be kicked. Holds n. */
@@ -624,7 +629,7 @@ public final class NeighbourEngine implements AutoCloseable {
      */
     private void pathFailed(Neighbour n, String why, long now, List<Runnable> after) {
         pathFailures.increment();
-        String line = pathErrorLog.limit(family + " neighbour " + AddressBits.text(n.address) + " on " + n.context.name
+        String line = LogLines.limit(pathErrorLog, family + " neighbour " + AddressBits.text(n.address) + " on " + n.context.name
                 + ": " + why + "; " + n.queued() + " queued frames dropped");
         if (line != null) {
             after.add(() -> reporter.error(line));
@@ -811,7 +816,7 @@ public final class NeighbourEngine implements AutoCloseable {
         resolutionFailures.increment();
         int dropped = n.queued();
         fail(n, why, droppedResolutionFailed, now, after);
-        String line = failureLog.limit(family + " neighbour " + AddressBits.text(n.address) + " on " + n.context.name
+        String line = LogLines.limit(failureLog, family + " neighbour " + AddressBits.text(n.address) + " on " + n.context.name
                 + " FAILED: " + why + (dropped > 0 ? "; " + dropped + " queued frames dropped" : ""));
         String link = n.context.name;
         after.add(() -> {
@@ -938,8 +943,22 @@ public final class NeighbourEngine implements AutoCloseable {
      * else when it comes up.
      */
     public void addPermanent(String linkName, long high, long low, LinkAddress address) {
+        String notANeighbour = notANeighbour(high, low);
+        if (notANeighbour != null) {
+            throw new IllegalArgumentException(AddressBits.text(address(high, low)) + " cannot be a neighbour: "
+                    + notANeighbour);
+        }
         LinkAddress peer = address.withoutFlags();
-        permanents.computeIfAbsent(linkName, k -> new ConcurrentHashMap<>()).put(new Key(high, low), peer);
+        Map<Key, LinkAddress> statics = permanents.computeIfAbsent(linkName, k -> new ConcurrentHashMap<>());
+        int limit = permanentLimit();
+        synchronized (statics) {
+            if (!statics.containsKey(new Key(high, low)) && statics.size() >= limit) {
+                throw new IllegalArgumentException("the permanent entries of " + linkName + " are limited to " + limit
+                        + " (half of maxEntries " + settings.maxEntries()
+                        + ", so that dynamic resolution always has room); delete one first");
+            }
+            statics.put(new Key(high, low), peer);
+        }
         LinkContext ctx = contexts.get(linkName);
         if (ctx != null) {
             installPermanent(ctx, high, low, peer, now());
@@ -976,6 +995,32 @@ public final class NeighbourEngine implements AutoCloseable {
             after.add(startPath(n, now, false));
         }
         after.forEach(Runnable::run);
+    }
+
+    /** Permanent entries per link: half the table, the other half stays for resolution. */
+    private int permanentLimit() {
+        return Math.max(1, settings.maxEntries() / 2);
+    }
+
+    /**
+     * Why an address can never be a neighbour (multicast, the limited broadcast, unspecified,
+     * loopback), or null; the protocol adds its own reasons (e.g. the interface's own address).
+     */
+    private String notANeighbour(long high, long low) {
+        InetAddress a = address(high, low);
+        if (a.isMulticastAddress()) {
+            return "it is a multicast address";
+        }
+        if (!ipv6 && low == 0xFFFF_FFFFL) {
+            return "it is the limited broadcast address";
+        }
+        if (a.isAnyLocalAddress()) {
+            return "it is the unspecified address";
+        }
+        if (a.isLoopbackAddress()) {
+            return "it is a loopback address";
+        }
+        return protocol.notANeighbour(high, low);
     }
 
     /** Removes one entry, permanent or not; returns whether there was one. */

@@ -1,12 +1,14 @@
 package ipoib.neighbour;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ipoib.api.Gid;
+import ipoib.runtime.Counters;
 import ipoib.api.LinkAddress;
 import ipoib.api.PathRecord;
 import ipoib.api.Qpn;
@@ -287,6 +289,35 @@ class NeighbourEngineTest {
                 "one unicast probe, then one broadcast");
     }
 
+    /** Issue 18 item 2: permanent entries take at most half the table; resolution keeps the other half. */
+    @Test
+    void permanentEntriesAreBoundedAndNeverStarveResolution() {
+        for (int i = 1; i <= 4; i++) { // maxEntries 8: four permanent entries
+            engine.addPermanent("ib0", 0, 0x0A000100 + i, LinkAddress.of(Qpn.of(i), new Gid(Gid.DEFAULT_SUBNET_PREFIX, i)));
+        }
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> engine.addPermanent("ib0", 0,
+                0x0A000105, LinkAddress.of(Qpn.of(5), new Gid(Gid.DEFAULT_SUBNET_PREFIX, 5))));
+        assertEquals("the permanent entries of ib0 are limited to 4 (half of maxEntries 8, so that dynamic resolution"
+                + " always has room); delete one first", e.getMessage());
+        engine.addPermanent("ib0", 0, 0x0A000101, PEER); // replacing one is not adding
+        for (int i = 1; i <= 4; i++) {
+            assertEquals(TransmitResult.QUEUED, engine.send(link, 0, 0x0A000000 + i, 0x0800, frame(i)),
+                    "dynamic resolution has room");
+        }
+        assertEquals(8, engine.neighbours("ib0").size());
+    }
+
+    /** Issue 18 item 6: multicast, broadcast, unspecified and loopback addresses are no neighbours. */
+    @Test
+    void addressesThatCannotBeNeighboursAreRefused() {
+        for (long bad : new long[] {0xE0000001L, 0xFFFFFFFFL, 0L, 0x7F000001L}) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                    () -> engine.addPermanent("ib0", 0, bad, PEER));
+            assertTrue(e.getMessage().contains("cannot be a neighbour: it is"), e.getMessage());
+        }
+        assertTrue(engine.neighbours("ib0").isEmpty());
+    }
+
     @Test
     void aSilentPeerFailsRevalidation() {
         resolveBySend();
@@ -343,7 +374,8 @@ class NeighbourEngineTest {
         for (int i = 1; i <= 8; i++) {
             engine.send(link, 0, 0x0A000000 + i, 0x0800, frame(i));
         }
-        assertEquals(TransmitResult.DROPPED_QUEUE_FULL, engine.send(link, 0, 0x0A000063, 0x0800, frame(99)));
+        assertEquals(TransmitResult.DROPPED_TABLE_FULL, engine.send(link, 0, 0x0A000063, 0x0800, frame(99)),
+                "the drop's true reason (issue 18 item 2)");
         assertEquals(1, counter("dropped_table_full"));
     }
 

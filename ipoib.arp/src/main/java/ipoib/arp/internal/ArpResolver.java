@@ -19,11 +19,13 @@ import ipoib.codec.arp.ArpCodec;
 import ipoib.codec.arp.ArpOperation;
 import ipoib.codec.arp.ArpPacket;
 import ipoib.codec.ip.Ipv4Header;
-import ipoib.neighbour.Counters;
+import ipoib.runtime.ConfigCheck;
+import ipoib.runtime.Counters;
 import ipoib.neighbour.EngineResolver;
 import ipoib.neighbour.NeighbourEngine;
 import ipoib.neighbour.Protocol;
-import ipoib.neighbour.RateLimiter;
+import ipoib.neighbour.LogLines;
+import ipoib.runtime.RateLimiter;
 import ipoib.neighbour.ResolverShell;
 import ipoib.neighbour.Route;
 import ipoib.neighbour.Settings;
@@ -31,6 +33,7 @@ import java.lang.foreign.MemorySegment;
 import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.atomic.LongAdder;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
@@ -66,10 +69,12 @@ public final class ArpResolver extends EngineResolver implements FrameHandler, L
 
     private final Logger log;
     private final ResolverShell shell;
+    /** Every property against its range, type and options as declared once in {@link ArpConfiguration}. */
+    private static final ConfigCheck CHECK = ConfigCheck.of(ArpConfiguration.class);
     private final Counters counters = new Counters();
     private final NeighbourEngine engine;
-    private final RateLimiter malformedLog = new RateLimiter(10_000);
-    private final RateLimiter conflictLog = new RateLimiter(10_000);
+    private final RateLimiter malformedLog = new RateLimiter(ipoib.runtime.Clock.SYSTEM, 10, java.util.concurrent.TimeUnit.SECONDS);
+    private final RateLimiter conflictLog = new RateLimiter(ipoib.runtime.Clock.SYSTEM, 10, java.util.concurrent.TimeUnit.SECONDS);
     private volatile InterfaceAddresses addresses;
     private volatile boolean gratuitous;
 
@@ -83,13 +88,17 @@ public final class ArpResolver extends EngineResolver implements FrameHandler, L
     private final LongAdder conflicts = counters.counter("address_conflicts");
 
     @Activate
-    public ArpResolver(ArpConfiguration configuration, @Reference(service = LoggerFactory.class) Logger log) {
+    public ArpResolver(ArpConfiguration configuration, Map<String, Object> properties,
+                       @Reference(service = LoggerFactory.class) Logger log) {
         this.log = log;
-        Settings settings = ResolverShell.activation(log, () -> settings(configuration));
+        Settings settings = ResolverShell.activation(log, () -> {
+            CHECK.check(properties);
+            return settings(configuration);
+        });
         this.gratuitous = configuration.gratuitous();
         this.shell = new ResolverShell("ARP", "ipoib-arp", log);
-        this.engine = new NeighbourEngine(false, this, settings, shell, counters, shell.control(),
-                System::nanoTime);
+        this.engine = new NeighbourEngine(false, this, settings, shell, counters, shell.control()::execute,
+                shell.control().clock()::nanoTime);
         shell.start(engine, settings.tickMillis(), engine::tick);
     }
 
@@ -100,8 +109,11 @@ public final class ArpResolver extends EngineResolver implements FrameHandler, L
     }
 
     @Modified
-    void modified(ArpConfiguration configuration) {
-        Settings settings = shell.modification(() -> settings(configuration));
+    void modified(ArpConfiguration configuration, Map<String, Object> properties) {
+        Settings settings = shell.modification(() -> {
+            CHECK.check(properties);
+            return settings(configuration);
+        });
         if (settings == null) {
             return;
         }
@@ -267,6 +279,21 @@ public final class ArpResolver extends EngineResolver implements FrameHandler, L
     }
 
     @Override
+    public String notANeighbour(long high, long low) {
+        InterfaceAddresses table = addresses;
+        if (table == null) {
+            return null;
+        }
+        java.net.InetAddress a = AddressBits.address(false, high, low);
+        for (var mine : table.addresses(null)) {
+            if (mine.address().equals(a)) {
+                return "it is an address of interface " + mine.link() + " of this host";
+            }
+        }
+        return null;
+    }
+
+    @Override
     public String cannotResolve(IpoibLink link, long high, long low) {
         if (addresses == null) {
             return "no interface addresses (the host layer is not running)";
@@ -293,7 +320,7 @@ public final class ArpResolver extends EngineResolver implements FrameHandler, L
                     frame.etherType());
         } catch (DecodeException e) {
             malformed.increment();
-            String line = malformedLog.limit("malformed ARP packet on " + link.name() + " from QPN "
+            String line = LogLines.limit(malformedLog, "malformed ARP packet on " + link.name() + " from QPN "
                     + String.format("0x%06x", frame.sourceQpn()) + ": " + e.getMessage());
             if (line != null) {
                 log.debug(line);
@@ -325,7 +352,7 @@ public final class ArpResolver extends EngineResolver implements FrameHandler, L
         }
         if (contains(mine, spa)) {
             conflicts.increment();
-            String line = conflictLog.limit("address conflict on " + link.name() + ": " + Ipv4Header.text(spa)
+            String line = LogLines.limit(conflictLog, "address conflict on " + link.name() + ": " + Ipv4Header.text(spa)
                     + " is ours, but " + sender + " claims it");
             if (line != null) {
                 log.warn(line);

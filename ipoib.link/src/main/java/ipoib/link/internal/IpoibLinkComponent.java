@@ -5,6 +5,7 @@ import ipoib.api.link.IpoibLink;
 import ipoib.api.link.LinkListener;
 import ipoib.api.link.MulticastAttachment;
 import ipoib.api.verbs.VerbsProvider;
+import ipoib.runtime.ConfigCheck;
 import java.util.ArrayList;
 import java.util.Hashtable;
 import java.util.List;
@@ -41,6 +42,8 @@ public final class IpoibLinkComponent implements LinkHooks {
     public static final String FACTORY_PID = "ipoib.link";
 
 
+    /** Every property against its range, type and options as declared once in {@link LinkConfiguration}. */
+    private static final ConfigCheck CHECK = ConfigCheck.of(LinkConfiguration.class);
     private final BundleContext context;
     private final Logger log;
     private final LinkClaims claims = LinkClaims.INSTANCE;
@@ -69,6 +72,7 @@ public final class IpoibLinkComponent implements LinkHooks {
         this.log = log;
         LinkConfig checked;
         try {
+            CHECK.check(properties);
             checked = LinkConfig.from(configuration, LinkConfig.deviceIndex(configuration.device()));
         } catch (IllegalArgumentException e) {
             // Nothing ran before: the configuration waits, refused, with the reason in ipoib:links.
@@ -90,9 +94,10 @@ public final class IpoibLinkComponent implements LinkHooks {
      * interface with it.
      */
     @Modified
-    void modified(LinkConfiguration configuration) {
+    void modified(LinkConfiguration configuration, Map<String, Object> properties) {
         LinkConfig next;
         try {
+            CHECK.check(properties);
             next = LinkConfig.from(configuration, LinkConfig.deviceIndex(configuration.device()));
         } catch (IllegalArgumentException e) {
             refuseUpdate(e.getMessage());

@@ -28,11 +28,13 @@ import ipoib.codec.nd.Redirect;
 import ipoib.codec.nd.RouterAdvertisement;
 import ipoib.codec.nd.RouterSolicitation;
 import ipoib.neighbour.Checks;
-import ipoib.neighbour.Counters;
+import ipoib.runtime.ConfigCheck;
+import ipoib.runtime.Counters;
 import ipoib.neighbour.EngineResolver;
 import ipoib.neighbour.NeighbourEngine;
 import ipoib.neighbour.Protocol;
-import ipoib.neighbour.RateLimiter;
+import ipoib.neighbour.LogLines;
+import ipoib.runtime.RateLimiter;
 import ipoib.neighbour.ResolverShell;
 import ipoib.neighbour.Route;
 import ipoib.neighbour.Settings;
@@ -145,12 +147,14 @@ public final class NdResolver extends EngineResolver implements FrameHandler, Li
 
     private final Logger log;
     private final ResolverShell shell;
+    /** Every property against its range, type and options as declared once in {@link NdConfiguration}. */
+    private static final ConfigCheck CHECK = ConfigCheck.of(NdConfiguration.class);
     private final Counters counters = new Counters();
     private final NeighbourEngine engine;
     private final Map<String, LinkNd> state = new ConcurrentHashMap<>();
     private final Map<String, Dad> dads = new HashMap<>();
-    private final RateLimiter malformedLog = new RateLimiter(10_000);
-    private final RateLimiter conflictLog = new RateLimiter(10_000);
+    private final RateLimiter malformedLog = new RateLimiter(ipoib.runtime.Clock.SYSTEM, 10, java.util.concurrent.TimeUnit.SECONDS);
+    private final RateLimiter conflictLog = new RateLimiter(ipoib.runtime.Clock.SYSTEM, 10, java.util.concurrent.TimeUnit.SECONDS);
     private volatile InterfaceAddresses addresses;
     private volatile MulticastService multicast;
     private volatile Options options;
@@ -173,13 +177,17 @@ public final class NdResolver extends EngineResolver implements FrameHandler, Li
     private final LongAdder conflicts = counters.counter("address_conflicts");
 
     @Activate
-    public NdResolver(NdConfiguration configuration, @Reference(service = LoggerFactory.class) Logger log) {
+    public NdResolver(NdConfiguration configuration, Map<String, Object> properties,
+                      @Reference(service = LoggerFactory.class) Logger log) {
         this.log = log;
-        Checked checked = ResolverShell.activation(log, () -> Checked.of(configuration));
+        Checked checked = ResolverShell.activation(log, () -> {
+            CHECK.check(properties);
+            return Checked.of(configuration);
+        });
         this.options = checked.options();
         this.shell = new ResolverShell("ND", "ipoib-nd", log);
-        this.engine = new NeighbourEngine(true, this, checked.settings(), shell, counters, shell.control(),
-                System::nanoTime);
+        this.engine = new NeighbourEngine(true, this, checked.settings(), shell, counters, shell.control()::execute,
+                shell.control().clock()::nanoTime);
         shell.start(engine, checked.settings().tickMillis(), () -> {
             engine.tick();
             tick();
@@ -201,8 +209,11 @@ public final class NdResolver extends EngineResolver implements FrameHandler, Li
     }
 
     @Modified
-    void modified(NdConfiguration configuration) {
-        Checked checked = shell.modification(() -> Checked.of(configuration));
+    void modified(NdConfiguration configuration, Map<String, Object> properties) {
+        Checked checked = shell.modification(() -> {
+            CHECK.check(properties);
+            return Checked.of(configuration);
+        });
         if (checked == null) {
             return;
         }
@@ -216,7 +227,7 @@ public final class NdResolver extends EngineResolver implements FrameHandler, Li
         // Leave the groups joined for this component, so that the multicast manager's listener
         // counts stay right across an update of this bundle.
         try {
-            shell.control().submit(() -> {
+            shell.control().run(() -> {
                 MulticastService m = multicast;
                 state.forEach((name, nd) -> {
                     if (m != null) {
@@ -226,7 +237,7 @@ public final class NdResolver extends EngineResolver implements FrameHandler, Li
                     }
                     nd.joined.clear();
                 });
-            }).get(2, TimeUnit.SECONDS);
+            }, 2, TimeUnit.SECONDS);
         } catch (Exception e) {
             log.debug("leaving the ND groups on deactivation: " + e);
         }
@@ -749,6 +760,21 @@ public final class NdResolver extends EngineResolver implements FrameHandler, Li
     }
 
     @Override
+    public String notANeighbour(long high, long low) {
+        InterfaceAddresses table = addresses;
+        if (table == null) {
+            return null;
+        }
+        java.net.InetAddress a = AddressBits.address(true, high, low);
+        for (var mine : table.addresses(null)) {
+            if (mine.address().equals(a)) {
+                return "it is an address of interface " + mine.link() + " of this host";
+            }
+        }
+        return null;
+    }
+
+    @Override
     public String cannotResolve(IpoibLink link, long high, long low) {
         if (addresses == null) {
             return "no interface addresses (the host layer is not running)";
@@ -777,7 +803,7 @@ public final class NdResolver extends EngineResolver implements FrameHandler, Li
             message = NdCodec.decode(buf, off, length);
         } catch (DecodeException e) {
             malformed.increment();
-            String line = malformedLog.limit("malformed Neighbor Discovery packet on " + link.name() + " from QPN "
+            String line = LogLines.limit(malformedLog, "malformed Neighbor Discovery packet on " + link.name() + " from QPN "
                     + String.format("0x%06x", frame.sourceQpn()) + ": " + e.getMessage());
             if (line != null) {
                 log.debug(line);
@@ -836,14 +862,16 @@ public final class NdResolver extends EngineResolver implements FrameHandler, Li
         Inet6Address target = na.target();
         InterfaceAddress mine = find(link, target);
         LinkAddress self = link.address();
-        if (mine != null) {
+        // A DUPLICATE address is not ours (RFC 4862 §5.4.5: it is not used): its owner's
+        // advertisement is learnt like any other neighbour's.
+        if (mine != null && mine.state() != AddressState.DUPLICATE) {
             String who = na.targetLinkAddress().map(LinkAddress::toString).orElse("a node that did not say");
             if (mine.state() == AddressState.TENTATIVE) {
                 run(() -> duplicate(link, target, who));
             } else if (self != null && na.targetLinkAddress().isPresent()
                     && !na.targetLinkAddress().get().withoutFlags().equals(self.withoutFlags())) {
                 conflicts.increment();
-                String line = conflictLog.limit("address conflict on " + link.name() + ": " + AddressBits.text(target)
+                String line = LogLines.limit(conflictLog, "address conflict on " + link.name() + ": " + AddressBits.text(target)
                         + " is ours, but " + who + " advertises it");
                 if (line != null) {
                     log.warn(line);
