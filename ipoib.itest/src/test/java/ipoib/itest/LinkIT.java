@@ -356,8 +356,9 @@ public class LinkIT {
         c.update(bad);
         try {
             Await.until("ipoib:links shows the refused update", Duration.ofSeconds(10),
-                    () -> shell("ipoib:links").contains("configuration update refused: invalid ipoib interface property "
-                            + "'sendQueueDepth' value 0: allowed 1..8192; the previous configuration stays in force"),
+                    () -> shell("ipoib:links").contains("configuration update refused: invalid ipoib.link property "
+                            + "'sendQueueDepth' value 0 is out of range: allowed 1..8192; the previous configuration "
+                            + "stays in force"),
                     () -> shell("ipoib:links"));
             assertSame("the interface keeps running", a, link("a"));
             assertEquals(LinkState.UP, a.state());
