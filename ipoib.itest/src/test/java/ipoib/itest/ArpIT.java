@@ -309,6 +309,36 @@ public class ArpIT {
         return Long.parseLong(m.group(1));
     }
 
+    /**
+     * Issue 18 items 6 and 7: multicast, broadcast and own addresses are refused as neighbours
+     * with the reason; the frames dropped by the resolver for an address that never answers are
+     * visible in ipoib:stats.
+     */
+    @Test
+    public void nonNeighboursAreRefusedAndResolverDropsAreShownInStats() throws Exception {
+        String lladdr = ip.link("b").address().toString();
+        for (String[] bad : new String[][] {{"224.0.0.1", "it is a multicast address"},
+                {"255.255.255.255", "it is the limited broadcast address"},
+                {A, "it is an address of interface a itself"}}) {
+            GogoShell.Result r = ip.shell("ipoib:neigh add a " + bad[0] + " " + lladdr);
+            assertTrue(r.all(), r.all().contains(bad[0] + " cannot be a neighbour: " + bad[1]));
+        }
+        assertNull(ip.neighbour(ip.arp(), "a", "224.0.0.1"));
+
+        long before = ip.counter(ip.arp(), "dropped_resolution_failed") + ip.counter(ip.arp(), "dropped_queue_full");
+        for (int i = 0; i < 5; i++) {
+            ip.shell("ipoib:ping -c 1 -W 0.2 10.1.0.99"); // nobody has it: queued, then dropped
+        }
+        Await.until("the resolver counts the drops", Duration.ofSeconds(20),
+                () -> ip.counter(ip.arp(), "dropped_resolution_failed") + ip.counter(ip.arp(), "dropped_queue_full")
+                        > before, () -> ip.arp().counters().toString());
+        String stats = ip.run("ipoib:stats");
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("ipv4 resolver \\(all interfaces\\): dropped (\\d+)")
+                .matcher(stats);
+        assertTrue(stats, m.find());
+        assertTrue(stats, Long.parseLong(m.group(1)) > 0);
+    }
+
     @Test
     public void permanentEntriesNeedNoArpAndSurviveAFlush() throws Exception {
         NeighbourResolver arp = ip.arp();
@@ -436,11 +466,12 @@ public class ArpIT {
     public void badConfigurationIsRefusedWithThePropertyValueAndRange() throws Exception {
         LogReaderService logs = ip.await(LogReaderService.class, null);
         ip.configure("ipoib.arp", "retransmitMillis", 5);
+        // Checked against the metatype (ipoib.runtime ConfigCheck): property, value, range.
         Await.until("the refusal is logged", Duration.ofSeconds(10), () -> logged(logs,
-                "invalid ipoib.arp property 'retransmitMillis' value 5: allowed 10..60000"));
+                "invalid ipoib.arp property 'retransmitMillis' value 5 is out of range: allowed 10..60000"));
         ip.configure("ipoib.arp", "retransmitMillis", 100, "serviceLevel", "fastest");
         Await.until("the refusal is logged", Duration.ofSeconds(10), () -> logged(logs,
-                "invalid ipoib.arp property 'serviceLevel' value 'fastest': allowed broadcast, path"));
+                "invalid ipoib.arp property 'serviceLevel' value 'fastest' is not allowed: allowed one of broadcast, path"));
         ip.configure("ipoib.arp", "serviceLevel", "broadcast");
         assertNotNull("the resolver keeps working", ip.ping("a", B, Duration.ofSeconds(5)));
 

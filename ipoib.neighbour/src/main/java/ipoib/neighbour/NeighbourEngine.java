@@ -943,7 +943,7 @@ public final class NeighbourEngine implements AutoCloseable {
      * else when it comes up.
      */
     public void addPermanent(String linkName, long high, long low, LinkAddress address) {
-        String notANeighbour = notANeighbour(high, low);
+        String notANeighbour = notANeighbour(linkName, high, low);
         if (notANeighbour != null) {
             throw new IllegalArgumentException(AddressBits.text(address(high, low)) + " cannot be a neighbour: "
                     + notANeighbour);
@@ -1006,7 +1006,7 @@ public final class NeighbourEngine implements AutoCloseable {
      * Why an address can never be a neighbour (multicast, the limited broadcast, unspecified,
      * loopback), or null; the protocol adds its own reasons (e.g. the interface's own address).
      */
-    private String notANeighbour(long high, long low) {
+    private String notANeighbour(String linkName, long high, long low) {
         InetAddress a = address(high, low);
         if (a.isMulticastAddress()) {
             return "it is a multicast address";
@@ -1020,7 +1020,7 @@ public final class NeighbourEngine implements AutoCloseable {
         if (a.isLoopbackAddress()) {
             return "it is a loopback address";
         }
-        return protocol.notANeighbour(high, low);
+        return protocol.notANeighbour(linkName, high, low);
     }
 
     /** Removes one entry, permanent or not; returns whether there was one. */

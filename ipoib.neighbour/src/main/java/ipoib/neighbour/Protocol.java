@@ -19,10 +19,10 @@ public interface Protocol {
 
     /**
      * Why the address can never be a neighbour beyond what the engine checks itself (multicast,
-     * broadcast, unspecified, loopback): e.g. it is one of this host's own addresses. Null when
-     * it can be one.
+     * broadcast, unspecified, loopback): e.g. it is an address of the interface itself. Null
+     * when it can be one.
      */
-    default String notANeighbour(long high, long low) {
+    default String notANeighbour(String linkName, long high, long low) {
         return null;
     }
 }

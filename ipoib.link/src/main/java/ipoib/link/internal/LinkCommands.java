@@ -3,6 +3,7 @@ package ipoib.link.internal;
 import ipoib.api.PKey;
 import ipoib.api.link.IpoibLink;
 import ipoib.api.link.LinkCounters;
+import ipoib.api.resolve.NeighbourResolver;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -44,6 +45,18 @@ public final class LinkCommands {
 
     void removeLink(IpoibLink link) {
         links.remove(link);
+    }
+
+    /** The resolvers, for their drop counters in ipoib:stats (issue 18 item 7: every drop visible). */
+    private final Map<String, NeighbourResolver> resolvers = new java.util.concurrent.ConcurrentSkipListMap<>();
+
+    @Reference(cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC)
+    void addResolver(NeighbourResolver resolver, Map<String, Object> properties) {
+        resolvers.put(String.valueOf(properties.get(NeighbourResolver.FAMILY_PROPERTY)), resolver);
+    }
+
+    void removeResolver(NeighbourResolver resolver) {
+        resolvers.values().removeIf(r -> r == resolver);
     }
 
     private List<IpoibLink> sorted() {
@@ -141,6 +154,19 @@ public final class LinkCommands {
         if (out.length() == 0) {
             throw usage("ipoib:stats [interface]", names.length == 1 ? "no interface '" + names[0] + "'" : "no interfaces");
         }
+        // Frames the resolvers dropped before they reached any interface (queue full, table full,
+        // resolution failed, no source address...): counted per family, for every interface.
+        resolvers.forEach((family, r) -> {
+            StringBuilder drops = new StringBuilder();
+            long total = 0;
+            for (Map.Entry<String, Long> c : r.counters().entrySet()) {
+                if (c.getKey().startsWith("dropped_") && c.getValue() != 0) {
+                    drops.append(' ').append(c.getKey()).append(' ').append(c.getValue());
+                    total += c.getValue();
+                }
+            }
+            out.append(family).append(" resolver (all interfaces): dropped ").append(total).append(drops).append('\n');
+        });
         return out.toString();
     }
 

@@ -760,15 +760,15 @@ public final class NdResolver extends EngineResolver implements FrameHandler, Li
     }
 
     @Override
-    public String notANeighbour(long high, long low) {
+    public String notANeighbour(String linkName, long high, long low) {
         InterfaceAddresses table = addresses;
         if (table == null) {
             return null;
         }
         java.net.InetAddress a = AddressBits.address(true, high, low);
-        for (var mine : table.addresses(null)) {
+        for (var mine : table.addresses(linkName)) {
             if (mine.address().equals(a)) {
-                return "it is an address of interface " + mine.link() + " of this host";
+                return "it is an address of interface " + mine.link() + " itself";
             }
         }
         return null;
