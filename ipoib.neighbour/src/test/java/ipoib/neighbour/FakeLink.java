@@ -41,6 +41,8 @@ final class FakeLink implements IpoibLink {
             gid -> CompletableFuture.failedFuture(new IllegalStateException("no path"));
     final List<Sent> sent = new CopyOnWriteArrayList<>();
     final List<Path> acquired = new CopyOnWriteArrayList<>();
+    final java.util.concurrent.atomic.AtomicLong sentCount = new java.util.concurrent.atomic.AtomicLong();
+    final java.util.concurrent.atomic.AtomicLong droppedOnReleased = new java.util.concurrent.atomic.AtomicLong();
 
     /** A path reference: refreshed through {@link #pathQuery}, released once. */
     final class Path implements LinkPath {
@@ -127,8 +129,11 @@ final class FakeLink implements IpoibLink {
     public TransmitResult sendUnicast(LinkPath path, Qpn remoteQpn, int etherType, MemorySegment payload) {
         Path p = (Path) path;
         if (p.released) {
-            throw new AssertionError("send on a released path");
+            // As the link does: a sender that read a route just before it was retired is dropped.
+            droppedOnReleased.incrementAndGet();
+            return TransmitResult.DROPPED_NO_ROUTE;
         }
+        sentCount.incrementAndGet();
         if (record) {
             sent.add(new Sent(p, remoteQpn.value(), etherType, payload.toArray(ValueLayout.JAVA_BYTE)));
         }

@@ -473,9 +473,13 @@ class NeighbourEngineTest {
             senders.add(s);
             s.start();
         }
-        for (int round = 0; round < 200; round++) {
+        // At least 200 restarts, and on until the senders got frames through between them: a race
+        // in which every send was dropped proves nothing (issue 11).
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
+        for (int round = 0; round < 200 || link.sentCount.get() < 100; round++) {
+            assertTrue(System.nanoTime() < deadline, "no frame got through in 30 s of restarts");
             engine.linkDown(link);
-            link.qpn = Qpn.of(0x100 + round);
+            link.qpn = Qpn.of(0x100 + (round & 0xFFFF));
             engine.linkUp(link);
             paths.values().forEach(f -> f.complete(FakeLink.path(PEER_GID, link.gid, 0x22, 0)));
             paths.clear();
@@ -486,8 +490,10 @@ class NeighbourEngineTest {
             s.join();
         }
         assertTrue(failures.isEmpty(), failures.toString());
+        assertTrue(link.sentCount.get() > 0, "frames went out between the restarts (not every send was dropped)");
         engine.linkDown(link);
         assertTrue(engine.neighbours(null).isEmpty());
+        assertEquals(0, link.held(), "every path reference went back to the link");
         link.state = ipoib.api.link.LinkState.DOWN;
         assertEquals(TransmitResult.DROPPED_LINK_DOWN, engine.send(link, 0, PEER_IP, 0x0800, frame(1)));
     }

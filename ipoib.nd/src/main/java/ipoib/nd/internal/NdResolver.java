@@ -218,8 +218,16 @@ public final class NdResolver extends EngineResolver implements FrameHandler, Li
             return;
         }
         engine.settings(checked.settings());
+        Options before = options;
         options = checked.options();
         shell.tickMillis(checked.settings().tickMillis());
+        if (before.lidIdentifier() != options.lidIdentifier() || before.linkLocal() != options.linkLocal()) {
+            // Issue 12 item 5: applied live; linkUp removes the link-local address of the old
+            // identifier and adds the new one, which goes through DAD.
+            for (IpoibLink link : shell.links()) {
+                run(() -> linkUp(link, false));
+            }
+        }
     }
 
     @Deactivate
