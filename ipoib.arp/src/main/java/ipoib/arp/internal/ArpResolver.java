@@ -103,7 +103,7 @@ public final class ArpResolver extends EngineResolver implements FrameHandler, L
     }
 
     static Settings settings(ArpConfiguration c) {
-        return Settings.checked(PID, c.retransmitMillis(), c.requests(), c.unicastProbes(), c.queueLength(),
+        return Settings.of(c.retransmitMillis(), c.requests(), c.unicastProbes(), c.queueLength(),
                 c.maxEntries(), c.revalidateMillis(), c.idleMillis(), c.failedHoldMillis(), c.pathTimeoutMillis(),
                 c.serviceLevel());
     }

@@ -27,7 +27,6 @@ import ipoib.codec.nd.PrefixInformation;
 import ipoib.codec.nd.Redirect;
 import ipoib.codec.nd.RouterAdvertisement;
 import ipoib.codec.nd.RouterSolicitation;
-import ipoib.neighbour.Checks;
 import ipoib.runtime.ConfigCheck;
 import ipoib.runtime.Counters;
 import ipoib.neighbour.EngineResolver;
@@ -110,12 +109,11 @@ public final class NdResolver extends EngineResolver implements FrameHandler, Li
 
         static Options of(NdConfiguration c) {
             return new Options(
-                    Checks.choice(PID, "interfaceIdentifier", c.interfaceIdentifier(), "guid", "lid").equals("lid"),
+                    "lid".equals(c.interfaceIdentifier().strip()),
                     c.linkLocal(),
-                    (int) Checks.range(PID, "dadTransmits", c.dadTransmits(), 0, 10),
-                    (int) Checks.range(PID, "routerSolicitations", c.routerSolicitations(), 0, 10),
-                    Checks.range(PID, "routerSolicitationIntervalMillis", c.routerSolicitationIntervalMillis(), 100,
-                            600_000),
+                    c.dadTransmits(),
+                    c.routerSolicitations(),
+                    c.routerSolicitationIntervalMillis(),
                     c.autoconf());
         }
     }
@@ -203,7 +201,7 @@ public final class NdResolver extends EngineResolver implements FrameHandler, Li
     }
 
     static Settings settings(NdConfiguration c) {
-        return Settings.checked(PID, c.retransmitMillis(), c.requests(), c.unicastProbes(), c.queueLength(),
+        return Settings.of(c.retransmitMillis(), c.requests(), c.unicastProbes(), c.queueLength(),
                 c.maxEntries(), c.revalidateMillis(), c.idleMillis(), c.failedHoldMillis(), c.pathTimeoutMillis(),
                 c.serviceLevel());
     }
