@@ -155,4 +155,34 @@ class LinkEngineTest {
         assertEquals(TransmitResult.DROPPED_NO_ROUTE,
                 a.sendUnicast(path, b.qpn(), 0x88B5, MemorySegment.ofArray(new byte[8])));
     }
+
+    /**
+     * The unicast send path through a path reference (slot publication for the reaper included)
+     * allocates nothing on the sending thread, with the loopback provider underneath.
+     */
+    @Test
+    void unicastThroughAPathAllocatesNothing() throws Exception {
+        a = up("a", "loop0");
+        b = up("b", "loop1");
+        CompletableFuture<LinkPath> acquired = a.acquirePath(b.gid(), false).toCompletableFuture();
+        until("the path", acquired::isDone);
+        LinkPath path = acquired.get();
+        MemorySegment payload = MemorySegment.ofArray(new byte[64]);
+        var qpn = b.qpn();
+        for (int i = 0; i < 50_000; i++) { // warm-up: JIT, buffers
+            a.sendUnicast(path, qpn, 0x88B5, payload);
+        }
+        var threads = (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+        long before = threads.getCurrentThreadAllocatedBytes();
+        int sent = 0;
+        for (int i = 0; i < 10_000; i++) {
+            if (a.sendUnicast(path, qpn, 0x88B5, payload) == TransmitResult.SENT) {
+                sent++;
+            }
+        }
+        long allocated = threads.getCurrentThreadAllocatedBytes() - before;
+        assertTrue(sent > 0, "frames went out");
+        assertEquals(0, allocated, "bytes allocated by " + sent + " sends");
+        path.release();
+    }
 }
