@@ -43,6 +43,10 @@ import java.util.stream.Collectors;
  * One IPoIB interface: the DOWN → JOINING → UP state machine of RFC 4391 §5 and its reactions
  * to the fabric. Every state change runs on the link's control thread, in order; the data path
  * (send methods, the receive thread) reads the current {@link LinkResources} without locks.
+ *
+ * <p>Size (~750 lines): the IpoibLink facade (getters, send, paths) and the state machine still
+ * share this class; the broadcast join ({@link BroadcastJoin}), the path cache ({@link PathCache})
+ * and the receive side ({@link ReceiveLoop}) are out. Next split: the facade from the state machine.
  */
 final class LinkEngine implements IpoibLink {
     private static final long MAX_BACKOFF_MILLIS = 16_000;

@@ -7,8 +7,6 @@ import ipoib.api.Mgid;
 import ipoib.api.PKey;
 import ipoib.api.QKey;
 import ipoib.api.Qpn;
-import ipoib.api.link.FrameHandler;
-import ipoib.api.link.ReceivedFrame;
 import ipoib.api.link.TransmitResult;
 import ipoib.api.verbs.AddressHandle;
 import ipoib.api.verbs.AddressVector;
@@ -20,22 +18,17 @@ import ipoib.api.verbs.UdQueuePair;
 import ipoib.api.verbs.UdQueuePairConfig;
 import ipoib.api.verbs.VerbsException;
 import ipoib.api.verbs.WorkCompletions;
-import ipoib.codec.DecodeException;
-import ipoib.codec.iba.Grh;
 import ipoib.codec.ipoib.EncapsulationHeader;
-import ipoib.codec.ipoib.UdReceiveBuffer;
 import ipoib.runtime.Clock;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
 
 /**
- * The verbs resources of one UP period of a link and its data path: a completion queue, the UD
- * queue pair, one registered block of send and receive buffers, the broadcast address handle
- * and the receive thread. Created when the broadcast join succeeded, closed when the link goes
+ * The verbs resources of one UP period of a link and its send path: the completion queues, the UD
+ * queue pair, one registered block of send and receive buffers, the broadcast and multicast
+ * address handles, the path cache and the handle reaper; the receive side is {@link ReceiveLoop}. Created when the broadcast join succeeded, closed when the link goes
  * down; nothing here is reused across periods, so a stale sender can only fail, never corrupt.
  */
 final class LinkResources {
@@ -91,12 +84,9 @@ final class LinkResources {
     final HandleReaper reaper = new HandleReaper();
     /** The unicast paths of this UP period. */
     final PathCache paths;
-    /** Each receive buffer as a read-only segment: what a frame handler sees of it. */
-    private final MemorySegment[] receiveViews;
-
-    private final Thread poller;
+    /** The receive buffers and the receive thread. */
+    private final ReceiveLoop receiver;
     private volatile boolean running = true;
-    private final Frame frame = new Frame();
 
     /**
      * A group's address handle and, when the queue pair is attached to receive it, the MLID it was
@@ -151,10 +141,6 @@ final class LinkResources {
         this.broadcastHandle = createdAh;
         this.qpn = qp.qpn();
         this.address = LinkAddress.of(qpn, gid);
-        this.receiveViews = new MemorySegment[receiveCount];
-        for (int i = 0; i < receiveCount; i++) {
-            receiveViews[i] = buffers.asSlice(receiveOffset(i), bufferSize).asReadOnly();
-        }
         PKey partition = config.pkey();
         this.paths = new PathCache(destination -> port.subnetAdministrator().pathRecord(gid, destination, partition),
                 (record, sl) -> port.createAddressHandle(PathCache.vector(record, sl)),
@@ -163,12 +149,9 @@ final class LinkResources {
             freeSend[i] = i;
         }
         freeTop = sendCount;
-        for (int i = 0; i < receiveCount; i++) {
-            postReceive(i);
-        }
-        poller = new Thread(this::pollLoop, "ipoib-rx-" + engine.name());
-        poller.setDaemon(true);
-        poller.start();
+        receiver = new ReceiveLoop(engine, stats, cq, qp, region, buffers, (long) sendCount * bufferSize, receiveCount,
+                bufferSize, qpn, gid, () -> ownLid);
+        receiver.start();
     }
 
     /** The address vector of a multicast group (RFC 4391 §9.1.2: the group's SL, flow label, hop limit, TClass). */
@@ -177,18 +160,8 @@ final class LinkResources {
                 group.flowLabel(), group.hopLimit(), group.trafficClass(), 0);
     }
 
-    private long receiveOffset(int index) {
-        return (long) (sendCount + index) * bufferSize;
-    }
-
     private long sendOffset(int index) {
         return (long) index * bufferSize;
-    }
-
-    private void postReceive(int index) {
-        if (!qp.postReceive(index, region, receiveOffset(index), bufferSize)) {
-            stats.rxErrors.increment();
-        }
     }
 
     // ---- transmit ----------------------------------------------------------------------------------
@@ -445,179 +418,6 @@ final class LinkResources {
         reaper.retire(oldHandle);
     }
 
-    // ---- receive ------------------------------------------------------------------------------------
-
-    private void pollLoop() {
-        WorkCompletions batch = new WorkCompletions(BATCH);
-        while (running) {
-            int n;
-            try {
-                n = cq.poll(batch);
-                if (n == 0) {
-                    cq.await(100, TimeUnit.MILLISECONDS);
-                    continue;
-                }
-            } catch (InterruptedException e) {
-                break;
-            } catch (VerbsException e) {
-                if (running) {
-                    engine.hooks().warn("completion queue of " + engine.name() + " failed", e);
-                }
-                break;
-            }
-            for (int i = 0; i < n; i++) {
-                CompletionStatus status = batch.status(i);
-                int index = (int) batch.workRequestId(i);
-                if (status == CompletionStatus.WORK_REQUEST_FLUSH_ERROR) {
-                    continue;
-                }
-                if (status == CompletionStatus.SUCCESS) {
-                    receive(index, batch.byteLength(i), batch.sourceQpn(i), batch.sourceLid(i), batch.grhPresent(i));
-                } else {
-                    stats.rxErrors.increment();
-                }
-                if (running) {
-                    postReceive(index);
-                }
-            }
-        }
-    }
-
-    private void receive(int index, int byteLength, int sourceQpn, int sourceLid, boolean grh) {
-        long at = receiveOffset(index);
-        int frameLength = byteLength - UdQueuePair.GRH_AREA_LENGTH;
-        if (frameLength < EncapsulationHeader.LENGTH) {
-            stats.rxDroppedMalformed.increment();
-            return;
-        }
-        boolean multicast = grh && (buffers.get(ValueLayout.JAVA_BYTE, at + 24) & 0xFF) == 0xFF;
-        if (multicast && sourceQpn == qpn.value() && sourceLid == ownLid) {
-            // Our own multicast, replicated back to us by the fabric.
-            stats.rxDroppedOwn.increment();
-            return;
-        }
-        int etherType;
-        try {
-            etherType = EncapsulationHeader.etherType(buffers, at + UdQueuePair.GRH_AREA_LENGTH);
-        } catch (DecodeException e) {
-            stats.rxDroppedMalformed.increment();
-            return;
-        }
-        LinkCapture capture = engine.capture;
-        if (capture != null) {
-            int slot = capture.claim();
-            if (slot >= 0) {
-                capture.fillReceived(slot, buffers, at, grh, qpn.value(), gid, at + UdQueuePair.GRH_AREA_LENGTH,
-                        frameLength);
-                capture.commit(slot);
-            }
-        }
-        FrameHandler[] handlers = engine.hooks().handlers(etherType);
-        if (handlers.length == 0) {
-            stats.rxDroppedNoHandler.increment();
-            return;
-        }
-        stats.rxPackets.increment();
-        stats.rxBytes.add(frameLength - EncapsulationHeader.LENGTH);
-        if (multicast) {
-            stats.rxMulticast.increment();
-        }
-        frame.set(index, etherType, at, frameLength - EncapsulationHeader.LENGTH, sourceQpn, sourceLid, grh, multicast);
-        for (FrameHandler handler : handlers) {
-            try {
-                handler.onFrame(engine, frame);
-            } catch (Throwable t) {
-                stats.handlerErrors.increment();
-                engine.logHandlerError(handler, t);
-            }
-        }
-    }
-
-    /** The receive thread's reusable view of the frame being dispatched. */
-    private final class Frame implements ReceivedFrame {
-        private int index;
-        private int etherType;
-        private long bufferOffset;
-        private int payloadLength;
-        private int sourceQpn;
-        private int sourceLid;
-        private boolean grh;
-        private boolean multicast;
-        private final Grh grhView = new Grh();
-
-        void set(int index, int etherType, long bufferOffset, int payloadLength, int sourceQpn, int sourceLid, boolean grh,
-                 boolean multicast) {
-            this.index = index;
-            this.etherType = etherType;
-            this.bufferOffset = bufferOffset;
-            this.payloadLength = payloadLength;
-            this.sourceQpn = sourceQpn;
-            this.sourceLid = sourceLid;
-            this.grh = grh;
-            this.multicast = multicast;
-        }
-
-        @Override
-        public int etherType() {
-            return etherType;
-        }
-
-        @Override
-        public MemorySegment buffer() {
-            return receiveViews[index];
-        }
-
-        @Override
-        public long payloadOffset() {
-            return UdQueuePair.GRH_AREA_LENGTH + EncapsulationHeader.LENGTH;
-        }
-
-        @Override
-        public int payloadLength() {
-            return payloadLength;
-        }
-
-        @Override
-        public int sourceQpn() {
-            return sourceQpn;
-        }
-
-        @Override
-        public int sourceLid() {
-            return sourceLid;
-        }
-
-        @Override
-        public boolean grhPresent() {
-            return grh;
-        }
-
-        private Grh grhView() {
-            try {
-                return UdReceiveBuffer.grh(buffers, bufferOffset, true, grhView);
-            } catch (DecodeException e) {
-                return null;
-            }
-        }
-
-        @Override
-        public Gid sourceGid() {
-            Grh v = grh ? grhView() : null;
-            return v == null ? null : v.sourceGid();
-        }
-
-        @Override
-        public Gid destinationGid() {
-            Grh v = grh ? grhView() : null;
-            return v == null ? null : v.destinationGid();
-        }
-
-        @Override
-        public boolean multicast() {
-            return multicast;
-        }
-    }
-
     // ---- shutdown -----------------------------------------------------------------------------------
 
     /** Stops the receive thread and destroys the resources in dependency order. */
@@ -625,18 +425,7 @@ final class LinkResources {
         synchronized (this) {
             running = false; // addGroup refuses from now on: no route is added after the cleanup below
         }
-        try {
-            cq.wakeup();
-        } catch (RuntimeException ignored) {
-            // The provider is gone; the thread stops on its own at the next timeout.
-        }
-        if (Thread.currentThread() != poller) {
-            try {
-                poller.join(2000);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }
+        receiver.stop();
         paths.close("link " + engine.name() + " went down");
         synchronized (this) {
             for (GroupRoute route : groups.values()) {

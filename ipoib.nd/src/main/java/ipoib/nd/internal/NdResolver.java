@@ -88,6 +88,11 @@ import org.osgi.service.metatype.annotations.Designate;
  *
  * <p>Control-plane work runs on one thread ({@code ipoib-nd}); frames arrive on the links'
  * receive threads and are answered there when that needs no state of this component.
+ *
+ * <p>Size (~1 000 lines, not split yet — issue 11 asks for it): NS/NA, DAD, RS/RA/SLAAC, group
+ * memberships, link-local addresses and the DS wiring. The receive entry is the one method
+ * {@link #onFrame}, so that the host can hand it ND message types. Next split: DAD and router
+ * discovery into their own classes.
  */
 @Component(configurationPid = NdResolver.PID, configurationPolicy = ConfigurationPolicy.OPTIONAL,
         service = {NeighbourResolver.class, FrameHandler.class, LinkListener.class, AddressListener.class},
