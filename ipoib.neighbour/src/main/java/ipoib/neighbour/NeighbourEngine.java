@@ -60,7 +60,7 @@ import java.util.function.LongSupplier;
  * destroys the address handle once the sends that used it completed, so a sender still holding
  * the old route is at worst dropped, never posted on a destroyed handle.
  *
- * <p>Size (~1 100 lines, not split yet — issue 11 asks for it): the data path, the timed state
+ * <p>Size (~1 000 lines, not split yet — issue 11 asks for it): the data path, the timed state
  * machine, the protocol input and the administration (permanent entries, queries) share the
  * entries' locks and counters. Paths and address handles are no longer here (the link's
  * {@link ipoib.api.link.LinkPath}). Next split: the timed transitions and the administration into
@@ -84,29 +84,9 @@ public final class NeighbourEngine implements AutoCloseable {
     private final RateLimiter failureLog;
 
     private final Counters counters;
-    private final LongAdder solicitations;
-    private final LongAdder retransmissions;
-    private final LongAdder probes;
-    private final LongAdder resolved;
-    private final LongAdder pathLookups;
-    private final LongAdder pathFailures;
-    private final LongAdder resolutionFailures;
-    private final LongAdder revalidations;
-    private final LongAdder pathRefreshes;
-    private final LongAdder qpnChanges;
-    private final LongAdder gidChanges;
-    private final LongAdder queued;
-    private final LongAdder queuedSent;
-    private final LongAdder droppedQueueFull;
-    private final LongAdder droppedTableFull;
-    private final LongAdder droppedPathFailure;
-    private final LongAdder droppedResolutionFailed;
-    private final LongAdder droppedFailedEntry;
-    private final LongAdder droppedLinkDown;
-    private final LongAdder droppedFlushed;
-    private final LongAdder droppedNoSource;
-    private final LongAdder evicted;
-    private final LongAdder collected;
+
+    /** The engine's counters (in the set the protocol shares). */
+    private final EngineCounters c;
 
     private record Key(long high, long low) {}
 
@@ -129,29 +109,7 @@ public final class NeighbourEngine implements AutoCloseable {
         ipoib.runtime.Clock logClock = clock::getAsLong;
         this.pathErrorLog = new RateLimiter(logClock, 5, java.util.concurrent.TimeUnit.SECONDS);
         this.failureLog = new RateLimiter(logClock, 5, java.util.concurrent.TimeUnit.SECONDS);
-        this.solicitations = counters.counter("solicitations_sent");
-        this.retransmissions = counters.counter("solicitations_retransmitted");
-        this.probes = counters.counter("unicast_probes_sent");
-        this.resolved = counters.counter("resolved");
-        this.pathLookups = counters.counter("path_lookups");
-        this.pathFailures = counters.counter("path_failures");
-        this.resolutionFailures = counters.counter("resolution_failures");
-        this.revalidations = counters.counter("revalidations");
-        this.pathRefreshes = counters.counter("path_refreshes");
-        this.qpnChanges = counters.counter("qpn_changes");
-        this.gidChanges = counters.counter("gid_changes");
-        this.queued = counters.counter("frames_queued");
-        this.queuedSent = counters.counter("queued_frames_sent");
-        this.droppedQueueFull = counters.counter("dropped_queue_full");
-        this.droppedTableFull = counters.counter("dropped_table_full");
-        this.droppedPathFailure = counters.counter("dropped_path_failure");
-        this.droppedResolutionFailed = counters.counter("dropped_resolution_failed");
-        this.droppedFailedEntry = counters.counter("dropped_failed_entry");
-        this.droppedLinkDown = counters.counter("dropped_link_down");
-        this.droppedFlushed = counters.counter("dropped_flushed");
-        this.droppedNoSource = counters.counter("dropped_no_source_address");
-        this.evicted = counters.counter("entries_evicted");
-        this.collected = counters.counter("entries_collected");
+        this.c = new EngineCounters(counters);
     }
 
     public Settings settings() {
@@ -197,7 +155,7 @@ public final class NeighbourEngine implements AutoCloseable {
             return missedSend(ctx, n, high, low, etherType, frame);
         }
         if (link.state() != LinkState.UP || closed) {
-            droppedLinkDown.increment();
+            c.droppedLinkDown.increment();
             return TransmitResult.DROPPED_LINK_DOWN;
         }
         return missedSend(linkUp(link), null, high, low, etherType, frame);
@@ -211,7 +169,7 @@ public final class NeighbourEngine implements AutoCloseable {
                 // The link went down (or came up again) meanwhile: its table is void.
                 LinkContext current = contexts.get(ctx.name);
                 if (current == null || current.link != ctx.link) {
-                    droppedLinkDown.increment();
+                    c.droppedLinkDown.increment();
                     return TransmitResult.DROPPED_LINK_DOWN;
                 }
                 ctx = current;
@@ -220,7 +178,7 @@ public final class NeighbourEngine implements AutoCloseable {
             if (n == null) {
                 String why = protocol.cannotResolve(ctx.link, high, low);
                 if (why != null) {
-                    droppedNoSource.increment();
+                    c.droppedNoSource.increment();
                     return TransmitResult.DROPPED_NO_ROUTE;
                 }
                 n = getOrCreate(ctx, high, low, now);
@@ -228,7 +186,7 @@ public final class NeighbourEngine implements AutoCloseable {
                     if (ctx.closed) {
                         continue;
                     }
-                    droppedTableFull.increment();
+                    c.droppedTableFull.increment();
                     return TransmitResult.DROPPED_TABLE_FULL;
                 }
             }
@@ -246,16 +204,16 @@ public final class NeighbourEngine implements AutoCloseable {
                 }
                 if (n.state == NeighbourState.FAILED) {
                     if (now - n.deadlineNanos < 0) {
-                        droppedFailedEntry.increment();
+                        c.droppedFailedEntry.increment();
                         return TransmitResult.DROPPED_NO_ROUTE;
                     }
                     kick = restart(n, now);
                 }
                 if (n.enqueue(etherType, frame, settings.queueLength())) {
-                    queued.increment();
+                    c.queued.increment();
                     result = TransmitResult.QUEUED;
                 } else {
-                    droppedQueueFull.increment();
+                    c.droppedQueueFull.increment();
                     result = TransmitResult.DROPPED_QUEUE_FULL;
                 }
                 if (n.state == NeighbourState.INCOMPLETE && n.probes == 0) {
@@ -267,7 +225,7 @@ public final class NeighbourEngine implements AutoCloseable {
             }
             return result;
         }
-        droppedTableFull.increment();
+        c.droppedTableFull.increment();
         return TransmitResult.DROPPED_TABLE_FULL;
     }
 
@@ -333,10 +291,10 @@ public final class NeighbourEngine implements AutoCloseable {
             ctx.map.put(created);
         }
         if (victim != null) {
-            evicted.increment();
+            c.evicted.increment();
             List<Runnable> after = new ArrayList<>(1);
             synchronized (victim) {
-                markRemoved(victim, droppedFlushed, "evicted: the table of " + ctx.name + " is full", after);
+                markRemoved(victim, c.droppedFlushed, "evicted: the table of " + ctx.name + " is full", after);
             }
             after.forEach(Runnable::run);
         }
@@ -405,7 +363,7 @@ public final class NeighbourEngine implements AutoCloseable {
         List<Runnable> after = new ArrayList<>();
         for (Neighbour n : ctx.map.values()) {
             synchronized (n) {
-                markRemoved(n, droppedLinkDown, why, after);
+                markRemoved(n, c.droppedLinkDown, why, after);
             }
             ctx.map.remove(n);
         }
@@ -451,7 +409,7 @@ public final class NeighbourEngine implements AutoCloseable {
             n = getOrCreate(ctx, high, low, now);
             if (n == null) {
                 if (!ctx.closed) {
-                    droppedTableFull.increment();
+                    c.droppedTableFull.increment();
                 }
                 return false;
             }
@@ -488,13 +446,13 @@ public final class NeighbourEngine implements AutoCloseable {
                         n.probes = 0;
                         if (unicastFailed) {
                             // The link queries its path again (issue: a peer's LID changed).
-                            pathRefreshes.increment();
+                            c.pathRefreshes.increment();
                             after.add(startPath(n, now, true));
                         }
                     }
                 }
             } else if (old.gid().equals(address.gid())) {
-                qpnChanges.increment();
+                c.qpnChanges.increment();
                 n.linkAddress = address;
                 n.confirmedNanos = now;
                 Route r = n.route;
@@ -507,7 +465,7 @@ public final class NeighbourEngine implements AutoCloseable {
                 }
                 after.add(changed(n, old, address));
             } else {
-                gidChanges.increment();
+                c.gidChanges.increment();
                 n.linkAddress = address;
                 n.confirmedNanos = now;
                 after.add(startPath(n, now, false));
@@ -562,7 +520,7 @@ public final class NeighbourEngine implements AutoCloseable {
         IpoibLink link = n.context.link;
         boolean pathSl = settings.serviceLevelFromPath();
         return () -> {
-            pathLookups.increment();
+            c.pathLookups.increment();
             CompletionStage<LinkPath> stage;
             try {
                 stage = link.acquirePath(gid, pathSl);
@@ -605,7 +563,7 @@ public final class NeighbourEngine implements AutoCloseable {
         // no route takes this lock and queues behind them, so the order holds.
         for (Neighbour.Pending p : n.drainQueue()) {
             link.sendUnicast(path, route.qpn(), p.etherType(), p.frame());
-            queuedSent.increment();
+            c.queuedSent.increment();
         }
         retire(n.route, now);
         n.route = route;
@@ -613,7 +571,7 @@ public final class NeighbourEngine implements AutoCloseable {
         if (fresh) {
             n.state(NeighbourState.RESOLVED, now);
             n.probes = 0;
-            resolved.increment();
+            c.resolved.increment();
         }
         n.failure = null;
         List<CompletableFuture<PathInfo>> waiters = n.drainWaiters();
@@ -635,17 +593,17 @@ public final class NeighbourEngine implements AutoCloseable {
      * the hold time.
      */
     private void pathFailed(Neighbour n, String why, long now, List<Runnable> after) {
-        pathFailures.increment();
+        c.pathFailures.increment();
         String line = LogLines.limit(pathErrorLog, family + " neighbour " + AddressBits.text(n.address) + " on " + n.context.name
                 + ": " + why + "; " + n.queued() + " queued frames dropped");
         if (line != null) {
             after.add(() -> reporter.error(line));
         }
         if (n.permanent) {
-            fail(n, why, droppedPathFailure, now, after);
+            fail(n, why, c.droppedPathFailure, now, after);
             return;
         }
-        markRemoved(n, droppedPathFailure, why, after);
+        markRemoved(n, c.droppedPathFailure, why, after);
         Neighbour gone = n;
         after.add(() -> gone.context.map.remove(gone));
         after.add(() -> reporter.event(IpoibEvents.NEIGHBOUR_FAILED, Map.of(IpoibEvents.LINK, gone.context.name,
@@ -750,9 +708,9 @@ public final class NeighbourEngine implements AutoCloseable {
                     return;
                 }
                 if (n.probes > 0) {
-                    retransmissions.increment();
+                    c.retransmissions.increment();
                 }
-                solicitations.increment();
+                c.solicitations.increment();
                 n.probes++;
                 n.deadlineNanos = now + retransmit;
             }
@@ -769,7 +727,7 @@ public final class NeighbourEngine implements AutoCloseable {
                 long confirmedAge = now - n.confirmedNanos;
                 boolean usedSinceConfirmed = n.lastUsedNanos - n.confirmedNanos > 0;
                 if (confirmedAge >= s.revalidateMillis() * 1_000_000L && usedSinceConfirmed) {
-                    revalidations.increment();
+                    c.revalidations.increment();
                     n.state(NeighbourState.STALE, now);
                     n.probes = 0;
                     n.deadlineNanos = now;
@@ -811,18 +769,18 @@ public final class NeighbourEngine implements AutoCloseable {
             return;
         }
         if (unicast) {
-            probes.increment();
+            c.probes.increment();
         } else {
-            solicitations.increment();
+            c.solicitations.increment();
         }
         n.probes++;
         n.deadlineNanos = now + s.retransmitMillis() * 1_000_000L;
     }
 
     private void resolutionFailed(Neighbour n, String why, long now, List<Runnable> after) {
-        resolutionFailures.increment();
+        c.resolutionFailures.increment();
         int dropped = n.queued();
-        fail(n, why, droppedResolutionFailed, now, after);
+        fail(n, why, c.droppedResolutionFailed, now, after);
         String line = LogLines.limit(failureLog, family + " neighbour " + AddressBits.text(n.address) + " on " + n.context.name
                 + " FAILED: " + why + (dropped > 0 ? "; " + dropped + " queued frames dropped" : ""));
         String link = n.context.name;
@@ -836,8 +794,8 @@ public final class NeighbourEngine implements AutoCloseable {
     }
 
     private void collect(Neighbour n, String why, List<Runnable> after) {
-        collected.increment();
-        markRemoved(n, droppedFlushed, why, after);
+        c.collected.increment();
+        markRemoved(n, c.droppedFlushed, why, after);
         after.add(() -> n.context.map.remove(n));
     }
 
@@ -931,7 +889,7 @@ public final class NeighbourEngine implements AutoCloseable {
                 boolean removed = false;
                 synchronized (n) {
                     if (!n.permanent && !n.removed) {
-                        markRemoved(n, droppedFlushed, "flushed", after);
+                        markRemoved(n, c.droppedFlushed, "flushed", after);
                         removed = true;
                     }
                 }
@@ -988,7 +946,7 @@ public final class NeighbourEngine implements AutoCloseable {
             synchronized (old) {
                 // Frames waiting on the old entry move to the permanent one, in order.
                 List<Neighbour.Pending> pending = old.removed ? List.of() : old.drainQueue();
-                markRemoved(old, droppedFlushed, "replaced by a permanent entry", after);
+                markRemoved(old, c.droppedFlushed, "replaced by a permanent entry", after);
                 synchronized (n) {
                     for (Neighbour.Pending p : pending) {
                         n.enqueue(p.etherType(), p.frame(), Integer.MAX_VALUE);
@@ -1043,7 +1001,7 @@ public final class NeighbourEngine implements AutoCloseable {
         boolean removed;
         synchronized (n) {
             removed = !n.removed;
-            markRemoved(n, droppedFlushed, "removed", after);
+            markRemoved(n, c.droppedFlushed, "removed", after);
         }
         ctx.map.remove(n);
         after.forEach(Runnable::run);
