@@ -12,8 +12,6 @@ import org.apache.felix.service.command.CommandProcessor;
 import org.apache.felix.service.command.CommandSession;
 import org.apache.felix.service.command.Converter;
 import org.osgi.framework.BundleContext;
-import org.osgi.framework.BundleException;
-import org.osgi.framework.Constants;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Deactivate;
@@ -47,13 +45,11 @@ public final class InteractiveConsole {
     };
 
     private final CommandProcessor processor;
-    private final BundleContext context;
     private final AfterStartup gate;
     private volatile boolean closed;
 
     @Activate
     public InteractiveConsole(BundleContext context, @Reference CommandProcessor processor) {
-        this.context = context;
         this.processor = processor;
         String script = context.getProperty(ScriptRunner.SCRIPT_PROPERTY);
         boolean on = "true".equals(context.getProperty(CONSOLE_PROPERTY)) && (script == null || script.isBlank());
@@ -95,7 +91,7 @@ public final class InteractiveConsole {
             session.close();
         }
         if (!closed) {
-            stopFramework(err);
+            exit(err);
         }
     }
 
@@ -130,12 +126,12 @@ public final class InteractiveConsole {
         }
     }
 
-    /** Input ended: stop the framework as gogo.shell's console does; the launcher then exits. */
-    private void stopFramework(PrintStream err) {
-        try {
-            context.getBundle(Constants.SYSTEM_BUNDLE_LOCATION).stop();
-        } catch (BundleException | IllegalStateException e) {
-            err.println("ipoib: could not stop the framework: " + e);
-        }
+    /**
+     * Input ended (Ctrl-D): leave as {@code exit 0} does. The launcher's shutdown hook stops
+     * the framework; stopping it from here instead ends the launcher with a status of its own.
+     */
+    private static void exit(PrintStream err) {
+        err.flush();
+        System.exit(0);
     }
 }
