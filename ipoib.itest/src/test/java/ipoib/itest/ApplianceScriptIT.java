@@ -150,8 +150,9 @@ public class ApplianceScriptIT {
 
     @Test
     public void awaitAllWaitsForAnInterfaceJustCreated() throws Exception {
+        // On one line, as a user types it: the interface's component is not there yet when await starts.
         Run run = runScript("ipoib:await all 30\nfabric:pkeys loop0/1 0xffff 0x8001\n"
-                + "ipoib:create loop0 1 0x8001\nipoib:await all 30\n");
+                + "ipoib:create loop0 1 0x8001 ; ipoib:await all 30\n");
         assertEquals("exit status; stderr: " + run.err(), 0, run.status());
         String afterCreate = run.out().substring(run.out().indexOf("g! ipoib:create"));
         assertTrue(afterCreate, afterCreate.contains("ib0_1_8001 UP"));
