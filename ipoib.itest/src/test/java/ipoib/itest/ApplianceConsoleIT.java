@@ -141,6 +141,7 @@ public class ApplianceConsoleIT {
             String level = terminal.command("ipoib:log INFO", COMMAND_TIMEOUT);
             assertTrue(level, level.contains("ipoib.log.level INFO  ipoib.log.framework WARN"));
             terminal.command("fabric:reset loop0/1", COMMAND_TIMEOUT);
+            terminal.awaitOutput("INFO ipoib.link: ib0_1_ffff DOWN: port loop0/1 went down", mark, COMMAND_TIMEOUT);
             terminal.awaitOutput("INFO ipoib.mcast: ib0_1_ffff: multicast joins forgotten (link went DOWN)", mark,
                     COMMAND_TIMEOUT);
             terminal.awaitOutput("INFO ipoib.link: ib0_1_ffff UP: QPN", mark, COMMAND_TIMEOUT);
