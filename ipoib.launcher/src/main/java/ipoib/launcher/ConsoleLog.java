@@ -135,7 +135,8 @@ public final class ConsoleLog implements LogListener {
     public void logged(LogEntry entry) {
         String bsn = entry.getBundle() == null ? "?" : entry.getBundle().getSymbolicName();
         // Bundle, service and framework events are logged under the bundle they concern.
-        boolean project = bsn.startsWith("ipoib.") && !entry.getLoggerName().startsWith("Events.");
+        String logger = entry.getLoggerName();
+        boolean project = bsn.startsWith("ipoib.") && (logger == null || !logger.startsWith("Events."));
         if (!wanted(project, entry.getLogLevel())) {
             return;
         }
