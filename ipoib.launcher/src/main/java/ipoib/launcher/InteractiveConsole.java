@@ -46,19 +46,29 @@ public final class InteractiveConsole {
 
     private final CommandProcessor processor;
     private final AfterStartup gate;
-    private volatile boolean closed;
+    private static final String THREAD = "ipoib-console";
 
     @Activate
     public InteractiveConsole(BundleContext context, @Reference CommandProcessor processor) {
         this.processor = processor;
         String script = context.getProperty(ScriptRunner.SCRIPT_PROPERTY);
-        boolean on = "true".equals(context.getProperty(CONSOLE_PROPERTY)) && (script == null || script.isBlank());
-        this.gate = on ? AfterStartup.run(context, "ipoib-console", this::run) : null;
+        boolean on = "true".equals(context.getProperty(CONSOLE_PROPERTY)) && (script == null || script.isBlank())
+                && !running();
+        this.gate = on ? AfterStartup.run(context, THREAD, this::run) : null;
+    }
+
+    /**
+     * The console belongs to the process, not to this component: a blocked read of stdin cannot
+     * be interrupted, so when the bundle is updated or restarted the running console goes on
+     * (its session still works) and a new activation does not start a second one that would
+     * take every other line.
+     */
+    private static boolean running() {
+        return Thread.getAllStackTraces().keySet().stream().anyMatch(t -> t.getName().equals(THREAD) && t.isAlive());
     }
 
     @Deactivate
     void deactivate() {
-        closed = true;
         if (gate != null) {
             gate.close();
         }
@@ -79,7 +89,7 @@ public final class InteractiveConsole {
             }
             out.println("ipoib appliance: Gogo shell; 'help' lists the commands, 'exit 0' or Ctrl-D leaves");
             String line;
-            while (!closed && (line = readLine(in, out)) != null) {
+            while ((line = readLine(in, out)) != null) {
                 if (line.isBlank()) {
                     continue;
                 }
@@ -90,9 +100,7 @@ public final class InteractiveConsole {
         } finally {
             session.close();
         }
-        if (!closed) {
-            exit(err);
-        }
+        exit(err);
     }
 
     private static void execute(CommandSession session, String line, PrintStream out) {
