@@ -161,12 +161,17 @@ public class ApplianceScriptIT {
     @Test
     public void updateOfAProjectBundleTakesTheJarFromTheWorkspace() throws Exception {
         Run run = runScript("ipoib:await all 30\n"
+                + "headers ipoib.arp\n"
                 + "update ipoib.arp\n"
                 + "lb ipoib.arp\n"
                 + "ipoib:ping -c 1 -W 5 10.0.0.2\n");
         assertEquals("exit status; stdout:\n" + run.out() + "\nstderr: " + run.err(), 0, run.status());
         assertTrue(run.out(), run.out().matches("(?s).*g! lb ipoib.arp\n.*\\|Active\\s*\\|.*ipoib\\.arp.*"));
         assertTrue(run.out(), run.out().contains("1 packets transmitted, 1 received"));
+        // update reads the jar the module's build writes in the workspace.
+        File workspaceJar = new File(appliance.getCanonicalFile().getParentFile().getParentFile().getParentFile(),
+                "ipoib.arp/target").listFiles((dir, name) -> name.matches("ipoib\\.arp-[0-9.]+(-SNAPSHOT)?\\.jar"))[0];
+        assertTrue(run.out(), run.out().contains("Bundle-UpdateLocation = " + workspaceJar.toURI()));
     }
 
     @Test
