@@ -70,11 +70,11 @@ public final class ConsoleAccess implements Preprocessor {
             String message = "invalid ipoib.console property 'host' value '" + host + "': a non-loopback address "
                     + "needs 'username' and 'password' (no default password is accepted); allowed without them: "
                     + "127.0.0.1, ::1, localhost";
-            log.error(message);
-            if (policy == null) {
-                policy = next;
-            }
-            throw new IllegalArgumentException(message);
+            // Not thrown: a component that fails would take the access policy down with it.
+            // The listen address stays as it was; the credentials part applies.
+            log.error(message + "; the listen address is unchanged");
+            policy = next;
+            return;
         }
         policy = next;
         bind(host, config.port());

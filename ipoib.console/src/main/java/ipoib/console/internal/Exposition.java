@@ -54,8 +54,22 @@ final class Exposition {
         if (s.endsWith("_total")) {
             s = s.substring(0, s.length() - "_total".length());
         }
-        return s.isEmpty() ? "unnamed" : s;
+        // promtool's lint reads name parts such as "ns" or "us" as abbreviated units.
+        StringBuilder out = new StringBuilder();
+        for (String part : s.split("_")) {
+            if (!out.isEmpty()) {
+                out.append('_');
+            }
+            out.append(SPELLED.getOrDefault(part, part));
+        }
+        return out.isEmpty() ? "unnamed" : out.toString();
     }
+
+    private static final Map<String, String> SPELLED = Map.ofEntries(Map.entry("ns", "neighbor_solicitation"),
+            Map.entry("us", "local"), Map.entry("ms", "millis"), Map.entry("sec", "second"), Map.entry("s", "second"),
+            Map.entry("b", "byte"), Map.entry("kb", "kilobyte"), Map.entry("mb", "megabyte"), Map.entry("gb", "gigabyte"),
+            Map.entry("tb", "terabyte"), Map.entry("pb", "petabyte"), Map.entry("m", "minute"), Map.entry("h", "hour"),
+            Map.entry("d", "day"));
 
     static String escapeLabel(String value) {
         return value.replace("\\", "\\\\").replace("\"", "\\\"").replace("\n", "\\n");
