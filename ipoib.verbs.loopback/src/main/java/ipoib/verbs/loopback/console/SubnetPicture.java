@@ -21,7 +21,7 @@ import java.util.TreeSet;
  * (F full, N non-member, S send-only non-member) with a column for every port.
  */
 final class SubnetPicture {
-    private static final int COLUMN = 150;
+    private static final int COLUMN = 170;
     private static final int LEFT = 260;
     private static final int ROW = 22;
 
@@ -60,14 +60,17 @@ final class SubnetPicture {
                     .append("<rect x='").append(x).append("' y='95' width='").append(w)
                     .append("' height='28' rx='4' fill='#e8f0fe' stroke='#1a73e8'/>")
                     .append("<text x='").append(x + 6).append("' y='113' font-weight='bold'>").append(esc(d.name()))
-                    .append("</text><text x='").append(x + 60).append("' y='113' font-size='10'>")
-                    .append(esc(d.nodeGuid())).append("</text></g>\n");
+                    .append("</text><text x='").append(x + 50).append("' y='113' font-size='9' fill='#555'>")
+                    .append(esc(d.nodeGuid())).append("</text><title>node GUID ").append(esc(d.nodeGuid()))
+                    .append("</title></g>\n");
             for (LoopPort p : devicePorts) {
                 PortAttributes a = p.attributes();
                 int px = LEFT + column * COLUMN;
                 boolean active = a.isActive();
                 out.append("<g class='fabric-port' id='fabric-port-").append(esc(d.name())).append('-').append(p.number())
                         .append("'><line x1='").append(px + 60).append("' y1='80' x2='").append(px + 60)
+                        .append("' y2='95' stroke='").append(active ? "#2e7d32" : "#c62828").append("' stroke-width='2'/>")
+                        .append("<line x1='").append(px + 60).append("' y1='123' x2='").append(px + 60)
                         .append("' y2='130' stroke='").append(active ? "#2e7d32" : "#c62828").append("' stroke-width='2'/>")
                         .append("<rect x='").append(px).append("' y='130' width='").append(COLUMN - 10)
                         .append("' height='44' rx='4' fill='").append(active ? "#e8f5e9" : "#ffebee").append("' stroke='")
