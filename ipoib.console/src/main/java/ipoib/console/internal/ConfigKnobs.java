@@ -7,6 +7,8 @@ import java.util.Hashtable;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import ipoib.runtime.ConfigAttribute;
+import ipoib.runtime.ConfigCheck;
 import org.osgi.framework.Bundle;
 import org.osgi.framework.BundleContext;
 import org.osgi.service.cm.Configuration;
@@ -41,8 +43,12 @@ public final class ConfigKnobs {
         this.metaType = metaType;
     }
 
-    /** The metatype of a PID (or of a factory configuration's factory PID) and its bundle. */
-    record Described(ObjectClassDefinition ocd, Map<String, MetatypeRanges.Range> ranges) {}
+    /**
+     * The metatype of a PID (or of a factory configuration's factory PID) and the project's
+     * check of it (ranges as bnd wrote them from the @ObjectClassDefinition; null for a PID of a
+     * bundle whose metatype is not generated that way).
+     */
+    record Described(ObjectClassDefinition ocd, ConfigCheck check) {}
 
     String command(String... args) throws Exception {
         if (args.length == 0 || args.length % 2 == 0) {
@@ -94,35 +100,34 @@ public final class ConfigKnobs {
             throw ConsoleCommands.usage(USAGE, "PID '" + pid + "' has no property '" + property + "'; properties: "
                     + String.join(", ", ids));
         }
-        MetatypeRanges.Range range = described.ranges().get(property);
-        String allowed = allowed(ad, range);
+        ConfigAttribute attribute = described.check() == null ? null : described.check().attribute(property);
+        String allowed = allowed(ad, attribute);
         Object typed;
         try {
             typed = convert(ad, value);
         } catch (IllegalArgumentException e) {
-            throw refusal(pid, property, value, allowed);
+            throw refusal(pid, property, value, "is not a " + typeName(ad) + ": allowed " + allowed);
         }
         if (ad.getOptionValues() != null && ad.getOptionValues().length > 0
                 && !Arrays.asList(ad.getOptionValues()).contains(value)) {
-            throw refusal(pid, property, value, allowed);
+            throw refusal(pid, property, value, "is not allowed: allowed " + allowed);
         }
-        if (range != null && typed instanceof Number n) {
-            if ((range.min() != null && n.doubleValue() < Double.parseDouble(range.min()))
-                    || (range.max() != null && n.doubleValue() > Double.parseDouble(range.max()))) {
-                throw refusal(pid, property, value, allowed);
+        if (described.check() != null) {
+            String problems = described.check().problems(Map.of(property, typed));
+            if (problems != null) {
+                throw new IllegalArgumentException(problems + "; nothing was changed");
             }
         }
         String problem = ad.validate(value);
         if (problem != null && !problem.isEmpty()) {
-            throw new IllegalArgumentException("invalid " + pid + " property '" + property + "' value '" + value
-                    + "': " + problem + "; allowed " + allowed);
+            throw refusal(pid, property, value, problem + ": allowed " + allowed);
         }
         return typed;
     }
 
-    private static IllegalArgumentException refusal(String pid, String property, String value, String allowed) {
-        return new IllegalArgumentException("invalid " + pid + " property '" + property + "' value '" + value
-                + "': allowed " + allowed + "; nothing was changed");
+    private static IllegalArgumentException refusal(String pid, String property, String value, String problem) {
+        return new IllegalArgumentException("invalid " + pid + " property '" + property + "' value '" + value + "' "
+                + problem + "; nothing was changed");
     }
 
     static Object convert(AttributeDefinition ad, String value) {
@@ -170,18 +175,14 @@ public final class ConfigKnobs {
         return ad.getCardinality() != 0 ? base + "[] ('|' between values)" : base;
     }
 
-    static String allowed(AttributeDefinition ad, MetatypeRanges.Range range) {
+    static String allowed(AttributeDefinition ad, ConfigAttribute attribute) {
+        if (attribute != null) {
+            return attribute.allowed();
+        }
         if (ad.getOptionValues() != null && ad.getOptionValues().length > 0) {
-            return String.join(", ", ad.getOptionValues());
+            return "one of " + String.join(", ", ad.getOptionValues());
         }
-        String r = range == null ? "" : range.text();
-        if (!r.isEmpty()) {
-            return typeName(ad) + " " + r;
-        }
-        return switch (ad.getType()) {
-            case AttributeDefinition.BOOLEAN -> "true, false";
-            default -> typeName(ad);
-        };
+        return ad.getType() == AttributeDefinition.BOOLEAN ? "true or false" : typeName(ad);
     }
 
     private String show(String pid, Configuration existing, Described described) {
@@ -194,7 +195,7 @@ public final class ConfigKnobs {
             String[] def = ad.getDefaultValue();
             out.append(String.format("    %-32s %-28s allowed %-30s default %s%n", ad.getID(),
                     value == null ? "(default)" : "= " + display(described, ad.getID(), value),
-                    allowed(ad, described.ranges().get(ad.getID())),
+                    allowed(ad, described.check() == null ? null : described.check().attribute(ad.getID())),
                     def == null ? "-" : ad.getType() == AttributeDefinition.PASSWORD ? "(none)" : String.join("|", def)));
         }
         return out.toString();
@@ -241,7 +242,13 @@ public final class ConfigKnobs {
             }
             if (Arrays.asList(info.getPids()).contains(pid) || Arrays.asList(info.getFactoryPids()).contains(pid)) {
                 ObjectClassDefinition ocd = info.getObjectClassDefinition(pid, null);
-                return new Described(ocd, MetatypeRanges.of(bundle, ocd.getID()));
+                ConfigCheck check;
+                try {
+                    check = ConfigCheck.of(ocd.getID(), entries(bundle));
+                } catch (IllegalStateException notGeneratedByBnd) {
+                    check = null;
+                }
+                return new Described(ocd, check);
             }
         }
         return null;
@@ -255,6 +262,16 @@ public final class ConfigKnobs {
             }
         }
         return false;
+    }
+
+    /** The bundle's own entries (not its imports) as a class loader's resources, for ConfigCheck. */
+    private static ClassLoader entries(Bundle bundle) {
+        return new ClassLoader(null) {
+            @Override
+            protected java.net.URL findResource(String name) {
+                return bundle.getEntry(name);
+            }
+        };
     }
 
     List<String> describedPids() {

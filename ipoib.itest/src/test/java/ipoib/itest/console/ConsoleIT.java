@@ -143,6 +143,10 @@ public class ConsoleIT {
         browser.navigate(base + "/system/console/ipoib-events");
         String events = text("#ipoib-events");
         assertTrue(events, events.contains("ipoib/link/UP") && events.contains("ib0_1_ffff"));
+        // The Web Console's configuration page lists the project's PIDs from their metatype.
+        browser.navigate(base + "/system/console/configMgr");
+        browser.await("the configuration page lists ipoib.console and ipoib.arp", "document.body.textContent",
+                v -> v.contains("ipoib console access") && v.contains("ipoib.arp"));
     }
 
     @Test
@@ -218,13 +222,15 @@ public class ConsoleIT {
         assertTrue(bad, bad.contains("usage: ipoib:events [-f [seconds]]"));
 
         String arp = appliance.shell("ipoib:config ipoib.arp");
-        assertTrue(arp, Pattern.compile("retransmitMillis\\s+\\(default\\)\\s+allowed Integer 10\\.\\.60000").matcher(arp).find());
+        assertTrue(arp, Pattern.compile("retransmitMillis\\s+\\(default\\)\\s+allowed 10\\.\\.60000\\s").matcher(arp).find());
         String refused = appliance.shell("ipoib:config ipoib.arp retransmitMillis 5");
-        assertTrue(refused, refused.contains("invalid ipoib.arp property 'retransmitMillis' value '5': allowed Integer 10..60000"));
+        assertTrue(refused, refused.contains("invalid ipoib.arp property 'retransmitMillis' value 5 is out of range: allowed 10..60000; nothing was changed"));
         assertTrue("nothing set", appliance.shell("ipoib:config ipoib.arp").contains("not configured"));
         String set = appliance.shell("ipoib:config ipoib.arp retransmitMillis 1500");
         assertTrue(set, set.contains("ipoib.arp: retransmitMillis = 1500"));
         assertTrue(Pattern.compile("retransmitMillis\\s+= 1500").matcher(appliance.shell("ipoib:config ipoib.arp")).find());
+        String word = appliance.shell("ipoib:config ipoib.arp gratuitous maybe");
+        assertTrue(word, word.contains("invalid ipoib.arp property 'gratuitous' value 'maybe' is not a Boolean: allowed true or false"));
         String unknown = appliance.shell("ipoib:config ipoib.nosuch");
         assertTrue(unknown, unknown.contains("no metatype describes PID 'ipoib.nosuch'"));
     }
