@@ -45,6 +45,6 @@ final class Html {
     }
 
     static void heading(StringBuilder out, String text) {
-        out.append("<h2 class='ipoib'>").append(esc(text)).append("</h2>\n");
+        out.append("<h2 class='ipoib' style='font-size:1.2em;font-weight:bold;margin:1em 0 .4em'>").append(esc(text)).append("</h2>\n");
     }
 }

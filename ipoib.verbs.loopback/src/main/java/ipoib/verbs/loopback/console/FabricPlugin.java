@@ -104,8 +104,8 @@ public final class FabricPlugin extends HttpServlet {
         if (result != null && !result.isBlank()) {
             out.append("<pre id='fabric-result' class='statline'>").append(SubnetPicture.esc(result)).append("</pre>\n");
         }
-        out.append("<h2>Subnet</h2>\n").append(SubnetPicture.svg(commands.fabric()));
-        out.append("<h2>Faults</h2>\n<pre id='fabric-faults'>").append(SubnetPicture.esc(commands.faults())).append("</pre>\n");
+        out.append("<h2 style='font-size:1.2em;font-weight:bold;margin:1em 0 .4em'>Subnet</h2>\n").append(SubnetPicture.svg(commands.fabric()));
+        out.append("<h2 style='font-size:1.2em;font-weight:bold;margin:1em 0 .4em'>Faults</h2>\n<pre id='fabric-faults'>").append(SubnetPicture.esc(commands.faults())).append("</pre>\n");
         out.append("<form method='post' id='fabric-fault-form'>").append(hidden)
                 .append("<input type='hidden' name='action' value='fault'>kind <select name='kind'>");
         for (String k : FAULT_KINDS) {
@@ -120,9 +120,9 @@ public final class FabricPlugin extends HttpServlet {
                         + "<option>up</option><option>reset</option></select> <input type='submit' value='Apply'></form>\n");
         out.append("<form method='post' id='fabric-sm-form'>").append(hidden)
                 .append("<input type='hidden' name='action' value='smchange'><input type='submit' value='SM change'></form>\n");
-        out.append("<h2>Subnet administrator</h2>\n<pre id='fabric-sa'>").append(SubnetPicture.esc(commands.sa())).append("</pre>\n");
-        out.append("<h2>Fabric counters</h2>\n<pre id='fabric-stats'>").append(SubnetPicture.esc(commands.stats())).append("</pre>\n");
-        out.append("<h2>Multicast groups</h2>\n<pre id='fabric-groups'>").append(SubnetPicture.esc(commands.groups())).append("</pre>\n");
+        out.append("<h2 style='font-size:1.2em;font-weight:bold;margin:1em 0 .4em'>Subnet administrator</h2>\n<pre id='fabric-sa'>").append(SubnetPicture.esc(commands.sa())).append("</pre>\n");
+        out.append("<h2 style='font-size:1.2em;font-weight:bold;margin:1em 0 .4em'>Fabric counters</h2>\n<pre id='fabric-stats'>").append(SubnetPicture.esc(commands.stats())).append("</pre>\n");
+        out.append("<h2 style='font-size:1.2em;font-weight:bold;margin:1em 0 .4em'>Multicast groups</h2>\n<pre id='fabric-groups'>").append(SubnetPicture.esc(commands.groups())).append("</pre>\n");
         return out.toString();
     }
 }
