@@ -73,6 +73,9 @@ public class ConsoleIT {
 
     @Test
     public void ipoibPageShowsInterfacesNeighboursGroupsAndLiveCounters() throws Exception {
+        // Other tests of the class restart bundles: the interfaces and the neighbour are made sure of here.
+        assertTrue(appliance.shell("ipoib:await all 30").contains("ib1_1_ffff UP"));
+        assertTrue(appliance.shell("ipoib:ping -c 1 10.0.0.2").contains("1 received"));
         browser.navigate(base + "/system/console/ipoib");
         String links = text("#ipoib-links");
         assertTrue(links, links.contains("ib0_1_ffff") && links.contains("ib1_1_ffff") && links.contains("UP"));

@@ -67,7 +67,6 @@ final class HeadlessChromium implements AutoCloseable {
                 throw new AssertionError("chromium did not open its DevTools port within 60 s; its log:\n"
                         + Files.readString(profile.resolve("chromium.log")));
             }
-            Thread.onSpinWait();
             Thread.sleep(50);
         }
         int port = Integer.parseInt(Files.readAllLines(portFile).get(0).strip());
@@ -130,7 +129,7 @@ final class HeadlessChromium implements AutoCloseable {
 
     void navigate(String url) throws Exception {
         call("Page.navigate", "{\"url\":" + Json.quote(url) + "}");
-        await("document loaded: " + url, "document.readyState === 'complete' && location.href !== 'about:blank'",
+        await("document loaded: " + url, "document.readyState === 'complete' && location.href === " + Json.quote(url),
                 v -> v.equals("true"));
     }
 
