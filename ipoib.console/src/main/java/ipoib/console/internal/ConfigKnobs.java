@@ -52,7 +52,8 @@ public final class ConfigKnobs {
 
     String command(String... args) throws Exception {
         if (args.length == 0 || args.length % 2 == 0) {
-            throw ConsoleCommands.usage(USAGE, args.length == 0 ? "a PID is required"
+            throw ConsoleCommands.usage(USAGE, args.length == 0
+                    ? "a PID is required; the project's PIDs: " + String.join(", ", describedPids())
                     : "properties and values come in pairs; got " + (args.length - 1) + " words after the PID");
         }
         String pid = args[0];
@@ -196,7 +197,8 @@ public final class ConfigKnobs {
             out.append(String.format("    %-32s %-28s allowed %-30s default %s%n", ad.getID(),
                     value == null ? "(default)" : "= " + display(described, ad.getID(), value),
                     allowed(ad, described.check() == null ? null : described.check().attribute(ad.getID())),
-                    def == null ? "-" : ad.getType() == AttributeDefinition.PASSWORD ? "(none)" : String.join("|", def)));
+                    def == null || String.join("|", def).isEmpty() ? "(empty)"
+                            : ad.getType() == AttributeDefinition.PASSWORD ? "(hidden)" : String.join("|", def)));
         }
         return out.toString();
     }
