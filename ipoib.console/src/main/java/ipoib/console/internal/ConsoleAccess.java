@@ -96,8 +96,11 @@ public final class ConsoleAccess implements Preprocessor {
             }
             next.put(HOST_PROPERTY, host.isEmpty() ? launchHost() : host);
             next.put(PORT_PROPERTY, port == 0 ? launchPort() : Integer.toString(port));
-            if (props == null || !Objects.equals(props.get(HOST_PROPERTY), next.get(HOST_PROPERTY))
-                    || !Objects.equals(props.get(PORT_PROPERTY), next.get(PORT_PROPERTY))) {
+            // The HTTP service restarts on a new configuration: only a real change is written.
+            Object currentHost = props != null && props.get(HOST_PROPERTY) != null ? props.get(HOST_PROPERTY) : launchHost();
+            Object currentPort = props != null && props.get(PORT_PROPERTY) != null ? props.get(PORT_PROPERTY) : launchPort();
+            if (!Objects.equals(String.valueOf(currentHost), next.get(HOST_PROPERTY))
+                    || !Objects.equals(String.valueOf(currentPort), next.get(PORT_PROPERTY))) {
                 http.update(next);
             }
         } catch (IOException e) {

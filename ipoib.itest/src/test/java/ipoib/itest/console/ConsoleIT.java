@@ -174,6 +174,31 @@ public class ConsoleIT {
     }
 
     @Test
+    public void listeningOnTheNetworkWithoutCredentialsIsRefused() throws Exception {
+        String set = appliance.shell("ipoib:config ipoib.console host 0.0.0.0");
+        assertTrue(set, set.contains("ipoib.console: host = 0.0.0.0"));
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (!appliance.stderr().contains("invalid ipoib.console property 'host' value '0.0.0.0'")
+                && System.nanoTime() < deadline) {
+            Thread.sleep(100);
+        }
+        assertTrue(appliance.stderr(), appliance.stderr().contains("invalid ipoib.console property 'host' value '0.0.0.0': "
+                + "a non-loopback address needs 'username' and 'password'"));
+        assertEquals("still served locally", 200, get("/metrics").statusCode());
+        String own = ConsoleRemoteAccessIT.ownAddress().getHostAddress();
+        String port = base.substring(base.lastIndexOf(':') + 1);
+        try (java.net.Socket s = new java.net.Socket()) {
+            s.connect(new java.net.InetSocketAddress(own, Integer.parseInt(port)), 5000);
+            throw new AssertionError("the console accepted a connection on " + own + ":" + port);
+        } catch (java.net.ConnectException refused) {
+            // Nothing listens there: the listen address stayed 127.0.0.1.
+        }
+        // Back to the launch address: no change, so the HTTP service is not restarted.
+        appliance.shell("ipoib:config ipoib.console host 127.0.0.1");
+        assertEquals(200, get("/metrics").statusCode());
+    }
+
+    @Test
     public void metricsPassPromtoolAndCountAPing() throws Exception {
         HttpResponse<String> first = get("/metrics");
         assertEquals(200, first.statusCode());

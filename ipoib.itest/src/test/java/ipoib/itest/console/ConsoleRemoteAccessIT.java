@@ -32,6 +32,17 @@ public class ConsoleRemoteAccessIT {
 
     @BeforeClass
     public static void start() throws Exception {
+        InetAddress own = ownAddress();
+        int port = RunningAppliance.freePort();
+        appliance = RunningAppliance.start(port, "org.apache.felix.http.host=0.0.0.0");
+        String printed = appliance.baseUrl();
+        assertTrue(printed, printed.endsWith(":" + port));
+        local = "http://127.0.0.1:" + port;
+        remote = "http://" + own.getHostAddress() + ":" + port;
+    }
+
+    /** This machine's IPv4 address on a non-loopback interface that is up. */
+    static InetAddress ownAddress() throws Exception {
         InetAddress own = null;
         for (NetworkInterface nic : Collections.list(NetworkInterface.getNetworkInterfaces())) {
             if (!nic.isUp() || nic.isLoopback()) {
@@ -48,12 +59,7 @@ public class ConsoleRemoteAccessIT {
                     + "(none found); e.g. ip link add ipoibtest type dummy && ip addr add 192.0.2.10/32 dev ipoibtest "
                     + "&& ip link set ipoibtest up");
         }
-        int port = RunningAppliance.freePort();
-        appliance = RunningAppliance.start(port, "org.apache.felix.http.host=0.0.0.0");
-        String printed = appliance.baseUrl();
-        assertTrue(printed, printed.endsWith(":" + port));
-        local = "http://127.0.0.1:" + port;
-        remote = "http://" + own.getHostAddress() + ":" + port;
+        return own;
     }
 
     @AfterClass
