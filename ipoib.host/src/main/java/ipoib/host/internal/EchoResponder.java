@@ -5,6 +5,7 @@ import ipoib.codec.ip.IcmpEcho;
 import ipoib.codec.ip.Ipv4Header;
 import ipoib.codec.ip.Ipv6Header;
 import java.lang.foreign.MemorySegment;
+import ipoib.runtime.Counters;
 import java.util.concurrent.atomic.LongAdder;
 
 /**

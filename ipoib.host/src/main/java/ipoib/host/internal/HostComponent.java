@@ -65,8 +65,8 @@ public final class HostComponent implements IpHost, UdpService {
         this.log = log;
         // The table component is in this bundle: the stack reads its primitive snapshots.
         this.stack = new IpStack(((AddressTableComponent) addresses).table(), log::warn);
-        this.settings = new HostSettings(stack, log::error, log::info);
-        settings.activate(properties);
+        this.settings = new HostSettings(stack, log::error);
+        settings.apply(properties);
         this.ipv4Handler = register(context, EtherType.IPV4, stack.ipv4Handler());
         this.ipv6Handler = register(context, EtherType.IPV6, stack.ipv6Handler());
     }
@@ -79,7 +79,7 @@ public final class HostComponent implements IpHost, UdpService {
 
     @Modified
     void modified(Map<String, Object> properties) {
-        settings.modify(properties);
+        settings.apply(properties);
     }
 
     @Deactivate

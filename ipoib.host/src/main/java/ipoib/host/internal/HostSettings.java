@@ -1,48 +1,54 @@
 package ipoib.host.internal;
 
+import ipoib.runtime.ConfigCheck;
 import java.util.Map;
 import java.util.function.Consumer;
 
 /**
  * The configuration of PID {@value HostComponent#PID} as the engine runs it: every property is
- * checked against the declaration in {@link HostConfiguration} before anything is applied; a
- * refused configuration is logged with the property, the value and what is allowed, and the
- * previous one (at activation: the defaults) stays in force.
+ * checked against its one declaration in {@link HostConfiguration} (through the metatype bnd
+ * generates from it) before anything is applied; a refused configuration is logged with the
+ * property, the value and what is allowed, and the one in force (at activation: the defaults)
+ * stays.
  */
 final class HostSettings {
+    private static final ConfigCheck CHECK = ConfigCheck.of(HostConfiguration.class);
+
     private final IpStack stack;
     private final Consumer<String> error;
-    private final Consumer<String> info;
     private int ttl = PacketWriter.DEFAULT_TTL;
     private boolean answerEcho = true;
 
-    HostSettings(IpStack stack, Consumer<String> error, Consumer<String> info) {
+    HostSettings(IpStack stack, Consumer<String> error) {
         this.stack = stack;
         this.error = error;
-        this.info = info;
-    }
-
-    void activate(Map<String, Object> properties) {
         stack.ttl(ttl);
         stack.answerEcho(answerEcho);
-        modify(properties);
     }
 
-    /** Applies the configuration, or refuses it whole and keeps the one in force. */
-    synchronized boolean modify(Map<String, Object> properties) {
-        String refusal = ConfigRules.HOST.check(HostComponent.PID, properties);
+    /**
+     * Applies a configuration, or refuses it whole and keeps the one in force.
+     *
+     * @return whether it was applied
+     */
+    synchronized boolean apply(Map<String, ?> properties) {
+        String refusal = CHECK.problems(properties);
         if (refusal != null) {
-            error.accept(refusal + "; keeping ttl=" + ttl + " answerEcho=" + answerEcho);
+            error.accept(refusal + "; " + HostComponent.PID + " keeps " + inForce());
             return false;
         }
-        ttl = ConfigRules.intValue(properties, "ttl", PacketWriter.DEFAULT_TTL);
-        answerEcho = ConfigRules.booleanValue(properties, "answerEcho", true);
+        Object t = properties.get("ttl");
+        Object a = properties.get("answerEcho");
+        ttl = t == null ? PacketWriter.DEFAULT_TTL
+                : t instanceof Number n ? n.intValue() : Integer.parseInt(t.toString().strip());
+        answerEcho = a == null || (a instanceof Boolean b ? b : Boolean.parseBoolean(a.toString().strip()));
         stack.ttl(ttl);
         stack.answerEcho(answerEcho);
         return true;
     }
 
-    synchronized String describe() {
+    /** The values in force, e.g. {@code ttl=64 answerEcho=true}. */
+    synchronized String inForce() {
         return "ttl=" + ttl + " answerEcho=" + answerEcho;
     }
 }

@@ -10,6 +10,7 @@ import ipoib.codec.ip.IcmpEcho;
 import ipoib.codec.ip.Ipv6Header;
 import ipoib.codec.ip.Udp;
 import java.lang.foreign.MemorySegment;
+import ipoib.runtime.Counters;
 import java.util.concurrent.atomic.LongAdder;
 
 /**

@@ -4,6 +4,7 @@ import ipoib.api.host.NeighborDiscoveryReceiver;
 import ipoib.api.link.IpoibLink;
 import ipoib.api.link.ReceivedFrame;
 import java.util.concurrent.CopyOnWriteArrayList;
+import ipoib.runtime.Counters;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
 

@@ -8,6 +8,7 @@ import ipoib.api.resolve.AddressBits;
 import ipoib.api.resolve.NeighbourResolver;
 import java.lang.foreign.MemorySegment;
 import java.util.Locale;
+import ipoib.runtime.Counters;
 import java.util.concurrent.atomic.LongAdder;
 
 /**

@@ -6,6 +6,7 @@ import ipoib.codec.ip.Udp;
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicReferenceArray;
+import ipoib.runtime.Counters;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
 import java.util.function.Function;
