@@ -83,7 +83,7 @@ class IpStackTest {
     }
 
     /** Records what it is asked to send; with {@code record} off it only counts. */
-    static final class Resolver implements NeighbourResolver {
+    static class Resolver implements NeighbourResolver {
         record Sent(IpoibLink link, long high, long low, int etherType, byte[] packet) {}
 
         final List<Sent> sent = new ArrayList<>();
