@@ -257,4 +257,25 @@ class IpStackTest {
         assertEquals(120_000, resolver.count);
         assertTrue(allocated < 20_000 * 16L / 100, allocated + " octets allocated in 20,000 sends");
     }
+
+    @Test
+    void theReceivePathDeliversUdpWithoutAllocating() throws Exception {
+        long[] octets = new long[1];
+        stack.open(9000, d -> octets[0] += d.payloadLength());
+        UdpSocket client = stack.open(5000, d -> { });
+        client.send(null, ip("10.0.0.2"), 9000, MemorySegment.ofArray(new byte[512]));
+        Frame frame = new Frame(resolver.sent.remove(0).packet(), EtherType.IPV4);
+        var handler = stack.ipv4Handler();
+        var threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        for (int i = 0; i < 100_000; i++) {
+            handler.onFrame(b, frame);
+        }
+        long before = threads.getCurrentThreadAllocatedBytes();
+        for (int i = 0; i < 20_000; i++) {
+            handler.onFrame(b, frame);
+        }
+        long allocated = threads.getCurrentThreadAllocatedBytes() - before;
+        assertEquals(120_000L * 512, octets[0]);
+        assertTrue(allocated < 20_000 * 16L / 100, allocated + " octets allocated in 20,000 receives");
+    }
 }
