@@ -20,7 +20,6 @@ import java.util.concurrent.TimeUnit;
 import ipoib.runtime.Counters;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.LongSupplier;
-import java.util.function.Supplier;
 
 /**
  * The echo requests this host sends and the replies it matches to them by family, identifier and
@@ -113,9 +112,8 @@ final class EchoRequests {
         return reply;
     }
 
-    /** An echo reply arrived: completes the request it answers, or counts it as unmatched. */
-    void replied(IpoibLink link, boolean v6, MemorySegment b, long icmp, int length, int hopLimit,
-                 Supplier<InetAddress> from) {
+    /** An echo reply (validated) at {@code icmp} in the IP packet at {@code ip}: completes the request it answers, or counts it as unmatched. */
+    void replied(IpoibLink link, boolean v6, MemorySegment b, long ip, long icmp, int length) {
         int identifier = IcmpEcho.identifier(b, icmp);
         int sequence = IcmpEcho.sequence(b, icmp);
         Pending request = pending.get(key(v6, identifier, sequence));
@@ -125,7 +123,10 @@ final class EchoRequests {
         }
         repliesIn.increment();
         long rtt = nanoTime.getAsLong() - request.sentNanos();
-        request.reply().complete(new EchoReply(link.name(), from.get(), identifier, sequence,
+        InetAddress from = v6 ? AddressBits.ipv6(Ipv6Header.sourceHigh(b, ip), Ipv6Header.sourceLow(b, ip))
+                : AddressBits.ipv4(Ipv4Header.source(b, ip));
+        int hopLimit = v6 ? Ipv6Header.hopLimit(b, ip) : Ipv4Header.ttl(b, ip);
+        request.reply().complete(new EchoReply(link.name(), from, identifier, sequence,
                 length - IcmpEcho.HEADER_LENGTH, hopLimit, Duration.ofNanos(rtt)));
     }
 

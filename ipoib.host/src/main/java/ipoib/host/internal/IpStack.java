@@ -28,7 +28,7 @@ import java.util.function.Function;
  * The IP host engine, a plain object: built by {@link HostComponent} in the framework and directly
  * by tests and benchmarks. It wires the parts, each of one concept: {@link Router} (the routing
  * decision), {@link PacketWriter} (IP headers in scratch buffers), {@link Transmitter} (next hop),
- * {@link EchoRequests} and {@link EchoResponder} (ICMP echo), {@link UdpSockets}, and the two
+ * {@link EchoRequests}, {@link EchoResponder} and {@link EchoDemux} (ICMP echo), {@link UdpSockets}, and the two
  * EtherType handlers {@link Ipv4Receiver} and {@link Ipv6Receiver} (which hands Neighbor
  * Discovery to {@link NdReceivers}).
  */
@@ -68,8 +68,9 @@ public final class IpStack implements IpHost, UdpService {
         this.responder = new EchoResponder(writer, transmitter, counters);
         this.udp = new UdpSockets(counters, warn);
         this.nd = new NdReceivers(counters, warn);
-        this.ipv4 = new Ipv4Receiver(table, echoes, responder, udp, counters);
-        this.ipv6 = new Ipv6Receiver(table, nd, echoes, responder, udp, counters);
+        EchoDemux echo = new EchoDemux(echoes, responder);
+        this.ipv4 = new Ipv4Receiver(table, echo, udp, counters);
+        this.ipv6 = new Ipv6Receiver(table, nd, echo, udp, counters);
         this.txNoRoute = counters.counter("tx_no_route");
         this.udpOut = counters.counter("udp_sent");
     }

@@ -3,7 +3,6 @@ package ipoib.host.internal;
 import ipoib.api.link.FrameHandler;
 import ipoib.api.link.IpoibLink;
 import ipoib.api.link.ReceivedFrame;
-import ipoib.api.resolve.AddressBits;
 import ipoib.codec.DecodeException;
 import ipoib.codec.ip.IcmpEcho;
 import ipoib.codec.ip.Ipv4Header;
@@ -19,8 +18,7 @@ import java.util.concurrent.atomic.LongAdder;
  */
 final class Ipv4Receiver implements FrameHandler {
     private final AddressTable table;
-    private final EchoRequests echoes;
-    private final EchoResponder responder;
+    private final EchoDemux echoes;
     private final UdpSockets udp;
     private final LongAdder received;
     private final LongAdder malformed;
@@ -28,10 +26,9 @@ final class Ipv4Receiver implements FrameHandler {
     private final LongAdder notForUs;
     private final LongAdder unknownProtocol;
 
-    Ipv4Receiver(AddressTable table, EchoRequests echoes, EchoResponder responder, UdpSockets udp, Counters counters) {
+    Ipv4Receiver(AddressTable table, EchoDemux echoes, UdpSockets udp, Counters counters) {
         this.table = table;
         this.echoes = echoes;
-        this.responder = responder;
         this.udp = udp;
         this.received = counters.counter("ipv4_received");
         this.malformed = counters.counter("rx_malformed");
@@ -88,15 +85,6 @@ final class Ipv4Receiver implements FrameHandler {
             malformed.increment();
             return;
         }
-        if (!IcmpEcho.isEchoLength(length) || IcmpEcho.code(b, icmp) != 0) {
-            return;
-        }
-        int type = IcmpEcho.type(b, icmp);
-        if (type == IcmpEcho.TYPE_ECHO_REQUEST && local) {
-            responder.requested4(link, b, ip, icmp, length);
-        } else if (type == IcmpEcho.TYPE_ECHO_REPLY) {
-            echoes.replied(link, false, b, icmp, length, Ipv4Header.ttl(b, ip),
-                    () -> AddressBits.ipv4(Ipv4Header.source(b, ip)));
-        }
+        echoes.received(link, false, b, ip, icmp, length, local);
     }
 }

@@ -4,7 +4,6 @@ import ipoib.api.host.NeighborDiscoveryReceiver;
 import ipoib.api.link.FrameHandler;
 import ipoib.api.link.IpoibLink;
 import ipoib.api.link.ReceivedFrame;
-import ipoib.api.resolve.AddressBits;
 import ipoib.codec.DecodeException;
 import ipoib.codec.ip.IcmpEcho;
 import ipoib.codec.ip.Ipv6Header;
@@ -22,20 +21,18 @@ import java.util.concurrent.atomic.LongAdder;
 final class Ipv6Receiver implements FrameHandler {
     private final AddressTable table;
     private final NdReceivers nd;
-    private final EchoRequests echoes;
-    private final EchoResponder responder;
+    private final EchoDemux echoes;
     private final UdpSockets udp;
     private final LongAdder received;
     private final LongAdder malformed;
     private final LongAdder notForUs;
     private final LongAdder unknownProtocol;
 
-    Ipv6Receiver(AddressTable table, NdReceivers nd, EchoRequests echoes, EchoResponder responder, UdpSockets udp,
+    Ipv6Receiver(AddressTable table, NdReceivers nd, EchoDemux echoes, UdpSockets udp,
                  Counters counters) {
         this.table = table;
         this.nd = nd;
         this.echoes = echoes;
-        this.responder = responder;
         this.udp = udp;
         this.received = counters.counter("ipv6_received");
         this.malformed = counters.counter("rx_malformed");
@@ -95,15 +92,6 @@ final class Ipv6Receiver implements FrameHandler {
             malformed.increment();
             return;
         }
-        if (!IcmpEcho.isEchoLength(length) || IcmpEcho.code(b, icmp) != 0) {
-            return;
-        }
-        int type = IcmpEcho.type(b, icmp);
-        if (type == IcmpEcho.TYPE_V6_ECHO_REQUEST && local) {
-            responder.requested6(link, b, ip, length);
-        } else if (type == IcmpEcho.TYPE_V6_ECHO_REPLY) {
-            echoes.replied(link, true, b, icmp, length, Ipv6Header.hopLimit(b, ip),
-                    () -> AddressBits.ipv6(Ipv6Header.sourceHigh(b, ip), Ipv6Header.sourceLow(b, ip)));
-        }
+        echoes.received(link, true, b, ip, icmp, length, local);
     }
 }
