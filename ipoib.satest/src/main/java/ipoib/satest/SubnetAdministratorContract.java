@@ -318,6 +318,87 @@ public abstract class SubnetAdministratorContract {
         assertEquals(JoinState.FULL_MEMBER, state(members(a, BROADCAST), b.portGid()));
     }
 
+    // ---- rule 1: IPoIB group creation validation (OpenSM ipoib_mcgroup_creation_validation) -------
+
+    /** A create request for an IPoIB group with chosen Q_Key, P_Key, SL and TClass. */
+    private static McMemberRecord create(Mgid mgid, Gid port, int qkey, int pkey, int sl, int trafficClass) {
+        return new McMemberRecord(mgid, port, QKey.of(qkey), Lid.UNASSIGNED, IbMtu.MTU_2048, trafficClass,
+                PKey.of(pkey), Rate.RATE_10_GBPS, 0, sl, 0, 0, JoinState.FULL_MEMBER, false);
+    }
+
+    @Test
+    void creatingAnIpoibGroupOfAScopeWithoutItsBroadcastGroupIsRequestInvalid() {
+        // ERR 1B1B: no ff15:401b:ffff::ffff:ffff exists, so no scope-5 IPoIB group may be created.
+        SaHost a = host(0);
+        assertEquals(SaStatus.REQUEST_INVALID, status(a.sa().create(create(
+                Mgid.parse("ff15:401b:ffff::e000:101"), a.portGid(), 0x0b1b, 0xffff, 0, 0))));
+    }
+
+    @Test
+    void creatingAnIpoibGroupWithAnotherQKeyThanTheBroadcastGroupIsRequestInvalid() {
+        SaHost a = host(0);
+        assertEquals(SaStatus.REQUEST_INVALID, status(a.sa().create(create(group(11), a.portGid(), 0x1234, 0xffff,
+                0, 0))), "ERR 1B1C/1B30");
+    }
+
+    @Test
+    void creatingAnIpoibGroupWithAnotherSlOrTClassThanTheBroadcastGroupIsRequestInvalid() {
+        SaHost a = host(0);
+        assertEquals(SaStatus.REQUEST_INVALID, status(a.sa().create(create(group(12), a.portGid(), 0x0b1b, 0xffff,
+                5, 0))), "ERR 1B1C/1B34");
+        assertEquals(SaStatus.REQUEST_INVALID, status(a.sa().create(create(group(12), a.portGid(), 0x0b1b, 0xffff,
+                0, 7))), "ERR 1B1C/1B33");
+    }
+
+    @Test
+    void creatingAnIpoibGroupWithAPKeyOtherThanItsMgidsIsRequestInvalid() {
+        // The record's P_Key 0x8001 under an 0xffff MGID: the broadcast group 0xffff has another base.
+        SaHost a = host(0);
+        assertEquals(SaStatus.REQUEST_INVALID, status(a.sa().create(create(group(13), a.portGid(), 0x0b1b, 0x8001,
+                0, 0))), "ERR 1B1C/1B32");
+    }
+
+    @Test
+    void aNonIpoibGroupIsNotValidatedAgainstABroadcastGroup() throws Exception {
+        SaHost a = host(0);
+        Mgid other = Mgid.parse("ff15:1234:ffff::e000:101");
+        McMemberRecord r = joined(a, other, a.portGid(), JoinState.FULL_MEMBER,
+                get(a.sa().create(create(other, a.portGid(), 0x1234, 0xffff, 0, 0))));
+        assertEquals(QKey.of(0x1234), r.qkey(), "no IPoIB signature: no broadcast group to match");
+    }
+
+    // ---- rule 2: join validation on existing groups (OpenSM mcgroup_join_validation) -------------
+
+    @Test
+    void joiningAnExistingGroupWithMatchingComponentsSucceeds() throws Exception {
+        SaHost a = host(0);
+        McMemberRecord r = joined(a, BROADCAST, a.portGid(), JoinState.FULL_MEMBER,
+                get(a.sa().create(create(BROADCAST, a.portGid(), 0x0b1b, 0xffff, 0, 0))));
+        assertEquals(QKey.of(0x0b1b), r.qkey());
+    }
+
+    @Test
+    void joiningAnExistingGroupWithAnotherQKeySlOrTClassIsRequestInvalid() {
+        SaHost a = host(0);
+        assertEquals(SaStatus.REQUEST_INVALID, status(a.sa().create(create(BROADCAST, a.portGid(), 0x1234, 0xffff,
+                0, 0))), "ERR 1B1A/1B30");
+        assertEquals(SaStatus.REQUEST_INVALID, status(a.sa().create(create(BROADCAST, a.portGid(), 0x0b1b, 0xffff,
+                3, 0))), "ERR 1B1A/1B34");
+        assertEquals(SaStatus.REQUEST_INVALID, status(a.sa().create(create(BROADCAST, a.portGid(), 0x0b1b, 0xffff,
+                0, 1))), "ERR 1B1A/1B33");
+        assertEquals(SaStatus.REQUEST_INVALID, status(a.sa().create(create(BROADCAST, a.portGid(), 0x0b1b, 0x8001,
+                0, 0))), "ERR 1B1A/1B32");
+    }
+
+    @Test
+    void joiningAnExistingGroupWithAnMtuSelectorItDoesNotMeetIsRequestInvalid() {
+        // The create components carry MTU 1024 with selector "exactly": the group has 2048 (ERR 1B12).
+        SaHost a = host(0);
+        McMemberRecord smaller = new McMemberRecord(BROADCAST, a.portGid(), QKey.of(0x0b1b), Lid.UNASSIGNED,
+                IbMtu.MTU_1024, 0, PKey.DEFAULT, Rate.RATE_10_GBPS, 0, 0, 0, 0, JoinState.FULL_MEMBER, false);
+        assertEquals(SaStatus.REQUEST_INVALID, status(a.sa().create(smaller)));
+    }
+
     // ---- traps ---------------------------------------------------------------------------------
 
     @Test

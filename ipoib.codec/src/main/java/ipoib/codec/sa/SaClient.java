@@ -67,6 +67,7 @@ public final class SaClient implements SubnetAdministrator, AutoCloseable {
     private final LongAdder timedOut = new LongAdder();
     private final LongAdder unmatched = new LongAdder();
     private final LongAdder malformed = new LongAdder();
+    private final LongAdder localFailures = new LongAdder();
     private final LongAdder reports = new LongAdder();
     private final LongAdder duplicateReports = new LongAdder();
     /** TIDs of the last reports handed on, to drop the SA's retransmissions of them. */
@@ -225,7 +226,7 @@ public final class SaClient implements SubnetAdministrator, AutoCloseable {
     /** Counters of this client, for diagnostics. */
     public Map<String, Long> statistics() {
         return Map.of("sent", sent.sum(), "retransmitted", retransmitted.sum(), "timed_out", timedOut.sum(),
-                "unmatched_answers", unmatched.sum(), "malformed_answers", malformed.sum(), "reports", reports.sum(),
+                "unmatched_answers", unmatched.sum(), "malformed_answers", malformed.sum(), "not_sent", localFailures.sum(), "reports", reports.sum(),
                 "duplicate_reports", duplicateReports.sum(), "pending", (long) pending.size(), "subscriptions", (long) subscriptions.size());
     }
 
@@ -286,7 +287,9 @@ public final class SaClient implements SubnetAdministrator, AutoCloseable {
         try {
             transport.send(ByteBuffer.wrap(request.mad));
         } catch (RuntimeException e) {
-            fail(request, new SaException(request.description + " could not be sent: " + e.getMessage(), SaStatus.BUSY));
+            // The SA never saw it: a local failure (port down, transport closed), not an SA status.
+            localFailures.increment();
+            fail(request, SaException.notSent(request.description, String.valueOf(e.getMessage())));
         }
     }
 

@@ -133,6 +133,8 @@ public final class SubnetAdministratorEmulator implements GroupTrapSink, AutoClo
             dropped.increment();
             return;
         }
+        // Counted by kind before a fault may answer it: fabric:sa shows every request it answered.
+        sm.count(kind(request));
         SaFaults f = faults;
         if (f.errorPercent() > 0) {
             boolean fail;
@@ -152,6 +154,8 @@ public final class SubnetAdministratorEmulator implements GroupTrapSink, AutoClo
                 default -> answer(from, request, SaStatus.METHOD_ATTRIBUTE_NOT_SUPPORTED, null, 0);
             }
         } catch (SaStatusException e) {
+            // One line per refusal naming OpenSM's rule (ERR 1Bxx), as OpenSM's log does.
+            LOG.info(() -> "emulated SA refused " + kind(request) + " from " + from + ": " + e.getMessage());
             answer(from, request, e.status(), null, 0);
         } catch (DecodeException e) {
             answer(from, request, SaStatus.INVALID_ATTRIBUTE_VALUE, null, 0);
@@ -159,6 +163,18 @@ public final class SubnetAdministratorEmulator implements GroupTrapSink, AutoClo
             LOG.log(Level.WARNING, "emulated SA failed on a request from " + from, e);
             answer(from, request, SaStatus.NO_RESOURCES, null, 0);
         }
+    }
+
+    /** The kind of a request for the statistics: attribute and method, {@code "MCMemberRecord Set"}. */
+    private static String kind(SaMad request) {
+        String attribute = switch (request.header().attributeId()) {
+            case MadAttribute.PATH_RECORD -> "PathRecord";
+            case MadAttribute.MC_MEMBER_RECORD -> "MCMemberRecord";
+            case MadAttribute.INFORM_INFO -> "InformInfo";
+            case MadAttribute.CLASS_PORT_INFO -> "ClassPortInfo";
+            default -> String.format("attribute 0x%04x", request.header().attributeId());
+        };
+        return attribute + " " + MadMethod.name(request.header().method());
     }
 
     // ---- PathRecord ------------------------------------------------------------------------------------
@@ -215,13 +231,29 @@ public final class SubnetAdministratorEmulator implements GroupTrapSink, AutoClo
         if ((mask & SaMcMemberRecord.JOIN_COMPONENTS) != SaMcMemberRecord.JOIN_COMPONENTS) {
             throw new SaStatusException(SaStatus.INSUFFICIENT_COMPONENTS, "join needs MGID, PortGID and JoinState");
         }
-        checkRequester(from, request, record);
+        checkRequester(from, record);
         Mgid mgid = mgidOf(record);
-        McMemberRecord template = null;
-        if ((mask & REQUIRED_CREATE_COMPONENTS) == REQUIRED_CREATE_COMPONENTS) {
-            template = createTemplate(from, mask, record, mgid);
+        LoopPort member = sm.portByGid(record.portGid());
+        McMemberRecord joined;
+        // The checks and the join under the SM's lock: the group cannot change between them.
+        synchronized (sm) {
+            MulticastGroup existing = sm.group(mgid);
+            McMemberRecord template = null;
+            if (existing == null) {
+                if ((mask & REQUIRED_CREATE_COMPONENTS) == REQUIRED_CREATE_COMPONENTS) {
+                    if ((record.joinState() & JoinState.FULL_MEMBER.bit()) != 0) {
+                        McMemberRules.ipoibCreation(mask, record, g -> sm.group(new Mgid(g)));
+                    }
+                    template = createTemplate(from, mask, record, mgid);
+                }
+            } else {
+                McMemberRules.joinExisting(mask, record, existing);
+                if (member != null) {
+                    McMemberRules.moreComponentsAndPortCaps(mask, record, existing, member, fabric.config().rate());
+                }
+            }
+            joined = sm.join(mgid, record.portGid(), record.joinState(), template);
         }
-        McMemberRecord joined = sm.join(mgid, record.portGid(), record.joinState(), template);
         SaMcMemberRecord answer = SaMcMemberRecord.fromApi(joined);
         answer(from, request, SaStatus.SUCCESS, answer::encode, 0);
     }
@@ -248,7 +280,7 @@ public final class SubnetAdministratorEmulator implements GroupTrapSink, AutoClo
         if ((mask & SaMcMemberRecord.JOIN_COMPONENTS) != SaMcMemberRecord.JOIN_COMPONENTS) {
             throw new SaStatusException(SaStatus.INSUFFICIENT_COMPONENTS, "leave needs MGID, PortGID and JoinState");
         }
-        checkRequester(from, request, record);
+        checkRequester(from, record);
         McMemberRecord left = sm.leave(mgidOf(record), record.portGid(), record.joinState());
         SaMcMemberRecord answer = SaMcMemberRecord.fromApi(left);
         answer(from, request, SaStatus.SUCCESS, answer::encode, 0);
@@ -297,12 +329,34 @@ public final class SubnetAdministratorEmulator implements GroupTrapSink, AutoClo
         }, stride);
     }
 
-    /** A requester may join or leave for another port only when trusted (SM_Key 1), as with OpenSM. */
-    private static void checkRequester(LoopPort from, SaMad request, SaMcMemberRecord record) throws SaStatusException {
-        if (!record.portGid().equals(from.gid(0)) && request.sa().smKey() != TRUSTED_SM_KEY) {
-            throw new SaStatusException(SaStatus.REQUEST_INVALID, "PortGID " + record.portGid()
-                    + " is not the requester's " + from.gid(0) + " and the requester is not trusted");
+    /**
+     * A requester may join or leave for another port when the two ports share a partition
+     * (OpenSM 3.3.23 mcmr_rcv_join_mgrp, osm_sa_mcmember_record.c:1222-1229: osm_physp_share_pkey,
+     * no SM_Key condition): a proxy join.
+     */
+    private void checkRequester(LoopPort from, SaMcMemberRecord record) throws SaStatusException {
+        if (record.portGid().equals(from.gid(0))) {
+            return;
         }
+        LoopPort target = sm.portByGid(record.portGid());
+        if (target == null) {
+            throw new SaStatusException(SaStatus.REQUEST_INVALID, "unknown port GID " + record.portGid());
+        }
+        if (!sharePKey(from, target)) {
+            throw new SaStatusException(SaStatus.REQUEST_INVALID, "proxy join: port " + record.portGid()
+                    + " and requester " + from.gid(0) + " don't share a P_Key");
+        }
+    }
+
+    /** osm_physp_share_pkey: a partition both ports are in, at least one as full member. */
+    static boolean sharePKey(LoopPort a, LoopPort b) {
+        for (PKey key : a.pkeyTable().keys()) {
+            PKey other = b.partitionKey(key);
+            if (other != null && (key.isFullMember() || other.isFullMember())) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static Mgid mgidOf(SaMcMemberRecord record) throws SaStatusException {

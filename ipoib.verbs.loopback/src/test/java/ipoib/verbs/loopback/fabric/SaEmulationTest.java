@@ -159,13 +159,35 @@ class SaEmulationTest {
     }
 
     @Test
-    void onlyATrustedRequesterJoinsForAnotherPort() throws Exception {
+    void aProxyJoinNeedsASharedPartitionNotTheSmKey() throws Exception {
+        // OpenSM 3.3.23 mcmr_rcv_join_mgrp: a proxy join is refused only when the ports share no P_Key.
         try (SaClient untrusted = new SaClient(sa.transport(portA), timers, 200, 3, 0)) {
-            assertEquals(SaStatus.REQUEST_INVALID,
-                    failure(untrusted.join(BROADCAST, portB.gid(0), JoinState.FULL_MEMBER)).status());
+            assertEquals(portB.gid(0), get(untrusted.join(BROADCAST, portB.gid(0), JoinState.FULL_MEMBER)).portGid());
         }
         a = new SaClient(sa.transport(portA), timers, 200, 3, 1);
-        assertEquals(portB.gid(0), get(a.join(BROADCAST, portB.gid(0), JoinState.FULL_MEMBER)).portGid());
+        fabric.setPKeys(portB, List.of(PKey.of(0x8002)));
+        assertEquals(SaStatus.REQUEST_INVALID,
+                failure(a.join(BROADCAST, portB.gid(0), JoinState.FULL_MEMBER)).status(), "no shared P_Key");
+    }
+
+    @Test
+    void requestsAnsweredByAnInjectedErrorAreCountedByKind() {
+        sa.setFaults(SaFaults.NONE.with("sa-error", 100).with("sa-status", SaStatus.BUSY));
+        assertEquals(SaStatus.BUSY, failure(a.join(BROADCAST, portA.gid(0), JoinState.FULL_MEMBER)).status());
+        assertEquals(SaStatus.BUSY, failure(a.pathRecord(portA.gid(0), portB.gid(0), PKey.DEFAULT)).status());
+        assertEquals(1L, sa.statistics().get("MCMemberRecord Set"), sa.statistics().toString());
+        assertEquals(1L, sa.statistics().get("PathRecord Get"), sa.statistics().toString());
+    }
+
+    @Test
+    void aRequestThatCannotBeSentIsALocalFailureNotAnSaStatus() {
+        fabric.portDown(portA);
+        SaException e = failure(a.pathRecord(portA.gid(0), portB.gid(0), PKey.DEFAULT));
+        assertTrue(e.isLocalFailure(), e.getMessage());
+        assertEquals(-1, e.status());
+        assertFalse(e.getMessage().contains("SA status"), e.getMessage());
+        assertTrue(e.getMessage().contains("DOWN"), e.getMessage());
+        assertEquals(1L, a.statistics().get("not_sent"));
     }
 
     @Test
