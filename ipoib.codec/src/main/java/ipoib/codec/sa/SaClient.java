@@ -281,7 +281,14 @@ public final class SaClient implements SubnetAdministrator, AutoCloseable {
             if (request.sends > 1) {
                 retransmitted.increment();
             }
-            request.timer = scheduler.schedule(() -> onTimeout(request), timeoutMillis, TimeUnit.MILLISECONDS);
+            try {
+                request.timer = scheduler.schedule(() -> onTimeout(request), timeoutMillis, TimeUnit.MILLISECONDS);
+            } catch (java.util.concurrent.RejectedExecutionException stopping) {
+                // The owner is shutting the client's timers down: no retransmission, no answer to wait for.
+                localFailures.increment();
+                fail(request, SaException.notSent(request.description, "the SA client is stopping"));
+                return;
+            }
         }
         sent.increment();
         try {

@@ -411,7 +411,12 @@ public final class SubnetAdministratorEmulator implements GroupTrapSink, AutoClo
         notice.encode(out, SaMad.DATA_OFFSET);
         trapsSent.increment();
         // Reports leave on the SA thread, after the answer to the request that caused them.
-        executor.execute(() -> transport(subscriber).deliver(bytes));
+        try {
+            executor.execute(() -> transport(subscriber).deliver(bytes));
+        } catch (java.util.concurrent.RejectedExecutionException closing) {
+            // The SA is being closed (a reconfiguration or shutdown): the report has nowhere to go.
+            trapsLost.increment();
+        }
     }
 
     // ---- answers ----------------------------------------------------------------------------------------
