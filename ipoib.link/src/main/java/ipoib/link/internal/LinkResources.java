@@ -454,7 +454,7 @@ final class LinkResources {
         if (capture != null) {
             int slot = capture.claim();
             if (slot >= 0) {
-                capture.fillReceived(slot, buffers, at, grh, qpn.value(), gid, at + UdQueuePair.GRH_AREA_LENGTH,
+                capture.fillReceived(slot, buffers, at, grh, sourceQpn, qpn.value(), gid, at + UdQueuePair.GRH_AREA_LENGTH,
                         frameLength);
                 capture.commit(slot);
             }
