@@ -113,6 +113,33 @@ public final class IpoibPseudoHeader {
         writeDestination(segment, offset, qpn, gid.prefix(), gid.interfaceId());
     }
 
+    /** What the pseudo-header of a frame holds, as far as its first octets tell. */
+    public enum Form {
+        /** Twenty zero octets, then the destination address. */
+        ADDRESS,
+        /** A GRH: IPVer 6 in the first octet. */
+        GRH,
+        /**
+         * Neither: non-zero first octets without IPVer 6 (captures in the wild carry such junk,
+         * e.g. tcpdump's tests/ipoib.pcap); only the frame after the pseudo-header is meaningful.
+         */
+        UNKNOWN
+    }
+
+    /**
+     * The form of the pseudo-header at {@code offset}; junk is {@link Form#UNKNOWN}, never an
+     * exception, so a reader reports such a frame and goes on.
+     *
+     * @throws DecodeException when fewer than 40 octets remain ("IPoIB pseudo-header")
+     * @since 1.1
+     */
+    public static Form form(MemorySegment segment, long offset) throws DecodeException {
+        if (!isGrh(segment, offset)) {
+            return Form.ADDRESS;
+        }
+        return (Wire.u8(segment, offset) >>> 4) == Grh.IP_VERSION ? Form.GRH : Form.UNKNOWN;
+    }
+
     /**
      * Whether the pseudo-header at {@code offset} is the GRH form.
      *
