@@ -18,6 +18,7 @@ import ipoib.api.PathRecord;
 import ipoib.api.QKey;
 import ipoib.api.Rate;
 import ipoib.api.sa.GroupTrap;
+import ipoib.api.sa.SaCapabilities;
 import ipoib.api.sa.SaException;
 import ipoib.api.sa.SaStatus;
 import java.util.ArrayDeque;
@@ -397,6 +398,42 @@ public abstract class SubnetAdministratorContract {
         McMemberRecord smaller = new McMemberRecord(BROADCAST, a.portGid(), QKey.of(0x0b1b), Lid.UNASSIGNED,
                 IbMtu.MTU_1024, 0, PKey.DEFAULT, Rate.RATE_10_GBPS, 0, 0, 0, 0, JoinState.FULL_MEMBER, false);
         assertEquals(SaStatus.REQUEST_INVALID, status(a.sa().create(smaller)));
+    }
+
+    // ---- rule 3: ClassPortInfo and SendOnlyFullMember ------------------------------------------
+
+    @Test
+    void classPortInfoAdvertisesUdMulticastAndSendOnlyFullMember() throws Exception {
+        SaCapabilities caps = get(host(0).sa().capabilities());
+        assertTrue((caps.capabilityMask() & SaCapabilities.UD_MULTICAST) != 0, "CapabilityMask " + caps);
+        assertTrue(caps.sendOnlyFullMember(), "CapabilityMask2 " + caps);
+    }
+
+    @Test
+    void aSendOnlyFullMemberCreatesAGroupAndKeepsItAlive() throws Exception {
+        SaHost a = host(0);
+        SaHost b = host(1);
+        Mgid g = group(14);
+        McMemberRecord sendOnlyFull = template(g, a.portGid(), IbMtu.MTU_2048)
+                .forMember(a.portGid(), JoinState.SEND_ONLY_FULL_MEMBER);
+        McMemberRecord created = joined(a, g, a.portGid(), JoinState.SEND_ONLY_FULL_MEMBER,
+                get(a.sa().create(sendOnlyFull)));
+        assertTrue(created.mlid().isMulticast());
+        assertEquals(JoinState.SEND_ONLY_FULL_MEMBER, created.joinState());
+        joined(b, g, b.portGid(), JoinState.NON_MEMBER, get(b.sa().join(g, b.portGid(), JoinState.NON_MEMBER)));
+        get(b.sa().leave(g, b.portGid(), JoinState.NON_MEMBER));
+        assertTrue(get(a.sa().group(g)).isPresent(), "the SendOnlyFullMember keeps the group");
+        get(a.sa().leave(g, a.portGid(), JoinState.SEND_ONLY_FULL_MEMBER));
+        assertEquals(Optional.empty(), get(b.sa().group(g)), "its leave takes the group along");
+    }
+
+    @Test
+    void aSendOnlyFullMemberJoinsAnExistingGroupWithoutCreateComponents() throws Exception {
+        SaHost a = host(0);
+        McMemberRecord r = joined(a, BROADCAST, a.portGid(), JoinState.SEND_ONLY_FULL_MEMBER,
+                get(a.sa().join(BROADCAST, a.portGid(), JoinState.SEND_ONLY_FULL_MEMBER)));
+        assertEquals(QKey.of(0x0b1b), r.qkey());
+        assertEquals(JoinState.SEND_ONLY_FULL_MEMBER, r.joinState());
     }
 
     // ---- traps ---------------------------------------------------------------------------------

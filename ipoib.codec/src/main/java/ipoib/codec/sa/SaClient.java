@@ -12,6 +12,7 @@ import ipoib.api.sa.SaException;
 import ipoib.api.sa.SaStatus;
 import ipoib.api.sa.SubnetAdministrator;
 import ipoib.codec.DecodeException;
+import ipoib.codec.mad.ClassPortInfo;
 import ipoib.codec.mad.InformInfo;
 import ipoib.codec.mad.MadMethod;
 import ipoib.codec.mad.Notice;
@@ -221,6 +222,12 @@ public final class SaClient implements SubnetAdministrator, AutoCloseable {
             request("InformInfo unsubscribe trap " + subscription.type().trapNumber(), MadMethod.SET,
                     InformInfo.ATTRIBUTE_ID, 0, info::encode);
         }
+    }
+
+    @Override
+    public CompletionStage<ipoib.api.sa.SaCapabilities> capabilities() {
+        return request("ClassPortInfo Get", MadMethod.GET, ClassPortInfo.ATTRIBUTE_ID, 0, (seg, off) -> { })
+                .thenApply(a -> decode(() -> ClassPortInfo.decode(a.data, SaMad.DATA_OFFSET).toApi()));
     }
 
     /** Counters of this client, for diagnostics. */

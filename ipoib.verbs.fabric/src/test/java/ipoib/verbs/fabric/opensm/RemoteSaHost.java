@@ -207,6 +207,12 @@ final class RemoteSaHost implements SaHost, AutoCloseable {
         }
 
         @Override
+        public CompletionStage<ipoib.api.sa.SaCapabilities> capabilities() {
+            return call("caps", f -> new ipoib.api.sa.SaCapabilities(Integer.parseInt(f[3]), Integer.parseInt(f[4]),
+                    Integer.parseInt(f[5])));
+        }
+
+        @Override
         public CompletionStage<AutoCloseable> subscribe(GroupTrap.Type type, Mgid mgid, Consumer<GroupTrap> listener) {
             String sub = "s" + ids.getAndIncrement();
             listeners.put(sub, listener);

@@ -93,6 +93,8 @@ public final class SaHostMain {
                     case "group" -> answer(id, sa.group(Mgid.parse(f[2])),
                             o -> o.map(r -> "member " + SaWire.member(r)).orElse("none"));
                     case "groups" -> answer(id, sa.groups(), SaHostMain::members);
+                    case "caps" -> answer(id, sa.capabilities(), c -> "caps " + c.capabilityMask() + " "
+                            + c.capabilityMask2() + " " + c.responseTimeValue());
                     case "subscribe" -> {
                         String sub = f[2];
                         GroupTrap.Type type = GroupTrap.Type.valueOf(f[3]);

@@ -14,6 +14,7 @@ import ipoib.api.Rate;
 import ipoib.api.sa.GroupTrap;
 import ipoib.api.sa.SaStatus;
 import ipoib.codec.DecodeException;
+import ipoib.codec.mad.ClassPortInfo;
 import ipoib.codec.mad.InformInfo;
 import ipoib.codec.mad.MadAttribute;
 import ipoib.codec.mad.MadMethod;
@@ -151,6 +152,7 @@ public final class SubnetAdministratorEmulator implements GroupTrapSink, AutoClo
                 case MadAttribute.PATH_RECORD -> pathRecord(from, request, in);
                 case MadAttribute.MC_MEMBER_RECORD -> mcMemberRecord(from, request, in);
                 case MadAttribute.INFORM_INFO -> informInfo(from, request, in);
+                case MadAttribute.CLASS_PORT_INFO -> classPortInfo(from, request);
                 default -> answer(from, request, SaStatus.METHOD_ATTRIBUTE_NOT_SUPPORTED, null, 0);
             }
         } catch (SaStatusException e) {
@@ -175,6 +177,25 @@ public final class SubnetAdministratorEmulator implements GroupTrapSink, AutoClo
             default -> String.format("attribute 0x%04x", request.header().attributeId());
         };
         return attribute + " " + MadMethod.name(request.header().method());
+    }
+
+    // ---- ClassPortInfo ---------------------------------------------------------------------------------
+
+    /**
+     * What OpenSM 3.3.23 answers (osm_sa_class_port_info.c:108-179): CapabilityMask with
+     * Get/Set Notice (bit 1), PortInfo CapabilityMask match (13) and UD multicast (9);
+     * CapabilityMask2 with OpenSM's default bits, SendOnlyFullMember (12) among them;
+     * RespTimeValue 16 for the default transaction timeout of 200 ms (4.096 µs × 2^16 ≈ 268 ms).
+     */
+    static final ClassPortInfo CLASS_PORT_INFO = new ClassPortInfo(1, 2, 1 << 1 | 1 << 13 | 1 << 9,
+            1 << 5 | 1 << 6 | 1 << 7 | 1 << 8 | 1 << 10 | 1 << 12 | 1 << 13 | 1 << 15, 16);
+
+    private void classPortInfo(LoopPort from, SaMad request) throws SaStatusException {
+        if (request.header().method() != MadMethod.GET) {
+            throw new SaStatusException(SaStatus.METHOD_ATTRIBUTE_NOT_SUPPORTED, "ClassPortInfo method "
+                    + request.header().method());
+        }
+        answer(from, request, SaStatus.SUCCESS, CLASS_PORT_INFO::encode, 0);
     }
 
     // ---- PathRecord ------------------------------------------------------------------------------------
@@ -241,7 +262,7 @@ public final class SubnetAdministratorEmulator implements GroupTrapSink, AutoClo
             McMemberRecord template = null;
             if (existing == null) {
                 if ((mask & REQUIRED_CREATE_COMPONENTS) == REQUIRED_CREATE_COMPONENTS) {
-                    if ((record.joinState() & JoinState.FULL_MEMBER.bit()) != 0) {
+                    if ((record.joinState() & MulticastGroup.FULL_BITS) != 0) {
                         McMemberRules.ipoibCreation(mask, record, g -> sm.group(new Mgid(g)));
                     }
                     template = createTemplate(from, mask, record, mgid);

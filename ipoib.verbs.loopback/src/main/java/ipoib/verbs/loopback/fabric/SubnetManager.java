@@ -168,8 +168,9 @@ public final class SubnetManager {
      */
     public McMemberRecord join(Mgid mgid, Gid port, int joinStateBits, McMemberRecord createTemplate)
             throws SaStatusException {
-        if (joinStateBits == 0 || (joinStateBits & ~0x7) != 0) {
-            throw new SaStatusException(SaStatus.REQUEST_INVALID, "join state " + joinStateBits + " is not 1, 2 or 4 bits");
+        if (joinStateBits == 0 || (joinStateBits & ~0xF) != 0) {
+            throw new SaStatusException(SaStatus.REQUEST_INVALID, "join state " + joinStateBits
+                    + " is not made of the bits 0x1, 0x2, 0x4, 0x8");
         }
         LoopPort member = portByGid(port);
         if (member == null) {
@@ -183,9 +184,9 @@ public final class SubnetManager {
             created = group != null && group.persistent && group.members().isEmpty();
             if (group == null) {
                 // OpenSM checks the join state (ERR 1B10) before the components (ERR 1B11).
-                if ((joinStateBits & JoinState.FULL_MEMBER.bit()) == 0) {
+                if ((joinStateBits & MulticastGroup.FULL_BITS) == 0) {
                     throw new SaStatusException(SaStatus.REQUEST_INVALID,
-                            "ERR 1B10: only a FullMember join can create group " + mgid);
+                            "ERR 1B10: only a FullMember or SendOnlyFullMember join can create group " + mgid);
                 }
                 if (createTemplate == null) {
                     throw new SaStatusException(SaStatus.INSUFFICIENT_COMPONENTS,
@@ -335,7 +336,7 @@ public final class SubnetManager {
         subscriptions.clear();
         for (MulticastGroup group : groups()) {
             for (Gid member : group.members().keySet()) {
-                group.removeMember(member, 0x7);
+                group.removeMember(member, 0xF);
             }
             if (!group.persistent) {
                 groupsByMgid.remove(group.mgid);
