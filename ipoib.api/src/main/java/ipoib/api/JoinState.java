@@ -15,7 +15,15 @@ public enum JoinState {
     NON_MEMBER(0x2, "NonMember"),
     SEND_ONLY_NON_MEMBER(0x4, "SendOnlyNonMember"),
     /** @since 1.1 */
-    SEND_ONLY_FULL_MEMBER(0x8, "SendOnlyFullMember");
+    SEND_ONLY_FULL_MEMBER(0x8, "SendOnlyFullMember"),
+    /**
+     * No join state: what the SA shows in the records of a member-table query from an untrusted
+     * requester (SM_Key 0), where PortGID and JoinState are zero (IBA 15.2.5.17, OpenSM
+     * mcmr_query_mgrp). Never a state to join or leave with.
+     *
+     * @since 1.1
+     */
+    NONE(0x0, "None");
 
     private final int bit;
     private final String text;
@@ -47,7 +55,7 @@ public enum JoinState {
     /**
      * The join state of a single-bit field value.
      *
-     * @throws IllegalArgumentException for anything but 0x1, 0x2, 0x4 or 0x8
+     * @throws IllegalArgumentException for anything but 0x0 (none), 0x1, 0x2, 0x4 or 0x8
      */
     public static JoinState fromBit(int bit) {
         for (JoinState s : values()) {
@@ -55,7 +63,8 @@ public enum JoinState {
                 return s;
             }
         }
-        throw Values.invalid("join state", bit, "allowed 0x1 FullMember, 0x2 NonMember, 0x4 SendOnlyNonMember, 0x8 SendOnlyFullMember");
+        throw Values.invalid("join state", bit, "allowed 0x1 FullMember, 0x2 NonMember, 0x4 SendOnlyNonMember, 0x8 SendOnlyFullMember "
+                + "(0x0 only in untrusted table answers)");
     }
 
     /** Parses {@code FullMember}, {@code NonMember}, {@code SendOnlyNonMember} or {@code SendOnlyFullMember} (any case). */

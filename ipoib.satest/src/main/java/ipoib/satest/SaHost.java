@@ -15,6 +15,9 @@ public interface SaHost {
     /** The port's LID. */
     Lid lid();
 
-    /** The SA client of the port. */
+    /** The SA client of the port (trusted: SM_Key {@link SubnetAdministratorContract#TRUSTED_SM_KEY}). */
     SubnetAdministrator sa();
+
+    /** The same client sending another SM_Key (0: untrusted, as Linux). */
+    SubnetAdministrator sa(long smKey);
 }

@@ -21,6 +21,7 @@ import ipoib.api.sa.GroupTrap;
 import ipoib.api.sa.SaCapabilities;
 import ipoib.api.sa.SaException;
 import ipoib.api.sa.SaStatus;
+import ipoib.api.sa.SubnetAdministrator;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.List;
@@ -41,7 +42,8 @@ import org.junit.jupiter.api.TestInstance;
  * <p>A fabric under test extends this class, starts a subnet with at least three hosts in a
  * {@code @BeforeAll} (non-static: the instance lives for the class) and stops it in an
  * {@code @AfterAll}. The subnet must be configured with {@link #PARTITIONS}, every host's port at
- * an active MTU of 2048, SA clients using SM_Key 1 (trusted: the SA shows every member), and
+ * an active MTU of 2048, SA clients using SM_Key {@link #TRUSTED_SM_KEY} (trusted: the SA shows
+ * every member; {@link SaHost#sa(long)} gives the untrusted view Linux has), and
  * {@link #trapSubscriber()} able to receive Reports.
  *
  * <p>Every test leaves the groups it joined, so that a table query sees only its own records:
@@ -59,6 +61,8 @@ public abstract class SubnetAdministratorContract {
     /** The IPoIB broadcast group of partition 0x8001. */
     public static final Mgid SECOND_BROADCAST = Mgid.parse("ff12:401b:8001::ffff:ffff");
     private static final long WAIT_SECONDS = 10;
+    /** The SM_Key of the SM under test (OpenSM's default sm_key/sa_key 1), which trusted clients send. */
+    public static final long TRUSTED_SM_KEY = 1;
 
     /** A host of the started subnet, 0..2 at least. */
     protected abstract SaHost host(int index);
@@ -434,6 +438,58 @@ public abstract class SubnetAdministratorContract {
                 get(a.sa().join(BROADCAST, a.portGid(), JoinState.SEND_ONLY_FULL_MEMBER)));
         assertEquals(QKey.of(0x0b1b), r.qkey());
         assertEquals(JoinState.SEND_ONLY_FULL_MEMBER, r.joinState());
+    }
+
+    // ---- rule 4: SM_Key ------------------------------------------------------------------------
+
+    @Test
+    void anUntrustedMemberTableShowsOneRecordPerGroupWithPortGidAndJoinStateZero() throws Exception {
+        SaHost a = host(0);
+        SaHost b = host(1);
+        Mgid g = group(15);
+        joined(a, g, a.portGid(), JoinState.FULL_MEMBER, get(a.sa().create(template(g, a.portGid(), IbMtu.MTU_2048))));
+        joined(b, g, b.portGid(), JoinState.FULL_MEMBER, get(b.sa().join(g, b.portGid(), JoinState.FULL_MEMBER)));
+        List<McMemberRecord> seen = get(host(2).sa(0).groups()).stream().filter(r -> r.mgid().equals(g)).toList();
+        assertEquals(1, seen.size(), "one record per group, not per member: " + seen);
+        McMemberRecord r = seen.get(0);
+        assertEquals(Gid.ZERO, r.portGid());
+        assertEquals(JoinState.NONE, r.joinState());
+        assertEquals(QKey.of(0x0b1b), r.qkey());
+        assertTrue(r.mlid().isMulticast());
+        assertEquals(2, members(host(2), g).size(), "the trusted view lists both members");
+        assertTrue(get(host(2).sa(0).group(g)).isPresent(), "an untrusted client finds the group");
+    }
+
+    @Test
+    void aMadWithAWrongNonZeroSmKeyIsDroppedWithoutAnAnswer() {
+        ExecutionException e = assertThrows(ExecutionException.class,
+                () -> get(host(0).sa(0x1234).pathRecord(host(0).portGid(), host(1).portGid(), PKey.DEFAULT)));
+        SaException sa = assertInstanceOf(SaException.class, e.getCause());
+        assertTrue(sa.isTimeout(), "no answer at all (OpenSM ERR 1A04): " + sa.getMessage());
+    }
+
+    @Test
+    void anUntrustedClientJoinsLeavesAndAsksPathsAsLinuxDoes() throws Exception {
+        SaHost a = host(0);
+        SaHost b = host(1);
+        SubnetAdministrator untrusted = a.sa(0);
+        McMemberRecord r = joined(a, BROADCAST, a.portGid(), JoinState.FULL_MEMBER,
+                get(untrusted.join(BROADCAST, a.portGid(), JoinState.FULL_MEMBER)));
+        assertEquals(a.portGid(), r.portGid());
+        assertEquals(b.lid(), get(untrusted.pathRecord(a.portGid(), b.portGid(), PKey.DEFAULT)).destinationLid());
+        get(untrusted.leave(BROADCAST, a.portGid(), JoinState.FULL_MEMBER));
+    }
+
+    // ---- rule 5: proxy join ------------------------------------------------------------------
+
+    @Test
+    void anUntrustedRequesterMayJoinForAPortItSharesAPartitionWith() throws Exception {
+        SaHost a = host(0);
+        SaHost b = host(1);
+        McMemberRecord r = joined(b, SECOND_BROADCAST, b.portGid(), JoinState.FULL_MEMBER,
+                get(a.sa(0).join(SECOND_BROADCAST, b.portGid(), JoinState.FULL_MEMBER)));
+        assertEquals(b.portGid(), r.portGid());
+        assertEquals(JoinState.FULL_MEMBER, state(members(a, SECOND_BROADCAST), b.portGid()));
     }
 
     // ---- traps ---------------------------------------------------------------------------------

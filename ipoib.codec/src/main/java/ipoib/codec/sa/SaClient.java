@@ -80,8 +80,10 @@ public final class SaClient implements SubnetAdministrator, AutoCloseable {
      * @param scheduler runs retransmissions and timeouts
      * @param timeoutMillis wait per attempt, 1..60000
      * @param attempts sends per request, 1..20
-     * @param smKey the SM_Key of requests (OpenSM shows all members of a group only to a trusted
-     *              requester: SM_Key 1 by default), 0 for an untrusted client
+     * @param smKey the SM_Key of requests: 0 as Linux sends it (untrusted: OpenSM answers a
+     *              member table with one record per group, PortGID and JoinState zero), or the
+     *              SM's key for a trusted client that sees every member; OpenSM drops requests
+     *              with any other key without an answer
      */
     public SaClient(MadTransport transport, ScheduledExecutorService scheduler, long timeoutMillis, int attempts,
                     long smKey) {
@@ -230,6 +232,70 @@ public final class SaClient implements SubnetAdministrator, AutoCloseable {
                 .thenApply(a -> decode(() -> ClassPortInfo.decode(a.data, SaMad.DATA_OFFSET).toApi()));
     }
 
+    /**
+     * A view of this client whose requests carry another SM_Key (0: untrusted, as Linux sends;
+     * the SM's key: trusted, every member shown). It shares the transport, the pending requests
+     * and the subscriptions of this client.
+     */
+    public SubnetAdministrator withSmKey(long key) {
+        return new KeyedView(key);
+    }
+
+    /** The SM_Key of the request being built: the view's while a view builds it, else the client's. */
+    private static final ScopedValue<Long> VIEW_KEY = ScopedValue.newInstance();
+
+    private final class KeyedView implements SubnetAdministrator {
+        private final long key;
+
+        KeyedView(long key) {
+            this.key = key;
+        }
+
+        private <T> T with(java.util.function.Supplier<T> call) {
+            return ScopedValue.where(VIEW_KEY, key).call(call::get);
+        }
+
+        @Override
+        public CompletionStage<PathRecord> pathRecord(Gid source, Gid destination, PKey pkey) {
+            return with(() -> SaClient.this.pathRecord(source, destination, pkey));
+        }
+
+        @Override
+        public CompletionStage<McMemberRecord> join(Mgid mgid, Gid portGid, JoinState state) {
+            return with(() -> SaClient.this.join(mgid, portGid, state));
+        }
+
+        @Override
+        public CompletionStage<McMemberRecord> create(McMemberRecord template) {
+            return with(() -> SaClient.this.create(template));
+        }
+
+        @Override
+        public CompletionStage<Void> leave(Mgid mgid, Gid portGid, JoinState state) {
+            return with(() -> SaClient.this.leave(mgid, portGid, state));
+        }
+
+        @Override
+        public CompletionStage<Optional<McMemberRecord>> group(Mgid mgid) {
+            return with(() -> SaClient.this.group(mgid));
+        }
+
+        @Override
+        public CompletionStage<List<McMemberRecord>> groups() {
+            return with(SaClient.this::groups);
+        }
+
+        @Override
+        public CompletionStage<AutoCloseable> subscribe(GroupTrap.Type type, Mgid mgid, Consumer<GroupTrap> listener) {
+            return with(() -> SaClient.this.subscribe(type, mgid, listener));
+        }
+
+        @Override
+        public CompletionStage<ipoib.api.sa.SaCapabilities> capabilities() {
+            return with(SaClient.this::capabilities);
+        }
+    }
+
     /** Counters of this client, for diagnostics. */
     public Map<String, Long> statistics() {
         return Map.of("sent", sent.sum(), "retransmitted", retransmitted.sum(), "timed_out", timedOut.sum(),
@@ -270,7 +336,7 @@ public final class SaClient implements SubnetAdministrator, AutoCloseable {
         byte[] bytes = new byte[SaMad.LENGTH];
         MemorySegment mad = MemorySegment.ofArray(bytes);
         SaMad header = SaMad.request(method, fullTid, attributeId, 0, componentMask);
-        header = header.withSa(new SaHeader(smKey, 0, componentMask));
+        header = header.withSa(new SaHeader(VIEW_KEY.orElse(smKey), 0, componentMask));
         header.encode(mad, 0);
         attribute.encode(mad, SaMad.DATA_OFFSET);
         Request request = new Request(description, tid, bytes);

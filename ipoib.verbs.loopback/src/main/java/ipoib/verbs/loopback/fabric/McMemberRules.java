@@ -95,6 +95,20 @@ final class McMemberRules {
         }
     }
 
+    /** Whether the MTU and rate selectors of a query hold for a group (validate_more_comp_fields). */
+    static boolean selectorsHold(long mask, SaMcMemberRecord request, MulticastGroup group) {
+        try {
+            if ((mask & SaMcMemberRecord.CM_MTU_SELECTOR) != 0
+                    && !selected(request.mtuSelector(), group.mtu.code(), request.mtu())) {
+                return false;
+            }
+            return (mask & SaMcMemberRecord.CM_RATE_SELECTOR) == 0 || selected(request.rateSelector(),
+                    gbps(group.rate), request.rate() == 0 ? 0 : gbps(rateOf(request.rate())));
+        } catch (SaStatusException unknownRate) {
+            return false;
+        }
+    }
+
     /**
      * {@code validate_other_comp_fields} (lines 1057-1137): the first component of the request
      * that differs from the group, as OpenSM's ERR 1B30..1B36 names it, or null.

@@ -126,6 +126,15 @@ public final class SubnetAdministratorEmulator implements GroupTrapSink, AutoClo
             dropped.increment();
             return;
         }
+        long key = request.sa().smKey();
+        if (key != 0 && key != TRUSTED_SM_KEY) {
+            // OpenSM 3.3.23 osm_sa_mad_ctrl.c:344-356 (ERR 1A04): a MAD with a non-zero SM_Key other
+            // than the SM's is ignored, no answer.
+            dropped.increment();
+            LOG.info(() -> String.format("emulated SA ignored a MAD from %s: ERR 1A04 non-zero SM_Key 0x%x is not "
+                    + "the SM's", from, key));
+            return;
+        }
         int method = request.header().method();
         if (method == MadMethod.REPORT_RESP) {
             return;
@@ -308,23 +317,52 @@ public final class SubnetAdministratorEmulator implements GroupTrapSink, AutoClo
     }
 
     /**
-     * Get and GetTable: records matching the MGID and PortGID components. Untrusted requesters
-     * (SM_Key other than 1) see only their own memberships, as with OpenSM.
+     * Get and GetTable as OpenSM 3.3.23 answers them (mcmr_by_comp_mask and mcmr_query_mgrp,
+     * osm_sa_mcmember_record.c:1470-1683): groups of the requester's partitions whose MGID, MLID,
+     * Q_Key, P_Key, TClass, SL, FlowLabel, HopLimit and MTU/rate selectors match the components;
+     * with a PortGID component the record of that member, else a trusted requester (SM_Key 1)
+     * gets a record per member whose Scope/JoinState match and an untrusted one (SM_Key 0) a
+     * record per group. For an untrusted requester PortGID, JoinState and ProxyJoin are zero.
      */
     private void query(LoopPort from, SaMad request, long mask, SaMcMemberRecord record) throws SaStatusException {
         boolean trusted = request.sa().smKey() == TRUSTED_SM_KEY;
-        List<McMemberRecord> matches = new ArrayList<>();
-        for (McMemberRecord r : sm.memberRecords()) {
-            if ((mask & SaMcMemberRecord.CM_MGID) != 0 && !r.mgid().gid().equals(record.mgid())) {
+        int stateMask = ((mask & SaMcMemberRecord.CM_SCOPE) != 0 ? 0xF0 : 0)
+                | ((mask & SaMcMemberRecord.CM_JOIN_STATE) != 0 ? 0x0F : 0);
+        int wanted = record.scope() << 4 | record.joinState();
+        List<SaMcMemberRecord> matches = new ArrayList<>();
+        for (MulticastGroup g : sm.groups()) {
+            if ((mask & SaMcMemberRecord.CM_MGID) != 0 && !g.mgid().gid().equals(record.mgid())
+                    || (mask & SaMcMemberRecord.CM_MLID) != 0 && g.mlid != record.mlid()
+                    || from.partitionKey(g.pkey) == null
+                    || McMemberRules.otherComponents(mask, record, g) != null
+                    || !McMemberRules.selectorsHold(mask, record, g)) {
                 continue;
             }
-            if ((mask & SaMcMemberRecord.CM_PORT_GID) != 0 && !r.portGid().equals(record.portGid())) {
-                continue;
+            java.util.Map<Gid, Integer> members = g.members();
+            if (members.isEmpty()) {
+                continue; // a configured group without members shows no records, as in OpenSM
             }
-            if (!trusted && !r.portGid().equals(from.gid(0))) {
-                continue;
+            int scope = g.mgid().scope() << 4;
+            if ((mask & SaMcMemberRecord.CM_PORT_GID) != 0) {
+                Integer bits = members.get(record.portGid());
+                if (bits != null && (stateMask & wanted) == (stateMask & (scope | bits))) {
+                    matches.add(SaMcMemberRecord.fromApi(g.record(record.portGid(), bits)));
+                }
+            } else if (trusted) {
+                members.forEach((port, bits) -> {
+                    if ((stateMask & wanted) == (stateMask & (scope | bits))) {
+                        matches.add(SaMcMemberRecord.fromApi(g.record(port, bits)));
+                    }
+                });
+            } else {
+                matches.add(SaMcMemberRecord.fromApi(g.record(Gid.ZERO, JoinState.FULL_MEMBER.bit())));
             }
-            matches.add(r);
+        }
+        if (!trusted) {
+            // IBA p923: PortGID, JoinState and ProxyJoin are zero except for a trusted request.
+            matches.replaceAll(r -> new SaMcMemberRecord(r.mgid(), Gid.ZERO, r.qkey(), r.mlid(), r.mtuSelector(),
+                    r.mtu(), r.trafficClass(), r.pkey(), r.rateSelector(), r.rate(), r.packetLifeTimeSelector(),
+                    r.packetLifeTime(), r.serviceLevel(), r.flowLabel(), r.hopLimit(), r.scope(), 0, false));
         }
         if (request.header().method() == MadMethod.GET) {
             if (matches.isEmpty()) {
@@ -333,18 +371,17 @@ public final class SubnetAdministratorEmulator implements GroupTrapSink, AutoClo
             if (matches.size() > 1) {
                 throw new SaStatusException(SaStatus.TOO_MANY_RECORDS, matches.size() + " member records match");
             }
-            SaMcMemberRecord answer = SaMcMemberRecord.fromApi(matches.get(0));
-            answer(from, request, SaStatus.SUCCESS, answer::encode, 0);
+            answer(from, request, SaStatus.SUCCESS, matches.get(0)::encode, 0);
             return;
         }
         // GetTable without RMPP: as many records as fit into one MAD.
         int stride = SaMcMemberRecord.TABLE_STRIDE;
         int fit = Math.min(matches.size(), SaMad.DATA_LENGTH / stride);
-        List<McMemberRecord> sent = matches.subList(0, fit);
+        List<SaMcMemberRecord> sent = matches.subList(0, fit);
         answer(from, request, SaStatus.SUCCESS, (seg, off) -> {
             long at = off;
-            for (McMemberRecord r : sent) {
-                SaMcMemberRecord.fromApi(r).encode(seg, at);
+            for (SaMcMemberRecord r : sent) {
+                r.encode(seg, at);
                 at += stride;
             }
         }, stride);
