@@ -8,6 +8,7 @@ import ipoib.api.verbs.VerbsProvider;
 import ipoib.verbs.loopback.fabric.FabricConfig;
 import ipoib.verbs.loopback.fabric.LoopbackSubnet;
 import ipoib.verbs.loopback.fabric.PartitionConfig;
+import ipoib.runtime.ConfigCheck;
 import java.util.ArrayList;
 import java.util.Hashtable;
 import java.util.List;
@@ -74,10 +75,27 @@ public final class LoopbackProvider {
         apply(configuration, properties);
     }
 
+    /** The property ranges of {@link LoopbackConfiguration}, read from the metatype bnd generates from it. */
+    private static final ConfigCheck CHECK = ConfigCheck.of(LoopbackConfiguration.class);
+
+    /**
+     * Checks the raw properties against the metatype before DS's conversion can hide a bad value
+     * (a Long ≥ 2^32 truncated to an int, text for a number).
+     *
+     * @throws IllegalArgumentException naming every bad property, its value and what is allowed
+     */
+    static void checkProperties(Map<String, ?> properties) {
+        String problems = CHECK.problems(properties);
+        if (problems != null) {
+            throw new IllegalArgumentException(problems);
+        }
+    }
+
     /** Validates a configuration and, when valid, replaces the running fabric with one built from it. */
     private synchronized void apply(LoopbackConfiguration configuration, Map<String, Object> properties) {
         FabricConfig config;
         try {
+            checkProperties(properties);
             config = toFabricConfig(configuration);
         } catch (IllegalArgumentException e) {
             log.error("loopback configuration refused, " + (running == null ? "no fabric started"
