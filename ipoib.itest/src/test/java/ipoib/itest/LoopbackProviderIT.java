@@ -107,7 +107,7 @@ public class LoopbackProviderIT {
             LogReaderService logs = context.getService(context.getServiceReference(LogReaderService.class));
             configure("hcas", 0);
             Await.until("the refusal is logged", Duration.ofSeconds(10), () -> logged(logs,
-                    "'hcas' value 0: allowed 1..64"));
+                    "'hcas' value 0 is out of range: allowed 1..64"));
             assertTrue("the running fabric is kept", provider() == before && before.devices().size() == 3);
             assertTrue(before.status().available());
 
@@ -118,7 +118,7 @@ public class LoopbackProviderIT {
                     "member 'loop99' of partition Default names no port"));
             configure("hcas", 3, "portsPerHca", 2, "saTimeoutMillis", 60001);
             Await.until("the refusal is logged", Duration.ofSeconds(10), () -> logged(logs,
-                    "'saTimeoutMillis' value 60001: allowed 10..60000"));
+                    "'saTimeoutMillis' value 60001 is out of range: allowed 10..60000"));
             assertTrue("still the first fabric", provider() == before && before.devices().size() == 3);
             assertFalse("no exception logged", loggedException(logs));
         } finally {
