@@ -492,6 +492,27 @@ public abstract class SubnetAdministratorContract {
         assertEquals(JoinState.FULL_MEMBER, state(members(a, SECOND_BROADCAST), b.portGid()));
     }
 
+    // ---- rule 6: queries -----------------------------------------------------------------------
+
+    @Test
+    void aPathRecordToAMulticastDgidIsAnsweredFromTheGroup() throws Exception {
+        SaHost a = host(0);
+        SaHost c = host(2);
+        McMemberRecord member = joined(a, BROADCAST, a.portGid(), JoinState.FULL_MEMBER,
+                get(a.sa().join(BROADCAST, a.portGid(), JoinState.FULL_MEMBER)));
+        PathRecord p = get(a.sa().pathRecord(a.portGid(), BROADCAST.gid(), PKey.DEFAULT));
+        assertEquals(BROADCAST.gid(), p.destinationGid());
+        assertEquals(member.mlid(), p.destinationLid(), "DLID is the MLID");
+        assertEquals(IbMtu.MTU_2048, p.mtu());
+        assertEquals(Rate.RATE_10_GBPS, p.rate());
+        assertEquals(PKey.DEFAULT, p.pkey());
+        assertEquals(0, p.serviceLevel());
+        assertEquals(SaStatus.NO_RECORDS, status(c.sa().pathRecord(c.portGid(), BROADCAST.gid(), PKey.DEFAULT)),
+                "the source must be a member (ERR 1F19)");
+        assertEquals(SaStatus.NO_RECORDS, status(a.sa().pathRecord(a.portGid(), group(16).gid(), PKey.DEFAULT)),
+                "no such group (ERR 1F09)");
+    }
+
     // ---- traps ---------------------------------------------------------------------------------
 
     @Test

@@ -219,6 +219,10 @@ public final class SubnetAdministratorEmulator implements GroupTrapSink, AutoClo
         if ((mask & SaPathRecord.CM_DGID) == 0 && (mask & SaPathRecord.CM_DLID) == 0) {
             throw new SaStatusException(SaStatus.INSUFFICIENT_COMPONENTS, "PathRecord needs a DGID or DLID");
         }
+        if ((mask & SaPathRecord.CM_DGID) != 0 && query.destinationGid().isMulticast()) {
+            multicastPath(from, request, mask, query);
+            return;
+        }
         Gid source = (mask & SaPathRecord.CM_SGID) != 0 ? query.sourceGid() : from.gid(0);
         Gid destination = query.destinationGid();
         if ((mask & SaPathRecord.CM_DGID) == 0) {
@@ -233,6 +237,42 @@ public final class SubnetAdministratorEmulator implements GroupTrapSink, AutoClo
         SaPathRecord answer = SaPathRecord.fromApi(path);
         answer(from, request, SaStatus.SUCCESS, (seg, off) -> answer.encode(seg, off),
                 method == MadMethod.GET_TABLE ? SaPathRecord.LENGTH : 0);
+    }
+
+    /**
+     * A PathRecord to a multicast DGID, answered from the group as OpenSM 3.3.23 does
+     * (pr_process_multicast and pr_match_mgrp_attributes, osm_sa_path_record.c:1560-1740): the
+     * request's DLID, SGID (a member), P_Key, SL, FlowLabel, HopLimit and TClass must match the
+     * group (else ERR 1F19, no records); the answer is the request with the group's MGID, MLID,
+     * TClass, P_Key, MTU, rate, packet lifetime, SL, FlowLabel and HopLimit, one path.
+     */
+    private void multicastPath(LoopPort from, SaMad request, long mask, SaPathRecord q) throws SaStatusException {
+        MulticastGroup g = sm.group(new Mgid(q.destinationGid()));
+        if (g == null) {
+            throw new SaStatusException(SaStatus.NO_RECORDS, "ERR 1F09: no multicast group " + q.destinationGid());
+        }
+        String mismatch = (mask & SaPathRecord.CM_DLID) != 0 && q.destinationLid() != g.mlid ? "DLID is not the MLID"
+                : (mask & SaPathRecord.CM_SGID) != 0 && g.joinState(q.sourceGid()) == 0 ? "SGID " + q.sourceGid()
+                        + " is not a member"
+                : (mask & SaPathRecord.CM_PKEY) != 0 && q.pkey() != g.pkey.value() ? String.format(
+                        "P_Key 0x%04x is not the group's %s", q.pkey(), g.pkey)
+                : (mask & SaPathRecord.CM_SL) != 0 && q.serviceLevel() != g.serviceLevel ? "SL differs"
+                : (mask & SaPathRecord.CM_FLOW_LABEL) != 0 && q.flowLabel() != g.flowLabel ? "FlowLabel differs"
+                : (mask & SaPathRecord.CM_HOP_LIMIT) != 0 && q.hopLimit() != g.hopLimit ? "HopLimit differs"
+                : (mask & SaPathRecord.CM_TCLASS) != 0 && q.trafficClass() != g.trafficClass ? "TClass differs"
+                : null;
+        if (mismatch != null) {
+            throw new SaStatusException(SaStatus.NO_RECORDS, "ERR 1F19: MC group attributes don't match PathRecord "
+                    + "request: " + mismatch);
+        }
+        // Link-local groups keep their hop limit; others get the maximum (OpenSM line 1728).
+        int hopLimit = g.mgid().scope() == Mgid.SCOPE_LINK_LOCAL ? g.hopLimit : 0xFF;
+        SaPathRecord answer = new SaPathRecord(q.serviceId(), g.mgid().gid(), q.sourceGid(), g.mlid, q.sourceLid(),
+                q.rawTraffic(), g.flowLabel, hopLimit, g.trafficClass, q.reversible(), 1, g.pkey.value(), 0,
+                g.serviceLevel, Selector.EXACTLY, g.mtu.code(), Selector.EXACTLY, g.rate.code(), Selector.EXACTLY,
+                g.packetLifetime, q.preference());
+        answer(from, request, SaStatus.SUCCESS, answer::encode,
+                request.header().method() == MadMethod.GET_TABLE ? SaPathRecord.LENGTH : 0);
     }
 
     private static PKey pkeyOf(int value) throws SaStatusException {
