@@ -2,7 +2,10 @@ package ipoib.satest;
 
 import ipoib.api.Gid;
 import ipoib.api.Lid;
+import ipoib.api.McMemberRecord;
 import ipoib.api.sa.SubnetAdministrator;
+import java.util.List;
+import java.util.concurrent.CompletionStage;
 
 /** One end node of a test subnet: its port and the SA client running on it. */
 public interface SaHost {
@@ -20,4 +23,10 @@ public interface SaHost {
 
     /** The same client sending another SM_Key (0: untrusted, as Linux). */
     SubnetAdministrator sa(long smKey);
+
+    /**
+     * A trusted MCMemberRecord GetTable with the components {@code mask} (SaMcMemberRecord's
+     * CM_* bits) taken from {@code query}.
+     */
+    CompletionStage<List<McMemberRecord>> memberTable(McMemberRecord query, long mask);
 }

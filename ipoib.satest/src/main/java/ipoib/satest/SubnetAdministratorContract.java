@@ -513,6 +513,48 @@ public abstract class SubnetAdministratorContract {
                 "no such group (ERR 1F09)");
     }
 
+    /** MCMemberRecord component bits (IBA 15.2.5.17) the filtered queries use. */
+    private static final long CM_MGID = 1L;
+    private static final long CM_MLID = 1L << 3;
+    private static final long CM_PKEY = 1L << 7;
+    private static final long CM_JOIN_STATE = 1L << 16;
+
+    @Test
+    void aMemberTableFilteredByMlidShowsOnlyThatGroup() throws Exception {
+        SaHost a = host(0);
+        McMemberRecord first = joined(a, BROADCAST, a.portGid(), JoinState.FULL_MEMBER,
+                get(a.sa().join(BROADCAST, a.portGid(), JoinState.FULL_MEMBER)));
+        joined(a, SECOND_BROADCAST, a.portGid(), JoinState.FULL_MEMBER,
+                get(a.sa().join(SECOND_BROADCAST, a.portGid(), JoinState.FULL_MEMBER)));
+        List<McMemberRecord> byMlid = get(a.memberTable(first, CM_MLID));
+        assertEquals(List.of(BROADCAST), byMlid.stream().map(McMemberRecord::mgid).toList(), "by MLID " + first.mlid());
+    }
+
+    @Test
+    void aMemberTableFilteredByPKeyShowsOnlyThatPartitionsGroups() throws Exception {
+        SaHost a = host(0);
+        joined(a, BROADCAST, a.portGid(), JoinState.FULL_MEMBER,
+                get(a.sa().join(BROADCAST, a.portGid(), JoinState.FULL_MEMBER)));
+        McMemberRecord second = joined(a, SECOND_BROADCAST, a.portGid(), JoinState.FULL_MEMBER,
+                get(a.sa().join(SECOND_BROADCAST, a.portGid(), JoinState.FULL_MEMBER)));
+        List<McMemberRecord> byPKey = get(a.memberTable(second, CM_PKEY));
+        assertEquals(List.of(SECOND_BROADCAST), byPKey.stream().map(McMemberRecord::mgid).distinct().toList());
+    }
+
+    @Test
+    void aMemberTableFilteredByJoinStateShowsOnlyThoseMembers() throws Exception {
+        SaHost a = host(0);
+        SaHost c = host(2);
+        Mgid g = group(17);
+        McMemberRecord created = joined(a, g, a.portGid(), JoinState.FULL_MEMBER,
+                get(a.sa().create(template(g, a.portGid(), IbMtu.MTU_2048))));
+        joined(c, g, c.portGid(), JoinState.NON_MEMBER, get(c.sa().join(g, c.portGid(), JoinState.NON_MEMBER)));
+        List<McMemberRecord> nonMembers = get(a.memberTable(created.forMember(Gid.ZERO, JoinState.NON_MEMBER),
+                CM_MGID | CM_JOIN_STATE));
+        assertEquals(List.of(c.portGid()), nonMembers.stream().map(McMemberRecord::portGid).toList());
+        assertEquals(JoinState.NON_MEMBER, nonMembers.get(0).joinState());
+    }
+
     // ---- traps ---------------------------------------------------------------------------------
 
     @Test

@@ -180,6 +180,16 @@ public final class SaClient implements SubnetAdministrator, AutoCloseable {
         return table("MCMemberRecord GetTable", 0, record::encode);
     }
 
+    /**
+     * MCMemberRecord GetTable with the components of {@code mask} taken from {@code query}
+     * ({@link SaMcMemberRecord}'s CM_* bits): a filtered member table, e.g. by MLID, P_Key or
+     * JoinState. Without RMPP, what fits into one MAD.
+     */
+    public CompletionStage<List<McMemberRecord>> memberTable(McMemberRecord query, long mask) {
+        SaMcMemberRecord record = SaMcMemberRecord.fromApi(query);
+        return table(String.format("MCMemberRecord GetTable (components 0x%x)", mask), mask, record::encode);
+    }
+
     private CompletionStage<List<McMemberRecord>> table(String description, long mask, Consumer2 encoder) {
         return request(description, MadMethod.GET_TABLE, SaMcMemberRecord.ATTRIBUTE_ID, mask, encoder)
                 .thenApply(a -> decode(() -> {

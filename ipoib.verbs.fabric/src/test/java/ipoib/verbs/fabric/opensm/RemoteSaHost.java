@@ -169,6 +169,18 @@ final class RemoteSaHost implements SaHost, AutoCloseable {
     }
 
     @Override
+    public CompletionStage<List<McMemberRecord>> memberTable(McMemberRecord query, long mask) {
+        return call("mtable " + Long.toHexString(mask) + " " + SaWire.member(query)).thenApply(f -> {
+            int n = Integer.parseInt(f[3]);
+            List<McMemberRecord> out = new ArrayList<>();
+            for (int i = 0; i < n; i++) {
+                out.add(SaWire.member(f, 4 + i * SaWire.MEMBER_FIELDS));
+            }
+            return out;
+        });
+    }
+
+    @Override
     public SubnetAdministrator sa(long smKey) {
         return new Proxy("@" + Long.toHexString(smKey) + " ");
     }

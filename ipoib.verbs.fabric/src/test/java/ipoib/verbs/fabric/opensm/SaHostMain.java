@@ -98,6 +98,8 @@ public final class SaHostMain {
                     case "group" -> answer(id, sa.group(Mgid.parse(f[2])),
                             o -> o.map(r -> "member " + SaWire.member(r)).orElse("none"));
                     case "groups" -> answer(id, sa.groups(), SaHostMain::members);
+                    case "mtable" -> answer(id, client.memberTable(SaWire.member(f, 3),
+                            Long.parseUnsignedLong(f[2], 16)), SaHostMain::members);
                     case "caps" -> answer(id, sa.capabilities(), c -> "caps " + c.capabilityMask() + " "
                             + c.capabilityMask2() + " " + c.responseTimeValue());
                     case "subscribe" -> {

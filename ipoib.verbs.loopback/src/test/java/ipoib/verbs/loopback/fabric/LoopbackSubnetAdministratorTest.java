@@ -60,6 +60,12 @@ class LoopbackSubnetAdministratorTest extends SubnetAdministratorContract {
         }
 
         @Override
+        public java.util.concurrent.CompletionStage<List<ipoib.api.McMemberRecord>> memberTable(
+                ipoib.api.McMemberRecord query, long mask) {
+            return ((SaClient) port.subnetAdministrator()).memberTable(query, mask);
+        }
+
+        @Override
         public SubnetAdministrator sa(long smKey) {
             return ((SaClient) port.subnetAdministrator()).withSmKey(smKey);
         }
