@@ -29,4 +29,8 @@ public interface SaHost {
      * CM_* bits) taken from {@code query}.
      */
     CompletionStage<List<McMemberRecord>> memberTable(McMemberRecord query, long mask);
+
+    /** PathRecord Get with an MTU selector: 0 greater than, 1 less than, 2 exactly, 3 largest. */
+    CompletionStage<ipoib.api.PathRecord> pathRecord(Gid source, Gid destination, ipoib.api.PKey pkey, int mtuSelector,
+                                                     ipoib.api.IbMtu mtu);
 }

@@ -555,6 +555,22 @@ public abstract class SubnetAdministratorContract {
         assertEquals(JoinState.NON_MEMBER, nonMembers.get(0).joinState());
     }
 
+    @Test
+    void pathRecordMtuSelectorsChooseOrRefuseTheMtu() throws Exception {
+        // Both ports carry 2048 (code 4); selectors 0 greater, 1 less, 2 exactly, 3 largest.
+        SaHost a = host(0);
+        SaHost b = host(1);
+        assertEquals(SaStatus.NO_RECORDS, status(a.pathRecord(a.portGid(), b.portGid(), PKey.DEFAULT, 0,
+                IbMtu.MTU_2048)), "no path with an MTU greater than 2048");
+        assertEquals(IbMtu.MTU_1024, get(a.pathRecord(a.portGid(), b.portGid(), PKey.DEFAULT, 1, IbMtu.MTU_2048)).mtu(),
+                "the highest MTU below 2048");
+        assertEquals(IbMtu.MTU_1024, get(a.pathRecord(a.portGid(), b.portGid(), PKey.DEFAULT, 2, IbMtu.MTU_1024)).mtu());
+        assertEquals(SaStatus.NO_RECORDS, status(a.pathRecord(a.portGid(), b.portGid(), PKey.DEFAULT, 2,
+                IbMtu.MTU_4096)), "the path cannot carry exactly 4096");
+        assertEquals(IbMtu.MTU_2048, get(a.pathRecord(a.portGid(), b.portGid(), PKey.DEFAULT, 3, IbMtu.MTU_256)).mtu());
+        assertEquals(IbMtu.MTU_2048, get(a.pathRecord(a.portGid(), b.portGid(), PKey.DEFAULT, 0, IbMtu.MTU_1024)).mtu());
+    }
+
     // ---- traps ---------------------------------------------------------------------------------
 
     @Test

@@ -1,6 +1,7 @@
 package ipoib.codec.sa;
 
 import ipoib.api.Gid;
+import ipoib.api.IbMtu;
 import ipoib.api.JoinState;
 import ipoib.api.McMemberRecord;
 import ipoib.api.Mgid;
@@ -20,6 +21,7 @@ import ipoib.codec.mad.SaHeader;
 import ipoib.codec.mad.SaMad;
 import ipoib.codec.mad.SaMcMemberRecord;
 import ipoib.codec.mad.SaPathRecord;
+import ipoib.codec.mad.Selector;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -130,6 +132,22 @@ public final class SaClient implements SubnetAdministrator, AutoCloseable {
         SaPathRecord query = SaPathRecord.query(source, destination, pkey.value());
         return request("PathRecord Get " + source + " -> " + destination, MadMethod.GET, SaPathRecord.ATTRIBUTE_ID,
                 SaPathRecord.QUERY_COMPONENTS, query::encode)
+                .thenApply(a -> decode(() -> SaPathRecord.decode(a.data, SaMad.DATA_OFFSET).toApi()));
+    }
+
+    /**
+     * PathRecord Get with an MTU selector (IBA 15.2.5.16): a path whose MTU is greater than, less
+     * than or exactly {@code mtu}, or the largest available.
+     */
+    public CompletionStage<PathRecord> pathRecord(Gid source, Gid destination, PKey pkey, Selector mtuSelector,
+                                                  IbMtu mtu) {
+        SaPathRecord q = SaPathRecord.query(source, destination, pkey.value());
+        SaPathRecord query = new SaPathRecord(q.serviceId(), q.destinationGid(), q.sourceGid(), 0, 0, false, 0, 0, 0,
+                q.reversible(), q.numberOfPaths(), q.pkey(), 0, 0, mtuSelector, mtu.code(), Selector.GREATER_THAN, 0,
+                Selector.GREATER_THAN, 0, 0);
+        return request("PathRecord Get " + source + " -> " + destination + " MTU " + mtuSelector + " " + mtu,
+                MadMethod.GET, SaPathRecord.ATTRIBUTE_ID,
+                SaPathRecord.QUERY_COMPONENTS | SaPathRecord.CM_MTU_SELECTOR | SaPathRecord.CM_MTU, query::encode)
                 .thenApply(a -> decode(() -> SaPathRecord.decode(a.data, SaMad.DATA_OFFSET).toApi()));
     }
 

@@ -181,6 +181,13 @@ final class RemoteSaHost implements SaHost, AutoCloseable {
     }
 
     @Override
+    public CompletionStage<PathRecord> pathRecord(Gid source, Gid destination, PKey pkey, int mtuSelector,
+                                                  ipoib.api.IbMtu mtu) {
+        return call("mpath " + source + " " + destination + " " + pkey + " " + mtuSelector + " " + mtu.bytes())
+                .thenApply(f -> SaWire.path(f, 3));
+    }
+
+    @Override
     public SubnetAdministrator sa(long smKey) {
         return new Proxy("@" + Long.toHexString(smKey) + " ");
     }

@@ -233,10 +233,38 @@ public final class SubnetAdministratorEmulator implements GroupTrapSink, AutoClo
             destination = dst.gid(0);
         }
         PKey pkey = (mask & SaPathRecord.CM_PKEY) != 0 ? pkeyOf(query.pkey()) : PKey.DEFAULT;
-        PathRecord path = sm.pathRecord(source, destination, pkey);
+        PathRecord path = withMtuSelector(mask, query, sm.pathRecord(source, destination, pkey));
         SaPathRecord answer = SaPathRecord.fromApi(path);
         answer(from, request, SaStatus.SUCCESS, (seg, off) -> answer.encode(seg, off),
                 method == MadMethod.GET_TABLE ? SaPathRecord.LENGTH : 0);
+    }
+
+    /**
+     * The MTU selector of a PathRecord query as OpenSM 3.3.23 applies it (pr_rcv_get_path_parms,
+     * osm_sa_path_record.c:486-520), only when both MTU components are given: greater than
+     * (none when the path's MTU is not), less than (the highest MTU below the one asked), exactly
+     * (none when the path cannot carry it), largest available.
+     */
+    private static PathRecord withMtuSelector(long mask, SaPathRecord q, PathRecord path) throws SaStatusException {
+        long both = SaPathRecord.CM_MTU_SELECTOR | SaPathRecord.CM_MTU;
+        if ((mask & both) != both) {
+            return path;
+        }
+        int mtu = path.mtu().code();
+        int required = q.mtu();
+        int chosen = switch (q.mtuSelector()) {
+            case GREATER_THAN -> mtu > required ? mtu : -1;
+            case LESS_THAN -> mtu < required ? mtu : required > 1 ? required - 1 : -1;
+            case EXACTLY -> mtu < required ? -1 : required;
+            case LARGEST_AVAILABLE -> mtu;
+        };
+        if (chosen < 1 || chosen > IbMtu.MTU_4096.code()) {
+            throw new SaStatusException(SaStatus.NO_RECORDS, "no path with an MTU " + q.mtuSelector() + " code "
+                    + required + " (the path carries " + path.mtu() + ")");
+        }
+        return new PathRecord(path.destinationGid(), path.sourceGid(), path.destinationLid(), path.sourceLid(),
+                path.flowLabel(), path.pkey(), path.serviceLevel(), IbMtu.fromCode(chosen), path.rate(),
+                path.packetLifetime(), path.hopLimit(), path.trafficClass());
     }
 
     /**

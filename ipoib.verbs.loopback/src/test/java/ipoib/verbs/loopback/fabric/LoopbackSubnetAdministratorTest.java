@@ -66,6 +66,13 @@ class LoopbackSubnetAdministratorTest extends SubnetAdministratorContract {
         }
 
         @Override
+        public java.util.concurrent.CompletionStage<ipoib.api.PathRecord> pathRecord(Gid source, Gid destination,
+                ipoib.api.PKey pkey, int mtuSelector, IbMtu mtu) {
+            return ((SaClient) port.subnetAdministrator()).pathRecord(source, destination, pkey,
+                    ipoib.codec.mad.Selector.fromCode(mtuSelector), mtu);
+        }
+
+        @Override
         public SubnetAdministrator sa(long smKey) {
             return ((SaClient) port.subnetAdministrator()).withSmKey(smKey);
         }
