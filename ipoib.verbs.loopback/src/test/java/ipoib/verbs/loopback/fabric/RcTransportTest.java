@@ -38,7 +38,10 @@ import org.junit.jupiter.api.Test;
  */
 class RcTransportTest {
     private static final int MESSAGE = 65_520; // IPoIB connected mode's largest MTU: 32 packets of 2048
-    private static final RcSendAttributes FAST = new RcSendAttributes(0x100, 12, 7, 7); // 16.8 ms ACK timeout
+    /** 67 ms ACK timeout, 7 retries: eight timeouts without progress (0.5 s) before a send fails. */
+    private static final RcSendAttributes FAST = new RcSendAttributes(0x100, 14, 7, 7);
+    /** A 68.7 s ACK timeout: no retransmission can come from a sender thread that was merely descheduled. */
+    private static final RcSendAttributes PATIENT = new RcSendAttributes(0x100, 24, 7, 7);
 
     private final List<Fabric> fabrics = new ArrayList<>();
     private final Arena arena = Arena.ofShared();
@@ -145,7 +148,7 @@ class RcTransportTest {
     @Test
     void messagesLargerThanThePathMtuArriveWholeAndInOrder() throws Exception {
         Fabric f = fabric();
-        Side[] s = connected(f, FAST);
+        Side[] s = connected(f, PATIENT);
         transferAndCompare(s[0], s[1], 16, 1);
         // 16 messages of up to 32 packets each, no fault: no packet was sent twice
         assertEquals(0, f.counters().rcRetransmitted());
