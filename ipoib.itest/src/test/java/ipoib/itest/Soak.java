@@ -276,9 +276,9 @@ public class Soak {
                 100.0 * (finish.heap() - start.heap()) / start.heap(), finish.threads() - start.threads()));
         out.append(String.format("log: %d exceptions%s%n", exceptions.get(),
                 exceptionLines.isEmpty() ? "" : "\n  " + String.join("\n  ", exceptionLines)));
-        out.append(String.format("log: %d errors without an exception (the first while an injected fault lasts"
-                + " is expected), %d warnings%s%n", errors.get(), warnings.get(),
-                errorLines.isEmpty() ? "" : "\n  first: " + String.join("\n  ", errorLines)));
+        out.append(String.format("log: %d errors without an exception, %d warnings%s%n", errors.get(), warnings.get(),
+                errorLines.isEmpty() ? "" : " (the first ones follow; path lookups that fail while an SA fault"
+                        + " lasts are logged as errors)\n  " + String.join("\n  ", errorLines)));
         return out.toString();
     }
 
