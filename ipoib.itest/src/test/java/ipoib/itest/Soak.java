@@ -11,7 +11,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.EnumMap;
 import java.util.Hashtable;
 import java.util.List;
 import java.util.Map;
@@ -68,7 +67,8 @@ public class Soak {
     private final ConcurrentLinkedQueue<String> exceptionLines = new ConcurrentLinkedQueue<>();
     private final ConcurrentLinkedQueue<String> errorLines = new ConcurrentLinkedQueue<>();
     private final LogListener logListener = this::logged;
-    private final Map<SoakEvent, List<Long>> healMillis = new EnumMap<>(SoakEvent.class);
+    /** Heal times by event kind; a bundle restart by bundle ("BUNDLE_RESTART ipoib.link"). */
+    private final Map<String, List<Long>> healMillis = new java.util.LinkedHashMap<>();
     private final List<String> unhealed = new ArrayList<>();
     private int nextLid = 0x100;
 
@@ -119,7 +119,9 @@ public class Soak {
                 unhealed.add(what + " (" + ended + "): " + traffic.round(Duration.ofSeconds(2)).missing());
                 System.out.printf("soak: event %d %s NOT healed within %d s%n", events, what, HEAL_LIMIT.toSeconds());
             } else {
-                healMillis.computeIfAbsent(event, e -> new ArrayList<>()).add(healed);
+                String kind = event == SoakEvent.BUNDLE_RESTART ? event + " " + what.substring("restart ".length())
+                        : event.name();
+                healMillis.computeIfAbsent(kind, e -> new ArrayList<>()).add(healed);
                 System.out.printf("soak: event %d %s healed in %d ms%n", events, what, healed);
             }
             // Quiet traffic between events: every round must be complete.
@@ -261,13 +263,13 @@ public class Soak {
         out.append(String.format("packets: %d sent, %d deliveries expected, %d received (%.2f %%; UDP unicast and"
                 + " multicast over IPv4 and IPv6, ICMP and ICMPv6 echo; losses while faults lasted included)%n",
                 traffic.sent(), traffic.expected(), traffic.received(), 100.0 * traffic.received() / traffic.expected()));
-        out.append(String.format("%-16s %6s %10s %10s%n", "event", "count", "heal max", "heal p99"));
-        for (Map.Entry<SoakEvent, List<Long>> e : healMillis.entrySet()) {
+        out.append(String.format("%-32s %6s %10s %10s%n", "event", "count", "heal max", "heal p99"));
+        for (Map.Entry<String, List<Long>> e : new java.util.TreeMap<>(healMillis).entrySet()) {
             List<Long> times = new ArrayList<>(e.getValue());
             times.sort(null);
             long max = times.get(times.size() - 1);
             long p99 = times.get(Math.max(0, (int) Math.ceil(times.size() * 0.99) - 1));
-            out.append(String.format("%-16s %6d %8d ms %8d ms%n", e.getKey(), times.size(), max, p99));
+            out.append(String.format("%-32s %6d %7d ms %7d ms%n", e.getKey(), times.size(), max, p99));
         }
         out.append(String.format("not healed within %d s: %d%s%n", HEAL_LIMIT.toSeconds(), unhealed.size(),
                 unhealed.isEmpty() ? "" : " " + unhealed));
