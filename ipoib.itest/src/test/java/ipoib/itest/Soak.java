@@ -67,6 +67,29 @@ public class Soak {
     private final ConcurrentLinkedQueue<String> exceptionLines = new ConcurrentLinkedQueue<>();
     private final ConcurrentLinkedQueue<String> errorLines = new ConcurrentLinkedQueue<>();
     private final LogListener logListener = this::logged;
+    /** Some classes (the SA client, the loopback fabric) log through java.util.logging: counted too. */
+    private final java.util.logging.Handler julHandler = new java.util.logging.Handler() {
+        @Override
+        public void publish(java.util.logging.LogRecord r) {
+            if (r.getThrown() != null) {
+                exceptions.incrementAndGet();
+                if (exceptionLines.size() < 20) {
+                    exceptionLines.add("JUL " + r.getLevel() + " " + r.getLoggerName() + ": " + r.getMessage() + " "
+                            + r.getThrown());
+                }
+            } else if (r.getLevel().intValue() >= java.util.logging.Level.SEVERE.intValue()) {
+                errors.incrementAndGet();
+            } else if (r.getLevel().intValue() >= java.util.logging.Level.WARNING.intValue()) {
+                warnings.incrementAndGet();
+            }
+        }
+
+        @Override
+        public void flush() {}
+
+        @Override
+        public void close() {}
+    };
     /** Heal times by event kind; a bundle restart by bundle ("BUNDLE_RESTART ipoib.link"). */
     private final Map<String, List<Long>> healMillis = new java.util.LinkedHashMap<>();
     private final List<String> unhealed = new ArrayList<>();
@@ -90,6 +113,7 @@ public class Soak {
         long seed = Long.getLong("soak.seed", System.currentTimeMillis());
         Random random = new Random(seed);
         logReader.addLogListener(logListener);
+        java.util.logging.Logger.getLogger("").addHandler(julHandler);
         List<SoakTraffic.Node> nodes = setUp();
         SoakTraffic traffic = new SoakTraffic(context, nodes, InetAddress.ofLiteral("239.1.1.1"),
                 InetAddress.ofLiteral("ff15::1:1"));
@@ -133,6 +157,7 @@ public class Soak {
         Footprint finish = Footprint.measure();
         traffic.close();
         logReader.removeLogListener(logListener);
+        java.util.logging.Logger.getLogger("").removeHandler(julHandler);
         String report = report(seed, minutes, events, traffic, start, finish);
         System.out.println(report);
         String file = System.getProperty("soak.report");

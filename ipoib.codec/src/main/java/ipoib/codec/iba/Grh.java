@@ -200,6 +200,8 @@ public final class Grh {
      * @throws IndexOutOfBoundsException when the segment is too small
      */
     public void encode(MemorySegment segment, long offset) {
+        // Checked before the first octet is written: a short buffer is left as it was.
+        Wire.check(segment, offset, LENGTH, "GRH");
         put(segment, offset, trafficClass, flowLabel, payloadLength, nextHeader, hopLimit, sourceGidPrefix,
                 sourceGidInterfaceId, destinationGidPrefix, destinationGidInterfaceId);
     }

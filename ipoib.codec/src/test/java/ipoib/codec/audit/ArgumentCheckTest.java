@@ -215,4 +215,54 @@ class ArgumentCheckTest {
                 () -> ipoib.codec.nd.Icmpv6Checksum.isValid(packet, 0, 3));
         assertTrue(shortMessage.getMessage().contains("at least 4 octets, got 3"), shortMessage.getMessage());
     }
+
+    /** An encoder of a record or header view into a caller's buffer, with its length. */
+    private record Encoder(String name, int length, java.util.function.BiConsumer<MemorySegment, Long> encode) {}
+
+    private static List<Encoder> encoders() {
+        ipoib.api.Gid gid = ipoib.api.Gid.parse("fe80::2:c903:0:1");
+        ipoib.api.Mgid mgid = ipoib.api.Mgid.parse("ff12:401b:ffff::e000:1");
+        var notice = ipoib.codec.mad.Notice.forGroupTrap(ipoib.api.sa.GroupTrap.Type.CREATED, mgid, 1, gid);
+        var member = ipoib.codec.mad.SaMcMemberRecord.join(mgid, gid, ipoib.api.JoinState.FULL_MEMBER);
+        var path = ipoib.codec.mad.SaPathRecord.query(gid, gid, 0xffff);
+        var inform = ipoib.codec.mad.InformInfo.forGroupTrap(ipoib.api.sa.GroupTrap.Type.CREATED, mgid, true, 1);
+        var mad = ipoib.codec.mad.SaMad.request(ipoib.codec.mad.MadMethod.GET, 1,
+                ipoib.codec.mad.SaPathRecord.ATTRIBUTE_ID, 0, 0);
+        var erf = new ipoib.codec.pcap.ErfHeader(0, ipoib.codec.pcap.ErfHeader.TYPE_INFINIBAND, 0, 24, 0, 8);
+        return List.of(
+                new Encoder("Notice", ipoib.codec.mad.Notice.LENGTH, notice::encode),
+                new Encoder("MCMemberRecord", ipoib.codec.mad.SaMcMemberRecord.LENGTH, member::encode),
+                new Encoder("PathRecord", ipoib.codec.mad.SaPathRecord.LENGTH, path::encode),
+                new Encoder("InformInfo", ipoib.codec.mad.InformInfo.LENGTH, inform::encode),
+                new Encoder("SA MAD", ipoib.codec.mad.SaMad.LENGTH, mad::encode),
+                new Encoder("MAD header", ipoib.codec.mad.MadHeader.LENGTH, mad.header()::encode),
+                new Encoder("RMPP header", ipoib.codec.mad.RmppHeader.LENGTH, mad.rmpp()::encode),
+                new Encoder("SA header", ipoib.codec.mad.SaHeader.LENGTH, mad.sa()::encode),
+                new Encoder("LRH", ipoib.codec.iba.Lrh.LENGTH, new ipoib.codec.iba.Lrh()::encode),
+                new Encoder("GRH", ipoib.codec.iba.Grh.LENGTH, new ipoib.codec.iba.Grh()::encode),
+                new Encoder("BTH", ipoib.codec.iba.Bth.LENGTH, new ipoib.codec.iba.Bth()::encode),
+                new Encoder("DETH", ipoib.codec.iba.Deth.LENGTH, new ipoib.codec.iba.Deth()::encode),
+                new Encoder("ERF header", ipoib.codec.pcap.ErfHeader.LENGTH, erf::encode));
+    }
+
+    @Test
+    void encodersIntoAShortBufferFailClearlyAndWriteNothing() {
+        for (Encoder e : encoders()) {
+            for (long[] shape : new long[][] {{e.length() - 1, 0}, {e.length(), 1}, {e.length() + 8, -1},
+                    {e.length(), Long.MAX_VALUE}}) {
+                MemorySegment buffer = MemorySegment.ofArray(new byte[(int) shape[0]]);
+                buffer.fill((byte) 0x5A);
+                IndexOutOfBoundsException x = assertThrows(IndexOutOfBoundsException.class,
+                        () -> e.encode().accept(buffer, shape[1]), e.name() + " at " + shape[1]);
+                assertTrue(CLEAR_BOUNDS.matcher(x.getMessage()).find() && x.getMessage().startsWith(e.name()),
+                        e.name() + ": " + x.getMessage());
+                for (long i = 0; i < buffer.byteSize(); i++) {
+                    assertEquals((byte) 0x5A, buffer.get(java.lang.foreign.ValueLayout.JAVA_BYTE, i),
+                            e.name() + " wrote octet " + i + " before failing");
+                }
+            }
+            MemorySegment fits = MemorySegment.ofArray(new byte[e.length() + 2]);
+            e.encode().accept(fits, 2L);
+        }
+    }
 }

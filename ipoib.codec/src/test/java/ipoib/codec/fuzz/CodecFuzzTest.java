@@ -17,7 +17,7 @@ class CodecFuzzTest {
             return;
         }
         byte[] rest = java.util.Arrays.copyOfRange(input, 1, input.length);
-        switch ((input[0] & 0xFF) % 9) {
+        switch ((input[0] & 0xFF) % 10) {
             case 0 -> Targets.arp(rest);
             case 1 -> Targets.ip(rest);
             case 2 -> Targets.nd(rest);
@@ -26,7 +26,8 @@ class CodecFuzzTest {
             case 5 -> Targets.linkAddress(rest);
             case 6 -> Targets.mad(rest);
             case 7 -> Targets.capture(rest);
-            default -> SaClientTarget.receive(rest);
+            case 8 -> SaClientTarget.receive(rest);
+            default -> Targets.cm(rest);
         }
     }
 
@@ -73,5 +74,10 @@ class CodecFuzzTest {
     @FuzzTest
     void saClient(byte[] input) {
         SaClientTarget.receive(input);
+    }
+
+    @FuzzTest
+    void cm(byte[] input) {
+        Targets.cm(input);
     }
 }

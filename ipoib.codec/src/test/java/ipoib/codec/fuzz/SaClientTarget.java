@@ -26,9 +26,9 @@ import java.util.function.Consumer;
 /**
  * The SA client's receive path under hostile MADs: a client with a trap subscription and five
  * requests in flight (PathRecord, join, create-less group lookup, group table, leave) receives
- * the input cut into MADs. The first octet of each MAD chooses whether its transaction ID is
- * replaced by the ID of a pending request (so that the fuzzer reaches answer decoding, which
- * it cannot by guessing 64-bit IDs). The receiver must never throw, and every request that
+ * the input cut into MADs. The last octet of each MAD's transaction ID chooses whether the ID is
+ * replaced by the ID of a pending request (0..4: PathRecord, join, group, group table, leave), so
+ * that the fuzzer reaches answer decoding, which it cannot by guessing 64-bit IDs. The receiver must never throw, and every request that
  * ends must end with a result or an {@link SaException}.
  */
 final class SaClientTarget {
@@ -74,7 +74,8 @@ final class SaClientTarget {
         }
     }
 
-    static void receive(byte[] input) {
+    /** Whether a request ended (an answer matched it: the input reached answer decoding). */
+    static boolean receive(byte[] input) {
         Transport transport = new Transport();
         try (SaClient client = new SaClient(transport, TIMERS, 60_000, 1, 1)) {
             List<GroupTrap> traps = new ArrayList<>();
@@ -91,8 +92,8 @@ final class SaClientTarget {
                     transport.tids.size()));
             for (int at = 0; at < input.length; at += MadTransport.MAD_LENGTH) {
                 byte[] mad = java.util.Arrays.copyOfRange(input, at, Math.min(input.length, at + MadTransport.MAD_LENGTH));
-                int choice = (mad[0] & 0xFF) % 8;
-                if (choice < pending.size() && mad.length >= 16) {
+                int choice = mad.length >= 16 ? (mad[15] & 0xFF) % 8 : -1;
+                if (choice >= 0 && choice < pending.size()) {
                     MemorySegment.ofArray(mad).set(Wire.U64, 8, pending.get(choice));
                 }
                 // Must not throw: a receiver that throws would go into the transport's thread.
@@ -110,6 +111,7 @@ final class SaClientTarget {
                 }
             }
             client.statistics();
+            return requests.stream().anyMatch(CompletableFuture::isDone);
         }
     }
 }

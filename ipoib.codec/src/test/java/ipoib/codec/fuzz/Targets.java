@@ -65,15 +65,17 @@ final class Targets {
     }
 
     /** ARP (RFC 826 over IPoIB, RFC 4391 §9.2), with and without the EtherType check. */
-    static void arp(byte[] input) {
+    static boolean arp(byte[] input) {
         MemorySegment s = MemorySegment.ofArray(input);
-        decodes(() -> ArpCodec.decode(s, 0));
         decodes(() -> ArpCodec.decode(s, 0, EncapsulationHeader.LENGTH <= input.length ? input[0] & 0xFF : 0x0806));
+        return decodes(() -> ArpCodec.decode(s, 0));
     }
 
     /** IPv4 and IPv6 headers, then what the host layer reads behind them: UDP and ICMP echo. */
-    static void ip(byte[] input) {
+    static boolean ip(byte[] input) {
         MemorySegment s = MemorySegment.ofArray(input);
+        // Accepted: the IP header and the UDP datagram or echo behind it validate.
+        boolean[] accepted = new boolean[1];
         if (input.length > 0 && (input[0] & 0xF0) == 0x60) {
             decodes(() -> {
                 int payload = Ipv6Header.validate(s, 0, input.length);
@@ -82,11 +84,13 @@ final class Targets {
                 Ipv6Header.sourceHigh(s, 0);
                 Ipv6Header.destinationLow(s, 0);
                 if (decodes(() -> Udp.validateIpv6(s, 0, payload))) {
+                    accepted[0] = true;
                     Udp.sourcePort(s, Ipv6Header.LENGTH);
                     Udp.destinationPort(s, Ipv6Header.LENGTH);
                     Udp.length(s, Ipv6Header.LENGTH);
                 }
                 if (decodes(() -> IcmpEcho.validateIpv6(s, 0, payload))) {
+                    accepted[0] = true;
                     IcmpEcho.type(s, Ipv6Header.LENGTH);
                     IcmpEcho.identifier(s, Ipv6Header.LENGTH);
                     IcmpEcho.sequence(s, Ipv6Header.LENGTH);
@@ -103,28 +107,31 @@ final class Targets {
                 Ipv4Header.source(s, 0);
                 Ipv4Header.destination(s, 0);
                 if (decodes(() -> Udp.validateIpv4(s, 0, headerLength, payload))) {
+                    accepted[0] = true;
                     Udp.sourcePort(s, headerLength);
                     Udp.length(s, headerLength);
                 }
                 if (decodes(() -> IcmpEcho.validateIpv4(s, headerLength, payload))) {
+                    accepted[0] = true;
                     IcmpEcho.type(s, headerLength);
                     IcmpEcho.code(s, headerLength);
                     IcmpEcho.sequence(s, headerLength);
                 }
             });
         }
+        return accepted[0];
     }
 
     /** Neighbor Discovery (RFC 4861 with the IPoIB link-layer option of RFC 4391 §9.1). */
-    static void nd(byte[] input) {
+    static boolean nd(byte[] input) {
         MemorySegment s = MemorySegment.ofArray(input);
-        decodes(() -> NdCodec.decode(s, 0, input.length));
+        return decodes(() -> NdCodec.decode(s, 0, input.length));
     }
 
     /** A whole IBA UD packet (LRH, GRH, BTH, DETH, ICRC, VCRC) and each header view alone. */
-    static void ibaPacket(byte[] input) {
+    static boolean ibaPacket(byte[] input) {
         MemorySegment s = MemorySegment.ofArray(input);
-        decodes(() -> {
+        boolean accepted = decodes(() -> {
             UdPacket p = new UdPacket().decode(s, 0, input.length);
             p.payloadOffset();
             p.payloadLength();
@@ -137,10 +144,11 @@ final class Targets {
         decodes(() -> new Deth().decode(s, 0));
         decodes(() -> Icrc.verify(s, 0, input.length - Icrc.LENGTH - Vcrc.LENGTH));
         decodes(() -> Vcrc.verify(s, 0, input.length - Vcrc.LENGTH));
+        return accepted;
     }
 
     /** What the IPoIB receive path reads from a UD receive buffer (GRH area, encapsulation header). */
-    static void ipoibReceive(byte[] input) {
+    static boolean ipoibReceive(byte[] input) {
         MemorySegment s = MemorySegment.ofArray(input);
         boolean grhPresent = input.length > 0 && (input[0] & 1) == 1;
         Grh view = new Grh();
@@ -148,10 +156,12 @@ final class Targets {
         decodes(() -> UdReceiveBuffer.etherType(s, 0, input.length));
         decodes(() -> UdReceiveBuffer.payloadLength(s, 0, input.length));
         decodes(() -> EncapsulationHeader.etherType(s, 0));
+        return decodes(() -> UdReceiveBuffer.grh(s, 0, grhPresent, view))
+                && decodes(() -> UdReceiveBuffer.payloadLength(s, 0, input.length));
     }
 
     /** The 20-octet IPoIB link-layer address (RFC 4391 §9.1.1) as ARP and ND carry it. */
-    static void linkAddress(byte[] input) {
+    static boolean linkAddress(byte[] input) {
         MemorySegment s = MemorySegment.ofArray(input);
         LinkAddress peer = new LinkAddress(0, new Qpn(0x48), Gid.parse("fe80::2:c903:0:1"));
         decodes(() -> LinkAddressCodec.read(s, 0));
@@ -171,10 +181,11 @@ final class Targets {
                 MulticastMapping.pKey(mgid);
             }
         }
+        return decodes(() -> LinkAddressCodec.read(s, 0));
     }
 
     /** Management datagrams: MAD, RMPP and SA headers, and each SA record with its API conversion. */
-    static void mad(byte[] input) {
+    static boolean mad(byte[] input) {
         MemorySegment s = MemorySegment.ofArray(input);
         decodes(() -> MadHeader.decode(s, 0));
         decodes(() -> RmppHeader.decode(s, 24));
@@ -187,12 +198,42 @@ final class Targets {
             decodes(() -> InformInfo.decode(s, at));
             decodes(() -> Notice.decode(s, at).toGroupTrap());
         }
+        return decodes(() -> SaMad.decode(s, 0));
+    }
+
+    /** Communication Management MADs (IBA 12.6) and the IPoIB-CM private data (RFC 4755 §4). */
+    static boolean cm(byte[] input) {
+        MemorySegment s = MemorySegment.ofArray(input);
+        boolean accepted = decodes(() -> {
+            ipoib.codec.cm.CmMad mad = ipoib.codec.cm.CmMad.decode(s, 0);
+            mad.header();
+            ipoib.codec.cm.CmPrivateData data = switch (mad.message()) {
+                case ipoib.codec.cm.CmReq m -> m.privateData();
+                case ipoib.codec.cm.CmRep m -> m.privateData();
+                case ipoib.codec.cm.CmMra m -> m.privateData();
+                case ipoib.codec.cm.CmRej m -> m.privateData();
+                case ipoib.codec.cm.CmRtu m -> m.privateData();
+                case ipoib.codec.cm.CmDreq m -> m.privateData();
+                case ipoib.codec.cm.CmDrep m -> m.privateData();
+            };
+            decodes(() -> ipoib.codec.cm.IpoibCm.udQpn(data));
+            decodes(() -> ipoib.codec.cm.IpoibCm.receiveMtu(data));
+        });
+        // Each message alone, where a CM MAD carries it (behind the 24-octet MAD header).
+        decodes(() -> ipoib.codec.cm.CmReq.decode(s, 24));
+        decodes(() -> ipoib.codec.cm.CmRep.decode(s, 24));
+        decodes(() -> ipoib.codec.cm.CmMra.decode(s, 24));
+        decodes(() -> ipoib.codec.cm.CmRej.decode(s, 24));
+        decodes(() -> ipoib.codec.cm.CmRtu.decode(s, 24));
+        decodes(() -> ipoib.codec.cm.CmDreq.decode(s, 24));
+        decodes(() -> ipoib.codec.cm.CmDrep.decode(s, 24));
+        return accepted;
     }
 
     /** pcapng files (the capture reader), ERF headers and the IPoIB pseudo-header (LINKTYPE 242). */
-    static void capture(byte[] input) {
+    static boolean capture(byte[] input) {
         MemorySegment s = MemorySegment.ofArray(input);
-        decodes(() -> {
+        boolean pcapng = decodes(() -> {
             PcapngReader reader = new PcapngReader(s);
             // Every block consumes at least 12 octets: a reader that loops is a finding.
             for (int blocks = 0; reader.next(); blocks++) {
@@ -215,5 +256,6 @@ final class Targets {
                 IpoibPseudoHeader.destinationQpn(s, 0);
             }
         });
+        return pcapng && input.length > 0 || decodes(() -> ErfHeader.decode(s, 0));
     }
 }
