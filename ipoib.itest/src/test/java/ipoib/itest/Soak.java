@@ -288,13 +288,13 @@ public class Soak {
         out.append(String.format("packets: %d sent, %d deliveries expected, %d received (%.2f %%; UDP unicast and"
                 + " multicast over IPv4 and IPv6, ICMP and ICMPv6 echo; losses while faults lasted included)%n",
                 traffic.sent(), traffic.expected(), traffic.received(), 100.0 * traffic.received() / traffic.expected()));
-        out.append(String.format("%-32s %6s %10s %10s%n", "event", "count", "heal max", "heal p99"));
+        out.append(String.format("%-36s %6s %10s %10s%n", "event", "count", "heal max", "heal p99"));
         for (Map.Entry<String, List<Long>> e : new java.util.TreeMap<>(healMillis).entrySet()) {
             List<Long> times = new ArrayList<>(e.getValue());
             times.sort(null);
             long max = times.get(times.size() - 1);
             long p99 = times.get(Math.max(0, (int) Math.ceil(times.size() * 0.99) - 1));
-            out.append(String.format("%-32s %6d %7d ms %7d ms%n", e.getKey(), times.size(), max, p99));
+            out.append(String.format("%-36s %6d %7d ms %7d ms%n", e.getKey(), times.size(), max, p99));
         }
         out.append(String.format("not healed within %d s: %d%s%n", HEAL_LIMIT.toSeconds(), unhealed.size(),
                 unhealed.isEmpty() ? "" : " " + unhealed));
