@@ -96,12 +96,14 @@ public final class IpoibPseudoHeader {
      * Writes the address form: 20 zero octets, then a zero reserved octet, the QPN and the GID.
      *
      * @throws IllegalArgumentException when the QPN does not fit 24 bits
+     * @throws IndexOutOfBoundsException when 40 octets do not fit at {@code offset}
      */
     public static void writeDestination(MemorySegment segment, long offset, int qpn, long gidPrefix,
                                         long gidInterfaceId) {
         if (qpn < 0 || qpn > 0xFF_FFFF) {
             throw new IllegalArgumentException("QPN " + qpn + " does not fit 24 bits");
         }
+        Wire.check(segment, offset, LENGTH, "IPoIB pseudo-header");
         segment.asSlice(offset, ADDRESS_OFFSET).fill((byte) 0);
         Wire.put32(segment, offset + ADDRESS_OFFSET, qpn);
         Wire.put64(segment, offset + DESTINATION_GID_OFFSET, gidPrefix);
