@@ -1,0 +1,14 @@
+package ipoib.mcast.internal;
+
+/**
+ * The manager's settings (PID {@value MulticastComponent#PID}), checked by the component.
+ *
+ * @param queueLength frames a group may hold while its join is under way
+ * @param maxGroups groups a link may know at once
+ * @param auditMillis how often a link's groups are audited against the SA (traps can be lost)
+ */
+public record McastSettings(int queueLength, int maxGroups, long auditMillis) {
+
+    /** The defaults of {@link MulticastConfiguration}. */
+    public static final McastSettings DEFAULTS = new McastSettings(64, 1024, 60_000);
+}
