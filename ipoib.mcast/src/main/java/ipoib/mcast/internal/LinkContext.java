@@ -7,8 +7,10 @@ import ipoib.api.Mgid;
 import ipoib.api.event.IpoibEvents;
 import ipoib.api.link.IpoibLink;
 import ipoib.api.sa.SubnetAdministrator;
+import ipoib.runtime.Backoff;
 import ipoib.runtime.Cancellable;
 import ipoib.runtime.ControlLoop;
+import ipoib.runtime.RateLimiter;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -61,7 +63,7 @@ final class LinkContext {
         this.settings = settings;
         this.requests = new SaRequests(control, joinTimeoutMillis, () -> closed);
         this.table = new GroupTable(this);
-        this.failureLog = new RateLimiter(5_000, control.clock()::nanoTime);
+        this.failureLog = new RateLimiter(control.clock(), 5, TimeUnit.SECONDS);
     }
 
     McastSettings settings() {
@@ -83,7 +85,7 @@ final class LinkContext {
 
     /** The wait before the next attempt after {@code failures} consecutive failures. */
     long backoffMillis(int failures) {
-        return Backoff.afterFailure(failures, retryCount);
+        return Backoff.IPOIB_JOIN.afterFailure(failures, retryCount);
     }
 
     long nowNanos() {

@@ -9,6 +9,8 @@ package ipoib.mcast.internal;
  */
 public record McastSettings(int queueLength, int maxGroups, long auditMillis) {
 
-    /** The defaults of {@link MulticastConfiguration}. */
-    public static final McastSettings DEFAULTS = new McastSettings(64, 1024, 60_000);
+    /** The defaults declared by {@link MulticastConfiguration}. */
+    public static McastSettings defaults() {
+        return SettingsCheck.settings(java.util.Map.of());
+    }
 }

@@ -49,7 +49,7 @@ public final class MulticastComponent implements MulticastService, LinkListener 
     @Activate
     public MulticastComponent(Map<String, Object> configuration, @Reference(service = LoggerFactory.class) Logger log) {
         this.log = log;
-        McastSettings settings = SettingsCheck.settings(configuration);
+        McastSettings settings = accepted(configuration, McastSettings.defaults(), "the defaults apply");
         this.control = new ThreadControlLoop("ipoib-mcast", (message, failure) -> log.error(message, failure));
         this.engine = new MulticastEngine(control, settings, new Reporter() {
             @Override
@@ -79,8 +79,22 @@ public final class MulticastComponent implements MulticastService, LinkListener 
     /** A refused configuration leaves the previous one in force (the log says which value and why). */
     @Modified
     void modified(Map<String, Object> configuration) {
-        McastSettings settings = SettingsCheck.update(configuration, engine.settings(), log::error);
-        engine.update(settings);
+        engine.update(accepted(configuration, engine.settings(), "the previous configuration stays in force"));
+    }
+
+    /** The settings of a configuration, checked against the metatype; {@code previous} when it is refused. */
+    private McastSettings accepted(Map<String, Object> configuration, McastSettings previous, String outcome) {
+        try {
+            return SettingsCheck.settings(configuration);
+        } catch (IllegalArgumentException refused) {
+            log.error(refused.getMessage() + "; " + outcome);
+            return previous;
+        }
+    }
+
+    /** The settings in force. */
+    McastSettings settings() {
+        return engine.settings();
     }
 
     @Deactivate

@@ -1,54 +1,35 @@
 package ipoib.mcast.internal;
 
+import ipoib.runtime.ConfigCheck;
 import java.util.Map;
-import java.util.function.Consumer;
 
-/** The configuration of PID {@value MulticastComponent#PID} checked into {@link McastSettings}. */
+/**
+ * The configuration of PID {@value MulticastComponent#PID} checked into {@link McastSettings}
+ * against the metatype bnd generates from {@link MulticastConfiguration}: each range and default
+ * is declared once, in the annotation.
+ */
 final class SettingsCheck {
+    private static final ConfigCheck CHECK = ConfigCheck.of(MulticastConfiguration.class);
+
     private SettingsCheck() {}
 
     /**
      * The settings of a configuration.
      *
-     * @throws IllegalArgumentException naming the property, the value and the allowed range
+     * @throws ipoib.runtime.ConfigRefusedException naming each refused property, its value and the allowed range
      */
-    static McastSettings settings(Map<String, Object> configuration) {
-        return new McastSettings(
-                intValue(configuration, "pendingFramesPerGroup", McastSettings.DEFAULTS.queueLength(), 1, 4096),
-                intValue(configuration, "maxGroupsPerLink", McastSettings.DEFAULTS.maxGroups(), 16, 65536),
-                1000L * intValue(configuration, "auditSeconds", (int) (McastSettings.DEFAULTS.auditMillis() / 1000), 5, 3600));
+    static McastSettings settings(Map<String, ?> configuration) {
+        CHECK.check(configuration);
+        return new McastSettings(intValue(configuration, "pendingFramesPerGroup"),
+                intValue(configuration, "maxGroupsPerLink"), 1000L * intValue(configuration, "auditSeconds"));
     }
 
-    /** The settings of a changed configuration, or the previous ones when it is refused (said to {@code log}). */
-    static McastSettings update(Map<String, Object> configuration, McastSettings previous, Consumer<String> log) {
-        try {
-            return settings(configuration);
-        } catch (IllegalArgumentException e) {
-            log.accept(e.getMessage() + "; the previous configuration stays in force");
-            return previous;
-        }
-    }
-
-    private static int intValue(Map<String, Object> c, String key, int fallback, int min, int max) {
-        Object v = c.get(key);
+    /** A checked value, or the declared default. */
+    private static int intValue(Map<String, ?> configuration, String property) {
+        Object v = configuration.get(property);
         if (v == null) {
-            return fallback;
+            v = CHECK.attribute(property).defaults();
         }
-        long n;
-        try {
-            n = v instanceof Number number && !(v instanceof Double || v instanceof Float) ? number.longValue()
-                    : Long.parseLong(v.toString().trim());
-        } catch (NumberFormatException e) {
-            throw refused(key, v, min, max);
-        }
-        if (n < min || n > max) {
-            throw refused(key, v, min, max);
-        }
-        return (int) n;
-    }
-
-    private static IllegalArgumentException refused(String key, Object value, int min, int max) {
-        return new IllegalArgumentException("invalid " + MulticastComponent.PID + " property '" + key + "' value '" + value
-                + "': allowed an integer " + min + ".." + max);
+        return v instanceof Number n ? n.intValue() : Integer.parseInt(v.toString().strip());
     }
 }

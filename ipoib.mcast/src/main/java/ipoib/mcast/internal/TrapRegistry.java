@@ -134,7 +134,7 @@ final class TrapRegistry {
             }
             failures++;
             subscribing = false;
-            long backoff = Backoff.afterFailure(failures, retryCount);
+            long backoff = ipoib.runtime.Backoff.IPOIB_JOIN.afterFailure(failures, retryCount);
             Throwable cause = SaRequests.unwrap(failure);
             // RFC 4391 §12: a lost subscription fails silently later (traffic stays with all-routers): say so now.
             reporter.warn("subscription to multicast group trap " + type.trapNumber() + " ("

@@ -513,15 +513,6 @@ class LinkGroupsTest {
     }
 
     @Test
-    void backoffDoublesFromOneToSixteenSecondsWithinTheRetryCount() {
-        assertEquals(List.of(1000L, 2000L, 4000L, 8000L, 16000L, 16000L),
-                java.util.stream.IntStream.rangeClosed(1, 6).mapToObj(f -> Backoff.afterFailure(f, 5)).toList());
-        assertEquals(List.of(1000L, 2000L, 2000L),
-                java.util.stream.IntStream.rangeClosed(1, 3).mapToObj(f -> Backoff.afterFailure(f, 2)).toList());
-        assertEquals(16000L, Backoff.afterFailure(50, 100));
-    }
-
-    @Test
     void theScopeOfAnIpGroupDecidesWhetherRoutersGetIt() {
         for (String linkLocal : List.of("224.0.0.1", "224.0.0.251", "ff02::1", "ff01::1", "ff02::1:ff00:1")) {
             assertFalse(Destination.beyondLinkLocal(ip(linkLocal)), linkLocal);

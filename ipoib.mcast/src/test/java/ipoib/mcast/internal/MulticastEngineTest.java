@@ -18,7 +18,7 @@ import org.junit.jupiter.api.Test;
 class MulticastEngineTest {
     private final TestEnvironment env = new TestEnvironment();
     private final FakeSa sa = new FakeSa();
-    private final MulticastEngine engine = new MulticastEngine(env.loop, McastSettings.DEFAULTS, env);
+    private final MulticastEngine engine = new MulticastEngine(env.loop, McastSettings.defaults(), env);
     private static final InetAddress GROUP = InetAddress.ofLiteral("239.7.7.7");
 
     @AfterEach

@@ -20,7 +20,7 @@ final class TestEnvironment implements Reporter, AutoCloseable {
     final List<String> warnings = new CopyOnWriteArrayList<>();
     final ManualControlLoop loop = new ManualControlLoop();
     final TrapRegistry traps = new TrapRegistry(loop, this);
-    volatile McastSettings settings = McastSettings.DEFAULTS;
+    volatile McastSettings settings = McastSettings.defaults();
 
     /** A manager of {@code link}'s groups, following the link's state. */
     LinkGroups manager(FakeLink link, int retryCount) {
