@@ -42,11 +42,8 @@ final class Group {
         HOLDOFF
     }
 
-    /**
-     * A listener that joined the IP group and waits for the port's FullMember join; the group's
-     * failure count when it came, so that it gets the link's retry count of attempts of its own.
-     */
-    record ListenerWaiter(InetAddress address, CompletableFuture<GroupInfo> future, int failuresBefore) {}
+    /** A listener that joined the IP group and waits for the port's FullMember join. */
+    record ListenerWaiter(InetAddress address, CompletableFuture<GroupInfo> future) {}
 
     /**
      * A frame waiting for the join: a private copy, since the caller keeps its segment.

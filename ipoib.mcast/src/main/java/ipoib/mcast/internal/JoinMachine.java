@@ -225,21 +225,9 @@ final class JoinMachine {
                 + failures + "): " + why + (giveUp ? "; frames to it are dropped for " + seconds(backoff)
                 : "; retrying in " + seconds(backoff)));
         ctx.reporter.postEvent(IpoibEvents.GROUP_JOIN_FAILED, ctx.event(g, IpoibEvents.REASON, why));
-        if (want == JoinState.FULL_MEMBER) {
-            // §12: the failure goes back to the IP level. A listener waiting since the link's retry
-            // count of attempts is told; the listener itself stays and the join goes on at the
-            // backoff's ceiling until it succeeds or the listener leaves.
-            for (var it = g.listenerWaiters.iterator(); it.hasNext(); ) {
-                Group.ListenerWaiter w = it.next();
-                if (failures - w.failuresBefore() >= ctx.retryCount) {
-                    it.remove();
-                    w.future().completeExceptionally(new IllegalStateException("FullMember join of " + g.mgid
-                            + LinkContext.describeAddress(g) + " on " + ctx.name + " failed " + ctx.retryCount
-                            + " times: " + why + "; the listener stays and the join is retried every "
-                            + seconds(ctx.backoffMillis(Integer.MAX_VALUE)) + " (ipoib:leave gives up)"));
-                }
-            }
-        }
+        // A listener's join stage stays pending: the listener stays and the join goes on at the
+        // backoff's ceiling until it succeeds or the listener leaves; the event, the log line and
+        // the group's state (GroupReport) are how the failure reaches the IP level (§12).
     }
 
     static String seconds(long millis) {

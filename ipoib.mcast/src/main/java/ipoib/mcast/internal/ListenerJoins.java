@@ -33,7 +33,7 @@ final class ListenerJoins {
         if (g.held == JoinState.FULL_MEMBER) {
             result.complete(report.info(g));
         } else {
-            g.listenerWaiters.add(new Group.ListenerWaiter(address, result, g.failures));
+            g.listenerWaiters.add(new Group.ListenerWaiter(address, result));
             machine.reconcile(g);
         }
         return result;
