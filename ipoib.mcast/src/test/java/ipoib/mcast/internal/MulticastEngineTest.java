@@ -78,4 +78,27 @@ class MulticastEngineTest {
         assertEquals(JoinState.FULL_MEMBER, g.joinState());
         assertTrue(sa.membership(mgid(before), before.gid).isEmpty(), "the old P_Key's group is left");
     }
+
+    /** Issue 12 item 10: a changed audit period reaches every link at once (the component's update). */
+    @Test
+    void aChangedAuditPeriodAppliesAtOnceToEveryLink() {
+        FakeLink link = new FakeLink("a", sa, 0x11, 0x100);
+        engine.addLink(link, 1000, 5);
+        env.settle();
+        sa.loseTraps = true;
+        InetAddress absent = InetAddress.ofLiteral("224.0.0.99");
+        var packet = java.lang.foreign.MemorySegment.ofArray(new byte[] {1, 2, 3});
+        assertEquals(ipoib.api.link.TransmitResult.QUEUED, engine.send(link, absent, 0x88B5, packet));
+        env.settle();
+        assertEquals(1L, engine.counters("a").get("tx_dropped_no_route"));
+        sa.addGroup(MulticastMapping.ipv4((Inet4Address) absent, link.broadcastGid()), new ipoib.api.Gid(
+                ipoib.api.Gid.DEFAULT_SUBNET_PREFIX, 0x22));
+        env.advance(10_000);
+        assertEquals(ipoib.api.link.TransmitResult.DROPPED_NO_ROUTE, engine.send(link, absent, 0x88B5, packet),
+                "absent until the audit (60 s)");
+        engine.update(new McastSettings(64, 1024, 5_000));
+        env.advance(0);
+        assertEquals(ipoib.api.link.TransmitResult.QUEUED, engine.send(link, absent, 0x88B5, packet),
+                "the 5 s period was over: the audit ran at once and forgot the absence");
+    }
 }
