@@ -13,8 +13,9 @@ import ipoib.api.mcast.GroupInfo;
  * memberships, retries with backoff, and §12's reporting of every failure.
  *
  * <p>Listener and router joins retry for as long as they are wanted, at the backoff's ceiling once
- * there, as Linux does (drivers/infiniband/ulp/ipoib/ipoib_multicast.c, {@code ipoib_mcast_join_complete}:
- * a failed non-send-only join is scheduled again with the doubled, capped backoff); a send-only join
+ * there, as Linux does (drivers/infiniband/ulp/ipoib/ipoib_multicast.c: {@code ipoib_mcast_join_complete}
+ * schedules a failed join again through {@code __ipoib_mcast_schedule_join_thread}, which doubles
+ * {@code mcast->backoff} up to {@code IPOIB_MAX_BACKOFF_SECONDS}, 16 s, and never gives up); a send-only join
  * gives up after the link's retry count and rests for the backoff, dropping frames meanwhile (Linux
  * frees a send-only group's queued frames when its join fails).
  */
