@@ -122,6 +122,10 @@ public final class MulticastEngine implements MulticastService, LinkListener, Au
     public CompletionStage<Void> leaveListener(String linkName, InetAddress group) {
         requireMulticast(group);
         return onControl(() -> {
+            LinkGroups groups = links.get(linkName == null ? "" : linkName);
+            if (groups == null && listeners.remove(linkName, group)) {
+                return CompletableFuture.completedFuture(null); // the interface's service is away: its listener is gone
+            }
             CompletableFuture<Void> left = groupsOf(linkName).leaveListener(group);
             listeners.remove(linkName, group);
             return left;

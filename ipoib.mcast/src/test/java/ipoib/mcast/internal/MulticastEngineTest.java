@@ -101,4 +101,25 @@ class MulticastEngineTest {
         assertEquals(ipoib.api.link.TransmitResult.QUEUED, engine.send(link, absent, 0x88B5, packet),
                 "the 5 s period was over: the audit ran at once and forgot the absence");
     }
+
+    /** A listener that leaves while its interface's service is away is not joined on the next service. */
+    @Test
+    void aListenerThatLeavesWhileTheServiceIsAwayIsNotRestored() throws Exception {
+        FakeLink first = new FakeLink("nl", sa, 0x11, 0x100);
+        engine.addLink(first, 1000, 5);
+        engine.joinListener("nl", GROUP);
+        env.settle();
+        engine.removeLink(first);
+        var left = engine.leaveListener("nl", GROUP).toCompletableFuture();
+        env.settle();
+        assertTrue(left.isDone() && !left.isCompletedExceptionally());
+        FakeLink again = new FakeLink("nl", sa, 0x11, 0x101);
+        engine.addLink(again, 1000, 5);
+        env.settle();
+        assertEquals(null, listenerGroup("nl"));
+        assertTrue(sa.membership(mgid(again), again.gid).isEmpty());
+        var unknown = engine.leaveListener("nl", GROUP).toCompletableFuture();
+        env.settle();
+        assertTrue(unknown.isCompletedExceptionally(), "no listener left to leave");
+    }
 }
