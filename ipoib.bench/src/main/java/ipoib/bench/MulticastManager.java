@@ -1,6 +1,7 @@
 package ipoib.bench;
 
 import ipoib.api.link.IpoibLink;
+import ipoib.api.link.MulticastAttachment;
 import ipoib.api.link.TransmitResult;
 import ipoib.api.mcast.EgressDecision;
 import ipoib.mcast.internal.McastSettings;
@@ -25,10 +26,10 @@ final class MulticastManager implements AutoCloseable {
     private final IpoibLink link;
 
     /** A manager of {@code link} that knows up to {@code maxGroups} groups; returns once the link's broadcast group is known. */
-    MulticastManager(IpoibLink link, int maxGroups) throws InterruptedException {
-        this.link = link;
+    MulticastManager(MulticastAttachment attachment, int maxGroups) throws InterruptedException {
+        this.link = attachment.link();
         this.engine = new MulticastEngine(control, new McastSettings(64, maxGroups, 600_000), Reporter.SILENT);
-        engine.addLink(link, 10_000, 3);
+        engine.addLink(attachment, 10_000, 3);
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (!engine.linkNames().contains(link.name())
                 || engine.egressDecision(link.name(), link.broadcastGid()) != EgressDecision.SEND) {

@@ -34,7 +34,7 @@ import org.osgi.service.component.annotations.Reference;
 public final class InteractiveConsole {
 
     /** Framework property: "true" starts this console (set by the appliance's bndrun). */
-    public static final String CONSOLE_PROPERTY = "ipoib.console";
+    public static final String CONSOLE_PROPERTY = "ipoib.shell.console";
 
     /** What gogo.shell's gosh_profile sets up for its console: exit, BundleContext methods, $e. */
     private static final String[] PROFILE = {

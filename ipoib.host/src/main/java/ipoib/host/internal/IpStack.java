@@ -324,6 +324,7 @@ final class IpStack {
             case DROPPED_NO_RESOLVER -> " (no " + (v6 ? "IPv6 (nd)" : "IPv4 (arp)") + " resolver running)";
             case DROPPED_NO_ROUTE -> " (resolution failed, or no source address on the interface)";
             case DROPPED_QUEUE_FULL -> " (the neighbour's pending queue is full)";
+            case DROPPED_TABLE_FULL -> " (the neighbour table is full of entries that are resolving or permanent)";
             case DROPPED_LINK_DOWN -> " (the interface is not UP)";
             default -> "";
         };

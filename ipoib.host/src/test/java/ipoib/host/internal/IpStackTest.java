@@ -66,7 +66,7 @@ class IpStackTest {
         @Override public LinkCounters counters() { return null; }
         @Override public Map<String, Long> dropCounters() { return Map.of(); }
         @Override public Qpn qpn() { return Qpn.of(1); }
-        @Override public TransmitResult sendUnicast(AddressHandle d, Qpn q, int e, MemorySegment p) { return TransmitResult.SENT; }
+        @Override public TransmitResult sendUnicast(ipoib.api.link.LinkPath d, Qpn q, int e, MemorySegment p) { return TransmitResult.SENT; }
         @Override public TransmitResult sendMulticast(Mgid g, int e, MemorySegment p) { return TransmitResult.SENT; }
 
         @Override
@@ -75,10 +75,15 @@ class IpStackTest {
             return TransmitResult.SENT;
         }
 
-        @Override public void addMulticastGroup(McMemberRecord joined, boolean receive) { }
-        @Override public void removeMulticastGroup(Mgid group) { }
-        @Override public boolean hasMulticastGroup(Mgid group) { return false; }
-        @Override public AddressHandle createAddressHandle(PathRecord path, int serviceLevel) { return null; }
+        @Override
+        public java.util.concurrent.CompletionStage<ipoib.api.link.LinkPath> acquirePath(Gid destination, boolean serviceLevelFromPath) {
+            return java.util.concurrent.CompletableFuture.failedFuture(new UnsupportedOperationException("no paths"));
+        }
+
+        @Override
+        public Map<Gid, PathRecord> paths() {
+            return Map.of();
+        }
     }
 
     /** Records what it is asked to send; with {@code record} off it only counts. */

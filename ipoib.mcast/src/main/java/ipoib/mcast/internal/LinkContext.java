@@ -6,6 +6,7 @@ import ipoib.api.McMemberRecord;
 import ipoib.api.Mgid;
 import ipoib.api.event.IpoibEvents;
 import ipoib.api.link.IpoibLink;
+import ipoib.api.link.MulticastAttachment;
 import ipoib.api.sa.SubnetAdministrator;
 import ipoib.runtime.Backoff;
 import ipoib.runtime.Cancellable;
@@ -36,7 +37,7 @@ final class LinkContext {
     private final RateLimiter failureLog;
 
     volatile IpoibLink link;
-    volatile MulticastAttach attach;
+    final MulticastAttach attach;
     /** The link is UP and its SA known: joins may go out. */
     volatile boolean up;
     volatile Mgid broadcastGid;
@@ -51,11 +52,12 @@ final class LinkContext {
     boolean routerMode;
     boolean closed;
 
-    LinkContext(IpoibLink link, int joinTimeoutMillis, int retryCount, ControlLoop control, Reporter reporter,
-                Supplier<McastSettings> settings) {
+    LinkContext(MulticastAttachment attachment, int joinTimeoutMillis, int retryCount, ControlLoop control,
+                Reporter reporter, Supplier<McastSettings> settings) {
+        IpoibLink link = attachment.link();
         this.name = link.name();
         this.link = link;
-        this.attach = new MulticastAttach(link);
+        this.attach = new MulticastAttach(attachment);
         this.broadcastGid = link.broadcastGid();
         this.retryCount = retryCount;
         this.control = control;

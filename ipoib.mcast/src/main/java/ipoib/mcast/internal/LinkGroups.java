@@ -3,6 +3,7 @@ package ipoib.mcast.internal;
 import ipoib.api.Mgid;
 import ipoib.api.link.IpoibLink;
 import ipoib.api.link.LinkListener;
+import ipoib.api.link.MulticastAttachment;
 import ipoib.api.link.TransmitResult;
 import ipoib.api.mcast.EgressDecision;
 import ipoib.api.mcast.GroupInfo;
@@ -31,9 +32,9 @@ final class LinkGroups {
     private final EgressDecisions decisions;
     private final GroupReport report;
 
-    LinkGroups(IpoibLink link, int joinTimeoutMillis, int retryCount, ControlLoop control, Reporter reporter,
+    LinkGroups(MulticastAttachment link, int joinTimeoutMillis, int retryCount, ControlLoop control, Reporter reporter,
                TrapRegistry traps, Supplier<McastSettings> settings) {
-        this.name = link.name();
+        this.name = link.link().name();
         this.ctx = new LinkContext(link, joinTimeoutMillis, retryCount, control, reporter, settings);
         this.report = new GroupReport(ctx);
         this.egress = new Egress(ctx, g -> machine().reconcile(g));

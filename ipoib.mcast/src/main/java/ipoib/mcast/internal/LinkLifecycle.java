@@ -38,7 +38,6 @@ final class LinkLifecycle {
             return;
         }
         ctx.link = changed;
-        ctx.attach = new MulticastAttach(changed);
         switch (change) {
             case UP -> onUp();
             case DOWN -> onDown("link went DOWN");

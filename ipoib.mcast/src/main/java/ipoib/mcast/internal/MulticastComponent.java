@@ -3,6 +3,7 @@ package ipoib.mcast.internal;
 import ipoib.api.Mgid;
 import ipoib.api.link.IpoibLink;
 import ipoib.api.link.LinkListener;
+import ipoib.api.link.MulticastAttachment;
 import ipoib.api.link.TransmitResult;
 import ipoib.api.mcast.EgressDecision;
 import ipoib.api.mcast.GroupInfo;
@@ -113,12 +114,12 @@ public final class MulticastComponent implements MulticastService, LinkListener 
     }
 
     @Reference(cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC)
-    void addLink(IpoibLink link, Map<String, Object> properties) {
+    void addLink(MulticastAttachment link, Map<String, Object> properties) {
         engine.addLink(link, intProperty(properties, IpoibLink.MCAST_JOIN_TIMEOUT_PROPERTY, 1000, 10, 60_000),
                 intProperty(properties, IpoibLink.MCAST_RETRY_COUNT_PROPERTY, 5, 1, 100));
     }
 
-    void removeLink(IpoibLink link) {
+    void removeLink(MulticastAttachment link) {
         engine.removeLink(link);
     }
 

@@ -4,6 +4,7 @@ import ipoib.api.Mgid;
 import ipoib.api.link.IpoibLink;
 import ipoib.api.link.LinkListener;
 import ipoib.api.link.LinkState;
+import ipoib.api.link.MulticastAttachment;
 import ipoib.api.link.TransmitResult;
 import ipoib.api.mcast.EgressDecision;
 import ipoib.api.mcast.GroupInfo;
@@ -66,7 +67,8 @@ public final class MulticastEngine implements MulticastService, LinkListener, Au
      * the listeners of its interface name are joined again. A new service of a name replaces the
      * old one's manager.
      */
-    public void addLink(IpoibLink link, int joinTimeoutMillis, int retryCount) {
+    public void addLink(MulticastAttachment attachment, int joinTimeoutMillis, int retryCount) {
+        IpoibLink link = attachment.link();
         control.execute(() -> {
             LinkGroups old = links.get(link.name());
             if (old != null) {
@@ -76,7 +78,7 @@ public final class MulticastEngine implements MulticastService, LinkListener, Au
                 links.remove(link.name(), old);
                 old.close();
             }
-            LinkGroups groups = new LinkGroups(link, joinTimeoutMillis, retryCount, control, reporter, traps,
+            LinkGroups groups = new LinkGroups(attachment, joinTimeoutMillis, retryCount, control, reporter, traps,
                     this::settings);
             links.put(link.name(), groups);
             listeners.of(link.name()).forEach(groups::restoreListener);
@@ -85,7 +87,8 @@ public final class MulticastEngine implements MulticastService, LinkListener, Au
     }
 
     /** The link service is gone: its groups are left; its listeners stay for the next service of the name. */
-    public void removeLink(IpoibLink link) {
+    public void removeLink(MulticastAttachment attachment) {
+        IpoibLink link = attachment.link();
         control.execute(() -> {
             LinkGroups groups = links.get(link.name());
             if (groups != null && groups.link() == link) {
