@@ -493,6 +493,39 @@ public class ArpIT {
         }
     }
 
+    /** Issue 18 item 3 for ipoib.host: before, 2^32 + 1 became TTL 1 and "nope" stopped echo replies. */
+    @Test
+    public void hostConfigurationIsCheckedBeforeItApplies() throws Exception {
+        LogReaderService logs = ip.await(LogReaderService.class, null);
+        try {
+            ip.configure("ipoib.host", "ttl", 4294967297L);
+            Await.until("the refusal is logged", Duration.ofSeconds(10), () -> logged(logs,
+                    "invalid ipoib.host property 'ttl' value 4294967297 is out of range: allowed 1..255; "
+                            + "ipoib.host keeps ttl=64 answerEcho=true"));
+            ipoib.api.host.EchoReply reply = ip.ping("a", B, Duration.ofSeconds(5));
+            assertNotNull("the host still answers", reply);
+            assertEquals("the host answers with the TTL in force, not 2^32 + 1 truncated to 1", 64, reply.ttl());
+            ip.configure("ipoib.host", "answerEcho", "nope");
+            Await.until("the refusal is logged", Duration.ofSeconds(10), () -> logged(logs,
+                    "invalid ipoib.host property 'answerEcho' value 'nope' is not a boolean: allowed true or false"));
+            assertNotNull("echo requests are still answered", ip.ping("a", B, Duration.ofSeconds(5)));
+            ip.configure("ipoib.host", "ttl", "abc");
+            Await.until("the refusal names the property", Duration.ofSeconds(10), () -> logged(logs,
+                    "invalid ipoib.host property 'ttl' value 'abc' is not a number: allowed 1..255"));
+            ip.configure("ipoib.host", "ttl", 7, "answerEcho", true);
+            Await.until("a valid TTL applies", Duration.ofSeconds(10), () -> {
+                try {
+                    ipoib.api.host.EchoReply r = ip.ping("a", B, Duration.ofSeconds(5));
+                    return r != null && r.ttl() == 7;
+                } catch (Exception e) {
+                    throw new AssertionError(e);
+                }
+            });
+        } finally {
+            ip.configure("ipoib.host", "ttl", 64, "answerEcho", true);
+        }
+    }
+
     private static boolean logged(LogReaderService logs, String text) {
         Enumeration<LogEntry> entries = logs.getLog();
         while (entries.hasMoreElements()) {

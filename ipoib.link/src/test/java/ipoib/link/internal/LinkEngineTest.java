@@ -182,7 +182,9 @@ class LinkEngineTest {
         }
         long allocated = threads.getCurrentThreadAllocatedBytes() - before;
         assertTrue(sent > 0, "frames went out");
-        assertEquals(0, allocated, "bytes allocated by " + sent + " sends");
+        // One object per send would be at least 160 000 bytes for 10 000 sends; a late JIT
+        // compilation on the way can leave a few hundred bytes once (264 seen under load 20).
+        assertTrue(allocated < 10_000, "bytes allocated by 10 000 sends (" + sent + " sent): " + allocated);
         path.release();
     }
 }

@@ -6,8 +6,8 @@ import ipoib.api.host.AddressOrigin;
 import ipoib.api.host.AddressState;
 import ipoib.api.host.InterfaceAddress;
 import ipoib.api.host.InterfaceAddresses;
+import ipoib.api.host.NeighborDiscoveryReceiver;
 import ipoib.api.link.EtherType;
-import ipoib.api.link.FrameHandler;
 import ipoib.api.link.IpoibLink;
 import ipoib.api.link.LinkListener;
 import ipoib.api.link.LinkState;
@@ -95,11 +95,11 @@ import org.osgi.service.metatype.annotations.Designate;
  * discovery into their own classes.
  */
 @Component(configurationPid = NdResolver.PID, configurationPolicy = ConfigurationPolicy.OPTIONAL,
-        service = {NeighbourResolver.class, FrameHandler.class, LinkListener.class, AddressListener.class},
-        property = {NeighbourResolver.FAMILY_PROPERTY + "=" + NeighbourResolver.IPV6,
-                FrameHandler.ETHERTYPE_PROPERTY + ":Integer=" + EtherType.IPV6})
+        service = {NeighbourResolver.class, NeighborDiscoveryReceiver.class, LinkListener.class, AddressListener.class},
+        property = NeighbourResolver.FAMILY_PROPERTY + "=" + NeighbourResolver.IPV6)
 @Designate(ocd = NdConfiguration.class)
-public final class NdResolver extends EngineResolver implements FrameHandler, LinkListener, AddressListener, Protocol {
+public final class NdResolver extends EngineResolver implements NeighborDiscoveryReceiver, LinkListener, AddressListener,
+        Protocol {
 
     /** Configuration PID. */
     public static final String PID = "ipoib.nd";
@@ -808,13 +808,14 @@ public final class NdResolver extends EngineResolver implements FrameHandler, Li
 
     // ---- receive (the link's receive thread) -------------------------------------------------------------
 
+    /** The host's IPv6 demultiplexer hands over ICMPv6 types 133..137; everything else of IPv6 stays there. */
     @Override
-    public void onFrame(IpoibLink link, ReceivedFrame frame) {
+    public void onNeighborDiscovery(IpoibLink link, ReceivedFrame frame, int icmpv6Type) {
         MemorySegment buf = frame.buffer();
         long off = frame.payloadOffset();
         int length = frame.payloadLength();
         if (!NdCodec.isNeighborDiscovery(buf, off, length)) {
-            return; // other IPv6 traffic is the host layer's
+            return; // the host classified it; a different classification here would be a defect of one of them
         }
         NdMessage message;
         try {
