@@ -3,7 +3,6 @@ package ipoib.bench;
 import ipoib.api.PKey;
 import ipoib.api.link.TransmitResult;
 import ipoib.link.internal.StandaloneLink;
-import ipoib.mcast.internal.BenchGroups;
 import ipoib.verbs.loopback.fabric.FabricConfig;
 import ipoib.verbs.loopback.fabric.LoopbackSubnet;
 import java.lang.foreign.Arena;
@@ -24,9 +23,10 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 
 /**
- * The multicast manager ({@code LinkGroups}, without OSGi) on a link of the loopback fabric and
- * its subnet administrator: the time to join 1 000 groups as a listener, and the egress decision
- * of the send path for a group the port is a member of.
+ * The multicast manager ({@link MulticastManager}: the bundle's engine built through its public
+ * constructor, without OSGi) on a link of the loopback fabric and its subnet administrator: the
+ * time to join 1 000 groups as a listener, and the egress decision of the send path for a group
+ * the port is a member of.
  */
 public class MulticastBenchmark {
 
@@ -47,13 +47,13 @@ public class MulticastBenchmark {
         final List<InetAddress> addresses = groups();
         LoopbackSubnet subnet;
         StandaloneLink link;
-        BenchGroups manager;
+        MulticastManager manager;
 
         @Setup(Level.Invocation)
         public void start() throws Exception {
             subnet = new LoopbackSubnet(FabricConfig.defaults(), 200, 5);
             link = StandaloneLink.open(subnet, "mc0", "loop0", 1, PKey.DEFAULT, 256, 256, Map.of(), 10_000);
-            manager = new BenchGroups(link.multicast(), 2 * GROUPS);
+            manager = new MulticastManager(link.multicast(), 2 * GROUPS);
         }
 
         @TearDown(Level.Invocation)
@@ -77,7 +77,7 @@ public class MulticastBenchmark {
     public static class Member {
         LoopbackSubnet subnet;
         StandaloneLink link;
-        BenchGroups manager;
+        MulticastManager manager;
         final NullLink via = new NullLink("mc0", 0x0002_c903_0000_0101L);
         final InetAddress group = InetAddress.ofLiteral("239.2.0.1");
         final MemorySegment packet = Arena.ofAuto().allocate(64);
@@ -86,7 +86,7 @@ public class MulticastBenchmark {
         public void start() throws Exception {
             subnet = new LoopbackSubnet(FabricConfig.defaults(), 200, 5);
             link = StandaloneLink.open(subnet, "mc0", "loop0", 1, PKey.DEFAULT, 256, 256, Map.of(), 10_000);
-            manager = new BenchGroups(link.multicast(), 64);
+            manager = new MulticastManager(link.multicast(), 64);
             manager.joinAll(List.of(group)).get(10, TimeUnit.SECONDS);
             if (manager.send(via, group, ETHERTYPE, packet) != TransmitResult.SENT) {
                 throw new IllegalStateException("the member group is not sendable");

@@ -366,6 +366,62 @@ public class MulticastIT {
         }
     }
 
+    /**
+     * Issue 12 item 7: a listener belongs to the listener, not to a registration of the link's
+     * service. A restart of the link bundle takes every link service away and registers new ones;
+     * the listener's group is joined again on the new service of its interface.
+     */
+    @Test
+    public void aListenerSurvivesARestartOfTheLinkBundle() throws Exception {
+        join("a", "239.7.7.7");
+        org.osgi.framework.Bundle linkBundle = java.util.Arrays.stream(context.getBundles())
+                .filter(b -> "ipoib.link".equals(b.getSymbolicName())).findFirst().orElseThrow();
+        IpoibLink before = bed.link("a");
+        linkBundle.stop();
+        linkBundle.start();
+        bed.awaitUp("a", "b", "c");
+        assertTrue("a new service of a", bed.link("a") != before);
+        try {
+            Await.until("the listener's group joined on the new service", Duration.ofSeconds(20),
+                    () -> group("a", "239.7.7.7") != null && group("a", "239.7.7.7").joinState() == JoinState.FULL_MEMBER,
+                    () -> String.valueOf(group("a", "239.7.7.7")));
+            assertEquals(1, group("a", "239.7.7.7").listeners());
+            assertEquals(GroupOrigin.LISTENER, group("a", "239.7.7.7").origin());
+        } finally {
+            leave("a", "239.7.7.7");
+        }
+        GroupInfo left = group("a", "239.7.7.7");
+        assertTrue(String.valueOf(left), left == null || left.listeners() == 0 && left.joinState() == null);
+    }
+
+    /**
+     * Issue 12 item 8: a listener's join keeps retrying while the SA fails (Linux keeps retrying),
+     * its state says so, and after {@code fabric:clear} the group is joined.
+     */
+    @Test
+    public void aListenerJoinKeepsRetryingPastTheRetryCountAndJoinsOnceTheSaAnswers() throws Exception {
+        try {
+            run("fabric:fault sa-error 100");
+            run("fabric:fault sa-status 0x0100");
+            var joining = multicast.joinListener("b", ip("239.7.7.8")).toCompletableFuture();
+            // The link's mcastRetryCount (5) attempts fail after 1 + 2 + 4 + 8 s of backoff; the listener stays.
+            Await.until("five attempts failed", Duration.ofSeconds(40),
+                    () -> group("b", "239.7.7.8").state().contains("5 failed"), () -> group("b", "239.7.7.8").state());
+            GroupInfo waiting = group("b", "239.7.7.8");
+            assertEquals(1, waiting.listeners());
+            assertTrue(waiting.state(), waiting.state().startsWith("RETRY in") && waiting.state().contains("no resources"));
+            assertFalse(joining.isDone());
+            String shown = run("ipoib:mcast b");
+            assertTrue(shown, shown.contains("listeners 1") && shown.contains("RETRY in"));
+            run("fabric:clear");
+            assertEquals("joined at the next retry (16 s at most)", JoinState.FULL_MEMBER,
+                    joining.get(30, TimeUnit.SECONDS).joinState());
+        } finally {
+            run("fabric:clear");
+            leave("b", "239.7.7.8");
+        }
+    }
+
     private static Event awaitEvent(LinkedBlockingQueue<Event> events, String topic, String link)
             throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);

@@ -104,6 +104,32 @@ public class NdIT {
         }, () -> ip.addresses().addresses(null).toString());
     }
 
+    /**
+     * The multicast manager keeps an interface's listeners across a re-registration of its
+     * service (issue 12 item 7); ND leaves its own groups when the service goes and joins them on
+     * the new one, so a restart of the link bundle leaves ND one listener of all-nodes, not two.
+     */
+    @Test
+    public void ndHoldsOneListenerOfAllNodesAcrossARestartOfTheLinkBundle() throws Exception {
+        ipoib.api.mcast.MulticastService multicast = ip.await(ipoib.api.mcast.MulticastService.class, null);
+        InetAddress allNodes = InetAddress.getByName("ff02::1");
+        java.util.function.Supplier<ipoib.api.mcast.GroupInfo> group = () -> multicast.groups("a").stream()
+                .filter(g -> allNodes.equals(g.group())).findFirst().orElse(null);
+        Await.until("ND listens to all-nodes on a", Duration.ofSeconds(15),
+                () -> group.get() != null && group.get().listeners() == 1, () -> String.valueOf(group.get()));
+        org.osgi.framework.Bundle linkBundle = java.util.Arrays.stream(context.getBundles())
+                .filter(b -> "ipoib.link".equals(b.getSymbolicName())).findFirst().orElseThrow();
+        linkBundle.stop();
+        linkBundle.start();
+        ip.awaitUp("a");
+        ip.awaitUp("b");
+        awaitState("a", linkLocal("a"), AddressState.PREFERRED);
+        Await.until("all-nodes joined again on a", Duration.ofSeconds(15),
+                () -> group.get() != null && group.get().joinState() == ipoib.api.JoinState.FULL_MEMBER,
+                () -> String.valueOf(group.get()));
+        assertEquals(String.valueOf(group.get()), 1, group.get().listeners());
+    }
+
     @Test
     public void linkLocalAddressesComeFromThePortGuidWithTheUBitRule() throws Exception {
         IpoibLink a = ip.link("a");

@@ -19,8 +19,12 @@ public interface MulticastService {
     /**
      * A local listener joins an IP group on a link: the first one makes the port a FullMember
      * (creating the IB group with the broadcast group's parameters when needed). The stage
-     * completes when the port is a FullMember; when the join fails the link's retry count of
-     * times, the stage fails and the listener is not registered (RFC 4391 §12).
+     * completes when the port is a FullMember. A join the SA refuses is retried for as long as the
+     * listener stays, at the backoff's ceiling once there (as Linux does); each failure is logged
+     * and posted (RFC 4391 §12), and the group's state in {@link #groups} says what is happening.
+     * The stage fails only when the listener is not registered (the link's group table is full,
+     * the manager stops) or leaves before the join completes. Listeners belong to the interface
+     * name: they outlive a re-registration of the link's service.
      *
      * @throws IllegalArgumentException when {@code group} is not a multicast address
      */

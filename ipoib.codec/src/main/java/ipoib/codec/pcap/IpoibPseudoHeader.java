@@ -65,10 +65,12 @@ public final class IpoibPseudoHeader {
      * octet 4 zero, octets 5-7 the QPN. Allocates nothing.
      *
      * @throws IllegalArgumentException when the QPN does not fit 24 bits
+     * @throws IndexOutOfBoundsException when the 40-octet pseudo-header does not fit at {@code offset}
      * @since 1.1
      */
     public static void putSourceQpn(MemorySegment segment, long offset, int sourceQpn) {
         checkQpn(sourceQpn);
+        Wire.check(segment, offset, LENGTH, "IPoIB pseudo-header");
         Wire.put32(segment, offset + SOURCE_QPN_OFFSET - 1, sourceQpn);
     }
 

@@ -4,6 +4,7 @@ import ipoib.api.JoinState;
 import ipoib.api.McMemberRecord;
 import ipoib.api.Mgid;
 import ipoib.api.mcast.GroupInfo;
+import ipoib.runtime.Cancellable;
 import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
 import java.util.ArrayDeque;
@@ -12,7 +13,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ScheduledFuture;
 
 /**
  * One IB multicast group as a link knows it: whether it exists, the port's membership, what is
@@ -42,22 +42,21 @@ final class Group {
         HOLDOFF
     }
 
-    /**
-     * A listener that joined the IP group and waits for the port's FullMember join; the group's
-     * failure count when it came, so that it gets the link's retry count of attempts of its own.
-     */
-    record ListenerWaiter(InetAddress address, CompletableFuture<GroupInfo> future, int failuresBefore) {}
+    /** A listener that joined the IP group and waits for the port's FullMember join. */
+    record ListenerWaiter(InetAddress address, CompletableFuture<GroupInfo> future) {}
 
-    /** A frame waiting for the join: a private copy, since the caller keeps its segment. */
-    record QueuedFrame(int etherType, MemorySegment packet, boolean beyondLinkLocal, boolean ipv6) {}
+    /**
+     * A frame waiting for the join: a private copy, since the caller keeps its segment.
+     * {@code viaRouters}: the frame's own group does not exist and it waits for the all-routers
+     * group (§10), so it counts as sent via all-routers only when it is sent.
+     */
+    record QueuedFrame(int etherType, MemorySegment packet, boolean beyondLinkLocal, boolean ipv6, boolean viaRouters) {}
 
     final Mgid mgid;
     final boolean ipv6;
     /** The IP group first seen for this MGID; null for a group found by router mode whose IPv6 group is unknown. */
     volatile InetAddress address;
     volatile Existence existence = Existence.UNKNOWN;
-    /** When the group was last found absent (for the audit). */
-    volatile long absentSinceNanos;
     /** The port holds a membership, the link has the group's route, and the queue is drained. */
     volatile boolean sendable;
     /** The membership the port holds at the SA, as far as the manager knows. */
@@ -71,12 +70,15 @@ final class Group {
     JoinState requested;
     int failures;
     int leaveFailures;
+    /** Why the last join failed, for the state a user sees; null after a success. */
+    String lastFailure;
     /** Changes with every request: an answer carrying an older token is stale. */
     int token;
     boolean lookupInFlight;
     /** Changes with every lookup and reset: a lookup answer carrying an older one is stale. */
     int lookupGeneration;
-    ScheduledFuture<?> timer;
+    Cancellable timer;
+    /** When {@link #timer} fires, on the control loop's clock. */
     long timerDueNanos;
     /** Listeners whose join has not completed yet: each learns the outcome. */
     final List<ListenerWaiter> listenerWaiters = new ArrayList<>();
@@ -104,21 +106,52 @@ final class Group {
         return n;
     }
 
-    /** The membership the group's users need: the strongest wins; a held send-only membership is kept. */
-    JoinState wanted() {
+    /**
+     * The membership the group's users need: the strongest wins; a held send-only membership is kept.
+     *
+     * @param sendOnly the membership a sender takes on this link
+     */
+    JoinState wanted(JoinState sendOnly) {
         if (!listeners.isEmpty()) {
             return JoinState.FULL_MEMBER;
         }
         if (routerWanted) {
             return JoinState.NON_MEMBER;
         }
-        if (held == JoinState.SEND_ONLY_NON_MEMBER) {
+        if (LinkContext.isSendOnly(held)) {
             // Traffic made the port a sender of the group: it stays one until the link goes DOWN,
             // the SM forgets the joins, or the group is deleted (as Linux keeps its send-only groups).
-            return JoinState.SEND_ONLY_NON_MEMBER;
+            return held;
         }
         synchronized (this) {
-            return sendWanted ? JoinState.SEND_ONLY_NON_MEMBER : null;
+            return sendWanted ? sendOnly : null;
+        }
+    }
+
+    /** The group does not exist, as far as the link knows (the audit forgets it again). */
+    void markAbsent() {
+        existence = Existence.ABSENT;
+    }
+
+    /** Tells those who asked whether the group exists. */
+    void completeExistence(Existence e) {
+        for (CompletableFuture<Existence> w : existenceWaiters) {
+            w.complete(e);
+        }
+        existenceWaiters.clear();
+    }
+
+    void completeLeaveWaiters() {
+        for (CompletableFuture<Void> w : leaveWaiters) {
+            w.complete(null);
+        }
+        leaveWaiters.clear();
+    }
+
+    void cancelTimer() {
+        if (timer != null) {
+            timer.cancel();
+            timer = null;
         }
     }
 

@@ -1,61 +1,43 @@
 package ipoib.mcast.internal;
 
-import java.util.LinkedHashMap;
+import ipoib.runtime.Counters;
 import java.util.Map;
 import java.util.concurrent.atomic.LongAdder;
 
-/** The multicast manager's counters of one link; adders, so that senders never contend. */
+/** The multicast manager's counters of one link, by the names {@code ipoib:mcast} shows; adders, so that senders never contend. */
 final class McastCounters {
+    private final Counters counters = new Counters();
     /** Frames held in a group's queue while its join was under way. */
-    final LongAdder queued = new LongAdder();
+    final LongAdder queued = counters.counter("tx_queued");
     /** Queued frames sent when the join completed. */
-    final LongAdder sentAfterJoin = new LongAdder();
-    /** Frames sent to the all-routers group because their group does not exist (§10). */
-    final LongAdder viaAllRouters = new LongAdder();
+    final LongAdder sentAfterJoin = counters.counter("tx_sent_after_join");
+    /** Frames sent to the all-routers group because their group does not exist (§10), counted when sent. */
+    final LongAdder viaAllRouters = counters.counter("tx_via_all_routers");
     /** Frames of §10's last branch: no group, no all-routers group (or a link-local group). */
-    final LongAdder droppedNoRoute = new LongAdder();
+    final LongAdder droppedNoRoute = counters.counter("tx_dropped_no_route");
     /** Frames refused because the group's queue was full. */
-    final LongAdder droppedQueueFull = new LongAdder();
+    final LongAdder droppedQueueFull = counters.counter("tx_dropped_queue_full");
     /** Queued frames freed when their join failed, and frames refused while a failed group rests. */
-    final LongAdder droppedJoinFailed = new LongAdder();
+    final LongAdder droppedJoinFailed = counters.counter("tx_dropped_join_failed");
     /** Queued frames freed when the link went DOWN, and frames sent to a link that is not UP. */
-    final LongAdder droppedLinkDown = new LongAdder();
+    final LongAdder droppedLinkDown = counters.counter("tx_dropped_link_down");
     /** Frames larger than the link MTU (not queued). */
-    final LongAdder droppedTooBig = new LongAdder();
+    final LongAdder droppedTooBig = counters.counter("tx_dropped_too_big");
     /** Frames to a new group while the link's group table is full. */
-    final LongAdder droppedTableFull = new LongAdder();
+    final LongAdder droppedTableFull = counters.counter("tx_dropped_group_table_full");
     /** Frames to an address that is not a multicast group. */
-    final LongAdder droppedNotMulticast = new LongAdder();
-    final LongAdder lookups = new LongAdder();
-    final LongAdder joins = new LongAdder();
-    final LongAdder joinFailures = new LongAdder();
-    final LongAdder leaves = new LongAdder();
-    final LongAdder leaveFailures = new LongAdder();
-    final LongAdder trapsCreated = new LongAdder();
-    final LongAdder trapsDeleted = new LongAdder();
+    final LongAdder droppedNotMulticast = counters.counter("tx_dropped_not_multicast");
+    final LongAdder lookups = counters.counter("sa_lookups");
+    final LongAdder joins = counters.counter("joins");
+    final LongAdder joinFailures = counters.counter("join_failures");
+    final LongAdder leaves = counters.counter("leaves");
+    final LongAdder leaveFailures = counters.counter("leave_failures");
+    final LongAdder trapsCreated = counters.counter("traps_created");
+    final LongAdder trapsDeleted = counters.counter("traps_deleted");
     /** Groups the audit found deleted or created anew without a trap telling. */
-    final LongAdder auditRepairs = new LongAdder();
+    final LongAdder auditRepairs = counters.counter("audit_repairs");
 
     Map<String, Long> snapshot() {
-        Map<String, Long> out = new LinkedHashMap<>();
-        out.put("tx_queued", queued.sum());
-        out.put("tx_sent_after_join", sentAfterJoin.sum());
-        out.put("tx_via_all_routers", viaAllRouters.sum());
-        out.put("tx_dropped_no_route", droppedNoRoute.sum());
-        out.put("tx_dropped_queue_full", droppedQueueFull.sum());
-        out.put("tx_dropped_join_failed", droppedJoinFailed.sum());
-        out.put("tx_dropped_link_down", droppedLinkDown.sum());
-        out.put("tx_dropped_too_big", droppedTooBig.sum());
-        out.put("tx_dropped_group_table_full", droppedTableFull.sum());
-        out.put("tx_dropped_not_multicast", droppedNotMulticast.sum());
-        out.put("sa_lookups", lookups.sum());
-        out.put("joins", joins.sum());
-        out.put("join_failures", joinFailures.sum());
-        out.put("leaves", leaves.sum());
-        out.put("leave_failures", leaveFailures.sum());
-        out.put("traps_created", trapsCreated.sum());
-        out.put("traps_deleted", trapsDeleted.sum());
-        out.put("audit_repairs", auditRepairs.sum());
-        return out;
+        return counters.snapshot();
     }
 }

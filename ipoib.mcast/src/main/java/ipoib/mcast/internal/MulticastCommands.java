@@ -96,7 +96,18 @@ public final class MulticastCommands {
             throw failure(e, usage);
         } catch (TimeoutException e) {
             return "join of " + Destination.text(group) + " on " + args[0] + " is still under way after " + WAIT_SECONDS
-                    + " s (see ipoib:mcast " + args[0] + ")";
+                    + " s: " + stateOf(args[0], group) + "; the listener stays and the join goes on (ipoib:mcast "
+                    + args[0] + " shows it, ipoib:leave gives up)";
+        }
+    }
+
+    /** The join state machine of a listener's group, as {@code ipoib:mcast} shows it. */
+    private String stateOf(String link, InetAddress group) {
+        try {
+            return multicast.groups(link).stream().filter(g -> group.equals(g.group())).map(GroupInfo::state)
+                    .findFirst().orElse("no such group any more");
+        } catch (RuntimeException e) {
+            return e.getMessage();
         }
     }
 

@@ -9,9 +9,8 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledFuture;
+import ipoib.runtime.Cancellable;
+import ipoib.runtime.ControlLoop;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -24,18 +23,20 @@ import java.util.concurrent.TimeUnit;
  * end it for the other.
  */
 final class TrapRegistry {
-    private final McastEnvironment env;
+    private final ControlLoop control;
+    private final Reporter reporter;
     private final Map<SubnetAdministrator, PortTraps> ports = new IdentityHashMap<>();
 
-    TrapRegistry(McastEnvironment env) {
-        this.env = env;
+    TrapRegistry(ControlLoop control, Reporter reporter) {
+        this.control = control;
+        this.reporter = reporter;
     }
 
     /**
      * Registers a link on its port's subscriptions, subscribing when the port has none yet, or
      * again when {@code renew} says the SA may have forgotten them (a client re-register).
      */
-    PortTraps attach(SubnetAdministrator sa, LinkGroups link, int retryCount, boolean renew) {
+    PortTraps attach(SubnetAdministrator sa, TrapFollower link, int retryCount, boolean renew) {
         PortTraps traps = ports.computeIfAbsent(sa, PortTraps::new);
         traps.links.add(link);
         traps.retryCount = retryCount;
@@ -46,7 +47,7 @@ final class TrapRegistry {
     }
 
     /** Removes a link; the port's subscriptions end with its last link. */
-    void detach(PortTraps traps, LinkGroups link) {
+    void detach(PortTraps traps, TrapFollower link) {
         if (traps == null) {
             return;
         }
@@ -77,7 +78,7 @@ final class TrapRegistry {
      */
     final class PortTraps {
         final SubnetAdministrator sa;
-        final Set<LinkGroups> links = new LinkedHashSet<>();
+        final Set<TrapFollower> links = new LinkedHashSet<>();
         int retryCount = 5;
         private int generation;
         private int failures;
@@ -88,7 +89,7 @@ final class TrapRegistry {
         private final Map<GroupTrap.Type, AutoCloseable> current = new EnumMap<>(GroupTrap.Type.class);
         /** Handles of earlier rounds, closed when a newer handle of their trap is confirmed. */
         private final List<Map.Entry<GroupTrap.Type, AutoCloseable>> retired = new ArrayList<>();
-        private ScheduledFuture<?> retry;
+        private Cancellable retry;
 
         PortTraps(SubnetAdministrator sa) {
             this.sa = sa;
@@ -133,23 +134,19 @@ final class TrapRegistry {
             }
             failures++;
             subscribing = false;
-            long backoff = Backoff.afterFailure(failures, retryCount);
-            Throwable cause = failure instanceof CompletionException c && c.getCause() != null ? c.getCause() : failure;
+            long backoff = ipoib.runtime.Backoff.IPOIB_JOIN.afterFailure(failures, retryCount);
+            Throwable cause = SaRequests.unwrap(failure);
             // RFC 4391 §12: a lost subscription fails silently later (traffic stays with all-routers): say so now.
-            env.warn("subscription to multicast group trap " + type.trapNumber() + " ("
+            reporter.warn("subscription to multicast group trap " + type.trapNumber() + " ("
                     + type.name().toLowerCase(java.util.Locale.ROOT) + ") failed: " + cause.getMessage()
-                    + "; subscribing again in " + backoff / 1000 + " s");
+                    + "; subscribing again in " + JoinMachine.seconds(backoff));
             if (retry == null) {
-                try {
-                    retry = env.control().schedule(() -> {
-                        retry = null;
-                        if (!closed && gen == generation) {
-                            subscribe();
-                        }
-                    }, backoff, TimeUnit.MILLISECONDS);
-                } catch (RejectedExecutionException stopping) {
-                    // The manager is stopping.
-                }
+                retry = control.schedule(() -> {
+                    retry = null;
+                    if (!closed && gen == generation) {
+                        subscribe();
+                    }
+                }, backoff, TimeUnit.MILLISECONDS);
             }
         }
 
@@ -171,7 +168,7 @@ final class TrapRegistry {
         private void onTrap(GroupTrap trap) {
             onControl(() -> {
                 if (!closed) {
-                    for (LinkGroups link : new ArrayList<>(links)) {
+                    for (TrapFollower link : new ArrayList<>(links)) {
                         link.onTrap(trap);
                     }
                 }
@@ -179,16 +176,12 @@ final class TrapRegistry {
         }
 
         private void onControl(Runnable task) {
-            try {
-                env.control().execute(task);
-            } catch (RejectedExecutionException stopping) {
-                // The manager is stopping: nothing follows traps any more.
-            }
+            control.execute(task);
         }
 
         private void cancelRetry() {
             if (retry != null) {
-                retry.cancel(false);
+                retry.cancel();
                 retry = null;
             }
         }

@@ -1,56 +1,34 @@
 package ipoib.mcast.internal;
 
-import java.time.Duration;
+import ipoib.runtime.ManualControlLoop;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.Callable;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
-/** The group managers' surroundings in a test: a real control thread, events and log lines kept. */
-final class TestEnvironment implements McastEnvironment, AutoCloseable {
+/**
+ * The group managers' surroundings in a test: a manual control loop (tasks run when the test
+ * says, timers when the test moves the clock: no real waiting), events and log lines kept.
+ */
+final class TestEnvironment implements Reporter, AutoCloseable {
     /** An event: topic and properties. */
     record Posted(String topic, Map<String, Object> properties) {}
 
     final List<Posted> events = new CopyOnWriteArrayList<>();
     final List<String> warnings = new CopyOnWriteArrayList<>();
-    private final ScheduledThreadPoolExecutor control = new ScheduledThreadPoolExecutor(1, r -> {
-        Thread t = new Thread(r, "test-mcast-control");
-        t.setDaemon(true);
-        return t;
-    });
-    private final TrapRegistry traps = new TrapRegistry(this);
-    volatile int queueLength = 64;
-    volatile int maxGroups = 1024;
-    volatile long auditMillis = 60_000;
+    final ManualControlLoop loop = new ManualControlLoop();
+    final TrapRegistry traps = new TrapRegistry(loop, this);
+    volatile McastSettings settings = McastSettings.defaults();
 
-    @Override
-    public ScheduledExecutorService control() {
-        return control;
-    }
-
-    @Override
-    public int queueLength() {
-        return queueLength;
-    }
-
-    @Override
-    public int maxGroups() {
-        return maxGroups;
-    }
-
-    @Override
-    public long auditMillis() {
-        return auditMillis;
-    }
-
-    @Override
-    public TrapRegistry traps() {
-        return traps;
+    /** A manager of {@code link}'s groups, following the link's state. */
+    LinkGroups manager(FakeLink link, int retryCount) {
+        return call(() -> {
+            LinkGroups g = new LinkGroups(link, 1000, retryCount, loop, this, traps, () -> settings);
+            g.syncWithLink();
+            return g;
+        });
     }
 
     @Override
@@ -67,39 +45,39 @@ final class TestEnvironment implements McastEnvironment, AutoCloseable {
         warnings.add(message);
     }
 
-    /** Runs on the control thread and returns its result. */
-    <T> T call(Callable<T> task) {
-        try {
-            return control.submit(task).get(10, TimeUnit.SECONDS);
-        } catch (Exception e) {
-            throw new AssertionError(e);
-        }
+    /** Runs on the control loop (after what is pending) and returns its result. */
+    <T> T call(Supplier<T> task) {
+        return loop.call(task, 10, TimeUnit.SECONDS);
     }
 
     void run(Runnable task) {
-        call(() -> {
-            task.run();
-            return null;
-        });
+        loop.run(task, 10, TimeUnit.SECONDS);
     }
 
-    /** Polls a condition (asked on the test's thread: it may {@link #call} the control thread) until it holds. */
-    void await(String what, Duration timeout, BooleanSupplier condition) {
-        await(what, timeout, condition, () -> "");
+    /** Runs everything posted to the control loop, and what that posts. */
+    void settle() {
+        loop.runPending();
     }
 
-    void await(String what, Duration timeout, BooleanSupplier condition, Supplier<String> diagnostics) {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("timed out waiting for " + what + " " + diagnostics.get());
-            }
-            Thread.onSpinWait();
+    /** Moves the clock, firing the timers due on the way. */
+    void advance(long millis) {
+        loop.advance(millis, TimeUnit.MILLISECONDS);
+    }
+
+    /** Checks a condition once the control loop has run everything posted: no time passes. */
+    void check(String what, BooleanSupplier condition) {
+        check(what, condition, () -> "");
+    }
+
+    void check(String what, BooleanSupplier condition, Supplier<String> diagnostics) {
+        settle();
+        if (!condition.getAsBoolean()) {
+            throw new AssertionError("expected " + what + " " + diagnostics.get());
         }
     }
 
     @Override
     public void close() {
-        control.shutdownNow();
+        loop.close();
     }
 }

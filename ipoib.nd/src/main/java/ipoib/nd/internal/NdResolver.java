@@ -271,8 +271,15 @@ public final class NdResolver extends EngineResolver implements NeighborDiscover
     void removeLink(IpoibLink link) {
         shell.removeLink(link);
         run(() -> {
-            // The multicast manager forgets the link's groups with the link.
-            state.remove(link.name());
+            // The multicast manager keeps an interface's listeners across a re-registration of its
+            // service: leave ours, the next service of the name is joined anew by linkUp.
+            LinkNd nd = state.remove(link.name());
+            MulticastService m = multicast;
+            if (nd != null && m != null) {
+                for (InetAddress g : nd.joined) {
+                    leave(m, link.name(), g);
+                }
+            }
             dads.values().removeIf(d -> d.link.equals(link.name()));
         });
     }

@@ -1,0 +1,22 @@
+package ipoib.mcast.internal;
+
+import ipoib.api.Gid;
+import ipoib.api.JoinState;
+import ipoib.api.Lid;
+import ipoib.api.McMemberRecord;
+import ipoib.api.Mgid;
+
+/**
+ * The join-or-create request of a listener (RFC 4391 §10): a FullMember join with the create
+ * components, so that the SA makes the group when it does not exist, with the broadcast group's
+ * P_Key, Q_Key, SL, MTU, rate, flow label, hop limit and traffic class.
+ */
+final class GroupTemplate {
+    private GroupTemplate() {}
+
+    static McMemberRecord of(Mgid mgid, Gid self, McMemberRecord broadcast) {
+        McMemberRecord b = broadcast;
+        return new McMemberRecord(mgid, self, b.qkey(), Lid.UNASSIGNED, b.mtu(), b.trafficClass(), b.pkey(), b.rate(),
+                b.packetLifetime(), b.serviceLevel(), b.flowLabel(), b.hopLimit(), JoinState.FULL_MEMBER, false);
+    }
+}

@@ -1,0 +1,152 @@
+package ipoib.mcast.internal;
+
+import ipoib.api.Gid;
+import ipoib.api.JoinState;
+import ipoib.api.McMemberRecord;
+import ipoib.api.Mgid;
+import ipoib.api.event.IpoibEvents;
+import ipoib.api.link.IpoibLink;
+import ipoib.api.link.MulticastAttachment;
+import ipoib.api.sa.SubnetAdministrator;
+import ipoib.runtime.Backoff;
+import ipoib.runtime.Cancellable;
+import ipoib.runtime.ControlLoop;
+import ipoib.runtime.RateLimiter;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+
+/**
+ * What the parts of one link's multicast manager share: the link and its SA as of the last UP,
+ * the epoch that makes answers of an earlier UP stale, the group table, counters, settings, the
+ * control loop and the reporter. Written on the control loop only; the fields senders read are
+ * volatile.
+ */
+final class LinkContext {
+    final String name;
+    final McastCounters counters = new McastCounters();
+    final GroupTable table;
+    final ControlLoop control;
+    final Reporter reporter;
+    final SaRequests requests;
+    /** The link's {@code mcastRetryCount}: doublings of the backoff, and a send-only join's attempts. */
+    final int retryCount;
+    private final Supplier<McastSettings> settings;
+    private final RateLimiter failureLog;
+
+    volatile IpoibLink link;
+    final MulticastAttach attach;
+    /** The link is UP and its SA known: joins may go out. */
+    volatile boolean up;
+    volatile Mgid broadcastGid;
+
+    // Control loop only.
+    /** Changes with every UP, DOWN and multicast reset: an answer of an earlier epoch is stale. */
+    int epoch;
+    SubnetAdministrator sa;
+    Gid portGid;
+    /** The broadcast group's parameters: the template of the groups listeners create (§10). */
+    McMemberRecord broadcastRecord;
+    boolean routerMode;
+    boolean closed;
+
+    LinkContext(MulticastAttachment attachment, int joinTimeoutMillis, int retryCount, ControlLoop control,
+                Reporter reporter, Supplier<McastSettings> settings) {
+        IpoibLink link = attachment.link();
+        this.name = link.name();
+        this.link = link;
+        this.attach = new MulticastAttach(attachment);
+        this.broadcastGid = link.broadcastGid();
+        this.retryCount = retryCount;
+        this.control = control;
+        this.reporter = reporter;
+        this.settings = settings;
+        this.requests = new SaRequests(control, joinTimeoutMillis, () -> closed);
+        this.table = new GroupTable(this);
+        this.failureLog = new RateLimiter(control.clock(), 5, TimeUnit.SECONDS);
+    }
+
+    McastSettings settings() {
+        return settings.get();
+    }
+
+    /**
+     * The membership a sender takes: the one place it is chosen. SendOnlyNonMember (IBA 1.2.1
+     * §15.2.5.17 and RFC 4391 §10); a SendOnlyFullMember, where the SA advertises it, would go here.
+     */
+    JoinState sendOnlyState() {
+        return JoinState.SEND_ONLY_NON_MEMBER;
+    }
+
+    /** Whether a held membership only sends (the sender's own, not a listener's or a router's). */
+    static boolean isSendOnly(JoinState held) {
+        return held != null && !held.receives();
+    }
+
+    /** The wait before the next attempt after {@code failures} consecutive failures. */
+    long backoffMillis(int failures) {
+        return Backoff.IPOIB_JOIN.afterFailure(failures, retryCount);
+    }
+
+    long nowNanos() {
+        return control.clock().nanoTime();
+    }
+
+    /** Runs a task on the control loop after a delay, unless the manager of the link closed meanwhile. */
+    Cancellable schedule(Runnable task, long millis) {
+        return control.schedule(() -> {
+            if (!closed) {
+                task.run();
+            }
+        }, millis, TimeUnit.MILLISECONDS);
+    }
+
+    /** Runs a task on the control loop soon, unless the manager of the link closed meanwhile. */
+    void execute(Runnable task) {
+        control.execute(() -> {
+            if (!closed) {
+                task.run();
+            }
+        });
+    }
+
+    /** A leave at the SA; the outcome goes to {@code then} on the control loop (or nowhere). */
+    void leaveAtSa(SubnetAdministrator admin, Mgid mgid, Gid self, JoinState state, Consumer<Throwable> then) {
+        if (admin == null || self == null) {
+            if (then != null) {
+                then.accept(null);
+            }
+            return;
+        }
+        requests.<Void>call(() -> admin.leave(mgid, self, state), (ignored, failure) -> {
+            if (then != null) {
+                then.accept(failure);
+            }
+        });
+    }
+
+    /** §12: every failure of a multicast operation is logged, at most one message per 5 s per link. */
+    void logFailure(String message) {
+        long suppressed = failureLog.tryAcquire();
+        if (suppressed >= 0) {
+            reporter.warn(message + (suppressed > 0 ? " (" + suppressed + " similar messages suppressed)" : ""));
+        }
+    }
+
+    Map<String, Object> event(Group g, String key, String value) {
+        Map<String, Object> props = new LinkedHashMap<>();
+        props.put(IpoibEvents.LINK, name);
+        props.put(IpoibEvents.MGID, g.mgid.toString());
+        props.put(key, value);
+        if (g.address != null) {
+            props.put(IpoibEvents.ADDRESS, Destination.text(g.address));
+        }
+        return props;
+    }
+
+    static String describeAddress(Group g) {
+        return g.address == null ? "" : " (" + Destination.text(g.address) + ")";
+    }
+}
