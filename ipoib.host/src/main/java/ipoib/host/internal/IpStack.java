@@ -74,6 +74,8 @@ final class IpStack {
     volatile MulticastService multicast;
     volatile int ttl = DEFAULT_TTL;
     volatile boolean answerEcho = true;
+    /** Links bridged to the kernel (frame handlers counted by link): their IP traffic is the kernel's. */
+    final ConcurrentHashMap<String, Integer> bridged = new ConcurrentHashMap<>();
     private final AtomicInteger identification = new AtomicInteger();
     private final ConcurrentHashMap<Integer, PendingEcho> echoes = new ConcurrentHashMap<>();
     final AtomicReferenceArray<UdpSocketImpl> sockets = new AtomicReferenceArray<>(65536);
@@ -84,6 +86,7 @@ final class IpStack {
     private final LongAdder rxMalformed = counters.counter("rx_malformed");
     private final LongAdder rxFragments = counters.counter("rx_fragments_dropped");
     private final LongAdder rxNotForUs = counters.counter("rx_not_for_us");
+    private final LongAdder rxBridged = counters.counter("rx_bridged_to_kernel");
     private final LongAdder rxUnknownProtocol = counters.counter("rx_unknown_protocol");
     private final LongAdder echoRequestsIn = counters.counter("echo_requests_received");
     private final LongAdder echoRepliesOut = counters.counter("echo_replies_sent");
@@ -348,6 +351,10 @@ final class IpStack {
     // ---- receive -------------------------------------------------------------------------------------
 
     void receiveIpv4(IpoibLink link, ReceivedFrame frame) {
+        if (!bridged.isEmpty() && bridged.containsKey(link.name())) {
+            rxBridged.increment();
+            return;
+        }
         rxIpv4.increment();
         MemorySegment b = frame.buffer();
         long off = frame.payloadOffset();
@@ -421,6 +428,10 @@ final class IpStack {
     }
 
     void receiveIpv6(IpoibLink link, ReceivedFrame frame) {
+        if (!bridged.isEmpty() && bridged.containsKey(link.name())) {
+            rxBridged.increment();
+            return;
+        }
         MemorySegment b = frame.buffer();
         long off = frame.payloadOffset();
         int payload;
