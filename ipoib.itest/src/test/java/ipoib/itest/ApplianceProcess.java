@@ -24,11 +24,17 @@ final class ApplianceProcess implements AutoCloseable {
     private final Thread pump;
 
     ApplianceProcess(String... properties) throws IOException {
+        this(List.of(), properties);
+    }
+
+    /** The appliance run through {@code prefix} (e.g. setpriv dropping a capability), with framework properties. */
+    ApplianceProcess(List<String> prefix, String... properties) throws IOException {
         File jar = new File(System.getProperty("appliance.jar", "missing"));
         if (!jar.isFile()) {
             throw new IllegalStateException("appliance jar built by ipoib.appliance: " + jar);
         }
-        List<String> command = new ArrayList<>(List.of(
+        List<String> command = new ArrayList<>(prefix);
+        command.addAll(List.of(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow"));
         for (String p : properties) {

@@ -30,6 +30,7 @@ public final class NetdevCommands {
     static final String USAGE = "ipoib:netdev [list]\n"
             + "       ipoib:netdev add <interface> [netns <name>] [dev <device>] [<address>/<prefix> ...]\n"
             + "       ipoib:netdev del <interface>\n"
+            + "       ipoib:netdev await [seconds]\n"
             + "       ipoib:netdev cleanup";
     private static final long WAIT_MILLIS = 20_000;
 
@@ -63,6 +64,7 @@ public final class NetdevCommands {
         return switch (args[0]) {
             case "add" -> add(args);
             case "del" -> del(args);
+            case "await" -> await(args);
             case "cleanup" -> {
                 if (args.length != 1) {
                     throw usage("cleanup takes no arguments");
@@ -180,6 +182,63 @@ public final class NetdevCommands {
         }
         throw new IllegalStateException(link + ": the device did not come up within " + WAIT_MILLIS / 1000
                 + " s (configuration " + c.getPid() + " stays; scr:info and the log tell why)");
+    }
+
+    /**
+     * Waits until every configured bridge has its device, its interface is UP and the device has
+     * the link MTU; then lists them.
+     */
+    private String await(String[] args) throws IOException, InvalidSyntaxException, InterruptedException {
+        if (args.length > 2) {
+            throw usage("await takes at most a number of seconds");
+        }
+        int seconds = 10;
+        if (args.length == 2) {
+            try {
+                seconds = Integer.parseInt(args[1]);
+            } catch (NumberFormatException e) {
+                seconds = -1;
+            }
+            if (seconds < 1 || seconds > 3600) {
+                throw usage("seconds '" + args[1] + "': allowed 1..3600");
+            }
+        }
+        long deadline = System.nanoTime() + seconds * 1_000_000_000L;
+        String waiting;
+        while (true) {
+            waiting = notReady();
+            if (waiting == null) {
+                return list();
+            }
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("not ready after " + seconds + " s: " + waiting);
+            }
+            Thread.sleep(50);
+        }
+    }
+
+    /** The first configured bridge that is not ready, and why; null when all are. */
+    private String notReady() throws IOException, InvalidSyntaxException {
+        Configuration[] all = configurationAdmin.listConfigurations(
+                "(service.factoryPid=" + NetdevComponent.FACTORY_PID + ")");
+        for (Configuration c : all == null ? new Configuration[0] : all) {
+            Object link = c.getProperties() == null ? null : c.getProperties().get("link");
+            NetdevComponent live = link == null ? null : Registry.get(link.toString());
+            if (live == null) {
+                String failure = link == null ? null : Registry.failure(link.toString());
+                return link + ": no device" + (failure == null ? " yet" : " (" + failure + ")");
+            }
+            if (!live.stack().up()) {
+                return link + ": interface not UP";
+            }
+            if (live.device().mtu() != live.stack().mtu()) {
+                live.device().sync();
+                if (live.device().mtu() != live.stack().mtu()) {
+                    return link + ": device MTU " + live.device().mtu() + ", link MTU " + live.stack().mtu();
+                }
+            }
+        }
+        return null;
     }
 
     private String del(String[] args) throws IOException, InvalidSyntaxException, InterruptedException {

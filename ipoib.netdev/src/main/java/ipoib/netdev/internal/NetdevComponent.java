@@ -115,8 +115,8 @@ public final class NetdevComponent {
             return;
         }
         sync.cancel(false);
-        Registry.down(this);
         device.close();
+        Registry.down(this);
     }
 
     /** Closes the device at JVM exit when the framework was not stopped (Gogo's exit). */
