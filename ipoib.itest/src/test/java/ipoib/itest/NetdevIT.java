@@ -69,9 +69,9 @@ public class NetdevIT {
         if (!Files.exists(Path.of("/dev/net/tun"))) {
             missing = "/dev/net/tun (modprobe tun)";
         }
-        for (String tool : new String[] {"ip", "ping", "iperf3", "socat", "nc", "sha256sum"}) {
+        for (String tool : new String[] {"ip", "ping", "iperf3", "socat", "nc", "curl", "python3", "sha256sum", "ss"}) {
             if (missing == null && Sh.run(10, "sh", "-c", "command -v " + tool).status() != 0) {
-                missing = tool + " (Debian packages iproute2 iputils-ping iperf3 socat netcat-openbsd)";
+                missing = tool + " (Debian packages iproute2 iputils-ping iperf3 socat netcat-openbsd curl python3)";
             }
         }
         String status = Files.readString(Path.of("/proc/self/status"));
@@ -187,6 +187,25 @@ public class NetdevIT {
     @Test
     public void tcpTwentyMegabytesArriveIdentical() throws Exception {
         transfer(5001);
+    }
+
+    @Test
+    public void curlFetchesTwentyMegabytesFromPythonHttpServer() throws Exception {
+        Path received = Files.createTempFile("netdev", ".fetched");
+        File log = File.createTempFile("netdev-http", ".log");
+        Process server = Sh.start(log, Sh.in("h2", "python3", "-m", "http.server", "8000", "--bind", "10.0.0.2",
+                "--directory", data.getParent().toString()));
+        try {
+            awaitListening("h2", 8000);
+            Sh.run(TIMEOUT * 2, Sh.in("h1", "curl", "-sS", "-f", "-o", received.toString(),
+                    "http://10.0.0.2:8000/" + data.getFileName())).ok("curl");
+            assertEquals(sha256(data), sha256(received));
+        } finally {
+            server.destroy();
+            server.waitFor();
+            Files.deleteIfExists(received);
+            log.delete();
+        }
     }
 
     @Test
