@@ -2,6 +2,7 @@ package ipoib.netdev.internal;
 
 import ipoib.api.link.EtherType;
 import ipoib.api.link.TransmitResult;
+import ipoib.runtime.Counters;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -9,7 +10,6 @@ import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.nio.ByteOrder;
-import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.atomic.LongAdder;
@@ -57,7 +57,7 @@ final class Bridge {
     private volatile boolean running;
     private Thread reader;
 
-    private final Map<String, LongAdder> counters = new LinkedHashMap<>();
+    private final Counters counters = new Counters();
     private final LongAdder txPackets = counter("tx_packets");
     private final LongAdder txBytes = counter("tx_bytes");
     private final LongAdder txMulticast = counter("tx_multicast");
@@ -87,9 +87,7 @@ final class Bridge {
     }
 
     private LongAdder counter(String name) {
-        LongAdder a = new LongAdder();
-        counters.put(name, a);
-        return a;
+        return counters.counter(name);
     }
 
     Membership membership() {
@@ -98,9 +96,7 @@ final class Bridge {
 
     /** The counters by name, in a stable order. */
     Map<String, Long> counters() {
-        Map<String, Long> m = new LinkedHashMap<>();
-        counters.forEach((k, v) -> m.put(k, v.sum()));
-        return m;
+        return counters.snapshot();
     }
 
     /** The IPv4 subnet broadcast addresses of the device's addresses (sent to the broadcast group). */
