@@ -126,8 +126,9 @@ final class Bridge {
             } else if (n == -1) {
                 tun.awaitReadable(pollfd, POLL_MILLIS);
             } else if (n == -2) {
+                // A failing descriptor polls as ready at once: back off instead of spinning.
                 readErrors.increment();
-                tun.awaitReadable(pollfd, POLL_MILLIS);
+                java.util.concurrent.locks.LockSupport.parkNanos(10_000_000L);
             }
         }
     }
