@@ -39,9 +39,10 @@ public class NetdevIT {
                     Files.exists(Path.of("/run/netns", ns)));
         }
         appliance = new ApplianceProcess("ipoib.defaults=false", "ipoib.hosts=2");
-        appliance.command("ipoib:await all 30", TIMEOUT);
-        String list = appliance.awaitCommand("ipoib:netdev", "ib1_1_ffff: device ib0  netns h2", TIMEOUT);
+        // Both devices exist, their interfaces are UP and the devices have the link MTU.
+        String list = appliance.awaitCommand("ipoib:netdev await 60", "ib1_1_ffff: device ib0  netns h2", TIMEOUT);
         assertTrue(list, list.contains("ib0_1_ffff: device ib0  netns h1  mtu 2044  link UP"));
+        assertTrue(list, list.contains("ib1_1_ffff: device ib0  netns h2  mtu 2044  link UP"));
         // The kernel gets the stack's RFC 4391 §8 link-local address (mirrored from ND).
         h1LinkLocal = awaitLinkLocal("h1");
         h2LinkLocal = awaitLinkLocal("h2");
@@ -246,7 +247,7 @@ public class NetdevIT {
         while (!Files.readString(clientLog.toPath()).contains("sec") && System.nanoTime() < deadline) {
             Thread.sleep(50);
         }
-        String qpnBefore = appliance.command("ipoib:links", TIMEOUT);
+        String qpnBefore = h2Qpn();
         appliance.command("fabric:reset loop1/1", TIMEOUT);
         appliance.command("ipoib:await ib1_1_ffff 30", TIMEOUT);
         assertTrue("iperf3 ended", client.waitFor(TIMEOUT, TimeUnit.SECONDS));
@@ -254,7 +255,17 @@ public class NetdevIT {
         assertEquals("iperf3 across the reset:\n" + out, 0, client.exitValue());
         assertTrue(out, out.contains("receiver"));
         assertTrue(server.waitFor(TIMEOUT, TimeUnit.SECONDS));
-        assertFalse("the reset gave h2 a new QPN", qpnBefore.equals(appliance.command("ipoib:links", TIMEOUT)));
+        String qpnAfter = h2Qpn();
+        assertFalse("the reset gave h2 a new QPN (" + qpnBefore + " before, " + qpnAfter + " after)",
+                qpnBefore.equals(qpnAfter));
+    }
+
+    /** The QPN of h2's interface, from ipoib:links. */
+    private static String h2Qpn() throws Exception {
+        String links = appliance.command("ipoib:links", TIMEOUT);
+        Matcher m = Pattern.compile("(?s)ib1_1_ffff: UP.*?qpn (0x[0-9a-f]+)").matcher(links);
+        assertTrue(links, m.find());
+        return m.group(1);
     }
 
     @Test

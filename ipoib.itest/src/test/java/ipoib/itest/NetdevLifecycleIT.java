@@ -89,7 +89,7 @@ public class NetdevLifecycleIT {
         assertFalse("namespace h1 exists already (ip netns del h1)", namespace("h1"));
         ApplianceProcess victim = new ApplianceProcess("ipoib.defaults=false", "ipoib.hosts=1");
         try {
-            victim.command("ipoib:netdev await 30", TIMEOUT);
+            victim.awaitCommand("ipoib:netdev await 30", "ib0_1_ffff: device ib0  netns h1  mtu 2044", TIMEOUT);
             assertTrue(namespace("h1"));
         } finally {
             victim.kill();

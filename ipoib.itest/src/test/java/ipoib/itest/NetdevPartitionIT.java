@@ -35,7 +35,7 @@ public class NetdevPartitionIT {
                     Files.exists(Path.of("/run/netns", ns)));
         }
         appliance = new ApplianceProcess("ipoib.defaults=false", "ipoib.hosts=4");
-        appliance.command("ipoib:netdev await 60", TIMEOUT);
+        appliance.awaitCommand("ipoib:netdev await 60", "ib3_1_ffff: device ib0  netns h4  mtu 2044  link UP", TIMEOUT);
         appliance.command("fabric:pkeys loop0/1 0xffff 0x8001", TIMEOUT);
         appliance.command("fabric:pkeys loop1/1 0xffff 0x8001", TIMEOUT);
         appliance.command("ipoib:create loop0 1 0x8001 pa", TIMEOUT);

@@ -22,8 +22,9 @@ import org.osgi.framework.BundleContext;
  *   <li>addresses the kernel has on the device go into the stack's address table (origin
  *       MANUAL), so that ARP and ND answer for them; gone from the kernel, they leave the table;</li>
  *   <li>the stack's own addresses of the link (configured ones, the RFC 4391 §8 link-local
- *       address Neighbor Discovery made) are put on the device, so the kernel uses the same
- *       link-local address the stack announces.</li>
+ *       address Neighbor Discovery made) are put on the device once usable (IPv6: after the
+ *       stack's duplicate address detection), so the kernel uses the same link-local address
+ *       the stack announces.</li>
  * </ul>
  */
 final class NetDevice implements AutoCloseable {
@@ -178,7 +179,8 @@ final class NetDevice implements AutoCloseable {
                 }
             }
             for (InterfaceAddress a : table) {
-                if (!stack.isKernelOrigin(a) && !inKernel.contains(a.address())) {
+                // Only once usable: an IPv6 address is the kernel's after the stack's DAD passed.
+                if (!stack.isKernelOrigin(a) && a.state().usable() && !inKernel.contains(a.address())) {
                     addToKernel(netns, device, new Cidr(a.address(), a.prefixLength()));
                     fromStack.add(a.address());
                     kernel = new ArrayList<>(kernel);
