@@ -68,6 +68,28 @@ public class NetdevLifecycleIT {
     }
 
     @Test
+    public void stoppingTheBundleRemovesTheDeviceAndStartingItBringsTheConfigurationBack() throws Exception {
+        assertFalse("namespace ndt3 exists already (ip netns del ndt3)", namespace("ndt3"));
+        String added = appliance.command("ipoib:netdev add ib1_1_ffff netns ndt3 10.9.1.2/24", TIMEOUT);
+        assertTrue(added, added.contains("ib1_1_ffff: device ib1_1_ffff  netns ndt3"));
+        java.util.regex.Matcher id = java.util.regex.Pattern.compile("(?m)^\\s*(\\d+)\\|.*ipoib\\.netdev")
+                .matcher(appliance.command("lb -s", TIMEOUT));
+        assertTrue("ipoib.netdev in lb -s", id.find());
+        try {
+            appliance.command("stop " + id.group(1), TIMEOUT);
+            assertFalse("the namespace went with the bundle", namespace("ndt3"));
+            appliance.command("start " + id.group(1), TIMEOUT);
+            // The configuration stayed: the device comes back.
+            appliance.awaitCommand("ipoib:netdev", "ib1_1_ffff: device ib1_1_ffff  netns ndt3", TIMEOUT);
+            assertTrue(namespace("ndt3"));
+        } finally {
+            appliance.command("start " + id.group(1), TIMEOUT);
+            appliance.command("ipoib:netdev del ib1_1_ffff", TIMEOUT);
+        }
+        assertFalse(namespace("ndt3"));
+    }
+
+    @Test
     public void badArgumentsAreRefusedWithUsage() throws Exception {
         String noSuch = appliance.command("ipoib:netdev add nosuch0", TIMEOUT);
         assertTrue(noSuch, noSuch.contains("no interface 'nosuch0'") && noSuch.contains("usage: ipoib:netdev"));

@@ -9,7 +9,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
 import org.osgi.framework.BundleContext;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
@@ -72,8 +71,7 @@ public final class NetdevComponent {
             log.error("ipoib.netdev " + config.link() + ": " + e.getMessage());
             throw e;
         }
-        this.sync = Registry.SCHEDULER.scheduleWithFixedDelay(device::sync, SYNC_SECONDS, SYNC_SECONDS, TimeUnit.SECONDS);
-        Registry.up(this);
+        this.sync = Registry.up(this, device::sync, SYNC_SECONDS);
     }
 
     /** Refuses a configuration it cannot run, naming the property, the value and what is allowed. */

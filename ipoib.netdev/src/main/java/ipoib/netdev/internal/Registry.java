@@ -5,6 +5,8 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The bridged interfaces of this bundle, by interface name, for the shell command (which reports
@@ -13,12 +15,12 @@ import java.util.concurrent.ScheduledExecutorService;
  * the namespaces this appliance created. Bundle-wide state: the bundle's class loader scopes it.
  */
 final class Registry {
-    /** One daemon thread for every device's reconciliation (a few {@code ip} commands every few seconds). */
-    static final ScheduledExecutorService SCHEDULER = Executors.newSingleThreadScheduledExecutor(r -> {
-        Thread t = new Thread(r, "ipoib-netdev-sync");
-        t.setDaemon(true);
-        return t;
-    });
+    /**
+     * One daemon thread for every device's reconciliation (a few {@code ip} commands every few
+     * seconds), there while a device is: it ends with the last one, so an updated bundle leaves
+     * no thread of its old class loader behind.
+     */
+    private static ScheduledExecutorService scheduler;
 
     private static final Map<String, NetdevComponent> LIVE = new ConcurrentHashMap<>();
     private static final Map<String, String> FAILURES = new ConcurrentHashMap<>();
@@ -26,17 +28,30 @@ final class Registry {
 
     private Registry() {}
 
-    static synchronized void up(NetdevComponent c) {
+    /** A device is up: it is listed, and {@code sync} runs every {@code seconds}. */
+    static synchronized ScheduledFuture<?> up(NetdevComponent c, Runnable sync, long seconds) {
         FAILURES.remove(c.link());
         LIVE.put(c.link(), c);
+        if (scheduler == null) {
+            scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
+                Thread t = new Thread(r, "ipoib-netdev-sync");
+                t.setDaemon(true);
+                return t;
+            });
+        }
         if (exitHook == null) {
             exitHook = new Thread(Registry::closeAll, "ipoib-netdev-exit");
             Runtime.getRuntime().addShutdownHook(exitHook);
         }
+        return scheduler.scheduleWithFixedDelay(sync, seconds, seconds, TimeUnit.SECONDS);
     }
 
     static synchronized void down(NetdevComponent c) {
         LIVE.remove(c.link(), c);
+        if (LIVE.isEmpty() && scheduler != null) {
+            scheduler.shutdown();
+            scheduler = null;
+        }
         if (LIVE.isEmpty() && exitHook != null) {
             try {
                 Runtime.getRuntime().removeShutdownHook(exitHook);
