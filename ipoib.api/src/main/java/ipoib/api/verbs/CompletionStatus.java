@@ -9,5 +9,11 @@ public enum CompletionStatus {
     LOCAL_PROTECTION_ERROR,
     /** The queue pair went to ERROR or was destroyed with this request outstanding. */
     WORK_REQUEST_FLUSH_ERROR,
-    GENERAL_ERROR
+    GENERAL_ERROR,
+    /** RC: the responder refused the request as invalid (e.g. a message longer than its receive buffer). */
+    REMOTE_INVALID_REQUEST_ERROR,
+    /** RC: no acknowledgement after the retry count (the peer is gone or the path is broken). */
+    RETRY_EXCEEDED,
+    /** RC: the responder had no receive buffer posted for longer than the RNR retry count allows. */
+    RNR_RETRY_EXCEEDED
 }

@@ -58,6 +58,27 @@ public interface Port {
     UdQueuePair createUdQueuePair(UdQueuePairConfig config);
 
     /**
+     * Creates a reliable-connected queue pair in INIT.
+     *
+     * @throws VerbsException when the provider does not offer RC (the message says so), the port is
+     *     not ACTIVE or the configuration does not fit the port
+     */
+    default RcQueuePair createRcQueuePair(RcQueuePairConfig config) {
+        throw new VerbsException("device " + device().name() + " port " + number()
+                + ": this provider does not offer reliable-connected queue pairs");
+    }
+
+    /**
+     * Creates a shared receive queue for RC queue pairs of this port's device.
+     *
+     * @throws VerbsException when the provider does not offer shared receive queues
+     */
+    default SharedReceiveQueue createSharedReceiveQueue(int capacity) {
+        throw new VerbsException("device " + device().name() + " port " + number()
+                + ": this provider does not offer shared receive queues");
+    }
+
+    /**
      * Creates an address handle for sending to a destination.
      *
      * @throws VerbsException when the vector is not usable on this port

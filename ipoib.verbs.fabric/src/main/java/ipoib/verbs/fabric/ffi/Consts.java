@@ -45,6 +45,9 @@ public final class Consts {
     public static final int IBV_WC_LOC_QP_OP_ERR = c("IBV_WC_LOC_QP_OP_ERR", 2);
     public static final int IBV_WC_LOC_PROT_ERR = c("IBV_WC_LOC_PROT_ERR", 4);
     public static final int IBV_WC_WR_FLUSH_ERR = c("IBV_WC_WR_FLUSH_ERR", 5);
+    public static final int IBV_WC_REM_INV_REQ_ERR = c("IBV_WC_REM_INV_REQ_ERR", 9);
+    public static final int IBV_WC_RETRY_EXC_ERR = c("IBV_WC_RETRY_EXC_ERR", 12);
+    public static final int IBV_WC_RNR_RETRY_EXC_ERR = c("IBV_WC_RNR_RETRY_EXC_ERR", 13);
     public static final int IBV_WC_SEND = c("IBV_WC_SEND", 0);
     public static final int IBV_WC_RECV = c("IBV_WC_RECV", 128);
     public static final int IBV_WC_GRH = c("IBV_WC_GRH", 1);

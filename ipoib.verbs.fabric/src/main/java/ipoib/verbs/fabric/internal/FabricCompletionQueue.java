@@ -212,6 +212,12 @@ final class FabricCompletionQueue implements CompletionQueue {
             return CompletionStatus.LOCAL_PROTECTION_ERROR;
         } else if (wcStatus == Consts.IBV_WC_WR_FLUSH_ERR) {
             return CompletionStatus.WORK_REQUEST_FLUSH_ERROR;
+        } else if (wcStatus == Consts.IBV_WC_REM_INV_REQ_ERR) {
+            return CompletionStatus.REMOTE_INVALID_REQUEST_ERROR;
+        } else if (wcStatus == Consts.IBV_WC_RETRY_EXC_ERR) {
+            return CompletionStatus.RETRY_EXCEEDED;
+        } else if (wcStatus == Consts.IBV_WC_RNR_RETRY_EXC_ERR) {
+            return CompletionStatus.RNR_RETRY_EXCEEDED;
         }
         return CompletionStatus.GENERAL_ERROR;
     }

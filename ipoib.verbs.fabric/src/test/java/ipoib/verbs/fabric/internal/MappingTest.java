@@ -63,6 +63,10 @@ class MappingTest {
         assertEquals(CompletionStatus.LOCAL_PROTECTION_ERROR, FabricCompletionQueue.status(Consts.IBV_WC_LOC_PROT_ERR));
         assertEquals(CompletionStatus.WORK_REQUEST_FLUSH_ERROR,
                 FabricCompletionQueue.status(Consts.IBV_WC_WR_FLUSH_ERR));
-        assertEquals(CompletionStatus.GENERAL_ERROR, FabricCompletionQueue.status(12));
+        // RC errors, numbered as verbs.h's enum ibv_wc_status (LayoutTest checks the constants against it)
+        assertEquals(CompletionStatus.REMOTE_INVALID_REQUEST_ERROR, FabricCompletionQueue.status(9));
+        assertEquals(CompletionStatus.RETRY_EXCEEDED, FabricCompletionQueue.status(12));
+        assertEquals(CompletionStatus.RNR_RETRY_EXCEEDED, FabricCompletionQueue.status(13));
+        assertEquals(CompletionStatus.GENERAL_ERROR, FabricCompletionQueue.status(21)); // IBV_WC_GENERAL_ERR
     }
 }

@@ -239,6 +239,108 @@ public final class Fabric implements AutoCloseable {
         }
     }
 
+    /**
+     * Carries one RC packet to the connected queue pair and its ACK/NAK back. The sender port's
+     * faults apply to the packet (loss, corruption caught by the CRCs, duplication, delay and
+     * reordering), the receiver port's loss and corruption to the ACK; the transport repairs both.
+     * Allocation-free unless a delay or reorder fault holds the packet back.
+     */
+    void transmitRc(LoopRcQueuePair sender, int psn, boolean first, boolean last, MemorySegment payload, long offset,
+                    int length) {
+        counters.countSent();
+        counters.rcSent();
+        LoopPort src = sender.port;
+        if (!src.isActive()) {
+            counters.drop(DropReason.PORT_NOT_ACTIVE);
+            return;
+        }
+        Faults f = src.faults;
+        int copies = 1;
+        long delay = 0;
+        if (f.any()) {
+            java.util.SplittableRandom random = src.faultRandom;
+            boolean lose;
+            boolean corrupt;
+            boolean duplicate;
+            boolean reorder;
+            synchronized (random) {
+                lose = random.nextInt(100) < f.lossPercent();
+                corrupt = random.nextInt(100) < f.corruptPercent();
+                duplicate = random.nextInt(100) < f.duplicatePercent();
+                reorder = random.nextInt(100) < f.reorderPercent();
+                delay = f.delayMillis() * 1_000_000L + (reorder ? 1_000_000L + random.nextInt(4) * 1_000_000L : 0);
+            }
+            if (lose || corrupt) {
+                // A single flipped bit never passes the ICRC/VCRC check (see corruptionDetected for UD).
+                counters.drop(lose ? DropReason.FAULT_LOSS : DropReason.FAULT_CORRUPT);
+                return;
+            }
+            if (duplicate) {
+                counters.duplicated();
+                copies = 2;
+            }
+        }
+        if (delay == 0) {
+            for (int i = 0; i < copies; i++) {
+                deliverRc(sender, psn, first, last, payload, offset, length);
+            }
+            return;
+        }
+        if (heldBack.get() + copies > MAX_HELD_BACK) {
+            counters.drop(DropReason.FAULT_DELAY_QUEUE_FULL);
+            return;
+        }
+        heldBack.addAndGet(copies);
+        MemorySegment copy = Arena.ofAuto().allocate(Math.max(1, length));
+        MemorySegment.copy(payload, offset, copy, 0, length);
+        counters.delayed();
+        for (int i = 0; i < copies; i++) {
+            schedule(() -> {
+                heldBack.decrementAndGet();
+                deliverRc(sender, psn, first, last, copy, 0, length);
+            }, delay);
+        }
+    }
+
+    private void deliverRc(LoopRcQueuePair sender, int psn, boolean first, boolean last, MemorySegment payload,
+                           long offset, int length) {
+        LoopPort dst = subnetManager.portByLid(sender.remoteLid);
+        if (dst == null || !dst.isActive()) {
+            counters.drop(DropReason.NO_SUCH_LID);
+            return;
+        }
+        LoopRcQueuePair receiver = dst.rcQueuePair(sender.remoteQpn);
+        if (receiver == null || receiver.remoteQpn != sender.qpnValue()) {
+            counters.drop(DropReason.NO_SUCH_QP); // the responder would answer with a NAK only on a connected QP
+            return;
+        }
+        if (!sender.pkey.canCommunicateWith(receiver.pkey)) {
+            counters.drop(DropReason.PKEY_MISMATCH);
+            return;
+        }
+        long ack = receiver.receive(sender, psn, first, last, payload, offset, length, sender.port.lidValue());
+        if (ack == RcAck.NONE) {
+            counters.drop(DropReason.QP_NOT_READY);
+            return;
+        }
+        if (ack == RcAck.SILENT) {
+            return; // out of sequence behind an outstanding NAK: dropped by the responder, counted there
+        }
+        counters.countDelivered();
+        Faults back = dst.faults;
+        if (back.any() && (back.lossPercent() > 0 || back.corruptPercent() > 0)) {
+            boolean lost;
+            synchronized (dst.faultRandom) {
+                lost = dst.faultRandom.nextInt(100) < back.lossPercent() + back.corruptPercent();
+            }
+            if (lost) {
+                counters.rcAckLost();
+                return;
+            }
+        }
+        sender.acknowledged(ack);
+    }
+
     /** Applies the sender port's faults; returns true when the packet was consumed here. */
     private boolean injectFaults(Faults f, LoopPort src, LoopQueuePair sender, LoopAddressHandle ah, int remoteQpn,
                                  int qkey, MemorySegment payload, long offset, int length) {
@@ -392,6 +494,9 @@ public final class Fabric implements AutoCloseable {
     public void resetPort(LoopPort port) {
         for (LoopQueuePair qp : port.queuePairs()) {
             qp.fail();
+        }
+        for (LoopRcQueuePair qp : port.rcQueuePairs()) {
+            qp.toError();
         }
         portDown(port);
         port.raise(PortEvent.Type.DEVICE_FATAL);

@@ -12,6 +12,14 @@ public final class FabricCounters {
     private final LongAdder duplicated = new LongAdder();
     private final LongAdder delayed = new LongAdder();
     private final LongAdder lengthErrors = new LongAdder();
+    private final LongAdder rcSent = new LongAdder();
+    private final LongAdder rcRetransmitted = new LongAdder();
+    private final LongAdder rcTimeouts = new LongAdder();
+    private final LongAdder rcSequenceNaks = new LongAdder();
+    private final LongAdder rcRnrNaks = new LongAdder();
+    private final LongAdder rcDuplicates = new LongAdder();
+    private final LongAdder rcAcksLost = new LongAdder();
+    private final LongAdder rcOutOfSequence = new LongAdder();
     private final LongAdder[] drops = new LongAdder[DropReason.values().length];
 
     FabricCounters() {
@@ -40,6 +48,43 @@ public final class FabricCounters {
         lengthErrors.increment();
     }
 
+    void rcSent() {
+        rcSent.increment();
+    }
+
+    void countRcRetransmission() {
+        rcRetransmitted.increment();
+    }
+
+    void rcTimeout() {
+        rcTimeouts.increment();
+    }
+
+    void rcSequenceNak() {
+        rcSequenceNaks.increment();
+    }
+
+    void rcRnrNak() {
+        rcRnrNaks.increment();
+    }
+
+    void rcDuplicate() {
+        rcDuplicates.increment();
+    }
+
+    void rcOutOfSequence() {
+        rcOutOfSequence.increment();
+    }
+
+    void rcAckLost() {
+        rcAcksLost.increment();
+    }
+
+    /** RC packets sent again after a NAK or an ACK timeout. */
+    public long rcRetransmitted() {
+        return rcRetransmitted.sum();
+    }
+
     void drop(DropReason reason) {
         drops[reason.ordinal()].increment();
     }
@@ -64,6 +109,14 @@ public final class FabricCounters {
         out.put("duplicated", duplicated.sum());
         out.put("delayed", delayed.sum());
         out.put("send_length_errors", lengthErrors.sum());
+        out.put("rc_sent", rcSent.sum());
+        out.put("rc_retransmitted", rcRetransmitted.sum());
+        out.put("rc_ack_timeouts", rcTimeouts.sum());
+        out.put("rc_sequence_naks", rcSequenceNaks.sum());
+        out.put("rc_rnr_naks", rcRnrNaks.sum());
+        out.put("rc_duplicates", rcDuplicates.sum());
+        out.put("rc_acks_lost", rcAcksLost.sum());
+        out.put("rc_out_of_sequence", rcOutOfSequence.sum());
         Map<DropReason, Long> byReason = new EnumMap<>(DropReason.class);
         for (DropReason r : DropReason.values()) {
             byReason.put(r, drops(r));

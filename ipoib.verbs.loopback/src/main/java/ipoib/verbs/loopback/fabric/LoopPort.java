@@ -16,6 +16,9 @@ import ipoib.api.verbs.Port;
 import ipoib.api.verbs.PortAttributes;
 import ipoib.api.verbs.PortEvent;
 import ipoib.api.verbs.PortState;
+import ipoib.api.verbs.RcQueuePair;
+import ipoib.api.verbs.RcQueuePairConfig;
+import ipoib.api.verbs.SharedReceiveQueue;
 import ipoib.api.verbs.UdQueuePair;
 import ipoib.api.verbs.UdQueuePairConfig;
 import ipoib.api.verbs.VerbsException;
@@ -32,6 +35,7 @@ public final class LoopPort implements Port {
     private final Gid gid0;
     private final CopyOnWriteArrayList<Consumer<PortEvent>> listeners = new CopyOnWriteArrayList<>();
     private final CopyOnWriteIntMap<LoopQueuePair> queuePairs = new CopyOnWriteIntMap<>();
+    private final CopyOnWriteIntMap<LoopRcQueuePair> rcQueuePairs = new CopyOnWriteIntMap<>();
     private volatile PortState state = PortState.DOWN;
     private volatile int lid;
     private volatile IbMtu activeMtu;
@@ -129,6 +133,51 @@ public final class LoopPort implements Port {
         LoopQueuePair qp = new LoopQueuePair(this, device.allocateQpn(), config, pkey, sendCq, recvCq);
         queuePairs.put(qp.qpnValue(), qp);
         return qp;
+    }
+
+    @Override
+    public RcQueuePair createRcQueuePair(RcQueuePairConfig config) {
+        device.fabric.checkOpen();
+        if (state != PortState.ACTIVE) {
+            throw new VerbsException("create RC QP: port " + this + " is " + state + ", not ACTIVE");
+        }
+        PKey pkey = pkeys.get(config.pkeyIndex()).orElseThrow(() -> new VerbsException("create RC QP: P_Key index "
+                + config.pkeyIndex() + " is not a valid entry of port " + this + " (table " + pkeys + ")"));
+        if (!(config.sendCompletionQueue() instanceof LoopCompletionQueue sendCq)
+                || !(config.receiveCompletionQueue() instanceof LoopCompletionQueue recvCq)) {
+            throw new VerbsException("create RC QP: completion queues must come from the loopback provider");
+        }
+        LoopSharedReceiveQueue rq;
+        boolean own = config.sharedReceiveQueue() == null;
+        if (own) {
+            rq = new LoopSharedReceiveQueue(device, config.receiveQueueDepth());
+        } else if (config.sharedReceiveQueue() instanceof LoopSharedReceiveQueue srq) {
+            rq = srq;
+        } else {
+            throw new VerbsException("create RC QP: the shared receive queue must come from the loopback provider");
+        }
+        LoopRcQueuePair qp = new LoopRcQueuePair(this, device.allocateQpn(), pkey, config.pkeyIndex(), sendCq, recvCq, rq,
+                own, config.sendQueueDepth());
+        rcQueuePairs.put(qp.qpnValue(), qp);
+        return qp;
+    }
+
+    @Override
+    public SharedReceiveQueue createSharedReceiveQueue(int capacity) {
+        device.fabric.checkOpen();
+        return new LoopSharedReceiveQueue(device, capacity);
+    }
+
+    LoopRcQueuePair rcQueuePair(int qpn) {
+        return rcQueuePairs.get(qpn);
+    }
+
+    void removeRcQueuePair(LoopRcQueuePair qp) {
+        rcQueuePairs.remove(qp.qpnValue());
+    }
+
+    List<LoopRcQueuePair> rcQueuePairs() {
+        return rcQueuePairs.values();
     }
 
     LoopQueuePair queuePair(int qpn) {
