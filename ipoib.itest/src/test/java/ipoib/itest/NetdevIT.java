@@ -293,6 +293,24 @@ public class NetdevIT {
         awaitFullMember(mgid, false);
     }
 
+    @Test
+    public void theDeviceMulticastListBecomesJoinsAsLinuxIpoibDoes() throws Exception {
+        // 224.0.0.1 is on every device's list but never reported (RFC 3376 §6): the list is read.
+        String allHosts = "ff12:401b:ffff::1"; // RFC 4391 §4: the low 28 bits of 224.0.0.1
+        long deadline = System.nanoTime() + TIMEOUT * 1_000_000_000L;
+        String section = "";
+        while (System.nanoTime() < deadline) {
+            String groups = appliance.command("fabric:groups", TIMEOUT);
+            int at = groups.indexOf(allHosts + " ");
+            section = at < 0 ? "" : groups.substring(at).split("\n(?=\\S)", 2)[0];
+            if (section.split("FullMember", -1).length - 1 == 2) {
+                return;
+            }
+            Thread.sleep(200);
+        }
+        throw new AssertionError("h1 and h2 are not both FullMembers of " + allHosts + ":\n" + section);
+    }
+
     /** Waits until the group has (or no longer has) a FullMember in fabric:groups. */
     private static void awaitFullMember(String mgid, boolean present) throws Exception {
         long deadline = System.nanoTime() + TIMEOUT * 1_000_000_000L;

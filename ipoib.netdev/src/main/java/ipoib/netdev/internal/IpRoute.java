@@ -85,4 +85,23 @@ final class IpRoute {
         }
         return result;
     }
+
+    /** The multicast groups of a device ({@code ip maddr show dev DEVICE}). */
+    static java.util.Set<java.net.InetAddress> groups(String netns, String device) throws IOException {
+        java.util.Set<java.net.InetAddress> result = new java.util.LinkedHashSet<>();
+        for (String line : in(netns, "maddr", "show", "dev", device).split("\n")) {
+            String[] f = line.trim().split("\\s+");
+            if (f.length >= 2 && (f[0].equals("inet") || f[0].equals("inet6"))) {
+                try {
+                    java.net.InetAddress g = java.net.InetAddress.getByName(f[1]);
+                    if (g.isMulticastAddress()) {
+                        result.add(g);
+                    }
+                } catch (java.net.UnknownHostException ignored) {
+                    // Not an address literal.
+                }
+            }
+        }
+        return result;
+    }
 }

@@ -19,7 +19,7 @@ import java.util.function.Consumer;
  * <p>Understood: IGMPv1/v2 reports and v2 leaves (RFC 2236), IGMPv3 reports (RFC 3376 §4.2),
  * MLDv1 reports and dones (RFC 2710), MLDv2 reports (RFC 3810 §5.2). A record in EXCLUDE mode,
  * or in INCLUDE mode with sources, is a membership; INCLUDE with no source is none. Called on
- * the device's reader thread only.
+ * the device's reader thread (reports) and the reconciliation thread ({@link #reconcile}).
  */
 final class Membership {
     static final int IGMP_V1_REPORT = 0x12;
@@ -113,7 +113,26 @@ final class Membership {
         }
     }
 
-    private void set(InetAddress group, boolean member) {
+    /**
+     * The device's multicast list as the kernel keeps it ({@code ip maddr}): groups listed and not
+     * joined are joined (those the kernel never reports, such as 224.0.0.1 and ff02::1, and those
+     * joined before the device was bridged), joined groups no longer listed are left. IPv6 groups
+     * of interface-local scope (ff01::/16) stay in the node and are skipped.
+     */
+    void reconcile(Set<InetAddress> listed) {
+        for (InetAddress g : listed) {
+            if (!(g instanceof java.net.Inet6Address) || (g.getAddress()[1] & 0x0F) >= 2) {
+                set(g, true);
+            }
+        }
+        for (InetAddress g : groups()) {
+            if (!listed.contains(g)) {
+                set(g, false);
+            }
+        }
+    }
+
+    private synchronized void set(InetAddress group, boolean member) {
         if (group == null || !group.isMulticastAddress()) {
             return;
         }

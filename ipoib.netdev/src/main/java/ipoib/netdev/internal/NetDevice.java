@@ -19,6 +19,8 @@ import org.osgi.framework.BundleContext;
  * of addresses and MTU ({@link #sync()}, run every few seconds):
  * <ul>
  *   <li>the device MTU follows the link MTU;</li>
+ *   <li>the device's multicast list becomes listener joins and leaves (with the IGMP/MLD reports
+ *       {@link Membership} reads, as Linux ipoib's set_rx_mode);</li>
  *   <li>addresses the kernel has on the device go into the stack's address table (origin
  *       MANUAL), so that ARP and ND answer for them; gone from the kernel, they leave the table;</li>
  *   <li>the stack's own addresses of the link (configured ones, the RFC 4391 §8 link-local
@@ -199,6 +201,7 @@ final class NetDevice implements AutoCloseable {
                 }
             }
             kernelAddresses = List.copyOf(kernel);
+            bridge.membership().reconcile(IpRoute.groups(netns, device));
             bridge.broadcasts(kernel.stream().mapToInt(Cidr::broadcast4).filter(b -> b != 0).toArray());
             lastError = null;
         } catch (IOException | RuntimeException e) {

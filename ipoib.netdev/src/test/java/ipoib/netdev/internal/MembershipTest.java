@@ -92,4 +92,15 @@ class MembershipTest {
         assertEquals(4, events.size());
         assertTrue(membership.groups().isEmpty());
     }
+
+    @Test
+    void theDeviceMulticastListJoinsWhatWasNeverReportedAndLeavesWhatIsGone() throws Exception {
+        membership.reconcile(Set.of(InetAddress.getByName("224.0.0.1"), InetAddress.getByName("ff02::1"),
+                InetAddress.getByName("ff01::1")));
+        assertEquals(Set.of(InetAddress.getByName("224.0.0.1"), InetAddress.getByName("ff02::1")), membership.groups());
+        membership.reconcile(Set.of(InetAddress.getByName("224.0.0.1")));
+        assertEquals(Set.of(InetAddress.getByName("224.0.0.1")), membership.groups());
+        assertEquals(3, events.size());
+        assertTrue(events.contains("leave ff02:0:0:0:0:0:0:1"));
+    }
 }
