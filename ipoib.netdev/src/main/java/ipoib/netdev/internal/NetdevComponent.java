@@ -42,6 +42,7 @@ public final class NetdevComponent {
     private final String link;
     private NetDevice device;
     private ScheduledFuture<?> sync;
+    private AutoCloseable linkUp;
 
     /**
      * The link is a static reference (a constructor argument); the resolvers, the multicast
@@ -72,6 +73,8 @@ public final class NetdevComponent {
             throw e;
         }
         this.sync = Registry.up(this, device::sync, SYNC_SECONDS);
+        NetDevice d = device;
+        this.linkUp = stack.onUp(context, () -> Registry.execute(d::sync));
     }
 
     /** Refuses a configuration it cannot run, naming the property, the value and what is allowed. */
@@ -113,6 +116,11 @@ public final class NetdevComponent {
             return;
         }
         sync.cancel(false);
+        try {
+            linkUp.close();
+        } catch (Exception e) {
+            log.warn("ipoib.netdev " + link + ": " + e.getMessage());
+        }
         device.close();
         Registry.down(this);
     }

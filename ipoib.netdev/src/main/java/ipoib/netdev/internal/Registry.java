@@ -46,6 +46,13 @@ final class Registry {
         return scheduler.scheduleWithFixedDelay(sync, seconds, seconds, TimeUnit.SECONDS);
     }
 
+    /** Runs {@code task} soon on the reconciliation thread (ignored when no device is up). */
+    static synchronized void execute(Runnable task) {
+        if (scheduler != null) {
+            scheduler.execute(task);
+        }
+    }
+
     static synchronized void down(NetdevComponent c) {
         LIVE.remove(c.link(), c);
         if (LIVE.isEmpty() && scheduler != null) {

@@ -6,6 +6,7 @@ import ipoib.api.host.InterfaceAddresses;
 import ipoib.api.link.EtherType;
 import ipoib.api.link.FrameHandler;
 import ipoib.api.link.IpoibLink;
+import ipoib.api.link.LinkListener;
 import ipoib.api.link.LinkState;
 import ipoib.api.link.ReceivedFrame;
 import ipoib.api.link.TransmitResult;
@@ -137,6 +138,20 @@ final class StackAdapter {
             unregister(four);
             unregister(six);
         };
+    }
+
+    /**
+     * Calls {@code action} (which must not block: it runs on the link's control thread) each time
+     * the link comes UP, so that the device takes a new MTU at once; closing the result stops it.
+     */
+    AutoCloseable onUp(BundleContext context, Runnable action) {
+        LinkListener listener = (l, change) -> {
+            if (l == link && change == LinkListener.Change.UP) {
+                action.run();
+            }
+        };
+        ServiceRegistration<?> r = context.registerService(LinkListener.class, listener, null);
+        return () -> unregister(r);
     }
 
     private static void deliver(Receiver receiver, ReceivedFrame frame) {
