@@ -9,6 +9,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
@@ -37,20 +38,34 @@ public class ApplianceScriptIT {
 
     record Run(int status, String out, String err) {}
 
-    private Run runScript(String script) throws IOException, InterruptedException {
-        Path file = tmp.newFile("test.gosh").toPath();
+    private Run runScript(String script, String... jvmOptions) throws IOException, InterruptedException {
+        Path file = tmp.newFile().toPath();
         Files.writeString(file, script, StandardCharsets.UTF_8);
-        File out = tmp.newFile("out.txt");
-        File err = tmp.newFile("err.txt");
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        Process process = new ProcessBuilder(List.of(java, "--enable-native-access=ALL-UNNAMED",
+        List<String> command = new ArrayList<>(List.of(java, "--enable-native-access=ALL-UNNAMED",
                 "--sun-misc-unsafe-memory-access=allow", "-Dipoib.script=" + file,
-                "-Dgosh.args=--nointeractive --noshutdown", "-jar", appliance.getPath()))
-                .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
-                .redirectOutput(out).redirectError(err).start();
-        if (!process.waitFor(60, TimeUnit.SECONDS)) {
+                "-Dgosh.args=--nointeractive --noshutdown"));
+        command.addAll(List.of(jvmOptions));
+        command.addAll(List.of("-jar", appliance.getPath()));
+        return run(new ProcessBuilder(command).redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null"))));
+    }
+
+    /** Runs a bash command line in the workspace, where ./ipoib runs the appliance jar under test. */
+    private Run runIpoib(String bashCommand) throws IOException, InterruptedException {
+        File workspace = appliance.getAbsoluteFile().getParentFile().getParentFile().getParentFile();
+        ProcessBuilder builder = new ProcessBuilder(List.of("bash", "-c", bashCommand)).directory(workspace);
+        builder.environment().put("IPOIB_APPLIANCE", appliance.getAbsolutePath());
+        builder.environment().put("JAVA_HOME", System.getProperty("java.home"));
+        return run(builder);
+    }
+
+    private Run run(ProcessBuilder builder) throws IOException, InterruptedException {
+        File out = tmp.newFile();
+        File err = tmp.newFile();
+        Process process = builder.redirectOutput(out).redirectError(err).start();
+        if (!process.waitFor(120, TimeUnit.SECONDS)) {
             process.destroyForcibly();
-            throw new AssertionError("appliance did not exit within 60 s; output: " + Files.readString(out.toPath()));
+            throw new AssertionError("appliance did not exit within 120 s; output: " + Files.readString(out.toPath()));
         }
         return new Run(process.exitValue(), Files.readString(out.toPath()), Files.readString(err.toPath()));
     }
@@ -113,5 +128,58 @@ public class ApplianceScriptIT {
         assertTrue("IPv6 link-local over ND right after start:\n" + run.out(),
                 run.out().contains("2 packets transmitted, 2 received, 0% packet loss"));
         assertTrue(run.out(), run.out().contains("fe80::202:c903:0:101/64"));
+    }
+
+    @Test
+    public void aScriptFromAPipeRunsAndPipedErrorsNameStdin() throws Exception {
+        Run piped = runIpoib("./ipoib --script <(printf 'echo from-a-pipe\\n')");
+        assertEquals("exit status; stderr: " + piped.err(), 0, piped.status());
+        assertTrue(piped.out(), piped.out().contains("g! echo from-a-pipe\nfrom-a-pipe"));
+
+        Run stdin = runIpoib("printf 'echo first\\nnosuch:command\\n' | ./ipoib");
+        assertEquals("stderr: " + stdin.err(), 1, stdin.status());
+        assertTrue(stdin.err(), stdin.err().contains("ipoib: stdin line 2: command failed: nosuch:command"));
+    }
+
+    @Test
+    public void awaitAllWithoutInterfacesSaysThereAreNone() throws Exception {
+        Run run = runScript("ipoib:await all 1\n", "-Dipoib.defaults=false");
+        assertEquals(1, run.status());
+        assertTrue(run.err(), run.err().contains("no IPoIB interfaces within 1 s (create one with ipoib:create)"));
+    }
+
+    @Test
+    public void awaitAllWaitsForAnInterfaceJustCreated() throws Exception {
+        // On one line, as a user types it: the interface's component is not there yet when await starts.
+        Run run = runScript("ipoib:await all 30\nfabric:pkeys loop0/1 0xffff 0x8001\n"
+                + "ipoib:create loop0 1 0x8001 ; ipoib:await all 30\n");
+        assertEquals("exit status; stderr: " + run.err(), 0, run.status());
+        String afterCreate = run.out().substring(run.out().indexOf("g! ipoib:create"));
+        assertTrue(afterCreate, afterCreate.contains("ib0_1_8001 UP"));
+    }
+
+    @Test
+    public void updateOfAProjectBundleTakesTheJarFromTheWorkspace() throws Exception {
+        Run run = runScript("ipoib:await all 30\n"
+                + "headers ipoib.arp\n"
+                + "update ipoib.arp\n"
+                + "lb ipoib.arp\n"
+                + "ipoib:ping -c 1 -W 5 10.0.0.2\n");
+        assertEquals("exit status; stdout:\n" + run.out() + "\nstderr: " + run.err(), 0, run.status());
+        assertTrue(run.out(), run.out().matches("(?s).*g! lb ipoib.arp\n.*\\|Active\\s*\\|.*ipoib\\.arp.*"));
+        assertTrue(run.out(), run.out().contains("1 packets transmitted, 1 received"));
+        // update reads the jar the module's build writes in the workspace.
+        File workspaceJar = new File(appliance.getCanonicalFile().getParentFile().getParentFile().getParentFile(),
+                "ipoib.arp/target").listFiles((dir, name) -> name.matches("ipoib\\.arp-[0-9.]+(-SNAPSHOT)?\\.jar"))[0];
+        assertTrue(run.out(), run.out().contains("Bundle-UpdateLocation = " + workspaceJar.toURI()));
+    }
+
+    @Test
+    public void logLevelInfoShowsTheProjectsMessagesWithoutFrameworkEvents() throws Exception {
+        Run run = runScript("ipoib:await all 30\n", "-Dipoib.log.level=INFO");
+        assertEquals("exit status; stderr: " + run.err(), 0, run.status());
+        assertTrue(run.err(), run.err().contains("INFO ipoib.verbs.loopback: loopback fabric up"));
+        assertFalse(run.err(), run.err().contains("ServiceEvent"));
+        assertFalse(run.err(), run.err().contains("BundleEvent"));
     }
 }

@@ -1,6 +1,7 @@
 package ipoib.launcher;
 
 import java.io.FileDescriptor;
+import java.io.FileInputStream;
 import java.io.FileOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -12,14 +13,7 @@ import java.util.List;
 import org.apache.felix.service.command.CommandProcessor;
 import org.apache.felix.service.command.CommandSession;
 import org.apache.felix.service.command.Converter;
-import org.osgi.framework.Bundle;
 import org.osgi.framework.BundleContext;
-import org.osgi.framework.Constants;
-import org.osgi.framework.FrameworkEvent;
-import org.osgi.framework.FrameworkListener;
-import org.osgi.framework.InvalidSyntaxException;
-import org.osgi.util.tracker.ServiceTracker;
-import org.osgi.framework.startlevel.FrameworkStartLevel;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Deactivate;
@@ -27,115 +21,78 @@ import org.osgi.service.component.annotations.Reference;
 
 /**
  * Script mode of the appliance. When the framework property {@value #SCRIPT_PROPERTY} names a
- * file, the commands in it run once the framework has reached its final start level (so every
- * component of the run is active), each echoed with a {@code g!} prompt. The JVM then exits
- * with 0, or with 1 after the first failing command, whose error is printed to stderr.
+ * file (or is {@code -} for stdin), the commands in it run once the framework has reached its
+ * final start level (so every component of the run is active), each echoed with a {@code g!}
+ * prompt. The JVM then exits with 0, or with 1 after the first failing command, whose error is
+ * printed to stderr as {@code ipoib: NAME line N: command failed: ...}, NAME being
+ * {@value #NAME_PROPERTY} when given (the {@code ipoib} script passes {@code stdin} for piped
+ * commands), else the file's name.
  */
 @Component(immediate = true, service = {})
-public final class ScriptRunner implements FrameworkListener {
+public final class ScriptRunner {
 
-    /** Framework property naming the script to run. */
+    /** Framework property naming the script to run; {@code -} reads it from stdin. */
     public static final String SCRIPT_PROPERTY = "ipoib.script";
+    /** Framework property: the script's name in error messages. */
+    public static final String NAME_PROPERTY = "ipoib.script.name";
     /** Framework property: when "false", do not exit the JVM after the script (for tests). */
     public static final String EXIT_PROPERTY = "ipoib.script.exit";
 
     /** Framework property: when "true", print the stack trace of a failing command. */
     public static final String TRACE_PROPERTY = "ipoib.script.trace";
 
-    private static final long SHELL_COMMANDS_TIMEOUT_MS = 10_000;
-
     private final CommandProcessor processor;
     private final BundleContext context;
     private final String script;
-    private volatile Thread runner;
+    private final AfterStartup gate;
 
     @Activate
     public ScriptRunner(BundleContext context, @Reference CommandProcessor processor) {
         this.context = context;
         this.processor = processor;
         this.script = context.getProperty(SCRIPT_PROPERTY);
-        if (script == null || script.isBlank()) {
-            return;
-        }
-        context.addFrameworkListener(this);
-        if (startLevelReached()) {
-            startRunner();
-        }
-    }
-
-    /**
-     * Felix marks the system bundle ACTIVE before it raises the start level, so the state alone
-     * does not say that every bundle has started: compare the start level with its target.
-     */
-    private boolean startLevelReached() {
-        Bundle system = context.getBundle(Constants.SYSTEM_BUNDLE_LOCATION);
-        String beginning = context.getProperty(Constants.FRAMEWORK_BEGINNING_STARTLEVEL);
-        int target = beginning == null ? 1 : Integer.parseInt(beginning.strip());
-        return system.getState() == Bundle.ACTIVE && system.adapt(FrameworkStartLevel.class).getStartLevel() >= target;
-    }
-
-    @Override
-    public void frameworkEvent(FrameworkEvent event) {
-        if (event.getType() == FrameworkEvent.STARTED) {
-            startRunner();
-        }
-    }
-
-    private synchronized void startRunner() {
-        if (runner != null) {
-            return;
-        }
-        runner = new Thread(this::runAndExit, "ipoib-script");
-        runner.start();
+        this.gate = script == null || script.isBlank() ? null : AfterStartup.run(context, "ipoib-script", this::runAndExit);
     }
 
     @Deactivate
     void deactivate() {
-        if (script != null) {
-            context.removeFrameworkListener(this);
+        if (gate != null) {
+            gate.close();
         }
     }
 
     private void runAndExit() {
-        awaitShellCommands();
         // Gogo replaces System.out/err with per-thread streams that would feed back into the
         // session; write to the process's own descriptors instead.
         PrintStream out = new PrintStream(new FileOutputStream(FileDescriptor.out), true, StandardCharsets.UTF_8);
         PrintStream err = new PrintStream(new FileOutputStream(FileDescriptor.err), true, StandardCharsets.UTF_8);
-        int status = run(Path.of(script), out, err);
+        String name = context.getProperty(NAME_PROPERTY);
+        int status;
+        if (script.equals("-")) {
+            status = run(() -> new String(new FileInputStream(FileDescriptor.in).readAllBytes(), StandardCharsets.UTF_8),
+                    name == null ? "stdin" : name, out, err);
+        } else {
+            Path file = Path.of(script);
+            status = run(() -> Files.readString(file, StandardCharsets.UTF_8),
+                    name == null ? String.valueOf(file.getFileName()) : name, out, err);
+        }
         if (!"false".equals(context.getProperty(EXIT_PROPERTY))) {
             System.exit(status);
         }
     }
 
-    /**
-     * gogo.shell registers its commands (echo, grep, each, ...) from its own thread after it
-     * started; wait for them a bounded time so that scripts can use them.
-     */
-    private void awaitShellCommands() {
-        String filter = "(&(osgi.command.scope=gogo)(osgi.command.function=grep))";
-        try {
-            ServiceTracker<Object, Object> tracker = new ServiceTracker<>(context, context.createFilter(filter), null);
-            tracker.open();
-            try {
-                tracker.waitForService(SHELL_COMMANDS_TIMEOUT_MS);
-            } finally {
-                tracker.close();
-            }
-        } catch (InvalidSyntaxException e) {
-            throw new IllegalStateException(filter, e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+    /** Reads a script's text. */
+    interface Source {
+        String read() throws IOException;
     }
 
     /** Runs every command of the script; returns the exit status. */
-    int run(Path file, PrintStream out, PrintStream err) {
+    int run(Source source, String name, PrintStream out, PrintStream err) {
         List<ScriptParser.Command> commands;
         try {
-            commands = ScriptParser.parse(Files.readString(file, StandardCharsets.UTF_8));
+            commands = ScriptParser.parse(source.read());
         } catch (IOException e) {
-            err.println("ipoib: cannot read script " + file + ": " + e);
+            err.println("ipoib: cannot read script " + name + ": " + e);
             return 2;
         }
         CommandSession session = processor.createSession(InputStream.nullInputStream(), out, err);
@@ -149,9 +106,8 @@ public final class ScriptRunner implements FrameworkListener {
                     }
                 } catch (Exception e) {
                     out.flush();
-                    err.println("ipoib: " + file.getFileName() + " line " + command.line() + ": command failed: "
-                            + command.text());
-                    err.println("  " + describe(e));
+                    err.println("ipoib: " + name + " line " + command.line() + ": command failed: " + command.text());
+                    err.println("  " + CommandUsage.describe(session, command.text(), e));
                     if (Boolean.parseBoolean(context.getProperty(TRACE_PROPERTY))) {
                         e.printStackTrace(err);
                     }
@@ -164,7 +120,8 @@ public final class ScriptRunner implements FrameworkListener {
         }
     }
 
-    private static String describe(Throwable e) {
+    /** The message a user needs: the first one in the cause chain past reflection's wrappers. */
+    static String describe(Throwable e) {
         Throwable t = e;
         while (t.getCause() != null && (t.getMessage() == null || t instanceof java.lang.reflect.InvocationTargetException)) {
             t = t.getCause();

@@ -51,10 +51,17 @@ public final class LinkCommands {
         return out;
     }
 
-    @Descriptor("list the IPoIB interfaces: state and reason, HCA/port, P_Key, QPN, GID, link address, MTU, Q_Key, broadcast-GID, provider")
-    public String links() {
+    @Descriptor("list the IPoIB interfaces (or one): state and reason, HCA/port, P_Key, QPN, GID, link address, MTU, Q_Key, broadcast-GID, provider")
+    public String links(@Descriptor("interface name (optional)") String... names) {
+        if (names.length > 1) {
+            throw usage("ipoib:links [interface]", "expected at most one interface name");
+        }
+        List<IpoibLink> shown = sorted().stream().filter(l -> names.length == 0 || l.name().equals(names[0])).toList();
+        if (names.length == 1 && shown.isEmpty()) {
+            throw usage("ipoib:links [interface]", "no interface '" + names[0] + "'");
+        }
         StringBuilder out = new StringBuilder();
-        for (IpoibLink link : sorted()) {
+        for (IpoibLink link : shown) {
             out.append(link.name()).append(": ").append(link.state()).append(" (").append(link.stateReason()).append(")\n");
             LinkEngine engine = link instanceof LinkEngine e ? e : null;
             if (engine != null) {
@@ -193,15 +200,26 @@ public final class LinkCommands {
         long deadline = System.nanoTime() + seconds * 1_000_000_000L;
         while (true) {
             List<IpoibLink> selected = sorted().stream().filter(l -> which.equals("all") || l.name().equals(which)).toList();
+            // 'all' includes the interfaces configured (ipoib:create) whose component is not there yet.
+            List<String> pending = which.equals("all") ? configuredWithoutLink() : List.of();
             if (selected.isEmpty() && !which.equals("all")) {
                 if (System.nanoTime() > deadline) {
                     throw usage(usage, "no interface '" + which + "'");
                 }
-            } else if (!selected.isEmpty() && selected.stream().allMatch(l -> l.state() == ipoib.api.link.LinkState.UP)) {
+            } else if (!selected.isEmpty() && pending.isEmpty()
+                    && selected.stream().allMatch(l -> l.state() == ipoib.api.link.LinkState.UP)) {
                 return selected.stream().map(l -> l.name() + " UP").reduce((a, b) -> a + "\n" + b).orElse("");
             }
             if (System.nanoTime() > deadline) {
+                if (selected.isEmpty() && pending.isEmpty()) {
+                    throw new IllegalStateException("no IPoIB interfaces within " + seconds
+                            + " s (create one with ipoib:create)");
+                }
                 StringBuilder why = new StringBuilder("not UP within " + seconds + " s:");
+                for (String name : pending) {
+                    why.append("\n  ").append(name).append(" configured, but no interface yet (see scr:info "
+                            + IpoibLinkComponent.FACTORY_PID + ")");
+                }
                 for (IpoibLink l : selected) {
                     if (l.state() != ipoib.api.link.LinkState.UP) {
                         why.append("\n  ").append(l.name()).append(' ').append(l.state()).append(" (")
@@ -212,6 +230,29 @@ public final class LinkCommands {
             }
             Thread.sleep(20);
         }
+    }
+
+    /** Names of ipoib.link configurations that name their interface and have no interface yet. */
+    private List<String> configuredWithoutLink() {
+        Configuration[] configurations;
+        try {
+            configurations = configurationAdmin.listConfigurations(
+                    "(service.factoryPid=" + IpoibLinkComponent.FACTORY_PID + ")");
+        } catch (IOException | InvalidSyntaxException e) {
+            return List.of();
+        }
+        if (configurations == null) {
+            return List.of();
+        }
+        List<String> pending = new ArrayList<>();
+        for (Configuration c : configurations) {
+            Object name = c.getProperties() == null ? null : c.getProperties().get("name");
+            if (name != null && links.stream().noneMatch(l -> l.name().equals(name))) {
+                pending.add(name.toString());
+            }
+        }
+        pending.sort(null);
+        return pending;
     }
 
     @Descriptor("capture an interface's frames, both directions, to a pcapng file (LINKTYPE_IPOIB 242 with the "

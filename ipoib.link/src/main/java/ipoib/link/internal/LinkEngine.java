@@ -575,6 +575,9 @@ final class LinkEngine implements IpoibLink {
         state = newState;
         reason = why;
         if (old != newState) {
+            if (newState != LinkState.UP) { // UP is logged where it is reached, with its parameters
+                hooks.info(name() + " " + newState + ": " + why);
+            }
             Map<String, Object> props = new LinkedHashMap<>();
             props.put(IpoibEvents.LINK, name());
             props.put(IpoibEvents.STATE, newState.name());

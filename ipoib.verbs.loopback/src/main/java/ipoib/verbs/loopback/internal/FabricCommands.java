@@ -32,6 +32,16 @@ public final class FabricCommands {
         this.sa = sa;
     }
 
+    /** The fabric, for the console's Fabric page (same bundle). */
+    public Fabric fabric() {
+        return fabric;
+    }
+
+    /** The emulated subnet administrator, for the console's Fabric page (same bundle). */
+    public SubnetAdministratorEmulator subnetAdministrator() {
+        return sa;
+    }
+
     @Descriptor("list the HCAs and their ports: GUID, LID, state, MTU, P_Keys")
     public String hcas() {
         StringBuilder out = new StringBuilder();

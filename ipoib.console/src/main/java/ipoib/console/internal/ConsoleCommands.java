@@ -1,0 +1,88 @@
+package ipoib.console.internal;
+
+import java.io.PrintStream;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.apache.felix.service.command.Descriptor;
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Reference;
+
+/** Gogo commands of the console bundle: {@code ipoib:events} and {@code ipoib:config}. */
+@Component(service = ConsoleCommands.class, property = {
+        "osgi.command.scope=ipoib",
+        "osgi.command.function=events",
+        "osgi.command.function=config"})
+public final class ConsoleCommands {
+
+    static final String EVENTS_USAGE = "ipoib:events [-f [seconds]]";
+
+    private final EventRing ring;
+    private final ConfigKnobs knobs;
+
+    @Activate
+    public ConsoleCommands(@Reference EventRing ring, @Reference ConfigKnobs knobs) {
+        this.ring = ring;
+        this.knobs = knobs;
+    }
+
+    @Descriptor("show the last events (link up/down with reason, neighbours, groups, providers); -f follows new "
+            + "events until interrupted (Ctrl-C) or for the given seconds")
+    public String events(@Descriptor("[-f [seconds]]") String... args) throws InterruptedException {
+        boolean follow = false;
+        long seconds = Long.MAX_VALUE;
+        if (args.length > 0) {
+            if (!args[0].equals("-f") || args.length > 2) {
+                throw usage(EVENTS_USAGE, "unexpected argument '" + String.join(" ", args) + "'");
+            }
+            follow = true;
+            if (args.length == 2) {
+                try {
+                    seconds = Long.parseLong(args[1]);
+                } catch (NumberFormatException e) {
+                    seconds = -1;
+                }
+                if (seconds < 1 || seconds > 86_400) {
+                    throw usage(EVENTS_USAGE, "seconds '" + args[1] + "' is not a number in 1..86400");
+                }
+            }
+        }
+        List<EventRing.Entry> kept = ring.since(0);
+        StringBuilder out = new StringBuilder();
+        if (ring.overwritten() > 0) {
+            out.append("(").append(ring.overwritten()).append(" older events overwritten)\n");
+        }
+        for (EventRing.Entry e : kept) {
+            out.append(e.line()).append('\n');
+        }
+        if (!follow) {
+            return kept.isEmpty() ? "no events yet" : out.toString();
+        }
+        PrintStream console = System.out;
+        console.print(out);
+        console.flush();
+        long from = ring.nextSequence();
+        long deadline = seconds == Long.MAX_VALUE ? Long.MAX_VALUE : System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+        while (System.nanoTime() - deadline < 0) {
+            long wait = Math.min(1_000_000_000L, deadline - System.nanoTime());
+            if (ring.awaitSince(from, Math.max(1, wait), TimeUnit.NANOSECONDS)) {
+                for (EventRing.Entry e : ring.since(from)) {
+                    console.println(e.line());
+                    from = e.sequence() + 1;
+                }
+                console.flush();
+            }
+        }
+        return null;
+    }
+
+    @Descriptor("show a configuration PID's properties (value, type, range, default, from metatype), or set "
+            + "properties: the new values are checked against the metatype ranges first")
+    public String config(@Descriptor("<pid> [property value ...]") String... args) throws Exception {
+        return knobs.command(args);
+    }
+
+    static IllegalArgumentException usage(String usage, String problem) {
+        return new IllegalArgumentException(problem + "\nusage: " + usage);
+    }
+}

@@ -1,0 +1,209 @@
+package ipoib.console.internal;
+
+import ipoib.api.link.IpoibLink;
+import ipoib.api.link.LinkCounters;
+import ipoib.api.mcast.GroupInfo;
+import ipoib.api.mcast.MulticastService;
+import ipoib.api.resolve.NeighbourEntry;
+import ipoib.api.resolve.NeighbourResolver;
+import ipoib.api.resolve.PathInfo;
+import ipoib.api.resolve.PathInfoAnswer;
+import jakarta.servlet.Servlet;
+import jakarta.servlet.http.HttpServlet;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.InetAddress;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.component.annotations.ReferenceCardinality;
+import org.osgi.service.component.annotations.ReferencePolicy;
+import org.osgi.service.component.annotations.ReferencePolicyOption;
+
+/**
+ * The Web Console's IPoIB page: interfaces with state and reason, counters, neighbours, multicast
+ * groups, the path information of a destination on request, and the live packets/s and drops/s
+ * chart (plain SVG and a small script served from this bundle; nothing from the internet).
+ */
+@Component(service = Servlet.class, property = {
+        "felix.webconsole.label=" + IpoibPlugin.LABEL,
+        "felix.webconsole.title=IPoIB",
+        "felix.webconsole.category=IPoIB"})
+public final class IpoibPlugin extends HttpServlet {
+    private static final long serialVersionUID = 1L;
+    static final String LABEL = "ipoib";
+
+    @Reference(cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC)
+    private volatile List<IpoibLink> links;
+
+    @Reference
+    private Resolvers resolvers;
+
+    @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC,
+            policyOption = ReferencePolicyOption.GREEDY)
+    private volatile MulticastService multicast;
+
+    @Reference
+    private LinkRates rates;
+
+    @Override
+    protected void doGet(HttpServletRequest request, HttpServletResponse response) throws IOException {
+        String path = request.getPathInfo() == null ? "" : request.getPathInfo();
+        if (path.endsWith("/rates.json")) {
+            response.setContentType("application/json;charset=UTF-8");
+            response.setHeader("Cache-Control", "no-store");
+            response.getWriter().write(rates.json());
+            return;
+        }
+        if (path.endsWith("/live.js")) {
+            response.setContentType("text/javascript;charset=UTF-8");
+            try (InputStream in = IpoibPlugin.class.getResourceAsStream("/ipoib/console/live.js")) {
+                in.transferTo(response.getOutputStream());
+            }
+            return;
+        }
+        response.setContentType("text/html;charset=UTF-8");
+        response.getWriter().write(page(request));
+    }
+
+    String page(HttpServletRequest request) {
+        Object rootAttribute = request.getAttribute("felix.webconsole.pluginRoot");
+        String root = rootAttribute != null ? rootAttribute.toString() : request.getContextPath() + "/" + LABEL;
+        StringBuilder out = new StringBuilder();
+        List<IpoibLink> sorted = new ArrayList<>(links);
+        sorted.sort(Comparator.comparing(IpoibLink::name));
+
+        Html.heading(out, "Interfaces");
+        List<List<Object>> rows = new ArrayList<>();
+        for (IpoibLink l : sorted) {
+            rows.add(List.of(l.name(), l.state(), l.stateReason(), l.port() == null ? "-" : l.port().device().name()
+                    + "/" + l.port().number(), l.pkey(), l.qpn() == null ? "-" : l.qpn(),
+                    l.address() == null ? "-" : l.address(), l.mtu()));
+        }
+        Html.table(out, "ipoib-links", List.of("Interface", "State", "Reason", "Port", "P_Key", "QPN",
+                "Link-layer address", "MTU"), rows, "no interfaces");
+
+        Html.heading(out, "Live: packets/s and drops/s (last 5 minutes)");
+        out.append("<div id='ipoib-live' data-source='").append(Html.esc(root)).append("/rates.json'>")
+                .append("<svg id='ipoib-live-chart' width='900' height='220' viewBox='0 0 900 220' "
+                        + "xmlns='http://www.w3.org/2000/svg' role='img' aria-label='packets per second'>")
+                .append("<rect x='0' y='0' width='900' height='220' fill='#fafafa' stroke='#ccc'/></svg>")
+                .append("<p id='ipoib-live-legend' class='statline'>waiting for the first samples...</p></div>\n")
+                .append("<script src='").append(Html.esc(root)).append("/live.js'></script>\n");
+
+        Html.heading(out, "Counters");
+        rows = new ArrayList<>();
+        for (IpoibLink l : sorted) {
+            LinkCounters c = l.counters();
+            StringBuilder dropText = new StringBuilder();
+            l.dropCounters().forEach((k, v) -> {
+                if (v != 0) {
+                    dropText.append(k).append('=').append(v).append(' ');
+                }
+            });
+            rows.add(List.of(l.name(), c.rxPackets(), c.rxBytes(), c.rxMulticast(), c.txPackets(), c.txBytes(),
+                    c.txMulticast(), c.rxErrors() + c.txErrors(), dropText.isEmpty() ? "0" : dropText.toString().strip()));
+        }
+        Html.table(out, "ipoib-counters", List.of("Interface", "RX packets", "RX bytes", "RX multicast", "TX packets",
+                "TX bytes", "TX multicast", "Errors", "Drops"), rows, "no interfaces");
+
+        Html.heading(out, "Neighbours");
+        rows = new ArrayList<>();
+        for (NeighbourResolver r : resolvers.byFamily().values()) {
+            for (NeighbourEntry n : r.neighbours(null)) {
+                rows.add(List.of(n.link(), n.address().getHostAddress(), n.state(), n.lid() == null ? "-" : n.lid(),
+                        n.linkAddress() == null ? "-" : n.linkAddress().qpn(),
+                        n.age() == null ? "-" : n.age().toMillis() + " ms", n.queuedFrames(),
+                        n.permanent() ? "permanent" : "", n.linkAddress() == null ? "-" : n.linkAddress()));
+            }
+        }
+        rows.sort(Comparator.comparing((List<Object> row) -> row.get(0).toString()).thenComparing(row -> row.get(1).toString()));
+        Html.table(out, "ipoib-neighbours", List.of("Interface", "Address", "State", "LID", "QPN", "Age", "Queued", "",
+                "Link-layer address"), rows, "no neighbours");
+
+        Html.heading(out, "Multicast groups");
+        MulticastService m = multicast;
+        rows = new ArrayList<>();
+        if (m != null) {
+            for (GroupInfo g : m.groups(null)) {
+                rows.add(List.of(g.link(), g.mgid(), g.group() == null ? "-" : g.group().getHostAddress(),
+                        g.mlid() == null ? "-" : g.mlid(), g.joinState() == null ? "not joined" : g.joinState(),
+                        g.origin(), g.listeners(), g.queuedFrames(), g.state()));
+            }
+        }
+        Html.table(out, "ipoib-groups", List.of("Interface", "MGID", "IP group", "MLID", "Join state", "Why",
+                "Listeners", "Queued", "State machine"), rows, m == null ? "multicast manager not running" : "no groups");
+
+        Html.heading(out, "Path information");
+        out.append("<form method='get' action='").append(Html.esc(root)).append("' id='ipoib-path-form'>")
+                .append("destination <input name='destination' value='").append(Html.esc(orEmpty(request.getParameter("destination"))))
+                .append("'> interface (optional) <input name='link' value='").append(Html.esc(orEmpty(request.getParameter("link"))))
+                .append("'> <input type='submit' value='Resolve'></form>\n");
+        String destination = request.getParameter("destination");
+        if (destination != null && !destination.isBlank()) {
+            out.append("<pre id='ipoib-path'>").append(Html.esc(pathInfo(request.getParameter("link"), destination.strip())))
+                    .append("</pre>\n");
+        }
+        return out.toString();
+    }
+
+    private static String orEmpty(String s) {
+        return s == null ? "" : s;
+    }
+
+    String pathInfo(String link, String destination) {
+        InetAddress address;
+        try {
+            if (!destination.matches("[0-9a-fA-F:.%]+")) {
+                return "'" + destination + "' is not an IPv4 or IPv6 address literal";
+            }
+            address = InetAddress.getByName(destination);
+        } catch (IOException e) {
+            return "'" + destination + "' is not an IPv4 or IPv6 address literal";
+        }
+        String family = address.getAddress().length == 4 ? NeighbourResolver.IPV4 : NeighbourResolver.IPV6;
+        NeighbourResolver resolver = resolvers.byFamily().get(family);
+        if (resolver == null) {
+            return "no " + family + " resolver running";
+        }
+        List<String> candidates = new ArrayList<>();
+        if (link != null && !link.isBlank()) {
+            candidates.add(link.strip());
+        } else {
+            for (IpoibLink l : links) {
+                candidates.add(l.name());
+            }
+            candidates.sort(null);
+        }
+        StringBuilder answers = new StringBuilder();
+        for (String name : candidates) {
+            PathInfoAnswer answer = resolver.pathInfo(name, address);
+            try {
+                PathInfo p = switch (answer) {
+                    case PathInfoAnswer.Ready ready -> ready.path();
+                    case PathInfoAnswer.Pending pending -> pending.path().toCompletableFuture().get(3, TimeUnit.SECONDS);
+                    case PathInfoAnswer.NoSuchNode none -> {
+                        answers.append(name).append(": no such node: ").append(none.reason()).append('\n');
+                        yield null;
+                    }
+                };
+                if (p != null) {
+                    return name + ": DGID " + p.destinationGid() + "  SGID " + p.sourceGid() + "\n  DLID " + p.destinationLid()
+                            + "  SLID " + p.sourceLid() + "  SL " + p.serviceLevel() + "  flow label " + p.flowLabel()
+                            + "  P_Key " + p.pkey() + "\n  MTU " + p.mtu() + "  rate " + p.rate() + "  packet lifetime "
+                            + p.packetLifetime() + "  hop limit " + p.hopLimit() + "  traffic class " + p.trafficClass();
+                }
+            } catch (Exception e) {
+                answers.append(name).append(": ").append(e.getCause() != null ? e.getCause().getMessage() : e.toString())
+                        .append('\n');
+            }
+        }
+        return answers.isEmpty() ? "no interface to ask" : answers.toString();
+    }
+
+}

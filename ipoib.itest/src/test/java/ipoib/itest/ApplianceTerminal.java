@@ -1,0 +1,147 @@
+package ipoib.itest;
+
+import java.io.File;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The appliance jar run as a user runs {@code ./ipoib} at a terminal: its stdin, stdout and
+ * stderr are a pseudo-terminal (util-linux {@code script} allocates it; the terminal's echo is
+ * turned off so that only the appliance's output is read back). Commands are typed as lines;
+ * output is read continuously and waited on by condition, never by sleeping.
+ */
+final class ApplianceTerminal implements AutoCloseable {
+
+    private final Process process;
+    private final StringBuilder output = new StringBuilder();
+    private final OutputStream keyboard;
+    private int markers;
+
+    private ApplianceTerminal(Process process) {
+        this.process = process;
+        this.keyboard = process.getOutputStream();
+        Thread reader = new Thread(() -> drain(process.getInputStream()), "appliance-terminal-reader");
+        reader.setDaemon(true);
+        reader.start();
+    }
+
+    /** Starts the appliance jar on a terminal with the extra JVM options and waits for its first prompt. */
+    static ApplianceTerminal start(File appliance, String... jvmOptions) throws IOException {
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        StringBuilder command = new StringBuilder("stty -echo; exec ").append(quote(java))
+                .append(" --enable-native-access=ALL-UNNAMED --sun-misc-unsafe-memory-access=allow");
+        for (String option : jvmOptions) {
+            command.append(' ').append(quote(option));
+        }
+        command.append(" -jar ").append(quote(appliance.getPath()));
+        Process process = new ProcessBuilder(List.of("script", "-qfec", command.toString(), "/dev/null"))
+                .redirectErrorStream(true).start();
+        ApplianceTerminal terminal = new ApplianceTerminal(process);
+        terminal.awaitOutput("g! ", Duration.ofSeconds(60));
+        return terminal;
+    }
+
+    private static String quote(String s) {
+        return "'" + s.replace("'", "'\\''") + "'";
+    }
+
+    private void drain(InputStream in) {
+        byte[] buffer = new byte[8192];
+        try {
+            int n;
+            while ((n = in.read(buffer)) > 0) {
+                synchronized (output) {
+                    output.append(new String(buffer, 0, n, StandardCharsets.UTF_8).replace("\r", ""));
+                    output.notifyAll();
+                }
+            }
+        } catch (IOException e) {
+            // The process ended.
+        }
+    }
+
+    /** Everything the appliance wrote so far (stdout and stderr). */
+    String output() {
+        synchronized (output) {
+            return output.toString();
+        }
+    }
+
+    /** Waits until the output from {@code from} on contains {@code text}; returns the index after it. */
+    int awaitOutput(String text, int from, Duration timeout) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        synchronized (output) {
+            while (true) {
+                int at = output.indexOf(text, from);
+                if (at >= 0) {
+                    return at + text.length();
+                }
+                long left = deadline - System.nanoTime();
+                if (left <= 0 || !process.isAlive() && output.indexOf(text, from) < 0) {
+                    throw new AssertionError("no '" + text + "' within " + timeout + " (process "
+                            + (process.isAlive() ? "running" : "exited") + "); output from there:\n"
+                            + output.substring(Math.min(from, output.length())));
+                }
+                try {
+                    output.wait(Math.max(1, TimeUnit.NANOSECONDS.toMillis(left)));
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new AssertionError("interrupted", e);
+                }
+            }
+        }
+    }
+
+    int awaitOutput(String text, Duration timeout) {
+        return awaitOutput(text, 0, timeout);
+    }
+
+    /** Types the lines without waiting. */
+    void type(String lines) throws IOException {
+        keyboard.write(lines.getBytes(StandardCharsets.UTF_8));
+        keyboard.flush();
+    }
+
+    /**
+     * Types a command and waits until it has finished: a marker echoed after it appears. Returns
+     * what the command printed (its prompt line stripped).
+     */
+    String command(String command, Duration timeout) throws IOException {
+        int from = output().length();
+        String marker = "@@done-" + (++markers);
+        type(command + "\necho " + marker + "\n");
+        int end = awaitOutput(marker + "\n", from, timeout);
+        String text = output().substring(from, end - marker.length() - 1);
+        return text.replace("g! ", "");
+    }
+
+    /** The appliance's JVM (the child of {@code script}). */
+    ProcessHandle jvm() {
+        Optional<ProcessHandle> java = process.toHandle().descendants()
+                .filter(p -> p.info().command().map(c -> c.endsWith("/java")).orElse(false)).findFirst();
+        return java.orElseThrow(() -> new AssertionError("no java process under script"));
+    }
+
+    /** Waits for the terminal session to end; returns its exit status. */
+    int awaitExit(Duration timeout) throws InterruptedException {
+        if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+            throw new AssertionError("appliance did not exit within " + timeout + "; output:\n" + output());
+        }
+        return process.exitValue();
+    }
+
+    @Override
+    public void close() {
+        List<ProcessHandle> all = new ArrayList<>(process.toHandle().descendants().toList());
+        all.forEach(ProcessHandle::destroyForcibly);
+        process.destroyForcibly();
+    }
+}

@@ -1,0 +1,323 @@
+package ipoib.itest.console;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertFalse;
+import static org.junit.Assert.assertTrue;
+
+import java.io.File;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.AfterClass;
+import org.junit.BeforeClass;
+import org.junit.Test;
+
+/**
+ * The operator's console of a running appliance, as an operator meets it: pages loaded in a real
+ * browser (headless Chromium) and checked in the DOM, screenshots saved under
+ * target/console-screenshots, /metrics checked by Prometheus' promtool, the anti-forgery
+ * protection, the Gogo commands ipoib:events and ipoib:config, and the pages coming and going with
+ * the bundles they show.
+ */
+public class ConsoleIT {
+
+    private static RunningAppliance appliance;
+    private static HeadlessChromium browser;
+    private static String base;
+    private static final HttpClient HTTP = HttpClient.newBuilder().followRedirects(HttpClient.Redirect.NEVER).build();
+    private static final Path SHOTS = Path.of(System.getProperty("basedir", "."), "target", "console-screenshots");
+
+    @BeforeClass
+    public static void startAppliance() throws Exception {
+        appliance = RunningAppliance.start(RunningAppliance.freePort());
+        base = appliance.baseUrl();
+        assertTrue("the console listens on the loopback address by default: " + base,
+                base.startsWith("http://127.0.0.1:"));
+        String up = appliance.shell("ipoib:await all 30");
+        assertTrue(up, up.contains("ib0_1_ffff UP") && up.contains("ib1_1_ffff UP"));
+        String ping = appliance.shell("ipoib:ping -c 2 -i 0.2 10.0.0.2");
+        assertTrue(ping, ping.contains("2 received"));
+        browser = HeadlessChromium.start();
+    }
+
+    @AfterClass
+    public static void stop() throws Exception {
+        if (browser != null) {
+            browser.close();
+        }
+        if (appliance != null) {
+            appliance.close();
+        }
+    }
+
+    private static HttpResponse<String> get(String path) throws Exception {
+        return HTTP.send(HttpRequest.newBuilder(URI.create(base + path)).build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    private static HttpResponse<String> post(String path, String form) throws Exception {
+        return HTTP.send(HttpRequest.newBuilder(URI.create(base + path))
+                .header("Content-Type", "application/x-www-form-urlencoded")
+                .POST(HttpRequest.BodyPublishers.ofString(form)).build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    private static String text(String selector) throws Exception {
+        return browser.eval("(document.querySelector('" + selector + "') || {textContent: 'MISSING'}).textContent");
+    }
+
+    @Test
+    public void ipoibPageShowsInterfacesNeighboursGroupsAndLiveCounters() throws Exception {
+        // Other tests of the class restart bundles: the interfaces and the neighbour are made sure of here.
+        assertTrue(appliance.shell("ipoib:await all 30").contains("ib1_1_ffff UP"));
+        assertTrue(appliance.shell("ipoib:ping -c 1 10.0.0.2").contains("1 received"));
+        browser.navigate(base + "/system/console/ipoib");
+        String links = text("#ipoib-links");
+        assertTrue(links, links.contains("ib0_1_ffff") && links.contains("ib1_1_ffff") && links.contains("UP"));
+        String neighbours = text("#ipoib-neighbours");
+        assertTrue("the ping resolved 10.0.0.2 on ib0_1_ffff: " + neighbours,
+                neighbours.contains("10.0.0.2") && neighbours.contains("RESOLVED"));
+        String groups = text("#ipoib-groups");
+        assertTrue("the broadcast group of P_Key 0xffff: " + groups, groups.contains("ff12:401b:ffff::ffff:ffff"));
+        // The live chart is drawn by the bundle's script from rates.json, without a reload.
+        browser.await("live chart lines for both interfaces",
+                "document.querySelectorAll('#ipoib-live-chart polyline').length", v -> Integer.parseInt(v) >= 6);
+        String legend = text("#ipoib-live-legend");
+        assertTrue(legend, legend.contains("ib0_1_ffff: rx") && legend.contains("ib1_1_ffff: rx"));
+        // Traffic now shows in the next samples: the chart's rx line of ib1 rises above zero.
+        appliance.shell("ipoib:ping -c 3 -i 0.2 10.0.0.2");
+        browser.await("rx packets/s above zero in the page", "document.getElementById('ipoib-live-legend').textContent",
+                v -> Pattern.compile("ib1_1_ffff: rx [1-9]").matcher(v).find()
+                        || maxOfSeries("ib1_1_ffff") > 0);
+        browser.screenshot(SHOTS.resolve("ipoib.png"));
+        assertTrue(Files.size(SHOTS.resolve("ipoib.png")) > 10_000);
+    }
+
+    private static long maxOfSeries(String link) {
+        try {
+            String json = get("/system/console/ipoib/rates.json").body();
+            Matcher m = Pattern.compile("\"" + link + "\":\\{\"rx\":\\[([0-9,]*)\\]").matcher(json);
+            long max = 0;
+            if (m.find() && !m.group(1).isEmpty()) {
+                for (String v : m.group(1).split(",")) {
+                    max = Math.max(max, Long.parseLong(v));
+                }
+            }
+            return max;
+        } catch (Exception e) {
+            return 0;
+        }
+    }
+
+    @Test
+    public void fabricPageDrawsTheSubnetAndItsFormSetsAFault() throws Exception {
+        browser.navigate(base + "/system/console/ipoib-fabric");
+        assertEquals("two ports in the picture", "2", browser.eval("document.querySelectorAll('#fabric-picture .fabric-port').length"));
+        assertEquals("the default partition, both ports full members", "2",
+                browser.eval("Array.from(document.querySelectorAll('#fabric-partition-7fff text')).filter(t => t.textContent === 'F').length"));
+        assertTrue(text("#fabric-sm"), text("#fabric-sm").contains("SM LID 1"));
+        assertTrue("the broadcast group with both members",
+                Integer.parseInt(browser.eval("document.querySelectorAll('#fabric-picture .fabric-group').length")) >= 1);
+        browser.screenshot(SHOTS.resolve("fabric.png"));
+
+        // The form, filled and submitted in the browser, as an operator does.
+        browser.eval("(() => { const f = document.getElementById('fabric-fault-form');"
+                + " f.kind.value = 'loss'; f.value.value = '7'; f.port.value = 'loop1/1'; f.submit(); return 'sent'; })()");
+        browser.await("the result of the form", "location.search", v -> v.contains("result="));
+        String faults = appliance.shell("fabric:faults");
+        assertTrue(faults, faults.contains("loop1/1: loss=7%"));
+        assertTrue(text("#fabric-faults"), text("#fabric-faults").contains("loop1/1: loss=7%"));
+
+        browser.eval("document.getElementById('fabric-clear-form').submit()");
+        browser.await("faults cleared", "location.search", v -> v.contains("cleared"));
+        assertTrue(appliance.shell("fabric:faults").contains("loop1/1: loss=0%"));
+    }
+
+    @Test
+    public void verbsAndEventsPages() throws Exception {
+        browser.navigate(base + "/system/console/ipoib-verbs");
+        String ports = text("#verbs-ports-loopback");
+        assertTrue(ports, ports.contains("loop0") && ports.contains("loop1") && ports.contains("ACTIVE"));
+        browser.navigate(base + "/system/console/ipoib-events");
+        String events = text("#ipoib-events");
+        assertTrue(events, events.contains("ipoib/link/UP") && events.contains("ib0_1_ffff"));
+        // The Web Console's configuration page lists the project's PIDs from their metatype.
+        browser.navigate(base + "/system/console/configMgr");
+        browser.await("the configuration page lists ipoib.console and ipoib.arp", "document.body.textContent",
+                v -> v.contains("ipoib console access") && v.contains("ipoib.arp"));
+    }
+
+    @Test
+    public void stateChangingPostsNeedTheTokenAndTheOwnOrigin() throws Exception {
+        HttpResponse<String> noToken = post("/system/console/ipoib-fabric", "action=fault&kind=loss&value=50");
+        assertEquals(noToken.body(), 403, noToken.statusCode());
+        assertTrue(noToken.body(), noToken.body().contains("anti-forgery token"));
+        assertTrue("nothing changed", appliance.shell("fabric:faults").contains("loop0/1: loss=0%"));
+
+        String page = get("/system/console/ipoib-fabric").body();
+        Matcher token = Pattern.compile("name='ipoib_token' value='([^']+)'").matcher(page);
+        assertTrue(page, token.find());
+        HttpResponse<String> otherSite = HTTP.send(HttpRequest.newBuilder(URI.create(base + "/system/console/ipoib-fabric"))
+                .header("Content-Type", "application/x-www-form-urlencoded").header("Origin", "http://attacker.example")
+                .POST(HttpRequest.BodyPublishers.ofString("action=fault&kind=loss&value=50&ipoib_token=" + token.group(1)))
+                .build(), HttpResponse.BodyHandlers.ofString());
+        assertEquals(otherSite.body(), 403, otherSite.statusCode());
+        HttpResponse<String> wrongToken = post("/system/console/ipoib-fabric", "action=clear&ipoib_token=guess");
+        assertEquals(403, wrongToken.statusCode());
+        HttpResponse<String> ok = post("/system/console/ipoib-fabric", "action=clear&ipoib_token=" + token.group(1));
+        assertEquals(ok.body(), 302, ok.statusCode());
+    }
+
+    @Test
+    public void listeningOnTheNetworkWithoutCredentialsIsRefused() throws Exception {
+        String set = appliance.shell("ipoib:config ipoib.console host 0.0.0.0");
+        assertTrue(set, set.contains("ipoib.console: host = 0.0.0.0"));
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (!appliance.stderr().contains("invalid ipoib.console property 'host' value '0.0.0.0'")
+                && System.nanoTime() < deadline) {
+            Thread.sleep(100);
+        }
+        assertTrue(appliance.stderr(), appliance.stderr().contains("invalid ipoib.console property 'host' value '0.0.0.0': "
+                + "a non-loopback address needs 'username' and 'password'"));
+        assertEquals("still served locally", 200, get("/metrics").statusCode());
+        String own = ConsoleRemoteAccessIT.ownAddress().getHostAddress();
+        String port = base.substring(base.lastIndexOf(':') + 1);
+        try (java.net.Socket s = new java.net.Socket()) {
+            s.connect(new java.net.InetSocketAddress(own, Integer.parseInt(port)), 5000);
+            throw new AssertionError("the console accepted a connection on " + own + ":" + port);
+        } catch (java.net.ConnectException refused) {
+            // Nothing listens there: the listen address stayed 127.0.0.1.
+        }
+        // Back to the launch address: no change, so the HTTP service is not restarted.
+        appliance.shell("ipoib:config ipoib.console host 127.0.0.1");
+        assertEquals(200, get("/metrics").statusCode());
+    }
+
+    @Test
+    public void metricsPassPromtoolAndCountAPing() throws Exception {
+        HttpResponse<String> first = get("/metrics");
+        assertEquals(200, first.statusCode());
+        assertTrue(first.headers().firstValue("Content-Type").orElse(""), first.headers().firstValue("Content-Type")
+                .orElse("").startsWith("text/plain; version=0.0.4"));
+        promtool(first.body());
+        long before = sample(first.body(), "ipoib_link_rx_packets_total{interface=\"ib1_1_ffff\"}");
+        String ping = appliance.shell("ipoib:ping -c 3 -i 0.2 10.0.0.2");
+        assertTrue(ping, ping.contains("3 received"));
+        long after = sample(get("/metrics").body(), "ipoib_link_rx_packets_total{interface=\"ib1_1_ffff\"}");
+        assertTrue("3 echo requests reached ib1_1_ffff: " + before + " -> " + after, after >= before + 3);
+        String body = get("/metrics").body();
+        for (String family : new String[] {"ipoib_link_tx_packets_total", "ipoib_neighbours{family=\"ipv4\"",
+                "ipoib_mcast_joins_total", "ipoib_host_echo_requests_sent_total", "ipoib_fabric_delivered_total",
+                "ipoib_fabric_drops_total{reason=", "ipoib_fabric_sa_", "ipoib_arp_", "ipoib_nd_"}) {
+            assertTrue("metrics have " + family, body.contains(family));
+        }
+    }
+
+    private static long sample(String metrics, String series) {
+        for (String line : metrics.split("\n")) {
+            if (line.startsWith(series + " ")) {
+                return Long.parseLong(line.substring(series.length() + 1).strip());
+            }
+        }
+        throw new AssertionError("no sample " + series + " in\n" + metrics);
+    }
+
+    private static void promtool(String metrics) throws Exception {
+        if (!new File("/usr/bin/promtool").canExecute()) {
+            throw new AssertionError("promtool is not installed: the console tests need Debian's package 'prometheus' "
+                    + "(apt-get install prometheus; ./ipoib test and .ci/run install it)");
+        }
+        Process p = new ProcessBuilder("/usr/bin/promtool", "check", "metrics").redirectErrorStream(true).start();
+        p.getOutputStream().write(metrics.getBytes(StandardCharsets.UTF_8));
+        p.getOutputStream().close();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue("promtool finished", p.waitFor(60, TimeUnit.SECONDS));
+        assertEquals("promtool check metrics:\n" + out, 0, p.exitValue());
+    }
+
+    @Test
+    public void eventsAndConfigCommands() throws Exception {
+        String events = appliance.shell("ipoib:events");
+        assertTrue(events, events.contains("ipoib/link/UP") && events.contains("link=ib1_1_ffff"));
+        String follow = appliance.shell("ipoib:events -f 1");
+        assertTrue(follow, follow.contains("ipoib/link/UP"));
+        String bad = appliance.shell("ipoib:events -x");
+        assertTrue(bad, bad.contains("usage: ipoib:events [-f [seconds]]"));
+
+        String arp = appliance.shell("ipoib:config ipoib.arp");
+        assertTrue(arp, Pattern.compile("retransmitMillis\\s+\\(default\\)\\s+allowed 10\\.\\.60000\\s").matcher(arp).find());
+        String refused = appliance.shell("ipoib:config ipoib.arp retransmitMillis 5");
+        assertTrue(refused, refused.contains("invalid ipoib.arp property 'retransmitMillis' value 5 is out of range: allowed 10..60000; nothing was changed"));
+        assertTrue("nothing set", appliance.shell("ipoib:config ipoib.arp").contains("not configured"));
+        String set = appliance.shell("ipoib:config ipoib.arp retransmitMillis 1500");
+        assertTrue(set, set.contains("ipoib.arp: retransmitMillis = 1500"));
+        assertTrue(Pattern.compile("retransmitMillis\\s+= 1500").matcher(appliance.shell("ipoib:config ipoib.arp")).find());
+        String word = appliance.shell("ipoib:config ipoib.arp gratuitous maybe");
+        assertTrue(word, word.contains("invalid ipoib.arp property 'gratuitous' value 'maybe' is not a Boolean: allowed true or false"));
+        String unknown = appliance.shell("ipoib:config ipoib.nosuch");
+        assertTrue(unknown, unknown.contains("no metatype describes PID 'ipoib.nosuch'"));
+    }
+
+    @Test
+    public void pagesAndMetricsComeAndGoWithTheirBundles() throws Exception {
+        String id = bundleId("ipoib.verbs.loopback");
+        appliance.shell("stop " + id);
+        awaitStatus("/system/console/ipoib-fabric", 404);
+        assertFalse(get("/metrics").body().contains("ipoib_fabric_"));
+        assertEquals(200, get("/system/console/ipoib").statusCode());
+        appliance.shell("start " + id);
+        awaitStatus("/system/console/ipoib-fabric", 200);
+        String up = appliance.shell("ipoib:await all 30");
+        assertTrue(up, up.contains("ib0_1_ffff UP"));
+        assertTrue(get("/metrics").body().contains("ipoib_fabric_delivered_total"));
+
+        String link = bundleId("ipoib.link");
+        appliance.shell("stop " + link);
+        awaitBody("/metrics", b -> !b.contains("ipoib_link_rx_packets_total"));
+        assertTrue(get("/system/console/ipoib").body().contains("no interfaces"));
+        appliance.shell("start " + link);
+        assertTrue(appliance.shell("ipoib:await all 30").contains("ib1_1_ffff UP"));
+        awaitBody("/metrics", b -> b.contains("ipoib_link_rx_packets_total{interface=\"ib1_1_ffff\"}"));
+        browser.navigate(base + "/system/console/ipoib");
+        assertTrue(text("#ipoib-links").contains("ib1_1_ffff"));
+    }
+
+    private static String bundleId(String symbolicName) throws Exception {
+        String lb = appliance.shell("lb -s " + symbolicName);
+        Matcher m = Pattern.compile("^\\s*(\\d+)\\|\\w+\\s*\\|\\s*\\d+\\|" + Pattern.quote(symbolicName) + "\\b",
+                Pattern.MULTILINE).matcher(lb);
+        assertTrue(lb, m.find());
+        return m.group(1);
+    }
+
+    private static void awaitStatus(String path, int status) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        int last = -1;
+        while (System.nanoTime() < deadline) {
+            last = get(path).statusCode();
+            if (last == status) {
+                return;
+            }
+            Thread.sleep(100);
+        }
+        throw new AssertionError(path + " answered " + last + ", not " + status + ", for 60 s");
+    }
+
+    private static void awaitBody(String path, java.util.function.Predicate<String> condition) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        String last = "";
+        while (System.nanoTime() < deadline) {
+            last = get(path).body();
+            if (condition.test(last)) {
+                return;
+            }
+            Thread.sleep(100);
+        }
+        throw new AssertionError(path + " did not reach the expected content in 60 s:\n" + last);
+    }
+}

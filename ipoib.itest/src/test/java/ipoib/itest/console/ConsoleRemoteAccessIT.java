@@ -1,0 +1,106 @@
+package ipoib.itest.console;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertTrue;
+
+import java.net.Inet4Address;
+import java.net.InetAddress;
+import java.net.NetworkInterface;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.util.Base64;
+import java.util.Collections;
+import org.junit.AfterClass;
+import org.junit.BeforeClass;
+import org.junit.Test;
+
+/**
+ * A client that is not on the loopback address: refused while no credentials are configured,
+ * then let in only with the configured user name and password. The appliance listens on every
+ * address for this test (a launch property), and the client connects to this machine's own
+ * non-loopback address, so that the connection's remote address is not a loopback one.
+ */
+public class ConsoleRemoteAccessIT {
+
+    private static RunningAppliance appliance;
+    private static String local;
+    private static String remote;
+    private static final HttpClient HTTP = HttpClient.newHttpClient();
+
+    @BeforeClass
+    public static void start() throws Exception {
+        InetAddress own = ownAddress();
+        int port = RunningAppliance.freePort();
+        appliance = RunningAppliance.start(port, "org.apache.felix.http.host=0.0.0.0");
+        String printed = appliance.baseUrl();
+        assertTrue(printed, printed.endsWith(":" + port));
+        local = "http://127.0.0.1:" + port;
+        remote = "http://" + own.getHostAddress() + ":" + port;
+    }
+
+    /** This machine's IPv4 address on a non-loopback interface that is up. */
+    static InetAddress ownAddress() throws Exception {
+        InetAddress own = null;
+        for (NetworkInterface nic : Collections.list(NetworkInterface.getNetworkInterfaces())) {
+            if (!nic.isUp() || nic.isLoopback()) {
+                continue;
+            }
+            for (InetAddress a : Collections.list(nic.getInetAddresses())) {
+                if (a instanceof Inet4Address && !a.isLoopbackAddress()) {
+                    own = a;
+                }
+            }
+        }
+        if (own == null) {
+            throw new AssertionError("this test needs an IPv4 address on a non-loopback interface that is up "
+                    + "(none found); e.g. ip link add ipoibtest type dummy && ip addr add 192.0.2.10/32 dev ipoibtest "
+                    + "&& ip link set ipoibtest up");
+        }
+        return own;
+    }
+
+    @AfterClass
+    public static void stop() throws Exception {
+        if (appliance != null) {
+            appliance.close();
+        }
+    }
+
+    private static HttpResponse<String> get(String url, String user, String password) throws Exception {
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(url));
+        if (user != null) {
+            b.header("Authorization", "Basic " + Base64.getEncoder().encodeToString((user + ":" + password)
+                    .getBytes(StandardCharsets.UTF_8)));
+        }
+        return HTTP.send(b.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    @Test
+    public void nonLocalClientsNeedConfiguredCredentials() throws Exception {
+        HttpResponse<String> noCredentialsConfigured = get(remote + "/metrics", null, null);
+        assertEquals(noCredentialsConfigured.body(), 403, noCredentialsConfigured.statusCode());
+        assertTrue(noCredentialsConfigured.body(), noCredentialsConfigured.body().contains("ipoib.console"));
+        // The Web Console's own default (admin/admin) is not accepted either.
+        assertEquals(403, get(remote + "/system/console/bundles", "admin", "admin").statusCode());
+        assertEquals("local clients need no credentials", 200, get(local + "/metrics", null, null).statusCode());
+
+        String set = appliance.shell("ipoib:config ipoib.console username operator password s3cret-Pw");
+        assertTrue(set, set.contains("password = ********"));
+        long deadline = System.nanoTime() + 60_000_000_000L;
+        int status = 0;
+        while (System.nanoTime() < deadline && (status = get(remote + "/metrics", null, null).statusCode()) != 401) {
+            Thread.sleep(100);
+        }
+        assertEquals("credentials now required", 401, status);
+        HttpResponse<String> challenge = get(remote + "/metrics", null, null);
+        assertTrue(challenge.headers().firstValue("WWW-Authenticate").orElse("").startsWith("Basic"));
+        assertEquals(401, get(remote + "/metrics", "operator", "wrong").statusCode());
+        assertEquals(401, get(remote + "/system/console/bundles", "admin", "admin").statusCode());
+        assertEquals(200, get(remote + "/metrics", "operator", "s3cret-Pw").statusCode());
+        assertEquals(200, get(remote + "/system/console/ipoib", "operator", "s3cret-Pw").statusCode());
+        assertEquals(200, get(local + "/system/console/ipoib", null, null).statusCode());
+    }
+}

@@ -1,0 +1,51 @@
+package ipoib.verbs.loopback.console;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import ipoib.api.IbMtu;
+import ipoib.api.Rate;
+import ipoib.verbs.loopback.fabric.Fabric;
+import ipoib.verbs.loopback.fabric.FabricConfig;
+import ipoib.verbs.loopback.fabric.PartitionConfig;
+import java.io.ByteArrayInputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import javax.xml.parsers.DocumentBuilderFactory;
+import org.junit.jupiter.api.Test;
+
+class SubnetPictureTest {
+
+    @Test
+    void drawsEveryPortAndMarksFullAndLimitedMembersOfEachPartition() throws Exception {
+        FabricConfig d = FabricConfig.defaults();
+        try (Fabric fabric = new Fabric(new FabricConfig(3, 1, d.subnetPrefix(), d.nodeGuidBase(), IbMtu.MTU_2048,
+                Rate.RATE_10_GBPS, List.of(PartitionConfig.parse("Default=0x7fff, ipoib : ALL ;"),
+                        PartitionConfig.parse("P1=0x0001, ipoib : loop0=full, loop2=limited ;")), 7))) {
+            fabric.start();
+            String svg = SubnetPicture.svg(fabric);
+            // Well-formed XML: a browser draws it inline and as subnet.svg.
+            DocumentBuilderFactory.newInstance().newDocumentBuilder()
+                    .parse(new ByteArrayInputStream(svg.getBytes(StandardCharsets.UTF_8)));
+            assertEquals(3, count(svg, "class='fabric-port'"));
+            assertEquals(3, count(svg, "class='fabric-hca'"));
+            assertTrue(svg.contains("SM LID 1"), svg);
+            // P_Key 0x0001: loop0 full, loop1 not a member, loop2 limited (columns in port order).
+            Matcher row = Pattern.compile("<g class='fabric-partition' id='fabric-partition-0001'>(.*?)</g>").matcher(svg);
+            assertTrue(row.find(), svg);
+            List<String> marks = Pattern.compile(">([FL])</text>").matcher(row.group(1)).results().map(m -> m.group(1)).toList();
+            assertEquals(List.of("F", "L"), marks);
+            Matcher x = Pattern.compile("<text x='(\\d+)'[^>]*>([FL])</text>").matcher(row.group(1));
+            assertTrue(x.find());
+            int first = Integer.parseInt(x.group(1));
+            assertTrue(x.find());
+            assertEquals(2 * 170, Integer.parseInt(x.group(1)) - first, "loop2's column is two to the right of loop0's");
+        }
+    }
+
+    private static int count(String text, String part) {
+        return text.split(Pattern.quote(part), -1).length - 1;
+    }
+}
