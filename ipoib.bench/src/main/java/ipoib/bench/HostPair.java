@@ -7,7 +7,9 @@ import ipoib.api.link.FrameHandler;
 import ipoib.api.link.TransmitResult;
 import ipoib.arp.internal.ArpResolver;
 import ipoib.arp.internal.BenchArp;
-import ipoib.host.internal.BenchHost;
+import ipoib.host.internal.AddressTable;
+import ipoib.host.internal.IpStack;
+import ipoib.api.host.AddressOrigin;
 import ipoib.link.internal.StandaloneLink;
 import ipoib.verbs.loopback.fabric.FabricConfig;
 import ipoib.verbs.loopback.fabric.LoopbackSubnet;
@@ -19,9 +21,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * Two hosts, each with the host layer (IP stack, UDP) and ARP on one IPoIB interface of a
- * loopback subnet (10.0.0.1/24 and 10.0.0.2/24), wired as the components wire them but without
- * OSGi. The receiving host has a UDP socket that copies every datagram's payload into a
+ * Two hosts, each with the host layer (the {@link IpStack} engine: IP, UDP) and ARP on one IPoIB
+ * interface of a loopback subnet (10.0.0.1/24 and 10.0.0.2/24), wired as the components wire them
+ * but without OSGi. The receiving host has a UDP socket that copies every datagram's payload into a
  * preallocated buffer and counts it; the sending host has a socket connected to it.
  */
 final class HostPair implements AutoCloseable {
@@ -32,8 +34,10 @@ final class HostPair implements AutoCloseable {
     final LoopbackSubnet subnet;
     final StandaloneLink linkA;
     final StandaloneLink linkB;
-    final BenchHost hostA = new BenchHost();
-    final BenchHost hostB = new BenchHost();
+    final AddressTable addressesA = new AddressTable((a, c) -> { });
+    final AddressTable addressesB = new AddressTable((a, c) -> { });
+    final IpStack hostA = new IpStack(addressesA, message -> System.err.println("host A: " + message));
+    final IpStack hostB = new IpStack(addressesB, message -> System.err.println("host B: " + message));
     final ArpResolver arpA;
     final ArpResolver arpB;
     final UdpSocket sender;
@@ -63,14 +67,16 @@ final class HostPair implements AutoCloseable {
                 Map.of(EtherType.IPV4, hostA.ipv4Handler(), EtherType.ARP, arpOfA), 10_000);
         linkB = StandaloneLink.open(subnet, "ib1", "loop1", 1, PKey.DEFAULT, 256, 256,
                 Map.of(EtherType.IPV4, hostB.ipv4Handler(), EtherType.ARP, arpOfB), 10_000);
-        hostA.addLink(linkA.link(), A, 24);
-        hostB.addLink(linkB.link(), B, 24);
-        arpA = BenchArp.create(hostA.addresses, linkA.link());
-        arpB = BenchArp.create(hostB.addresses, linkB.link());
+        hostA.addLink(linkA.link());
+        addressesA.add(linkA.link().name(), A, 24, AddressOrigin.MANUAL, null);
+        hostB.addLink(linkB.link());
+        addressesB.add(linkB.link().name(), B, 24, AddressOrigin.MANUAL, null);
+        arpA = BenchArp.create(addressesA, linkA.link());
+        arpB = BenchArp.create(addressesB, linkB.link());
         arpOfA.target = arpA;
         arpOfB.target = arpB;
-        hostA.ipv4Resolver(arpA);
-        hostB.ipv4Resolver(arpB);
+        hostA.resolver(false, arpA);
+        hostB.resolver(false, arpB);
         receiver = hostB.open(PORT, datagram -> {
             MemorySegment.copy(datagram.buffer(), datagram.payloadOffset(), sink, 0, datagram.payloadLength());
             delivered.lazySet(delivered.get() + 1);

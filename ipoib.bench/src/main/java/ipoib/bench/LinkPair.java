@@ -1,12 +1,11 @@
 package ipoib.bench;
 
 import ipoib.api.PKey;
-import ipoib.api.PathRecord;
 import ipoib.api.Qpn;
 import ipoib.api.link.FrameHandler;
 import ipoib.api.link.IpoibLink;
 import ipoib.api.link.TransmitResult;
-import ipoib.api.verbs.AddressHandle;
+import ipoib.api.link.LinkPath;
 import ipoib.link.internal.StandaloneLink;
 import ipoib.verbs.loopback.fabric.FabricConfig;
 import ipoib.verbs.loopback.fabric.LoopbackSubnet;
@@ -30,7 +29,7 @@ final class LinkPair implements AutoCloseable {
     final LoopbackSubnet subnet;
     final StandaloneLink sender;
     final StandaloneLink receiver;
-    final AddressHandle path;
+    final LinkPath path;
     final Qpn receiverQpn;
     final AtomicLong delivered = new AtomicLong();
     private final MemorySegment sink = Arena.ofAuto().allocate(4096);
@@ -47,9 +46,7 @@ final class LinkPair implements AutoCloseable {
                 Map.of(ETHERTYPE, count), 10_000);
         IpoibLink a = sender.link();
         IpoibLink b = receiver.link();
-        PathRecord record = a.port().subnetAdministrator().pathRecord(a.gid(), b.gid(), a.pkey())
-                .toCompletableFuture().get(10, TimeUnit.SECONDS);
-        path = a.createAddressHandle(record, a.serviceLevel());
+        path = a.acquirePath(b.gid(), false).toCompletableFuture().get(10, TimeUnit.SECONDS);
         receiverQpn = b.qpn();
     }
 
@@ -80,7 +77,7 @@ final class LinkPair implements AutoCloseable {
 
     @Override
     public void close() {
-        path.close();
+        path.release();
         sender.close();
         receiver.close();
         subnet.close();

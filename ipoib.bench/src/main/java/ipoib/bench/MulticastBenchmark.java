@@ -53,7 +53,7 @@ public class MulticastBenchmark {
         public void start() throws Exception {
             subnet = new LoopbackSubnet(FabricConfig.defaults(), 200, 5);
             link = StandaloneLink.open(subnet, "mc0", "loop0", 1, PKey.DEFAULT, 256, 256, Map.of(), 10_000);
-            manager = new BenchGroups(link.link(), 2 * GROUPS);
+            manager = new BenchGroups(link.multicast(), 2 * GROUPS);
         }
 
         @TearDown(Level.Invocation)
@@ -86,7 +86,7 @@ public class MulticastBenchmark {
         public void start() throws Exception {
             subnet = new LoopbackSubnet(FabricConfig.defaults(), 200, 5);
             link = StandaloneLink.open(subnet, "mc0", "loop0", 1, PKey.DEFAULT, 256, 256, Map.of(), 10_000);
-            manager = new BenchGroups(link.link(), 64);
+            manager = new BenchGroups(link.multicast(), 64);
             manager.joinAll(List.of(group)).get(10, TimeUnit.SECONDS);
             if (manager.send(via, group, ETHERTYPE, packet) != TransmitResult.SENT) {
                 throw new IllegalStateException("the member group is not sendable");

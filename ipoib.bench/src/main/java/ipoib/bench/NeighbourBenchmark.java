@@ -6,7 +6,7 @@ import ipoib.api.PathRecord;
 import ipoib.api.Qpn;
 import ipoib.api.link.EtherType;
 import ipoib.api.link.TransmitResult;
-import ipoib.neighbour.Counters;
+import ipoib.runtime.Counters;
 import ipoib.neighbour.NeighbourEngine;
 import ipoib.neighbour.Protocol;
 import ipoib.neighbour.Reporter;
@@ -75,9 +75,8 @@ public class NeighbourBenchmark {
                 @Override public void event(String topic, Map<String, Object> properties) { }
             };
             Gid peerGid = new Gid(Gid.DEFAULT_SUBNET_PREFIX, 0x0002_c903_0000_0201L);
-            CompletableFuture<PathRecord> path = CompletableFuture.completedFuture(NullLink.path(peerGid, link.gid()));
             engine = new NeighbourEngine(false, protocol, settings, quiet, new Counters(), Runnable::run,
-                    (l, gid) -> path, System::nanoTime);
+                    System::nanoTime);
             engine.linkUp(link);
             long before = usedHeap();
             for (int i = 0; i < entries; i++) {

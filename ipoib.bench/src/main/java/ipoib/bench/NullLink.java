@@ -12,25 +12,21 @@ import ipoib.api.QKey;
 import ipoib.api.Qpn;
 import ipoib.api.Rate;
 import ipoib.api.link.IpoibLink;
+import ipoib.api.link.LinkPath;
+import ipoib.api.link.MulticastAttachment;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import ipoib.api.link.LinkCounters;
 import ipoib.api.link.LinkState;
 import ipoib.api.link.TransmitResult;
-import ipoib.api.verbs.AddressHandle;
-import ipoib.api.verbs.AddressVector;
 import ipoib.api.verbs.Port;
 import java.lang.foreign.MemorySegment;
 import java.util.Map;
 
 /**
- * An UP link that sends nothing (every send is SENT at once) and hands out one shared address
- * handle: what is measured above it is the caller's cost alone (e.g. the neighbour lookup).
+ * An UP link that sends nothing (every send is SENT at once) and hands out paths at once: what is measured above it is the caller's cost alone (e.g. the neighbour lookup).
  */
-final class NullLink implements IpoibLink {
-    static final AddressHandle HANDLE = new AddressHandle() {
-        @Override public AddressVector vector() { return null; }
-        @Override public void close() { }
-    };
-
+final class NullLink implements IpoibLink, MulticastAttachment {
     final String name;
     final Gid gid;
 
@@ -58,11 +54,33 @@ final class NullLink implements IpoibLink {
     @Override public LinkCounters counters() { return new LinkCounters(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0); }
     @Override public Map<String, Long> dropCounters() { return Map.of(); }
     @Override public Qpn qpn() { return Qpn.of(0x11); }
-    @Override public TransmitResult sendUnicast(AddressHandle d, Qpn q, int e, MemorySegment p) { return TransmitResult.SENT; }
+    @Override public TransmitResult sendUnicast(LinkPath d, Qpn q, int e, MemorySegment p) { return TransmitResult.SENT; }
     @Override public TransmitResult sendMulticast(Mgid g, int e, MemorySegment p) { return TransmitResult.SENT; }
     @Override public TransmitResult sendBroadcast(int e, MemorySegment p) { return TransmitResult.SENT; }
     @Override public void addMulticastGroup(McMemberRecord joined, boolean receive) { }
     @Override public void removeMulticastGroup(Mgid group) { }
     @Override public boolean hasMulticastGroup(Mgid group) { return false; }
-    @Override public AddressHandle createAddressHandle(PathRecord path, int serviceLevel) { return HANDLE; }
+    @Override public IpoibLink link() { return this; }
+
+    /** One path per destination, shared by every acquirer: the engine's own cost is what is measured. */
+    private final Map<Gid, LinkPath> paths = new java.util.concurrent.ConcurrentHashMap<>();
+
+    @Override
+    public CompletionStage<LinkPath> acquirePath(Gid destination, boolean serviceLevelFromPath) {
+        return CompletableFuture.completedFuture(paths.computeIfAbsent(destination, this::nullPath));
+    }
+
+    private LinkPath nullPath(Gid destination) {
+        PathRecord record = path(destination, gid);
+        return (new LinkPath() {
+            @Override public Gid destination() { return destination; }
+            @Override public PathRecord record() { return record; }
+            @Override public int serviceLevel() { return 0; }
+            @Override public boolean valid() { return true; }
+            @Override public void refresh() { }
+            @Override public void release() { }
+        });
+    }
+
+    @Override public Map<Gid, PathRecord> paths() { return Map.of(); }
 }

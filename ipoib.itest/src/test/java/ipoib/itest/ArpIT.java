@@ -93,12 +93,17 @@ public class ArpIT {
         NeighbourResolver arp = ip.arp();
         arp.flush(null);
         long requests = ip.counter(arp, "requests_sent");
+        long retransmitted = ip.counter(arp, "solicitations_retransmitted");
         EchoReply cold = ip.ping("a", B, Duration.ofSeconds(5));
         assertNotNull("a cold ping is answered once ARP and the PathRecord resolved", cold);
         assertEquals(InetAddress.getByName(B), cold.from());
         assertEquals("a", cold.link());
         assertEquals(64, cold.ttl());
-        assertTrue("one ARP request went out", ip.counter(arp, "requests_sent") > requests);
+        // Exactly one resolution: one request, plus its retransmissions if a loaded machine delayed
+        // the reply past retransmitMillis (counted separately); b answered without asking.
+        long resent = ip.counter(arp, "solicitations_retransmitted") - retransmitted;
+        assertEquals("one ARP request went out (" + resent + " retransmitted)", requests + 1 + resent,
+                ip.counter(arp, "requests_sent"));
 
         long afterCold = ip.counter(arp, "requests_sent");
         for (int i = 0; i < 5; i++) {
@@ -251,6 +256,14 @@ public class ArpIT {
         ip.pingUntilReply("a", B, Duration.ofSeconds(3));
     }
 
+    /**
+     * A remote LID change: unicast to the old LID is lost; revalidation's unicast probe goes
+     * unanswered, the broadcast one is answered from the same address, and the link queries its
+     * path again. The outage is bounded by the revalidation period plus one retransmission
+     * (shown with a manual clock in NeighbourEngineTest); here it is measured and reported, not
+     * compared with the wall clock of a loaded machine (that comparison was the flake). An SM
+     * change makes the link query every path again while the entries keep sending.
+     */
     @Test
     public void aPeersNewLidIsFoundByRevalidationAndAnSmChangeRefreshesWithoutFlushing() throws Exception {
         NeighbourResolver arp = ip.arp();
@@ -262,21 +275,73 @@ public class ArpIT {
         int newLid = ip.link("b").port().attributes().lid().value() == 0x40 ? 0x41 : 0x40;
         ip.run("fabric:lid loop1/1 " + newLid);
         long changed = System.nanoTime();
-        ip.pingUntilReply("a", B, Duration.ofSeconds(10));
+        ip.pingUntilReply("a", B, Duration.ofSeconds(30));
         long took = (System.nanoTime() - changed) / 1_000_000;
-        assertTrue("traffic resumed " + took + " ms after the LID change, the period is " + period + " ms",
-                took <= period + 1500);
+        System.out.println("ArpIT: traffic resumed " + took + " ms after the remote LID change (revalidateMillis "
+                + period + ", retransmitMillis 1000)");
         assertEquals(newLid, ip.neighbour(arp, "a", B).lid().value());
-        assertTrue(ip.counter(arp, "path_refreshes") > refreshes);
+        assertTrue("the path was queried again because unicast went unanswered",
+                ip.counter(arp, "path_refreshes") > refreshes);
+        assertEquals("the link's path has the new LID", newLid,
+                ip.link("a").paths().get(ip.link("b").gid()).destinationLid().value());
 
         ip.configure("ipoib.arp", "revalidateMillis", 60_000L);
         ip.await(NeighbourResolver.class, "(&(ipoib.family=ipv4)(revalidateMillis=60000))");
+        long queries = pathQueries("a");
         long lookups = ip.counter(arp, "path_lookups");
         ip.run("fabric:smchange");
-        Await.until("an SM change makes the resolver look its paths up again", Duration.ofSeconds(10),
-                () -> ip.counter(arp, "path_lookups") > lookups, () -> arp.counters().toString());
+        Await.until("an SM change makes the link query its paths again", Duration.ofSeconds(10),
+                () -> pathQueries("a") > queries, () -> run("ipoib:paths a"));
         assertNotNull("the entry stays: refreshed, not flushed", ip.neighbour(arp, "a", B));
+        assertEquals("the resolver keeps its path reference", lookups, ip.counter(arp, "path_lookups"));
         ip.pingUntilReply("a", B, Duration.ofSeconds(5));
+    }
+
+    private String run(String command) {
+        try {
+            return ip.run(command);
+        } catch (Exception e) {
+            throw new AssertionError(command, e);
+        }
+    }
+
+    /** The path_queries figure of a link's path cache, from {@code ipoib:paths}. */
+    private long pathQueries(String link) {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("path_queries (\\d+)").matcher(run("ipoib:paths " + link));
+        if (!m.find()) {
+            throw new AssertionError("no path_queries in ipoib:paths " + link);
+        }
+        return Long.parseLong(m.group(1));
+    }
+
+    /**
+     * Issue 18 items 6 and 7: multicast, broadcast and own addresses are refused as neighbours
+     * with the reason; the frames dropped by the resolver for an address that never answers are
+     * visible in ipoib:stats.
+     */
+    @Test
+    public void nonNeighboursAreRefusedAndResolverDropsAreShownInStats() throws Exception {
+        String lladdr = ip.link("b").address().toString();
+        for (String[] bad : new String[][] {{"224.0.0.1", "it is a multicast address"},
+                {"255.255.255.255", "it is the limited broadcast address"},
+                {A, "it is an address of interface a itself"}}) {
+            GogoShell.Result r = ip.shell("ipoib:neigh add a " + bad[0] + " " + lladdr);
+            assertTrue(r.all(), r.all().contains(bad[0] + " cannot be a neighbour: " + bad[1]));
+        }
+        assertNull(ip.neighbour(ip.arp(), "a", "224.0.0.1"));
+
+        long before = ip.counter(ip.arp(), "dropped_resolution_failed") + ip.counter(ip.arp(), "dropped_queue_full");
+        for (int i = 0; i < 5; i++) {
+            ip.shell("ipoib:ping -c 1 -W 0.2 10.1.0.99"); // nobody has it: queued, then dropped
+        }
+        Await.until("the resolver counts the drops", Duration.ofSeconds(20),
+                () -> ip.counter(ip.arp(), "dropped_resolution_failed") + ip.counter(ip.arp(), "dropped_queue_full")
+                        > before, () -> ip.arp().counters().toString());
+        String stats = ip.run("ipoib:stats");
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("ipv4 resolver \\(all interfaces\\): dropped (\\d+)")
+                .matcher(stats);
+        assertTrue(stats, m.find());
+        assertTrue(stats, Long.parseLong(m.group(1)) > 0);
     }
 
     @Test
@@ -406,11 +471,12 @@ public class ArpIT {
     public void badConfigurationIsRefusedWithThePropertyValueAndRange() throws Exception {
         LogReaderService logs = ip.await(LogReaderService.class, null);
         ip.configure("ipoib.arp", "retransmitMillis", 5);
+        // Checked against the metatype (ipoib.runtime ConfigCheck): property, value, range.
         Await.until("the refusal is logged", Duration.ofSeconds(10), () -> logged(logs,
-                "invalid ipoib.arp property 'retransmitMillis' value 5: allowed 10..60000"));
+                "invalid ipoib.arp property 'retransmitMillis' value 5 is out of range: allowed 10..60000"));
         ip.configure("ipoib.arp", "retransmitMillis", 100, "serviceLevel", "fastest");
         Await.until("the refusal is logged", Duration.ofSeconds(10), () -> logged(logs,
-                "invalid ipoib.arp property 'serviceLevel' value 'fastest': allowed broadcast, path"));
+                "invalid ipoib.arp property 'serviceLevel' value 'fastest' is not allowed: allowed one of broadcast, path"));
         ip.configure("ipoib.arp", "serviceLevel", "broadcast");
         assertNotNull("the resolver keeps working", ip.ping("a", B, Duration.ofSeconds(5)));
 
@@ -424,6 +490,39 @@ public class ArpIT {
                     "invalid ipoib.address property 'address' value '10.1.0.300/24'"));
         } finally {
             bad.delete();
+        }
+    }
+
+    /** Issue 18 item 3 for ipoib.host: before, 2^32 + 1 became TTL 1 and "nope" stopped echo replies. */
+    @Test
+    public void hostConfigurationIsCheckedBeforeItApplies() throws Exception {
+        LogReaderService logs = ip.await(LogReaderService.class, null);
+        try {
+            ip.configure("ipoib.host", "ttl", 4294967297L);
+            Await.until("the refusal is logged", Duration.ofSeconds(10), () -> logged(logs,
+                    "invalid ipoib.host property 'ttl' value 4294967297 is out of range: allowed 1..255; "
+                            + "ipoib.host keeps ttl=64 answerEcho=true"));
+            ipoib.api.host.EchoReply reply = ip.ping("a", B, Duration.ofSeconds(5));
+            assertNotNull("the host still answers", reply);
+            assertEquals("the host answers with the TTL in force, not 2^32 + 1 truncated to 1", 64, reply.ttl());
+            ip.configure("ipoib.host", "answerEcho", "nope");
+            Await.until("the refusal is logged", Duration.ofSeconds(10), () -> logged(logs,
+                    "invalid ipoib.host property 'answerEcho' value 'nope' is not a boolean: allowed true or false"));
+            assertNotNull("echo requests are still answered", ip.ping("a", B, Duration.ofSeconds(5)));
+            ip.configure("ipoib.host", "ttl", "abc");
+            Await.until("the refusal names the property", Duration.ofSeconds(10), () -> logged(logs,
+                    "invalid ipoib.host property 'ttl' value 'abc' is not a number: allowed 1..255"));
+            ip.configure("ipoib.host", "ttl", 7, "answerEcho", true);
+            Await.until("a valid TTL applies", Duration.ofSeconds(10), () -> {
+                try {
+                    ipoib.api.host.EchoReply r = ip.ping("a", B, Duration.ofSeconds(5));
+                    return r != null && r.ttl() == 7;
+                } catch (Exception e) {
+                    throw new AssertionError(e);
+                }
+            });
+        } finally {
+            ip.configure("ipoib.host", "ttl", 64, "answerEcho", true);
         }
     }
 

@@ -12,7 +12,7 @@ import ipoib.api.PathRecord;
 import ipoib.api.Qpn;
 import ipoib.api.link.IpoibLink;
 import ipoib.api.link.TransmitResult;
-import ipoib.api.verbs.AddressHandle;
+import ipoib.api.link.LinkPath;
 import ipoib.codec.iba.Grh;
 import ipoib.codec.pcap.IpoibPseudoHeader;
 import ipoib.codec.pcap.LinkType;
@@ -83,17 +83,13 @@ public class CaptureIT {
             bed.await("b got it", f -> f.text().equals("a broadcasts"));
             assertEquals(TransmitResult.SENT, b.sendBroadcast(EXPERIMENTAL, payload("b broadcasts")));
             bed.await("a got it", f -> f.text().equals("b broadcasts"));
-            PathRecord toB = a.port().subnetAdministrator().pathRecord(a.gid(), b.gid(), a.pkey())
-                    .toCompletableFuture().get(10, TimeUnit.SECONDS);
-            try (AddressHandle ah = a.createAddressHandle(toB, a.serviceLevel())) {
-                assertEquals(TransmitResult.SENT, a.sendUnicast(ah, b.qpn(), EXPERIMENTAL, payload("a to b")));
-            }
+            LinkPath toB = a.acquirePath(b.gid(), false).toCompletableFuture().get(10, TimeUnit.SECONDS);
+            assertEquals(TransmitResult.SENT, a.sendUnicast(toB, b.qpn(), EXPERIMENTAL, payload("a to b")));
+            toB.release();
             bed.await("b got the unicast", f -> f.text().equals("a to b"));
-            PathRecord toA = b.port().subnetAdministrator().pathRecord(b.gid(), a.gid(), b.pkey())
-                    .toCompletableFuture().get(10, TimeUnit.SECONDS);
-            try (AddressHandle ah = b.createAddressHandle(toA, b.serviceLevel())) {
-                assertEquals(TransmitResult.SENT, b.sendUnicast(ah, a.qpn(), EXPERIMENTAL, payload("b to a")));
-            }
+            LinkPath toA = b.acquirePath(a.gid(), false).toCompletableFuture().get(10, TimeUnit.SECONDS);
+            assertEquals(TransmitResult.SENT, b.sendUnicast(toA, a.qpn(), EXPERIMENTAL, payload("b to a")));
+            toA.release();
             bed.await("a got the unicast", f -> f.text().equals("b to a"));
 
             Await.until("the capture ends after 4 frames", Duration.ofSeconds(10),

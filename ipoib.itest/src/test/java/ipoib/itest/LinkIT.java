@@ -1,8 +1,10 @@
 package ipoib.itest;
 
 import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertNotNull;
 import static org.junit.Assert.assertNull;
+import static org.junit.Assert.assertSame;
 import static org.junit.Assert.assertTrue;
 import static org.ops4j.pax.exam.CoreOptions.options;
 import static org.ops4j.pax.exam.CoreOptions.systemProperty;
@@ -14,7 +16,7 @@ import ipoib.api.link.IpoibLink;
 import ipoib.api.link.LinkState;
 import ipoib.api.link.ReceivedFrame;
 import ipoib.api.link.TransmitResult;
-import ipoib.api.verbs.AddressHandle;
+import ipoib.api.link.LinkPath;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.time.Duration;
@@ -68,8 +70,10 @@ public class LinkIT {
         final byte[] payload;
         final int sourceQpn;
         final boolean multicast;
+        final boolean readOnly;
 
         Received(IpoibLink link, ReceivedFrame frame) {
+            this.readOnly = frame.buffer().isReadOnly();
             this.link = link.name();
             this.payload = frame.buffer().asSlice(frame.payloadOffset(), frame.payloadLength())
                     .toArray(ValueLayout.JAVA_BYTE);
@@ -142,6 +146,7 @@ public class LinkIT {
     public void broadcastCarriesFramesToTheOtherInterfaceOnly() throws Exception {
         ServiceRegistration<FrameHandler> reg = handler();
         try {
+            long ownBefore = link("a").dropCounters().get("rx_dropped_own_multicast");
             assertEquals(TransmitResult.SENT, link("a").sendBroadcast(EXPERIMENTAL, payload("hello broadcast")));
             Received r = received.poll(10, TimeUnit.SECONDS);
             assertNotNull("b received the broadcast", r);
@@ -149,7 +154,14 @@ public class LinkIT {
             assertEquals("hello broadcast", new String(r.payload, java.nio.charset.StandardCharsets.US_ASCII));
             assertTrue(r.multicast);
             assertEquals(link("a").qpn().value(), r.sourceQpn);
-            assertNull("a does not receive its own broadcast", received.poll(200, TimeUnit.MILLISECONDS));
+            // The fabric replicates the broadcast to a as well (the switch forwards to every member
+            // port, the sender's own included); a drops that copy before any handler sees it.
+            Await.until("a dropped its own broadcast", Duration.ofSeconds(20),
+                    () -> link("a").dropCounters().get("rx_dropped_own_multicast") > ownBefore,
+                    () -> "rx_dropped_own_multicast was " + ownBefore + ", is "
+                            + link("a").dropCounters().get("rx_dropped_own_multicast") + "; a: " + link("a").counters());
+            assertNull("a does not hand its own broadcast to a handler", received.poll());
+            assertTrue("the handler saw the frame read-only", r.readOnly);
         } finally {
             reg.unregister();
         }
@@ -161,15 +173,28 @@ public class LinkIT {
         try {
             IpoibLink a = link("a");
             IpoibLink b = link("b");
-            PathRecord path = a.port().subnetAdministrator().pathRecord(a.gid(), b.gid(), a.pkey())
-                    .toCompletableFuture().get(10, TimeUnit.SECONDS);
-            try (AddressHandle ah = a.createAddressHandle(path, a.serviceLevel())) {
-                assertEquals(TransmitResult.SENT, a.sendUnicast(ah, b.qpn(), EXPERIMENTAL, payload("unicast")));
+            LinkPath path = a.acquirePath(b.gid(), false).toCompletableFuture().get(10, TimeUnit.SECONDS);
+            LinkPath again = a.acquirePath(b.gid(), false).toCompletableFuture().get(10, TimeUnit.SECONDS);
+            try {
+                assertEquals(b.gid(), path.destination());
+                assertEquals(b.port().attributes().lid(), path.record().destinationLid());
+                assertEquals("one cached path for both users", java.util.Set.of(b.gid()), a.paths().keySet());
+                assertEquals(TransmitResult.SENT, a.sendUnicast(path, b.qpn(), EXPERIMENTAL, payload("unicast")));
                 Received r = received.poll(10, TimeUnit.SECONDS);
                 assertNotNull(r);
                 assertEquals("b", r.link);
                 assertEquals(false, r.multicast);
+            } finally {
+                path.release();
             }
+            assertFalse("a released reference is not valid", path.valid());
+            assertEquals(TransmitResult.DROPPED_NO_ROUTE, a.sendUnicast(path, b.qpn(), EXPERIMENTAL, payload("x")));
+            assertTrue("the other reference keeps the path", again.valid());
+            assertEquals(TransmitResult.SENT, a.sendUnicast(again, b.qpn(), EXPERIMENTAL, payload("again")));
+            assertEquals("again", new String(received.poll(10, TimeUnit.SECONDS).payload,
+                    java.nio.charset.StandardCharsets.US_ASCII));
+            again.release();
+            assertTrue("the last release removes the path", a.paths().isEmpty());
         } finally {
             reg.unregister();
         }
@@ -214,36 +239,137 @@ public class LinkIT {
         }
     }
 
-    private String failure(org.osgi.service.component.runtime.dto.ComponentDescriptionDTO description) {
-        for (var c : scr.getComponentConfigurationDTOs(description)) {
-            if (c.state == org.osgi.service.component.runtime.dto.ComponentConfigurationDTO.FAILED_ACTIVATION
-                    && c.failure != null) {
-                return c.failure;
-            }
+    /** What a Gogo command printed (or the error it threw), as a user sees it. */
+    private String shell(String command) {
+        var ref = context.getServiceReference(org.apache.felix.service.command.CommandProcessor.class);
+        assertNotNull("the Gogo runtime is there", ref);
+        return GogoShell.execute(context.getService(ref), command).all();
+    }
+
+    private org.osgi.service.cm.Configuration configure(String pidName, Object... keyValues) throws Exception {
+        org.osgi.service.cm.Configuration c = configurationAdmin.getFactoryConfiguration("ipoib.link", pidName, "?");
+        Dictionary<String, Object> props = new Hashtable<>();
+        for (int i = 0; i < keyValues.length; i += 2) {
+            props.put((String) keyValues[i], keyValues[i + 1]);
         }
-        return null;
+        c.update(props);
+        return c;
     }
 
     @Test
     public void badConfigurationIsRefusedAndNamesTheProperty() throws Exception {
-        org.osgi.service.cm.Configuration c = configurationAdmin.getFactoryConfiguration("ipoib.link", "bad", "?");
-        Dictionary<String, Object> props = new Hashtable<>();
-        props.put("name", "bad");
-        props.put("device", "loop0");
-        props.put("pkey", "0x8000");
-        c.update(props);
+        org.osgi.service.cm.Configuration c = configure("bad", "name", "bad", "device", "loop0", "pkey", "0x8000");
         try {
-            Bundle linkBundle = Arrays.stream(context.getBundles())
-                    .filter(b -> "ipoib.link".equals(b.getSymbolicName())).findFirst().orElseThrow();
-            var description = scr.getComponentDescriptionDTO(linkBundle, "ipoib.link.internal.IpoibLinkComponent");
-            Await.until("the component refuses the configuration", Duration.ofSeconds(10),
-                    () -> failure(description) != null);
-            String failure = failure(description);
-            assertTrue(failure, failure.contains("'pkey' value '0x8000'"));
-            assertTrue(failure, failure.contains("allowed 0x0001..0x7fff and 0x8001..0xffff"));
+            Await.until("ipoib:links shows the refusal", Duration.ofSeconds(10),
+                    () -> shell("ipoib:links").contains("bad: REFUSED ("), () -> shell("ipoib:links"));
+            String links = shell("ipoib:links");
+            assertTrue(links, links.contains("'pkey' value '0x8000'"));
+            assertTrue(links, links.contains("allowed 0x0001..0x7fff and 0x8001..0xffff"));
             assertNull("no interface for an invalid configuration", link("bad"));
         } finally {
             c.delete();
         }
+        Await.until("the refusal goes with its configuration", Duration.ofSeconds(10),
+                () -> !shell("ipoib:links").contains("bad: REFUSED"), () -> shell("ipoib:links"));
+
+        // Issue 18 item 3: values the annotation types would truncate or misread are refused by name.
+        org.osgi.service.cm.Configuration big = configure("big", "name", "big", "device", "loop0", "pkey", "0x8005",
+                "sendQueueDepth", 4294967297L, "receiveQueueDepth", "abc");
+        try {
+            Await.until("ipoib:links names both values", Duration.ofSeconds(10),
+                    () -> shell("ipoib:links").contains("big: REFUSED ("), () -> shell("ipoib:links"));
+            String links = shell("ipoib:links");
+            assertTrue(links, links.contains("'sendQueueDepth' value 4294967297"));
+            assertTrue(links, links.contains("'receiveQueueDepth' value 'abc'"));
+            assertNull(link("big"));
+        } finally {
+            big.delete();
+        }
+    }
+
+    /** Issue 12 item 1: two interfaces on one (HCA, port, partition) would share a GID. */
+    @Test
+    public void aSecondInterfaceOnTheSamePortAndPartitionIsRefused() throws Exception {
+        String created = shell("ipoib:create loop0 1 0x7fff dup");
+        assertTrue(created, created.contains("interface a already runs on loop0 port 1 P_Key 0x7fff"));
+        assertNull(link("dup"));
+
+        int qpn = link("a").qpn().value();
+        org.osgi.service.cm.Configuration c = configure("dup", "name", "dup", "device", "loop0", "port", 1,
+                "pkey", "0xffff");
+        try {
+            Await.until("ipoib:links shows why dup does not run", Duration.ofSeconds(10),
+                    () -> shell("ipoib:links").contains("dup: REFUSED (interface a already runs on loop0 port 1"),
+                    () -> shell("ipoib:links"));
+            assertNull("no second interface on the partition", link("dup"));
+            assertEquals(LinkState.UP, link("a").state());
+            assertEquals("a is not disturbed", qpn, link("a").qpn().value());
+        } finally {
+            c.delete();
+        }
+    }
+
+    /** Issue 18 item 1: a configuration with a name in use is refused; the original never notices. */
+    @Test
+    public void aDuplicateNameFromConfigAdminIsRefusedAndTheOriginalIsNotDisturbed() throws Exception {
+        IpoibLink a = link("a");
+        int qpn = a.qpn().value();
+        org.osgi.service.cm.Configuration c = configure("a-again", "name", "a", "device", "loop1", "port", 1,
+                "pkey", "0x8001");
+        try {
+            Await.until("ipoib:links shows the refusal", Duration.ofSeconds(10),
+                    () -> shell("ipoib:links").contains("a: REFUSED (an interface named 'a' exists)"),
+                    () -> shell("ipoib:links"));
+            assertEquals("one service named a", 1,
+                    context.getServiceReferences(IpoibLink.class, "(ipoib.link=a)").size());
+            assertSame(a, link("a"));
+        } finally {
+            c.delete();
+        }
+        Await.until("the refusal is gone", Duration.ofSeconds(10),
+                () -> !shell("ipoib:links").contains("REFUSED"), () -> shell("ipoib:links"));
+        assertSame("the original is the same service", a, link("a"));
+        assertEquals(LinkState.UP, a.state());
+        assertEquals(qpn, a.qpn().value());
+        ServiceRegistration<FrameHandler> reg = handler();
+        try {
+            assertEquals(TransmitResult.SENT, link("b").sendBroadcast(EXPERIMENTAL, payload("still there")));
+            Received r = received.poll(10, TimeUnit.SECONDS);
+            assertNotNull("a still receives", r);
+            assertEquals("a", r.link);
+        } finally {
+            reg.unregister();
+        }
+    }
+
+    /** Issue 12 item 2: a bad update keeps the configuration in force, and says so. */
+    @Test
+    public void aBadUpdateKeepsTheRunningInterfaceAndIsShown() throws Exception {
+        IpoibLink a = link("a");
+        int qpn = a.qpn().value();
+        org.osgi.service.cm.Configuration c = configurationAdmin.getFactoryConfiguration("ipoib.link", "a", "?");
+        Dictionary<String, Object> good = c.getProperties();
+        Dictionary<String, Object> bad = new Hashtable<>();
+        for (var keys = good.keys(); keys.hasMoreElements(); ) {
+            String k = keys.nextElement();
+            bad.put(k, good.get(k));
+        }
+        bad.put("sendQueueDepth", 0);
+        c.update(bad);
+        try {
+            Await.until("ipoib:links shows the refused update", Duration.ofSeconds(10),
+                    () -> shell("ipoib:links").contains("configuration update refused: invalid ipoib.link property "
+                            + "'sendQueueDepth' value 0 is out of range: allowed 1..8192; the previous configuration "
+                            + "stays in force"),
+                    () -> shell("ipoib:links"));
+            assertSame("the interface keeps running", a, link("a"));
+            assertEquals(LinkState.UP, a.state());
+            assertEquals(qpn, a.qpn().value());
+        } finally {
+            c.update(good);
+        }
+        Await.until("the good configuration clears the refusal", Duration.ofSeconds(10),
+                () -> !shell("ipoib:links").contains("refused"), () -> shell("ipoib:links"));
+        assertSame("an unchanged configuration does not restart the interface", a, link("a"));
     }
 }

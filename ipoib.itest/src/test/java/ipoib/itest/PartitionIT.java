@@ -100,6 +100,32 @@ public class PartitionIT {
         assertTrue(ping.all(), ping.all().contains("100% packet loss"));
     }
 
+    /** Issue 12 item 6: on a limited-member port, ipoib:links shows the P_Key in use (0x7fff). */
+    @Test
+    public void aLimitedMemberShowsTheMembershipInUse() throws Exception {
+        String[] original = {
+                "Default=0x7fff, ipoib, mtu=4, rate=3, sl=0, Q_Key=0x0b1b, defmember=full : ALL ;",
+                "Second=0x0001, sl=5, defmember=full : ALL ;"};
+        try {
+            ip.configure("ipoib.verbs.loopback", "partitions", new String[] {
+                    "Default=0x7fff, ipoib, mtu=4, rate=3, sl=0, Q_Key=0x0b1b, defmember=full : loop0, loop1=limited ;",
+                    "Second=0x0001, sl=5, defmember=full : ALL ;"});
+            Await.until("b is UP as a limited member and ipoib:links says so", Duration.ofSeconds(20), () -> {
+                String links = ip.run("ipoib:links");
+                int at = links.indexOf("b: UP");
+                return at >= 0 && links.indexOf("pkey 0xffff (in use 0x7fff)", at) > at
+                        && links.indexOf("pkey 0xffff (in use 0x7fff)", at) < links.indexOf('\n', links.indexOf("pkey", at));
+            }, () -> ip.run("ipoib:links"));
+            String links = ip.run("ipoib:links");
+            String a = links.substring(links.indexOf("a: "), links.indexOf("b: "));
+            assertTrue(a, a.contains("pkey 0xffff  broadcast") && !a.contains("in use"));
+        } finally {
+            ip.configure("ipoib.verbs.loopback", "partitions", original);
+            Await.until("b is a full member again", Duration.ofSeconds(20),
+                    () -> !ip.run("ipoib:links").contains("in use 0x7fff"), () -> ip.run("ipoib:links"));
+        }
+    }
+
     @Test
     public void theServiceLevelOfUnicastFollowsTheConfiguredMethod() throws Exception {
         NeighbourResolver arp = ip.arp();

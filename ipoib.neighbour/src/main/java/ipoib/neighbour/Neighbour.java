@@ -32,7 +32,7 @@ final class Neighbour {
     LinkAddress linkAddress;
     boolean permanent;
     boolean removed;
-    boolean refreshing;
+
     long createdNanos;
     long confirmedNanos;
     long lastUsedNanos;

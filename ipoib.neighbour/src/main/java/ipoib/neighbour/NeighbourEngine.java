@@ -6,6 +6,7 @@ import ipoib.api.PathRecord;
 import ipoib.api.Qpn;
 import ipoib.api.event.IpoibEvents;
 import ipoib.api.link.IpoibLink;
+import ipoib.api.link.LinkPath;
 import ipoib.api.link.LinkState;
 import ipoib.api.link.TransmitResult;
 import ipoib.api.resolve.AddressBits;
@@ -14,7 +15,8 @@ import ipoib.api.resolve.NeighbourState;
 import ipoib.api.resolve.NoSuchNodeException;
 import ipoib.api.resolve.PathInfo;
 import ipoib.api.resolve.PathInfoAnswer;
-import ipoib.api.verbs.AddressHandle;
+import ipoib.runtime.Counters;
+import ipoib.runtime.RateLimiter;
 import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
 import java.time.Duration;
@@ -28,11 +30,9 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.LongAdder;
-import java.util.function.BiFunction;
 import java.util.function.LongSupplier;
 
 /**
@@ -53,33 +53,26 @@ import java.util.function.LongSupplier;
  * neighbour's {@link Route}. Only a miss (no entry, or an entry that cannot send yet) takes the
  * entry's own lock, to queue the frame in order behind the frames already waiting.
  *
- * <p><b>Control plane.</b> Solicitations, PathRecord lookups and their answers, timers and link
- * events run on the {@code control} executor (one thread); answers from the protocol
- * ({@link #learn}) come from the link's receive thread. Address handles replaced or released are
- * closed one timer tick later, so that a sender still holding the old route does not post on a
- * closed handle.
+ * <p><b>Control plane.</b> Solicitations, path requests to the link and their answers, timers
+ * and link events run on the {@code control} executor (one thread); answers from the protocol
+ * ({@link #learn}) come from the link's receive thread. A resolved entry holds a reference to the
+ * link's path ({@link IpoibLink#acquirePath}) and releases it when its route is retired; the link
+ * destroys the address handle once the sends that used it completed, so a sender still holding
+ * the old route is at worst dropped, never posted on a destroyed handle.
+ *
+ * <p>Size (~1 000 lines, not split yet — issue 11 asks for it): the data path, the timed state
+ * machine, the protocol input and the administration (permanent entries, queries) share the
+ * entries' locks and counters. Paths and address handles are no longer here (the link's
+ * {@link ipoib.api.link.LinkPath}). Next split: the timed transitions and the administration into
+ * their own classes over a shared table.
  */
 public final class NeighbourEngine implements AutoCloseable {
-
-    /** Looks up the PathRecord from a link's port to a GID in the link's partition. */
-    public interface PathLookup extends BiFunction<IpoibLink, Gid, CompletionStage<PathRecord>> {}
-
-    /** The lookup through the link's port's subnet administrator. */
-    public static final PathLookup SUBNET_ADMINISTRATOR = (link, gid) -> {
-        var port = link.port();
-        Gid self = link.gid();
-        if (port == null || self == null) {
-            return CompletableFuture.failedFuture(new IllegalStateException("link " + link.name() + " is not UP"));
-        }
-        return port.subnetAdministrator().pathRecord(self, gid, link.pkey());
-    };
 
     private final boolean ipv6;
     private final String family;
     private final Protocol protocol;
     private final Reporter reporter;
     private final Executor control;
-    private final PathLookup lookup;
     private final LongSupplier clock;
     private volatile Settings settings;
     private volatile boolean closed;
@@ -87,38 +80,15 @@ public final class NeighbourEngine implements AutoCloseable {
     private final ConcurrentHashMap<String, LinkContext> contexts = new ConcurrentHashMap<>();
     /** Permanent entries by link name, re-created on every UP. */
     private final Map<String, Map<Key, LinkAddress>> permanents = new ConcurrentHashMap<>();
-    private final ConcurrentLinkedQueue<Retired> retired = new ConcurrentLinkedQueue<>();
-    private final RateLimiter pathErrorLog = new RateLimiter(5_000);
-    private final RateLimiter failureLog = new RateLimiter(5_000);
+    private final RateLimiter pathErrorLog;
+    private final RateLimiter failureLog;
 
     private final Counters counters;
-    private final LongAdder solicitations;
-    private final LongAdder retransmissions;
-    private final LongAdder probes;
-    private final LongAdder resolved;
-    private final LongAdder pathLookups;
-    private final LongAdder pathFailures;
-    private final LongAdder resolutionFailures;
-    private final LongAdder revalidations;
-    private final LongAdder pathRefreshes;
-    private final LongAdder qpnChanges;
-    private final LongAdder gidChanges;
-    private final LongAdder queued;
-    private final LongAdder queuedSent;
-    private final LongAdder droppedQueueFull;
-    private final LongAdder droppedTableFull;
-    private final LongAdder droppedPathFailure;
-    private final LongAdder droppedResolutionFailed;
-    private final LongAdder droppedFailedEntry;
-    private final LongAdder droppedLinkDown;
-    private final LongAdder droppedFlushed;
-    private final LongAdder droppedNoSource;
-    private final LongAdder evicted;
-    private final LongAdder collected;
+
+    /** The engine's counters (in the set the protocol shares). */
+    private final EngineCounters c;
 
     private record Key(long high, long low) {}
-
-    private record Retired(AddressHandle handle, long at) {}
 
     /**
      * @param ipv6 the family: IPv6 keys are the address's two halves, IPv4 keys {@code (0, address)}
@@ -127,7 +97,7 @@ public final class NeighbourEngine implements AutoCloseable {
      * @param clock {@link System#nanoTime}, or a test clock
      */
     public NeighbourEngine(boolean ipv6, Protocol protocol, Settings settings, Reporter reporter, Counters counters,
-                           Executor control, PathLookup lookup, LongSupplier clock) {
+                           Executor control, LongSupplier clock) {
         this.ipv6 = ipv6;
         this.family = ipv6 ? "IPv6" : "IPv4";
         this.protocol = Objects.requireNonNull(protocol);
@@ -135,31 +105,11 @@ public final class NeighbourEngine implements AutoCloseable {
         this.reporter = Objects.requireNonNull(reporter);
         this.counters = counters;
         this.control = control;
-        this.lookup = lookup;
         this.clock = clock;
-        this.solicitations = counters.counter("solicitations_sent");
-        this.retransmissions = counters.counter("solicitations_retransmitted");
-        this.probes = counters.counter("unicast_probes_sent");
-        this.resolved = counters.counter("resolved");
-        this.pathLookups = counters.counter("path_lookups");
-        this.pathFailures = counters.counter("path_failures");
-        this.resolutionFailures = counters.counter("resolution_failures");
-        this.revalidations = counters.counter("revalidations");
-        this.pathRefreshes = counters.counter("path_refreshes");
-        this.qpnChanges = counters.counter("qpn_changes");
-        this.gidChanges = counters.counter("gid_changes");
-        this.queued = counters.counter("frames_queued");
-        this.queuedSent = counters.counter("queued_frames_sent");
-        this.droppedQueueFull = counters.counter("dropped_queue_full");
-        this.droppedTableFull = counters.counter("dropped_table_full");
-        this.droppedPathFailure = counters.counter("dropped_path_failure");
-        this.droppedResolutionFailed = counters.counter("dropped_resolution_failed");
-        this.droppedFailedEntry = counters.counter("dropped_failed_entry");
-        this.droppedLinkDown = counters.counter("dropped_link_down");
-        this.droppedFlushed = counters.counter("dropped_flushed");
-        this.droppedNoSource = counters.counter("dropped_no_source_address");
-        this.evicted = counters.counter("entries_evicted");
-        this.collected = counters.counter("entries_collected");
+        ipoib.runtime.Clock logClock = clock::getAsLong;
+        this.pathErrorLog = new RateLimiter(logClock, 5, java.util.concurrent.TimeUnit.SECONDS);
+        this.failureLog = new RateLimiter(logClock, 5, java.util.concurrent.TimeUnit.SECONDS);
+        this.c = new EngineCounters(counters);
     }
 
     public Settings settings() {
@@ -199,13 +149,13 @@ public final class NeighbourEngine implements AutoCloseable {
                     if (!n.used) {
                         n.used = true;
                     }
-                    return link.sendUnicast(r.handle(), r.qpn(), etherType, frame);
+                    return link.sendUnicast(r.path(), r.qpn(), etherType, frame);
                 }
             }
             return missedSend(ctx, n, high, low, etherType, frame);
         }
         if (link.state() != LinkState.UP || closed) {
-            droppedLinkDown.increment();
+            c.droppedLinkDown.increment();
             return TransmitResult.DROPPED_LINK_DOWN;
         }
         return missedSend(linkUp(link), null, high, low, etherType, frame);
@@ -219,7 +169,7 @@ public final class NeighbourEngine implements AutoCloseable {
                 // The link went down (or came up again) meanwhile: its table is void.
                 LinkContext current = contexts.get(ctx.name);
                 if (current == null || current.link != ctx.link) {
-                    droppedLinkDown.increment();
+                    c.droppedLinkDown.increment();
                     return TransmitResult.DROPPED_LINK_DOWN;
                 }
                 ctx = current;
@@ -228,7 +178,7 @@ public final class NeighbourEngine implements AutoCloseable {
             if (n == null) {
                 String why = protocol.cannotResolve(ctx.link, high, low);
                 if (why != null) {
-                    droppedNoSource.increment();
+                    c.droppedNoSource.increment();
                     return TransmitResult.DROPPED_NO_ROUTE;
                 }
                 n = getOrCreate(ctx, high, low, now);
@@ -236,8 +186,8 @@ public final class NeighbourEngine implements AutoCloseable {
                     if (ctx.closed) {
                         continue;
                     }
-                    droppedTableFull.increment();
-                    return TransmitResult.DROPPED_QUEUE_FULL;
+                    c.droppedTableFull.increment();
+                    return TransmitResult.DROPPED_TABLE_FULL;
                 }
             }
             boolean kick = false;
@@ -250,20 +200,20 @@ public final class NeighbourEngine implements AutoCloseable {
                 Route r = n.route;
                 if (r != null) {
                     n.used = true;
-                    return ctx.link.sendUnicast(r.handle(), r.qpn(), etherType, frame);
+                    return ctx.link.sendUnicast(r.path(), r.qpn(), etherType, frame);
                 }
                 if (n.state == NeighbourState.FAILED) {
                     if (now - n.deadlineNanos < 0) {
-                        droppedFailedEntry.increment();
+                        c.droppedFailedEntry.increment();
                         return TransmitResult.DROPPED_NO_ROUTE;
                     }
                     kick = restart(n, now);
                 }
                 if (n.enqueue(etherType, frame, settings.queueLength())) {
-                    queued.increment();
+                    c.queued.increment();
                     result = TransmitResult.QUEUED;
                 } else {
-                    droppedQueueFull.increment();
+                    c.droppedQueueFull.increment();
                     result = TransmitResult.DROPPED_QUEUE_FULL;
                 }
                 if (n.state == NeighbourState.INCOMPLETE && n.probes == 0) {
@@ -275,8 +225,8 @@ public final class NeighbourEngine implements AutoCloseable {
             }
             return result;
         }
-        droppedTableFull.increment();
-        return TransmitResult.DROPPED_QUEUE_FULL;
+        c.droppedTableFull.increment();
+        return TransmitResult.DROPPED_TABLE_FULL;
     }
 
     /** A FAILED entry whose hold time is over tries again; returns whether it must be kicked. Holds n. */
@@ -341,10 +291,10 @@ public final class NeighbourEngine implements AutoCloseable {
             ctx.map.put(created);
         }
         if (victim != null) {
-            evicted.increment();
+            c.evicted.increment();
             List<Runnable> after = new ArrayList<>(1);
             synchronized (victim) {
-                markRemoved(victim, droppedFlushed, "evicted: the table of " + ctx.name + " is full", after);
+                markRemoved(victim, c.droppedFlushed, "evicted: the table of " + ctx.name + " is full", after);
             }
             after.forEach(Runnable::run);
         }
@@ -413,33 +363,11 @@ public final class NeighbourEngine implements AutoCloseable {
         List<Runnable> after = new ArrayList<>();
         for (Neighbour n : ctx.map.values()) {
             synchronized (n) {
-                markRemoved(n, droppedLinkDown, why, after);
+                markRemoved(n, c.droppedLinkDown, why, after);
             }
             ctx.map.remove(n);
         }
         after.forEach(Runnable::run);
-    }
-
-    /**
-     * LIDs changed (SM change, own LID change): every known neighbour's PathRecord is looked up
-     * again while it keeps sending on its current route ("refresh, not flush").
-     */
-    public void pathsStale(IpoibLink link) {
-        LinkContext ctx = contexts.get(link.name());
-        if (ctx == null || ctx.link != link) {
-            return;
-        }
-        long now = now();
-        for (Neighbour n : ctx.map.values()) {
-            List<Runnable> after = new ArrayList<>(1);
-            synchronized (n) {
-                if (!n.removed && n.linkAddress != null && n.state != NeighbourState.FAILED) {
-                    pathRefreshes.increment();
-                    after.add(startPath(n, now, n.route != null));
-                }
-            }
-            after.forEach(Runnable::run);
-        }
     }
 
     // ---- protocol input ------------------------------------------------------------------------------
@@ -481,7 +409,7 @@ public final class NeighbourEngine implements AutoCloseable {
             n = getOrCreate(ctx, high, low, now);
             if (n == null) {
                 if (!ctx.closed) {
-                    droppedTableFull.increment();
+                    c.droppedTableFull.increment();
                 }
                 return false;
             }
@@ -517,13 +445,14 @@ public final class NeighbourEngine implements AutoCloseable {
                         n.state(NeighbourState.RESOLVED, now);
                         n.probes = 0;
                         if (unicastFailed) {
-                            pathRefreshes.increment();
+                            // The link queries its path again (issue: a peer's LID changed).
+                            c.pathRefreshes.increment();
                             after.add(startPath(n, now, true));
                         }
                     }
                 }
             } else if (old.gid().equals(address.gid())) {
-                qpnChanges.increment();
+                c.qpnChanges.increment();
                 n.linkAddress = address;
                 n.confirmedNanos = now;
                 Route r = n.route;
@@ -536,7 +465,7 @@ public final class NeighbourEngine implements AutoCloseable {
                 }
                 after.add(changed(n, old, address));
             } else {
-                gidChanges.increment();
+                c.gidChanges.increment();
                 n.linkAddress = address;
                 n.confirmedNanos = now;
                 after.add(startPath(n, now, false));
@@ -572,38 +501,50 @@ public final class NeighbourEngine implements AutoCloseable {
     // ---- path records ------------------------------------------------------------------------------
 
     /**
-     * Starts a PathRecord lookup for the entry's GID; with {@code refresh} the entry keeps its
-     * route and state meanwhile, else it goes PATH_PENDING and queues. Holds n; returns the task
-     * that sends the query, to run after the lock is released.
+     * Gets the link's path to the entry's GID. With {@code refresh} and a route, the link is asked
+     * to query its path again and the entry keeps sending meanwhile; else the entry goes
+     * PATH_PENDING and queues. Holds n; returns the task that asks the link, to run after the
+     * lock is released.
      */
     private Runnable startPath(Neighbour n, long now, boolean refresh) {
-        int gen = ++n.pathGeneration;
-        n.refreshing = refresh;
-        if (!refresh) {
-            retire(n.route, now);
-            n.route = null;
-            n.state(NeighbourState.PATH_PENDING, now);
+        Route current = n.route;
+        if (refresh && current != null) {
+            return () -> current.path().refresh();
         }
+        int gen = ++n.pathGeneration;
+        retire(n.route, now);
+        n.route = null;
+        n.state(NeighbourState.PATH_PENDING, now);
         n.deadlineNanos = now + settings.pathTimeoutMillis() * 1_000_000L;
         Gid gid = n.linkAddress.gid();
         IpoibLink link = n.context.link;
+        boolean pathSl = settings.serviceLevelFromPath();
         return () -> {
-            pathLookups.increment();
-            CompletionStage<PathRecord> stage;
+            c.pathLookups.increment();
+            CompletionStage<LinkPath> stage;
             try {
-                stage = lookup.apply(link, gid);
+                stage = link.acquirePath(gid, pathSl);
             } catch (RuntimeException e) {
                 stage = CompletableFuture.failedFuture(e);
             }
-            stage.whenComplete((path, failure) -> execute(() -> onPath(n, gen, path, failure)));
+            stage.whenComplete((path, failure) -> {
+                if (closed && path != null) {
+                    path.release();
+                    return;
+                }
+                execute(() -> onPath(n, gen, path, failure));
+            });
         };
     }
 
-    private void onPath(Neighbour n, int gen, PathRecord path, Throwable failure) {
+    private void onPath(Neighbour n, int gen, LinkPath path, Throwable failure) {
         long now = now();
         List<Runnable> after = new ArrayList<>(2);
         synchronized (n) {
             if (n.removed || gen != n.pathGeneration) {
+                if (path != null) {
+                    path.release(); // a late answer nobody waits for
+                }
                 return;
             }
             if (failure != null) {
@@ -615,22 +556,14 @@ public final class NeighbourEngine implements AutoCloseable {
         after.forEach(Runnable::run);
     }
 
-    private void pathResolved(Neighbour n, PathRecord path, long now, List<Runnable> after) {
+    private void pathResolved(Neighbour n, LinkPath path, long now, List<Runnable> after) {
         IpoibLink link = n.context.link;
-        int sl = settings.serviceLevelFromPath() ? path.serviceLevel() : link.serviceLevel();
-        AddressHandle handle;
-        try {
-            handle = link.createAddressHandle(path, sl);
-        } catch (RuntimeException e) {
-            pathFailed(n, "address handle for " + path.destinationLid() + " not created: " + e.getMessage(), now, after);
-            return;
-        }
-        Route route = new Route(handle, n.linkAddress.qpn(), n.linkAddress, path, sl);
+        Route route = new Route(path, n.linkAddress.qpn(), n.linkAddress);
         // The frames queued meanwhile go first, then the route is published: a sender that finds
         // no route takes this lock and queues behind them, so the order holds.
         for (Neighbour.Pending p : n.drainQueue()) {
-            link.sendUnicast(handle, route.qpn(), p.etherType(), p.frame());
-            queuedSent.increment();
+            link.sendUnicast(path, route.qpn(), p.etherType(), p.frame());
+            c.queuedSent.increment();
         }
         retire(n.route, now);
         n.route = route;
@@ -638,12 +571,11 @@ public final class NeighbourEngine implements AutoCloseable {
         if (fresh) {
             n.state(NeighbourState.RESOLVED, now);
             n.probes = 0;
-            resolved.increment();
+            c.resolved.increment();
         }
-        n.refreshing = false;
         n.failure = null;
         List<CompletableFuture<PathInfo>> waiters = n.drainWaiters();
-        PathInfo info = info(path);
+        PathInfo info = info(path.record());
         String linkName = n.context.name;
         String text = n.linkAddress.toString();
         after.add(() -> {
@@ -661,17 +593,17 @@ public final class NeighbourEngine implements AutoCloseable {
      * the hold time.
      */
     private void pathFailed(Neighbour n, String why, long now, List<Runnable> after) {
-        pathFailures.increment();
-        String line = pathErrorLog.limit(family + " neighbour " + AddressBits.text(n.address) + " on " + n.context.name
+        c.pathFailures.increment();
+        String line = LogLines.limit(pathErrorLog, family + " neighbour " + AddressBits.text(n.address) + " on " + n.context.name
                 + ": " + why + "; " + n.queued() + " queued frames dropped");
         if (line != null) {
             after.add(() -> reporter.error(line));
         }
         if (n.permanent) {
-            fail(n, why, droppedPathFailure, now, after);
+            fail(n, why, c.droppedPathFailure, now, after);
             return;
         }
-        markRemoved(n, droppedPathFailure, why, after);
+        markRemoved(n, c.droppedPathFailure, why, after);
         Neighbour gone = n;
         after.add(() -> gone.context.map.remove(gone));
         after.add(() -> reporter.event(IpoibEvents.NEIGHBOUR_FAILED, Map.of(IpoibEvents.LINK, gone.context.name,
@@ -711,7 +643,7 @@ public final class NeighbourEngine implements AutoCloseable {
         Route r = n.route;
         n.route = null;
         if (r != null) {
-            retired.add(new Retired(r.handle(), now()));
+            r.path().release();
         }
         dropCounter.add(n.drainQueue().size());
         List<CompletableFuture<PathInfo>> waiters = n.drainWaiters();
@@ -724,9 +656,10 @@ public final class NeighbourEngine implements AutoCloseable {
         }
     }
 
-    private void retire(Route r, long now) {
+    /** The route is no longer used: its path reference goes back to the link. */
+    private static void retire(Route r, long now) {
         if (r != null) {
-            retired.add(new Retired(r.handle(), now));
+            r.path().release();
         }
     }
 
@@ -734,12 +667,10 @@ public final class NeighbourEngine implements AutoCloseable {
 
     /**
      * One timer tick (every {@link Settings#tickMillis()} on the control thread): retransmissions,
-     * resolution and path timeouts, revalidation, hold-time expiry, idle collection, and the
-     * closing of retired address handles.
+     * resolution and path timeouts, revalidation, hold-time expiry and idle collection.
      */
     public void tick() {
         long now = now();
-        closeRetired(now);
         for (LinkContext ctx : contexts.values()) {
             for (Neighbour n : ctx.map.values()) {
                 List<Runnable> after = new ArrayList<>(1);
@@ -751,19 +682,6 @@ public final class NeighbourEngine implements AutoCloseable {
                     process(n, now, after);
                 }
                 after.forEach(Runnable::run);
-            }
-        }
-    }
-
-    private void closeRetired(long now) {
-        long grace = Math.max(settings.tickMillis(), 50) * 1_000_000L;
-        Retired r;
-        while ((r = retired.peek()) != null && now - r.at() >= grace) {
-            retired.poll();
-            try {
-                r.handle().close();
-            } catch (RuntimeException ignored) {
-                // The provider may have released it with the link's resources.
             }
         }
     }
@@ -790,9 +708,9 @@ public final class NeighbourEngine implements AutoCloseable {
                     return;
                 }
                 if (n.probes > 0) {
-                    retransmissions.increment();
+                    c.retransmissions.increment();
                 }
-                solicitations.increment();
+                c.solicitations.increment();
                 n.probes++;
                 n.deadlineNanos = now + retransmit;
             }
@@ -809,7 +727,7 @@ public final class NeighbourEngine implements AutoCloseable {
                 long confirmedAge = now - n.confirmedNanos;
                 boolean usedSinceConfirmed = n.lastUsedNanos - n.confirmedNanos > 0;
                 if (confirmedAge >= s.revalidateMillis() * 1_000_000L && usedSinceConfirmed) {
-                    revalidations.increment();
+                    c.revalidations.increment();
                     n.state(NeighbourState.STALE, now);
                     n.probes = 0;
                     n.deadlineNanos = now;
@@ -851,19 +769,19 @@ public final class NeighbourEngine implements AutoCloseable {
             return;
         }
         if (unicast) {
-            probes.increment();
+            c.probes.increment();
         } else {
-            solicitations.increment();
+            c.solicitations.increment();
         }
         n.probes++;
         n.deadlineNanos = now + s.retransmitMillis() * 1_000_000L;
     }
 
     private void resolutionFailed(Neighbour n, String why, long now, List<Runnable> after) {
-        resolutionFailures.increment();
+        c.resolutionFailures.increment();
         int dropped = n.queued();
-        fail(n, why, droppedResolutionFailed, now, after);
-        String line = failureLog.limit(family + " neighbour " + AddressBits.text(n.address) + " on " + n.context.name
+        fail(n, why, c.droppedResolutionFailed, now, after);
+        String line = LogLines.limit(failureLog, family + " neighbour " + AddressBits.text(n.address) + " on " + n.context.name
                 + " FAILED: " + why + (dropped > 0 ? "; " + dropped + " queued frames dropped" : ""));
         String link = n.context.name;
         after.add(() -> {
@@ -876,8 +794,8 @@ public final class NeighbourEngine implements AutoCloseable {
     }
 
     private void collect(Neighbour n, String why, List<Runnable> after) {
-        collected.increment();
-        markRemoved(n, droppedFlushed, why, after);
+        c.collected.increment();
+        markRemoved(n, c.droppedFlushed, why, after);
         after.add(() -> n.context.map.remove(n));
     }
 
@@ -914,7 +832,7 @@ public final class NeighbourEngine implements AutoCloseable {
                 }
                 Route r = n.route;
                 if (r != null) {
-                    return new PathInfoAnswer.Ready(info(r.path()));
+                    return new PathInfoAnswer.Ready(info(r.record()));
                 }
                 if (n.state == NeighbourState.FAILED) {
                     if (now - n.deadlineNanos < 0) {
@@ -950,7 +868,7 @@ public final class NeighbourEngine implements AutoCloseable {
                     }
                     Route r = n.route;
                     out.add(new NeighbourEntry(ctx.name, n.address, n.linkAddress,
-                            r == null ? null : r.path().destinationLid(), r == null ? -1 : r.serviceLevel(), n.state,
+                            r == null ? null : r.record().destinationLid(), r == null ? -1 : r.serviceLevel(), n.state,
                             Duration.ofNanos(Math.max(0, now - n.confirmedNanos)), n.queued(), n.permanent));
                 }
             }
@@ -971,7 +889,7 @@ public final class NeighbourEngine implements AutoCloseable {
                 boolean removed = false;
                 synchronized (n) {
                     if (!n.permanent && !n.removed) {
-                        markRemoved(n, droppedFlushed, "flushed", after);
+                        markRemoved(n, c.droppedFlushed, "flushed", after);
                         removed = true;
                     }
                 }
@@ -990,8 +908,22 @@ public final class NeighbourEngine implements AutoCloseable {
      * else when it comes up.
      */
     public void addPermanent(String linkName, long high, long low, LinkAddress address) {
+        String notANeighbour = notANeighbour(linkName, high, low);
+        if (notANeighbour != null) {
+            throw new IllegalArgumentException(AddressBits.text(address(high, low)) + " cannot be a neighbour: "
+                    + notANeighbour);
+        }
         LinkAddress peer = address.withoutFlags();
-        permanents.computeIfAbsent(linkName, k -> new ConcurrentHashMap<>()).put(new Key(high, low), peer);
+        Map<Key, LinkAddress> statics = permanents.computeIfAbsent(linkName, k -> new ConcurrentHashMap<>());
+        int limit = permanentLimit();
+        synchronized (statics) {
+            if (!statics.containsKey(new Key(high, low)) && statics.size() >= limit) {
+                throw new IllegalArgumentException("the permanent entries of " + linkName + " are limited to " + limit
+                        + " (half of maxEntries " + settings.maxEntries()
+                        + ", so that dynamic resolution always has room); delete one first");
+            }
+            statics.put(new Key(high, low), peer);
+        }
         LinkContext ctx = contexts.get(linkName);
         if (ctx != null) {
             installPermanent(ctx, high, low, peer, now());
@@ -1014,7 +946,7 @@ public final class NeighbourEngine implements AutoCloseable {
             synchronized (old) {
                 // Frames waiting on the old entry move to the permanent one, in order.
                 List<Neighbour.Pending> pending = old.removed ? List.of() : old.drainQueue();
-                markRemoved(old, droppedFlushed, "replaced by a permanent entry", after);
+                markRemoved(old, c.droppedFlushed, "replaced by a permanent entry", after);
                 synchronized (n) {
                     for (Neighbour.Pending p : pending) {
                         n.enqueue(p.etherType(), p.frame(), Integer.MAX_VALUE);
@@ -1030,6 +962,32 @@ public final class NeighbourEngine implements AutoCloseable {
         after.forEach(Runnable::run);
     }
 
+    /** Permanent entries per link: half the table, the other half stays for resolution. */
+    private int permanentLimit() {
+        return Math.max(1, settings.maxEntries() / 2);
+    }
+
+    /**
+     * Why an address can never be a neighbour (multicast, the limited broadcast, unspecified,
+     * loopback), or null; the protocol adds its own reasons (e.g. the interface's own address).
+     */
+    private String notANeighbour(String linkName, long high, long low) {
+        InetAddress a = address(high, low);
+        if (a.isMulticastAddress()) {
+            return "it is a multicast address";
+        }
+        if (!ipv6 && low == 0xFFFF_FFFFL) {
+            return "it is the limited broadcast address";
+        }
+        if (a.isAnyLocalAddress()) {
+            return "it is the unspecified address";
+        }
+        if (a.isLoopbackAddress()) {
+            return "it is a loopback address";
+        }
+        return protocol.notANeighbour(linkName, high, low);
+    }
+
     /** Removes one entry, permanent or not; returns whether there was one. */
     public boolean remove(String linkName, long high, long low) {
         Map<Key, LinkAddress> statics = permanents.get(linkName);
@@ -1043,7 +1001,7 @@ public final class NeighbourEngine implements AutoCloseable {
         boolean removed;
         synchronized (n) {
             removed = !n.removed;
-            markRemoved(n, droppedFlushed, "removed", after);
+            markRemoved(n, c.droppedFlushed, "removed", after);
         }
         ctx.map.remove(n);
         after.forEach(Runnable::run);
@@ -1067,14 +1025,6 @@ public final class NeighbourEngine implements AutoCloseable {
         for (LinkContext ctx : List.copyOf(contexts.values())) {
             contexts.remove(ctx.name, ctx);
             closeContext(ctx, "resolver stopped");
-        }
-        Retired r;
-        while ((r = retired.poll()) != null) {
-            try {
-                r.handle().close();
-            } catch (RuntimeException ignored) {
-                // Released with the link already.
-            }
         }
     }
 

@@ -16,4 +16,13 @@ public interface Protocol {
 
     /** Why the link cannot resolve the address now (e.g. no local address of the family), or null. */
     String cannotResolve(IpoibLink link, long high, long low);
+
+    /**
+     * Why the address can never be a neighbour beyond what the engine checks itself (multicast,
+     * broadcast, unspecified, loopback): e.g. it is an address of the interface itself. Null
+     * when it can be one.
+     */
+    default String notANeighbour(String linkName, long high, long low) {
+        return null;
+    }
 }

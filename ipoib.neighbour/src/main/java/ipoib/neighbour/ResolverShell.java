@@ -3,13 +3,12 @@ package ipoib.neighbour;
 import ipoib.api.LinkAddress;
 import ipoib.api.link.IpoibLink;
 import ipoib.api.link.LinkState;
+import ipoib.runtime.Cancellable;
+import ipoib.runtime.ControlLoop;
+import ipoib.runtime.ThreadControlLoop;
 import java.util.Collection;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Executors;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.osgi.service.event.Event;
@@ -27,12 +26,12 @@ public final class ResolverShell implements Reporter {
 
     private final String label;
     private final Logger log;
-    private final ScheduledExecutorService control;
+    private final ThreadControlLoop control;
     private final Map<String, IpoibLink> links = new ConcurrentHashMap<>();
     private volatile EventAdmin eventAdmin;
     private NeighbourEngine engine;
     private Runnable tick;
-    private ScheduledFuture<?> ticker;
+    private Cancellable ticker;
     private long tickMillis;
 
     /**
@@ -42,11 +41,7 @@ public final class ResolverShell implements Reporter {
     public ResolverShell(String label, String threadName, Logger log) {
         this.label = label;
         this.log = log;
-        this.control = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, threadName);
-            t.setDaemon(true);
-            return t;
-        });
+        this.control = new ThreadControlLoop(threadName, (message, failure) -> log.error(label + " " + message, failure));
     }
 
     /** Checks a configuration on activation: an invalid one is logged and its exception thrown. */
@@ -69,8 +64,8 @@ public final class ResolverShell implements Reporter {
         }
     }
 
-    /** The control thread, for the engine. */
-    public ScheduledExecutorService control() {
+    /** The control loop, for the engine. */
+    public ControlLoop control() {
         return control;
     }
 
@@ -84,7 +79,7 @@ public final class ResolverShell implements Reporter {
     /** A new timer period: the timer is rescheduled when it differs from the current one. */
     public synchronized void tickMillis(long millis) {
         if (millis != tickMillis) {
-            ticker.cancel(false);
+            ticker.cancel();
             schedule(millis);
         }
     }
@@ -92,34 +87,41 @@ public final class ResolverShell implements Reporter {
     private void schedule(long millis) {
         tickMillis = millis;
         Runnable work = tick;
-        ticker = control.scheduleWithFixedDelay(() -> {
+        Cancellable[] next = new Cancellable[1];
+        boolean[] stopped = new boolean[1];
+        Runnable[] again = new Runnable[1];
+        again[0] = () -> {
+            if (stopped[0]) {
+                return;
+            }
             try {
                 work.run();
-            } catch (RuntimeException e) {
-                log.error(label + " timer failed", e);
+            } finally {
+                synchronized (this) {
+                    if (!stopped[0]) {
+                        next[0] = control.schedule(again[0], millis, TimeUnit.MILLISECONDS);
+                    }
+                }
             }
-        }, millis, millis, TimeUnit.MILLISECONDS);
+        };
+        next[0] = control.schedule(again[0], millis, TimeUnit.MILLISECONDS);
+        ticker = () -> {
+            synchronized (this) {
+                stopped[0] = true;
+                next[0].cancel();
+            }
+        };
     }
 
     /** Runs a task on the control thread; a failure is logged, and nothing runs once stopping. */
     public void run(Runnable task) {
-        try {
-            control.execute(() -> {
-                try {
-                    task.run();
-                } catch (RuntimeException e) {
-                    log.error(label + " task failed", e);
-                }
-            });
-        } catch (RejectedExecutionException stopping) {
-            // Deactivating.
-        }
+        control.execute(task);
     }
 
     /** Closes the engine and stops the control thread (waiting for it up to two seconds). */
     public void close() {
         engine.close();
-        control.shutdownNow();
+        control.close();
         try {
             control.awaitTermination(2, TimeUnit.SECONDS);
         } catch (InterruptedException e) {

@@ -22,25 +22,18 @@ public record Settings(int retransmitMillis, int maxSolicitations, int unicastPr
     public static final Settings DEFAULTS = new Settings(1000, 3, 1, 3, 1024, 30_000, 300_000, 3_000, 30_000, false);
 
     /**
-     * Settings from configuration values, each checked against its range; the exception names
-     * the PID, the property, the value and the range.
+     * Settings from configuration values the component checked against its metatype
+     * (ipoib.runtime ConfigCheck: each range is declared once, in the component's
+     * {@code @ObjectClassDefinition}).
      *
      * @param serviceLevel {@code broadcast} or {@code path}
      */
-    public static Settings checked(String pid, long retransmitMillis, long requests, long unicastProbes,
-                                   long queueLength, long maxEntries, long revalidateMillis, long idleMillis,
-                                   long failedHoldMillis, long pathTimeoutMillis, String serviceLevel) {
-        return new Settings(
-                (int) Checks.range(pid, "retransmitMillis", retransmitMillis, 10, 60_000),
-                (int) Checks.range(pid, "requests", requests, 1, 100),
-                (int) Checks.range(pid, "unicastProbes", unicastProbes, 0, 10),
-                (int) Checks.range(pid, "queueLength", queueLength, 1, 1024),
-                (int) Checks.range(pid, "maxEntries", maxEntries, 16, 65_536),
-                Checks.range(pid, "revalidateMillis", revalidateMillis, 100, 86_400_000),
-                Checks.range(pid, "idleMillis", idleMillis, 1000, 86_400_000),
-                Checks.range(pid, "failedHoldMillis", failedHoldMillis, 0, 600_000),
-                Checks.range(pid, "pathTimeoutMillis", pathTimeoutMillis, 100, 600_000),
-                Checks.choice(pid, "serviceLevel", serviceLevel, "broadcast", "path").equals("path"));
+    public static Settings of(long retransmitMillis, long requests, long unicastProbes, long queueLength,
+                              long maxEntries, long revalidateMillis, long idleMillis, long failedHoldMillis,
+                              long pathTimeoutMillis, String serviceLevel) {
+        return new Settings((int) retransmitMillis, (int) requests, (int) unicastProbes, (int) queueLength,
+                (int) maxEntries, revalidateMillis, idleMillis, failedHoldMillis, pathTimeoutMillis,
+                "path".equals(serviceLevel.strip()));
     }
 
     /** The tick of the engine's timer: fine enough for the shortest interval. */

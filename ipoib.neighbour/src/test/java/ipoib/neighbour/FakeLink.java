@@ -4,7 +4,6 @@ import ipoib.api.Gid;
 import ipoib.api.IbMtu;
 import ipoib.api.LinkAddress;
 import ipoib.api.Lid;
-import ipoib.api.McMemberRecord;
 import ipoib.api.Mgid;
 import ipoib.api.PKey;
 import ipoib.api.PathRecord;
@@ -13,45 +12,69 @@ import ipoib.api.Qpn;
 import ipoib.api.Rate;
 import ipoib.api.link.IpoibLink;
 import ipoib.api.link.LinkCounters;
+import ipoib.api.link.LinkPath;
 import ipoib.api.link.LinkState;
 import ipoib.api.link.TransmitResult;
-import ipoib.api.verbs.AddressHandle;
-import ipoib.api.verbs.AddressVector;
 import ipoib.api.verbs.Port;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Function;
 
-/** An UP link that records what is sent on it. */
+/**
+ * An UP link that records what is sent on it. Its paths come from {@link #pathQuery} (the test
+ * answers the PathRecord queries); every reference handed out is kept to check its release.
+ */
 final class FakeLink implements IpoibLink {
-    record Sent(AddressHandle handle, int qpn, int etherType, byte[] payload) {}
+    record Sent(Path path, int qpn, int etherType, byte[] payload) {}
 
     final String name;
     final Gid gid;
     volatile Qpn qpn;
     volatile LinkState state = LinkState.UP;
     volatile boolean record = true;
+    volatile Function<Gid, CompletionStage<PathRecord>> pathQuery =
+            gid -> CompletableFuture.failedFuture(new IllegalStateException("no path"));
     final List<Sent> sent = new CopyOnWriteArrayList<>();
-    final List<Handle> handles = new CopyOnWriteArrayList<>();
+    final List<Path> acquired = new CopyOnWriteArrayList<>();
+    final java.util.concurrent.atomic.AtomicLong sentCount = new java.util.concurrent.atomic.AtomicLong();
+    final java.util.concurrent.atomic.AtomicLong droppedOnReleased = new java.util.concurrent.atomic.AtomicLong();
 
-    final class Handle implements AddressHandle {
-        final AddressVector vector;
-        volatile boolean closed;
+    /** A path reference: refreshed through {@link #pathQuery}, released once. */
+    final class Path implements LinkPath {
+        final Gid destination;
+        final boolean serviceLevelFromPath;
+        volatile PathRecord record;
+        volatile boolean released;
+        int refreshes;
 
-        Handle(AddressVector vector) {
-            this.vector = vector;
+        Path(Gid destination, boolean serviceLevelFromPath, PathRecord record) {
+            this.destination = destination;
+            this.serviceLevelFromPath = serviceLevelFromPath;
+            this.record = record;
+        }
+
+        @Override public Gid destination() { return destination; }
+        @Override public PathRecord record() { return record; }
+        @Override public int serviceLevel() { return serviceLevelFromPath ? record.serviceLevel() : FakeLink.this.serviceLevel(); }
+        @Override public boolean valid() { return !released; }
+
+        @Override
+        public void refresh() {
+            refreshes++;
+            pathQuery.apply(destination).thenAccept(r -> record = r);
         }
 
         @Override
-        public AddressVector vector() {
-            return vector;
-        }
-
-        @Override
-        public void close() {
-            closed = true;
+        public void release() {
+            if (released) {
+                throw new AssertionError("a path reference released twice");
+            }
+            released = true;
         }
     }
 
@@ -64,6 +87,11 @@ final class FakeLink implements IpoibLink {
     static PathRecord path(Gid to, Gid from, int lid, int sl) {
         return new PathRecord(to, from, Lid.of(lid), Lid.of(1), 0, PKey.DEFAULT, sl, IbMtu.MTU_2048, Rate.RATE_10_GBPS,
                 18, 0, 0);
+    }
+
+    /** References not released yet. */
+    long held() {
+        return acquired.stream().filter(p -> !p.released).count();
     }
 
     @Override public String name() { return name; }
@@ -82,12 +110,32 @@ final class FakeLink implements IpoibLink {
     @Override public Qpn qpn() { return qpn; }
 
     @Override
-    public TransmitResult sendUnicast(AddressHandle destination, Qpn remoteQpn, int etherType, MemorySegment payload) {
-        if (((Handle) destination).closed) {
-            throw new AssertionError("send on a closed handle");
+    public CompletionStage<LinkPath> acquirePath(Gid destination, boolean serviceLevelFromPath) {
+        return pathQuery.apply(destination).thenApply(r -> {
+            Path p = new Path(destination, serviceLevelFromPath, r);
+            acquired.add(p);
+            return p;
+        });
+    }
+
+    @Override
+    public Map<Gid, PathRecord> paths() {
+        Map<Gid, PathRecord> out = new java.util.LinkedHashMap<>();
+        acquired.stream().filter(p -> !p.released).forEach(p -> out.put(p.destination, p.record));
+        return out;
+    }
+
+    @Override
+    public TransmitResult sendUnicast(LinkPath path, Qpn remoteQpn, int etherType, MemorySegment payload) {
+        Path p = (Path) path;
+        if (p.released) {
+            // As the link does: a sender that read a route just before it was retired is dropped.
+            droppedOnReleased.incrementAndGet();
+            return TransmitResult.DROPPED_NO_ROUTE;
         }
+        sentCount.incrementAndGet();
         if (record) {
-            sent.add(new Sent(destination, remoteQpn.value(), etherType, payload.toArray(ValueLayout.JAVA_BYTE)));
+            sent.add(new Sent(p, remoteQpn.value(), etherType, payload.toArray(ValueLayout.JAVA_BYTE)));
         }
         return TransmitResult.SENT;
     }
@@ -100,16 +148,5 @@ final class FakeLink implements IpoibLink {
     @Override
     public TransmitResult sendBroadcast(int etherType, MemorySegment payload) {
         return TransmitResult.SENT;
-    }
-
-    @Override public void addMulticastGroup(McMemberRecord joined, boolean receive) {}
-    @Override public void removeMulticastGroup(Mgid group) {}
-    @Override public boolean hasMulticastGroup(Mgid group) { return false; }
-
-    @Override
-    public AddressHandle createAddressHandle(PathRecord path, int serviceLevel) {
-        Handle h = new Handle(new AddressVector(path.destinationLid(), serviceLevel, path.rate(), false, null, 0, 0, 0, 0));
-        handles.add(h);
-        return h;
     }
 }

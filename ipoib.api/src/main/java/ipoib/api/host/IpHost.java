@@ -41,6 +41,19 @@ public interface IpHost {
     CompletionStage<EchoReply> echo(String linkName, InetAddress destination, int identifier, int sequence,
                                     int payloadLength, Duration timeout);
 
+    /**
+     * Sends one ICMP or ICMPv6 echo request on a route from {@link #route} without routing again:
+     * a caller that sends many requests to one destination (a ping) decides the route once.
+     *
+     * @param route the route: its link, source address and destination ({@link HostRoute#nextHop})
+     * @return as {@link #echo(String, InetAddress, int, int, int, Duration)}; exceptionally with
+     *     {@link HostException} also when the route's link is gone
+     * @throws IllegalArgumentException for a payload that does not fit the route's MTU, naming both
+     * @since 1.1
+     */
+    CompletionStage<EchoReply> echo(HostRoute route, int identifier, int sequence, int payloadLength,
+                                    Duration timeout);
+
     /** The host's counters by name (packets in and out by protocol, and every drop by reason). */
     Map<String, Long> counters();
 }

@@ -9,9 +9,14 @@
  * {@link ipoib.api.host.AddressState#PREFERRED} or {@link ipoib.api.host.AddressState#DUPLICATE}.
  * IPv4 fragmentation is not implemented: a datagram that does not fit the link MTU is refused
  * with a message naming its size and the MTU.
+ *
+ * <p>1.1: {@link ipoib.api.host.IpHost#echo(HostRoute, int, int, int, java.time.Duration)} sends on a
+ * route already chosen (one routing decision per datagram), and
+ * {@link ipoib.api.host.NeighborDiscoveryReceiver} receives the Neighbor Discovery messages the host's
+ * IPv6 demultiplexer hands over.
  */
 @Export
-@Version("1.0.0")
+@Version("1.1.0")
 package ipoib.api.host;
 
 import org.osgi.annotation.bundle.Export;

@@ -9,14 +9,15 @@ import ipoib.api.PKey;
 import ipoib.api.PathRecord;
 import ipoib.api.QKey;
 import ipoib.api.Qpn;
-import ipoib.api.verbs.AddressHandle;
 import ipoib.api.verbs.Port;
 import java.lang.foreign.MemorySegment;
 import java.util.Map;
 
 /**
  * An IPoIB interface on one (HCA, port, P_Key), registered as a service with the property
- * {@value #NAME_PROPERTY}.
+ * {@value #NAME_PROPERTY}: its identity, state and counters, the send methods and the path cache,
+ * for every user. Attaching multicast groups is a separate role ({@link MulticastAttachment})
+ * for the multicast manager alone.
  *
  * <p>The send methods copy the payload into a pooled, registered buffer behind the 4-octet
  * header and return at once; the caller keeps its segment. They never block and do not
@@ -92,8 +93,12 @@ public interface IpoibLink {
     /** The own QPN; null unless UP. */
     Qpn qpn();
 
-    /** Sends to a resolved unicast neighbour. */
-    TransmitResult sendUnicast(AddressHandle destination, Qpn remoteQpn, int etherType, MemorySegment payload);
+    /**
+     * Sends to a unicast peer over one of this link's paths; a path that is no longer
+     * {@linkplain LinkPath#valid() valid} (or another link's) drops the frame as
+     * {@link TransmitResult#DROPPED_NO_ROUTE}.
+     */
+    TransmitResult sendUnicast(LinkPath path, Qpn remoteQpn, int etherType, MemorySegment payload);
 
     /**
      * Sends to a multicast group the port is a member of (FullMember or SendOnlyNonMember); the
@@ -105,24 +110,22 @@ public interface IpoibLink {
     TransmitResult sendBroadcast(int etherType, MemorySegment payload);
 
     /**
-     * Makes a group the port has joined usable on this link: an address handle for sending and,
-     * when {@code receive} is true, the queue pair attached to it. For the multicast manager.
+     * A reference to the path to a port of this link's partition, from the link's path cache
+     * (one PathRecord query per destination, shared by every user). The stage completes when the
+     * path is usable, or exceptionally when the link is not UP or the subnet administrator has no
+     * path; the caller {@linkplain LinkPath#release() releases} what it got.
      *
-     * @throws IllegalStateException when the link is not UP
+     * @param serviceLevelFromPath the SL of the address handle: the PathRecord's (true) or the
+     *        broadcast group's (false, RFC 4391 §9.1.2)
+     * @since 2.0
      */
-    void addMulticastGroup(McMemberRecord joined, boolean receive);
-
-    /** Detaches the queue pair from a group and forgets its address handle. */
-    void removeMulticastGroup(Mgid group);
-
-    /** Whether the link can send to a group now (it was added and the link is UP). */
-    boolean hasMulticastGroup(Mgid group);
+    java.util.concurrent.CompletionStage<LinkPath> acquirePath(Gid destination, boolean serviceLevelFromPath);
 
     /**
-     * Creates an address handle for a unicast path on this link's port (for resolvers); the
-     * caller closes it.
+     * The path cache: the PathRecord of every usable path by destination GID (a snapshot, for
+     * the path-information query and the shell).
      *
-     * @throws IllegalStateException when the link is not UP
+     * @since 2.0
      */
-    AddressHandle createAddressHandle(PathRecord path, int serviceLevel);
+    Map<Gid, PathRecord> paths();
 }

@@ -19,7 +19,10 @@ public interface ReceivedFrame {
     /** The EtherType of the encapsulation header. */
     int etherType();
 
-    /** The receive buffer holding the frame (read-only use). */
+    /**
+     * The receive buffer holding this frame alone, as a read-only segment (writing throws
+     * {@link UnsupportedOperationException}); the payload starts at {@link #payloadOffset()}.
+     */
     MemorySegment buffer();
 
     /** Offset of the payload in {@link #buffer()}. */

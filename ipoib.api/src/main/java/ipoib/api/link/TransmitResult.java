@@ -17,6 +17,12 @@ public enum TransmitResult {
     DROPPED_NO_BUFFER,
     /** A bounded pending queue is full. */
     DROPPED_QUEUE_FULL,
+    /**
+     * A bounded table (e.g. a neighbour table) is full of entries that cannot be evicted.
+     *
+     * @since 2.0
+     */
+    DROPPED_TABLE_FULL,
     /** No path, no group, or resolution failed. */
     DROPPED_NO_ROUTE,
     /** The service that decides (resolver, multicast manager) is not there. */

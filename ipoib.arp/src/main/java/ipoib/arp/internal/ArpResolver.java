@@ -19,11 +19,13 @@ import ipoib.codec.arp.ArpCodec;
 import ipoib.codec.arp.ArpOperation;
 import ipoib.codec.arp.ArpPacket;
 import ipoib.codec.ip.Ipv4Header;
-import ipoib.neighbour.Counters;
+import ipoib.runtime.ConfigCheck;
+import ipoib.runtime.Counters;
 import ipoib.neighbour.EngineResolver;
 import ipoib.neighbour.NeighbourEngine;
 import ipoib.neighbour.Protocol;
-import ipoib.neighbour.RateLimiter;
+import ipoib.neighbour.LogLines;
+import ipoib.runtime.RateLimiter;
 import ipoib.neighbour.ResolverShell;
 import ipoib.neighbour.Route;
 import ipoib.neighbour.Settings;
@@ -31,6 +33,7 @@ import java.lang.foreign.MemorySegment;
 import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.atomic.LongAdder;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
@@ -66,10 +69,12 @@ public final class ArpResolver extends EngineResolver implements FrameHandler, L
 
     private final Logger log;
     private final ResolverShell shell;
+    /** Every property against its range, type and options as declared once in {@link ArpConfiguration}. */
+    private static final ConfigCheck CHECK = ConfigCheck.of(ArpConfiguration.class);
     private final Counters counters = new Counters();
     private final NeighbourEngine engine;
-    private final RateLimiter malformedLog = new RateLimiter(10_000);
-    private final RateLimiter conflictLog = new RateLimiter(10_000);
+    private final RateLimiter malformedLog = new RateLimiter(ipoib.runtime.Clock.SYSTEM, 10, java.util.concurrent.TimeUnit.SECONDS);
+    private final RateLimiter conflictLog = new RateLimiter(ipoib.runtime.Clock.SYSTEM, 10, java.util.concurrent.TimeUnit.SECONDS);
     private volatile InterfaceAddresses addresses;
     private volatile boolean gratuitous;
 
@@ -83,25 +88,32 @@ public final class ArpResolver extends EngineResolver implements FrameHandler, L
     private final LongAdder conflicts = counters.counter("address_conflicts");
 
     @Activate
-    public ArpResolver(ArpConfiguration configuration, @Reference(service = LoggerFactory.class) Logger log) {
+    public ArpResolver(ArpConfiguration configuration, Map<String, Object> properties,
+                       @Reference(service = LoggerFactory.class) Logger log) {
         this.log = log;
-        Settings settings = ResolverShell.activation(log, () -> settings(configuration));
+        Settings settings = ResolverShell.activation(log, () -> {
+            CHECK.check(properties);
+            return settings(configuration);
+        });
         this.gratuitous = configuration.gratuitous();
         this.shell = new ResolverShell("ARP", "ipoib-arp", log);
-        this.engine = new NeighbourEngine(false, this, settings, shell, counters, shell.control(),
-                NeighbourEngine.SUBNET_ADMINISTRATOR, System::nanoTime);
+        this.engine = new NeighbourEngine(false, this, settings, shell, counters, shell.control()::execute,
+                shell.control().clock()::nanoTime);
         shell.start(engine, settings.tickMillis(), engine::tick);
     }
 
     static Settings settings(ArpConfiguration c) {
-        return Settings.checked(PID, c.retransmitMillis(), c.requests(), c.unicastProbes(), c.queueLength(),
+        return Settings.of(c.retransmitMillis(), c.requests(), c.unicastProbes(), c.queueLength(),
                 c.maxEntries(), c.revalidateMillis(), c.idleMillis(), c.failedHoldMillis(), c.pathTimeoutMillis(),
                 c.serviceLevel());
     }
 
     @Modified
-    void modified(ArpConfiguration configuration) {
-        Settings settings = shell.modification(() -> settings(configuration));
+    void modified(ArpConfiguration configuration, Map<String, Object> properties) {
+        Settings settings = shell.modification(() -> {
+            CHECK.check(properties);
+            return settings(configuration);
+        });
         if (settings == null) {
             return;
         }
@@ -165,7 +177,9 @@ public final class ArpResolver extends EngineResolver implements FrameHandler, L
                 announceAll(link);
             }
             case DOWN -> engine.linkDown(link);
-            case PATHS_STALE -> engine.pathsStale(link);
+            case PATHS_STALE -> {
+                // The link refreshes its paths itself; the routes keep their path references.
+            }
             case MULTICAST_RESET -> {
                 // ARP uses only the broadcast group, which the link re-joins itself.
             }
@@ -256,11 +270,26 @@ public final class ArpResolver extends EngineResolver implements FrameHandler, L
         }
         MemorySegment packet = encode(ArpPacket.request(self, source, target));
         TransmitResult result = unicast == null ? link.sendBroadcast(EtherType.ARP, packet)
-                : link.sendUnicast(unicast.handle(), unicast.qpn(), EtherType.ARP, packet);
+                : link.sendUnicast(unicast.path(), unicast.qpn(), EtherType.ARP, packet);
         if (!result.isDrop()) {
             requestsOut.increment();
         }
         // A request the link dropped is retransmitted like a lost one.
+        return null;
+    }
+
+    @Override
+    public String notANeighbour(String linkName, long high, long low) {
+        InterfaceAddresses table = addresses;
+        if (table == null) {
+            return null;
+        }
+        java.net.InetAddress a = AddressBits.address(false, high, low);
+        for (var mine : table.addresses(linkName)) {
+            if (mine.address().equals(a)) {
+                return "it is an address of interface " + mine.link() + " itself";
+            }
+        }
         return null;
     }
 
@@ -291,7 +320,7 @@ public final class ArpResolver extends EngineResolver implements FrameHandler, L
                     frame.etherType());
         } catch (DecodeException e) {
             malformed.increment();
-            String line = malformedLog.limit("malformed ARP packet on " + link.name() + " from QPN "
+            String line = LogLines.limit(malformedLog, "malformed ARP packet on " + link.name() + " from QPN "
                     + String.format("0x%06x", frame.sourceQpn()) + ": " + e.getMessage());
             if (line != null) {
                 log.debug(line);
@@ -323,7 +352,7 @@ public final class ArpResolver extends EngineResolver implements FrameHandler, L
         }
         if (contains(mine, spa)) {
             conflicts.increment();
-            String line = conflictLog.limit("address conflict on " + link.name() + ": " + Ipv4Header.text(spa)
+            String line = LogLines.limit(conflictLog, "address conflict on " + link.name() + ": " + Ipv4Header.text(spa)
                     + " is ours, but " + sender + " claims it");
             if (line != null) {
                 log.warn(line);

@@ -31,7 +31,7 @@ public final class BenchArp {
             Class<?> r = method.getReturnType();
             return r == boolean.class ? Boolean.FALSE : r == String.class ? "bench" : null;
         });
-        ArpResolver arp = new ArpResolver(defaults, log);
+        ArpResolver arp = new ArpResolver(defaults, java.util.Map.of(), log);
         arp.setAddresses(addresses);
         arp.addLink(link);
         return arp;

@@ -2,6 +2,7 @@ package ipoib.mcast.internal;
 
 import ipoib.api.Mgid;
 import ipoib.api.link.IpoibLink;
+import ipoib.api.link.MulticastAttachment;
 import ipoib.api.link.TransmitResult;
 import ipoib.api.mcast.EgressDecision;
 import ipoib.api.mcast.GroupInfo;
@@ -31,10 +32,11 @@ public final class BenchGroups implements McastEnvironment, AutoCloseable {
     private final LinkGroups groups;
 
     /** A manager of {@code link} that knows up to {@code maxGroups} groups; returns once the link's broadcast group is known. */
-    public BenchGroups(IpoibLink link, int maxGroups) throws Exception {
+    public BenchGroups(MulticastAttachment attachment, int maxGroups) throws Exception {
+        IpoibLink link = attachment.link();
         this.maxGroups = maxGroups;
         this.groups = call(() -> {
-            LinkGroups g = new LinkGroups(link, 10_000, 3, this);
+            LinkGroups g = new LinkGroups(attachment, 10_000, 3, this);
             g.syncWithLink();
             return g;
         });

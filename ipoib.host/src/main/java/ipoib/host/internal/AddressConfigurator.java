@@ -2,6 +2,8 @@ package ipoib.host.internal;
 
 import ipoib.api.host.AddressOrigin;
 import ipoib.api.host.InterfaceAddresses;
+import ipoib.runtime.ConfigCheck;
+import java.util.Map;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.ConfigurationPolicy;
@@ -11,7 +13,11 @@ import org.osgi.service.log.Logger;
 import org.osgi.service.log.LoggerFactory;
 import org.osgi.service.metatype.annotations.Designate;
 
-/** One interface address per factory configuration: added while the configuration exists. */
+/**
+ * One interface address per factory configuration: added while the configuration exists. A
+ * refused configuration (its message names the property, the value and the form allowed) leaves
+ * the component unsatisfied; the other addresses are not disturbed.
+ */
 @Component(configurationPid = AddressConfigurator.FACTORY_PID, configurationPolicy = ConfigurationPolicy.REQUIRE,
         service = {})
 @Designate(ocd = AddressConfiguration.class, factory = true)
@@ -24,11 +30,16 @@ public final class AddressConfigurator {
     private final String link;
     private final AddressTable.InterfaceAddressSpec spec;
 
+    private static final ConfigCheck CHECK = ConfigCheck.of(AddressConfiguration.class);
+
     @Activate
-    public AddressConfigurator(AddressConfiguration configuration, @Reference InterfaceAddresses table,
+    public AddressConfigurator(AddressConfiguration configuration, Map<String, Object> properties,
+                               @Reference InterfaceAddresses table,
                                @Reference(service = LoggerFactory.class) Logger log) {
         this.table = table;
         try {
+            // Types first (one declaration, in AddressConfiguration), then the forms the text must have.
+            CHECK.check(properties);
             this.link = link(configuration.link());
             this.spec = spec(configuration.address());
         } catch (IllegalArgumentException e) {

@@ -4,6 +4,7 @@ import ipoib.api.host.AddressListener;
 import ipoib.api.host.AddressOrigin;
 import ipoib.api.host.AddressState;
 import ipoib.api.host.InterfaceAddress;
+import ipoib.api.host.InterfaceAddresses;
 import ipoib.api.resolve.AddressBits;
 import java.net.Inet4Address;
 import java.net.Inet6Address;
@@ -21,9 +22,10 @@ import java.util.function.BiConsumer;
 /**
  * The interface addresses by link, and for the receive path a primitive snapshot per link of
  * its usable addresses (read without locks or allocation). Changes are serialised on the table;
- * listeners are told after the lock is released.
+ * listeners are told after the lock is released. Public so that the engine can be built without
+ * the framework (tests, benchmarks); the package is private to the bundle.
  */
-final class AddressTable {
+public final class AddressTable implements InterfaceAddresses {
 
     /** The usable addresses of one link in primitive form. */
     static final class Fast {
@@ -79,7 +81,8 @@ final class AddressTable {
     private final ConcurrentHashMap<String, Fast> fast = new ConcurrentHashMap<>();
     private final BiConsumer<InterfaceAddress, AddressListener.Change> listeners;
 
-    AddressTable(BiConsumer<InterfaceAddress, AddressListener.Change> listeners) {
+    /** A table that tells {@code listeners} of every change (after releasing its lock). */
+    public AddressTable(BiConsumer<InterfaceAddress, AddressListener.Change> listeners) {
         this.listeners = listeners;
     }
 
@@ -89,7 +92,8 @@ final class AddressTable {
         return f == null ? Fast.EMPTY : f;
     }
 
-    synchronized List<InterfaceAddress> addresses(String link) {
+    @Override
+    public synchronized List<InterfaceAddress> addresses(String link) {
         List<InterfaceAddress> out = new ArrayList<>();
         for (Map.Entry<String, Map<InetAddress, InterfaceAddress>> e : byLink.entrySet()) {
             if (link == null || link.equals(e.getKey())) {
@@ -101,7 +105,8 @@ final class AddressTable {
         return out;
     }
 
-    InterfaceAddress add(String link, InetAddress address, int prefixLength, AddressOrigin origin, Instant validUntil) {
+    @Override
+    public InterfaceAddress add(String link, InetAddress address, int prefixLength, AddressOrigin origin, Instant validUntil) {
         checkLink(link);
         InetAddress plain = plain(address);
         if (origin == null) {
@@ -127,7 +132,8 @@ final class AddressTable {
         return stored;
     }
 
-    boolean remove(String link, InetAddress address) {
+    @Override
+    public boolean remove(String link, InetAddress address) {
         InterfaceAddress removed;
         synchronized (this) {
             Map<InetAddress, InterfaceAddress> addresses = byLink.get(link);
@@ -144,7 +150,8 @@ final class AddressTable {
         return true;
     }
 
-    boolean setState(String link, InetAddress address, AddressState state) {
+    @Override
+    public boolean setState(String link, InetAddress address, AddressState state) {
         InterfaceAddress changed;
         synchronized (this) {
             Map<InetAddress, InterfaceAddress> addresses = byLink.get(link);

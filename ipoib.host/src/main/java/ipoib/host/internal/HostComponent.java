@@ -4,6 +4,7 @@ import ipoib.api.host.EchoReply;
 import ipoib.api.host.HostRoute;
 import ipoib.api.host.InterfaceAddresses;
 import ipoib.api.host.IpHost;
+import ipoib.api.host.NeighborDiscoveryReceiver;
 import ipoib.api.host.UdpReceiver;
 import ipoib.api.host.UdpService;
 import ipoib.api.host.UdpSocket;
@@ -20,7 +21,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.ThreadLocalRandom;
 import org.osgi.framework.BundleContext;
 import org.osgi.framework.ServiceRegistration;
 import org.osgi.service.component.annotations.Activate;
@@ -37,9 +37,9 @@ import org.osgi.service.log.LoggerFactory;
 import org.osgi.service.metatype.annotations.Designate;
 
 /**
- * The host layer: the address table, the IP stack with echo and UDP, and the frame handlers of
- * IPv4 and IPv6. Resolvers come and go (dynamic references): while the one of a family is
- * missing, its packets are dropped and counted as {@code DROPPED_NO_RESOLVER}.
+ * The host layer's DS component, thin: it builds the {@link IpStack} engine, feeds it the links,
+ * resolvers, multicast manager and Neighbor Discovery receivers as they come and go, applies
+ * the checked configuration, and registers the IPv4 and IPv6 EtherType handlers.
  */
 @Component(configurationPid = HostComponent.PID, configurationPolicy = ConfigurationPolicy.OPTIONAL,
         service = {IpHost.class, UdpService.class}, immediate = true)
@@ -51,6 +51,7 @@ public final class HostComponent implements IpHost, UdpService {
 
     private final Logger log;
     private final IpStack stack;
+    private final HostSettings settings;
     private final List<ResolverRef> resolvers = new CopyOnWriteArrayList<>();
     private final ServiceRegistration<FrameHandler> ipv4Handler;
     private final ServiceRegistration<FrameHandler> ipv6Handler;
@@ -58,34 +59,27 @@ public final class HostComponent implements IpHost, UdpService {
     private record ResolverRef(NeighbourResolver resolver, boolean ipv6) {}
 
     @Activate
-    public HostComponent(BundleContext context, HostConfiguration configuration,
+    public HostComponent(BundleContext context, Map<String, Object> properties,
                          @Reference InterfaceAddresses addresses,
                          @Reference(service = LoggerFactory.class) Logger log) {
         this.log = log;
         // The table component is in this bundle: the stack reads its primitive snapshots.
         this.stack = new IpStack(((AddressTableComponent) addresses).table(), log::warn);
-        apply(configuration);
-        Hashtable<String, Object> v4 = new Hashtable<>();
-        v4.put(FrameHandler.ETHERTYPE_PROPERTY, EtherType.IPV4);
-        this.ipv4Handler = context.registerService(FrameHandler.class, stack::receiveIpv4, v4);
-        Hashtable<String, Object> v6 = new Hashtable<>();
-        v6.put(FrameHandler.ETHERTYPE_PROPERTY, EtherType.IPV6);
-        this.ipv6Handler = context.registerService(FrameHandler.class, stack::receiveIpv6, v6);
+        this.settings = new HostSettings(stack, log::error);
+        settings.apply(properties);
+        this.ipv4Handler = register(context, EtherType.IPV4, stack.ipv4Handler());
+        this.ipv6Handler = register(context, EtherType.IPV6, stack.ipv6Handler());
+    }
+
+    private static ServiceRegistration<FrameHandler> register(BundleContext context, int etherType, FrameHandler h) {
+        Hashtable<String, Object> p = new Hashtable<>();
+        p.put(FrameHandler.ETHERTYPE_PROPERTY, etherType);
+        return context.registerService(FrameHandler.class, h, p);
     }
 
     @Modified
-    void modified(HostConfiguration configuration) {
-        apply(configuration);
-    }
-
-    private void apply(HostConfiguration c) {
-        if (c.ttl() < 1 || c.ttl() > 255) {
-            String message = "invalid " + PID + " property 'ttl' value " + c.ttl() + ": allowed 1..255";
-            log.error(message);
-            throw new IllegalArgumentException(message);
-        }
-        stack.ttl = c.ttl();
-        stack.answerEcho = c.answerEcho();
+    void modified(Map<String, Object> properties) {
+        settings.apply(properties);
     }
 
     @Deactivate
@@ -129,6 +123,7 @@ public final class HostComponent implements IpHost, UdpService {
         choose();
     }
 
+    /** The latest resolver of each family is the one in use. */
     private void choose() {
         NeighbourResolver four = null;
         NeighbourResolver six = null;
@@ -139,8 +134,8 @@ public final class HostComponent implements IpHost, UdpService {
                 four = r.resolver();
             }
         }
-        stack.ipv4Resolver = four;
-        stack.ipv6Resolver = six;
+        stack.resolver(false, four);
+        stack.resolver(true, six);
     }
 
     /**
@@ -167,16 +162,25 @@ public final class HostComponent implements IpHost, UdpService {
     @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC,
             policyOption = ReferencePolicyOption.GREEDY)
     void setMulticast(MulticastService service) {
-        stack.multicast = service;
+        stack.multicast(service);
     }
 
     void unsetMulticast(MulticastService service) {
-        if (stack.multicast == service) {
-            stack.multicast = null;
+        if (stack.multicast() == service) {
+            stack.multicast(null);
         }
     }
 
-    // ---- IpHost ----------------------------------------------------------------------------------------
+    @Reference(cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC)
+    void addNdReceiver(NeighborDiscoveryReceiver receiver) {
+        stack.addNdReceiver(receiver);
+    }
+
+    void removeNdReceiver(NeighborDiscoveryReceiver receiver) {
+        stack.removeNdReceiver(receiver);
+    }
+
+    // ---- IpHost and UdpService: the engine's ----------------------------------------------------------
 
     @Override
     public Optional<HostRoute> route(String linkName, InetAddress destination) {
@@ -190,42 +194,18 @@ public final class HostComponent implements IpHost, UdpService {
     }
 
     @Override
-    public Map<String, Long> counters() {
-        return stack.counterSnapshot();
+    public CompletionStage<EchoReply> echo(HostRoute route, int identifier, int sequence, int payloadLength,
+                                           Duration timeout) {
+        return stack.echo(route, identifier, sequence, payloadLength, timeout);
     }
 
-    // ---- UdpService ------------------------------------------------------------------------------------
+    @Override
+    public Map<String, Long> counters() {
+        return stack.counters();
+    }
 
     @Override
     public UdpSocket open(int port, UdpReceiver receiver) {
-        if (receiver == null) {
-            throw new IllegalArgumentException("a UDP socket needs a receiver");
-        }
-        if (port < 0 || port > 65535) {
-            throw new IllegalArgumentException("invalid UDP port " + port + ": allowed 1..65535, or 0 for an ephemeral port");
-        }
-        if (port != 0) {
-            UdpSocketImpl socket = new UdpSocketImpl(stack, port, receiver);
-            if (!stack.sockets.compareAndSet(port, null, socket)) {
-                throw new IllegalStateException("UDP port " + port + " is in use");
-            }
-            return socket;
-        }
-        int first = 49152;
-        int count = 65536 - first;
-        int start = ThreadLocalRandom.current().nextInt(count);
-        for (int i = 0; i < count; i++) {
-            int candidate = first + (start + i) % count;
-            UdpSocketImpl socket = new UdpSocketImpl(stack, candidate, receiver);
-            if (stack.sockets.compareAndSet(candidate, null, socket)) {
-                return socket;
-            }
-        }
-        throw new IllegalStateException("no free ephemeral UDP port (49152..65535)");
-    }
-
-    /** The stack, for the shell commands of this bundle. */
-    IpStack stack() {
-        return stack;
+        return stack.open(port, receiver);
     }
 }

@@ -7,7 +7,7 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
 @ObjectClassDefinition(name = "ipoib host", description = "The IP host layer over the IPoIB interfaces.")
 @interface HostConfiguration {
 
-    @AttributeDefinition(name = "TTL", description = "IPv4 TTL and IPv6 hop limit of packets sent, 1..255.",
+    @AttributeDefinition(name = "TTL", description = "IPv4 TTL and IPv6 hop limit of the packets the host sends.",
             min = "1", max = "255")
     int ttl() default 64;
 

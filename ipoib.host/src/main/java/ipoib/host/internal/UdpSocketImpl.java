@@ -86,23 +86,23 @@ final class UdpSocketImpl implements UdpSocket {
                                 long destinationHigh, long destinationLow, int destinationPort, int mtu,
                                 MemorySegment payload) {
         long length = payload.byteSize();
-        int header = IpStack.upperOffset(v6) + Udp.HEADER_LENGTH;
+        int header = PacketWriter.upperOffset(v6) + Udp.HEADER_LENGTH;
         if (header + length > mtu) {
             throw new IllegalArgumentException("UDP datagram with " + length + " octets of payload (" + (header + length)
                     + " with the IP and UDP headers) does not fit the MTU " + mtu + " of " + linkName + ": at most "
                     + (mtu - header) + " octets of payload (" + (v6 ? "IPv6" : "IPv4")
                     + " fragmentation is not supported)");
         }
-        IpStack.Scratch s = IpStack.scratch();
+        PacketWriter.Scratch s = PacketWriter.scratch();
         MemorySegment.copy(payload, 0, s.buffer, header, length);
-        int packet = stack.writeIp(s, v6, 17, sourceHigh, sourceLow, destinationHigh, destinationLow,
+        int packet = stack.writer().writeIp(s, v6, 17, sourceHigh, sourceLow, destinationHigh, destinationLow,
                 Udp.HEADER_LENGTH + (int) length);
         if (v6) {
             Udp.writeIpv6(s.buffer, 0, port, destinationPort, (int) length);
         } else {
-            Udp.writeIpv4(s.buffer, 0, IpStack.upperOffset(false), port, destinationPort, (int) length);
+            Udp.writeIpv4(s.buffer, 0, PacketWriter.upperOffset(false), port, destinationPort, (int) length);
         }
-        TransmitResult result = stack.transmit(link, v6, destinationHigh, destinationLow, s.slice(packet));
+        TransmitResult result = stack.transmitter().transmit(link, v6, destinationHigh, destinationLow, s.slice(packet));
         if (!result.isDrop()) {
             stack.udpSent();
         }
@@ -112,7 +112,7 @@ final class UdpSocketImpl implements UdpSocket {
     @Override
     public void close() {
         closed = true;
-        stack.sockets.compareAndSet(port, this, null);
+        stack.unbind(port, this);
     }
 
     @Override

@@ -15,6 +15,7 @@ import ipoib.api.Qpn;
 import ipoib.api.host.AddressOrigin;
 import ipoib.api.host.AddressState;
 import ipoib.api.host.EchoReply;
+import ipoib.api.host.UdpSocket;
 import ipoib.api.link.EtherType;
 import ipoib.api.link.IpoibLink;
 import ipoib.api.link.LinkCounters;
@@ -66,7 +67,7 @@ class IpStackTest {
         @Override public LinkCounters counters() { return null; }
         @Override public Map<String, Long> dropCounters() { return Map.of(); }
         @Override public Qpn qpn() { return Qpn.of(1); }
-        @Override public TransmitResult sendUnicast(AddressHandle d, Qpn q, int e, MemorySegment p) { return TransmitResult.SENT; }
+        @Override public TransmitResult sendUnicast(ipoib.api.link.LinkPath d, Qpn q, int e, MemorySegment p) { return TransmitResult.SENT; }
         @Override public TransmitResult sendMulticast(Mgid g, int e, MemorySegment p) { return TransmitResult.SENT; }
 
         @Override
@@ -75,14 +76,19 @@ class IpStackTest {
             return TransmitResult.SENT;
         }
 
-        @Override public void addMulticastGroup(McMemberRecord joined, boolean receive) { }
-        @Override public void removeMulticastGroup(Mgid group) { }
-        @Override public boolean hasMulticastGroup(Mgid group) { return false; }
-        @Override public AddressHandle createAddressHandle(PathRecord path, int serviceLevel) { return null; }
+        @Override
+        public java.util.concurrent.CompletionStage<ipoib.api.link.LinkPath> acquirePath(Gid destination, boolean serviceLevelFromPath) {
+            return java.util.concurrent.CompletableFuture.failedFuture(new UnsupportedOperationException("no paths"));
+        }
+
+        @Override
+        public Map<Gid, PathRecord> paths() {
+            return Map.of();
+        }
     }
 
     /** Records what it is asked to send; with {@code record} off it only counts. */
-    static final class Resolver implements NeighbourResolver {
+    static class Resolver implements NeighbourResolver {
         record Sent(IpoibLink link, long high, long low, int etherType, byte[] packet) {}
 
         final List<Sent> sent = new ArrayList<>();
@@ -147,8 +153,8 @@ class IpStackTest {
     void setUp() throws Exception {
         stack.addLink(a);
         stack.addLink(b);
-        stack.ipv4Resolver = resolver;
-        stack.ipv6Resolver = resolver;
+        stack.resolver(false, resolver);
+        stack.resolver(true, resolver);
         table.add("a", ip("10.0.0.1"), 24, AddressOrigin.MANUAL, null);
         table.add("b", ip("10.0.0.2"), 24, AddressOrigin.MANUAL, null);
         table.add("a", ip("fe80::1"), 64, AddressOrigin.LINK_LOCAL, null);
@@ -180,7 +186,7 @@ class IpStackTest {
         assertEquals(0x0A000002, request.low());
         assertEquals(EtherType.IPV4, request.etherType());
         // b receives the request and answers through the resolver
-        stack.receiveIpv4(b, new Frame(request.packet(), EtherType.IPV4));
+        stack.ipv4Handler().onFrame(b, new Frame(request.packet(), EtherType.IPV4));
         Resolver.Sent answer = resolver.sent.remove(0);
         assertEquals(b, answer.link());
         assertEquals(0x0A000001, answer.low());
@@ -191,11 +197,11 @@ class IpStackTest {
         assertEquals(IcmpEcho.TYPE_ECHO_REPLY, IcmpEcho.type(s, 20));
         assertEquals(7, IcmpEcho.identifier(s, 20));
         // a receives the reply
-        stack.receiveIpv4(a, new Frame(answer.packet(), EtherType.IPV4));
+        stack.ipv4Handler().onFrame(a, new Frame(answer.packet(), EtherType.IPV4));
         EchoReply r = reply.get(1, TimeUnit.SECONDS);
         assertEquals(ip("10.0.0.2"), r.from());
         assertEquals(24, r.length());
-        assertEquals(1, stack.counterSnapshot().get("echo_replies_received"));
+        assertEquals(1, stack.counters().get("echo_replies_received"));
     }
 
     @Test
@@ -203,46 +209,45 @@ class IpStackTest {
         CompletableFuture<EchoReply> reply = stack.echo("a", ip("fe80::2"), 9, 3, 8, Duration.ofSeconds(5));
         Resolver.Sent request = resolver.sent.remove(0);
         assertEquals(0xfe80_0000_0000_0000L, request.high());
-        stack.receiveIpv6(b, new Frame(request.packet(), EtherType.IPV6));
+        stack.ipv6Handler().onFrame(b, new Frame(request.packet(), EtherType.IPV6));
         Resolver.Sent answer = resolver.sent.remove(0);
         assertEquals(1L, answer.low());
-        stack.receiveIpv6(a, new Frame(answer.packet(), EtherType.IPV6));
+        stack.ipv6Handler().onFrame(a, new Frame(answer.packet(), EtherType.IPV6));
         assertEquals(ip("fe80::2"), reply.get(1, TimeUnit.SECONDS).from());
     }
 
     @Test
     void withoutAResolverPacketsAreDroppedAndCounted() throws Exception {
-        stack.ipv4Resolver = null;
+        stack.resolver(false, null);
         CompletableFuture<EchoReply> reply = stack.echo(null, ip("10.0.0.2"), 1, 1, 8, Duration.ofSeconds(5));
         assertTrue(reply.isCompletedExceptionally());
-        assertEquals(1, stack.counterSnapshot().get("tx_dropped_no_resolver"));
+        assertEquals(1, stack.counters().get("tx_dropped_no_resolver"));
     }
 
     @Test
     void udpOverTheLinkAndTheBroadcastGroup() throws Exception {
         List<String> got = new ArrayList<>();
-        UdpSocketImpl server = new UdpSocketImpl(stack, 9000, d -> got.add(d.link() + " " + d.sourcePort() + " "
+        stack.open(9000, d -> got.add(d.link() + " " + d.sourcePort() + " "
                 + new String(d.payload().toArray(ValueLayout.JAVA_BYTE))));
-        stack.sockets.set(9000, server);
-        UdpSocketImpl client = new UdpSocketImpl(stack, 5000, d -> { });
+        UdpSocket client = stack.open(5000, d -> { });
         assertEquals(TransmitResult.SENT, client.send(null, ip("10.0.0.2"), 9000, MemorySegment.ofArray("hi".getBytes())));
-        stack.receiveIpv4(b, new Frame(resolver.sent.remove(0).packet(), EtherType.IPV4));
+        stack.ipv4Handler().onFrame(b, new Frame(resolver.sent.remove(0).packet(), EtherType.IPV4));
         assertEquals(List.of("b 5000 hi"), got);
         client.send(null, ip("10.0.0.255"), 9000, MemorySegment.ofArray("all".getBytes()));
         assertEquals(1, a.broadcasts.size(), "a subnet broadcast goes to the broadcast group");
-        stack.receiveIpv4(b, new Frame(a.broadcasts.get(0), EtherType.IPV4));
+        stack.ipv4Handler().onFrame(b, new Frame(a.broadcasts.get(0), EtherType.IPV4));
         assertEquals("b 5000 all", got.get(1));
         IllegalArgumentException big = assertThrows(IllegalArgumentException.class,
                 () -> client.send(null, ip("10.0.0.2"), 9000, MemorySegment.ofArray(new byte[2017])));
         assertTrue(big.getMessage().contains("does not fit the MTU 2044 of a"), big.getMessage());
-        assertEquals(0, stack.counterSnapshot().get("udp_no_port"), "no datagram went to an unbound port");
-        assertEquals(2, stack.counterSnapshot().get("udp_received"));
+        assertEquals(0, stack.counters().get("udp_no_port"), "no datagram went to an unbound port");
+        assertEquals(2, stack.counters().get("udp_received"));
     }
 
     @Test
     void aConnectedSocketSendsWithoutAllocating() throws Exception {
         resolver.record = false;
-        UdpSocketImpl client = new UdpSocketImpl(stack, 5000, d -> { });
+        UdpSocket client = stack.open(5000, d -> { });
         client.connect("a", ip("10.0.0.2"), 9000);
         MemorySegment payload = MemorySegment.ofArray(new byte[512]);
         var threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
@@ -256,5 +261,26 @@ class IpStackTest {
         long allocated = threads.getCurrentThreadAllocatedBytes() - before;
         assertEquals(120_000, resolver.count);
         assertTrue(allocated < 20_000 * 16L / 100, allocated + " octets allocated in 20,000 sends");
+    }
+
+    @Test
+    void theReceivePathDeliversUdpWithoutAllocating() throws Exception {
+        long[] octets = new long[1];
+        stack.open(9000, d -> octets[0] += d.payloadLength());
+        UdpSocket client = stack.open(5000, d -> { });
+        client.send(null, ip("10.0.0.2"), 9000, MemorySegment.ofArray(new byte[512]));
+        Frame frame = new Frame(resolver.sent.remove(0).packet(), EtherType.IPV4);
+        var handler = stack.ipv4Handler();
+        var threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        for (int i = 0; i < 100_000; i++) {
+            handler.onFrame(b, frame);
+        }
+        long before = threads.getCurrentThreadAllocatedBytes();
+        for (int i = 0; i < 20_000; i++) {
+            handler.onFrame(b, frame);
+        }
+        long allocated = threads.getCurrentThreadAllocatedBytes() - before;
+        assertEquals(120_000L * 512, octets[0]);
+        assertTrue(allocated < 20_000 * 16L / 100, allocated + " octets allocated in 20,000 receives");
     }
 }

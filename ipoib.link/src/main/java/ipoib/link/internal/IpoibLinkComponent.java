@@ -3,7 +3,9 @@ package ipoib.link.internal;
 import ipoib.api.link.FrameHandler;
 import ipoib.api.link.IpoibLink;
 import ipoib.api.link.LinkListener;
+import ipoib.api.link.MulticastAttachment;
 import ipoib.api.verbs.VerbsProvider;
+import ipoib.runtime.ConfigCheck;
 import java.util.ArrayList;
 import java.util.Hashtable;
 import java.util.List;
@@ -15,6 +17,7 @@ import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.ConfigurationPolicy;
 import org.osgi.service.component.annotations.Deactivate;
+import org.osgi.service.component.annotations.Modified;
 import org.osgi.service.component.annotations.Reference;
 import org.osgi.service.component.annotations.ReferenceCardinality;
 import org.osgi.service.component.annotations.ReferencePolicy;
@@ -39,57 +42,187 @@ public final class IpoibLinkComponent implements LinkHooks {
     public static final String FACTORY_PID = "ipoib.link";
 
 
-    private final LinkEngine engine;
+    /** Every property against its range, type and options as declared once in {@link LinkConfiguration}. */
+    private static final ConfigCheck CHECK = ConfigCheck.of(LinkConfiguration.class);
+    private final BundleContext context;
     private final Logger log;
-    private final ServiceRegistration<IpoibLink> registration;
+    private final LinkClaims claims = LinkClaims.INSTANCE;
     private final List<HandlerEntry> handlerEntries = new CopyOnWriteArrayList<>();
     private final List<LinkListener> listeners = new CopyOnWriteArrayList<>();
     /** EtherType → handlers, rebuilt when handlers come and go; read per frame without locks. */
     private volatile HandlerTable handlersByType = HandlerTable.EMPTY;
     private volatile EventAdmin eventAdmin;
+    private volatile VerbsProvider provider;
+
+    // Guarded by this: the configuration in force and what runs it (null while refused).
+    private LinkConfig config;
+    private Running running;
+    private boolean deactivated;
 
     private record HandlerEntry(FrameHandler handler, int etherType, String link) {}
 
+    /** The engine of the configuration in force and its two service registrations. */
+    private record Running(LinkEngine engine, ServiceRegistration<IpoibLink> link,
+                           ServiceRegistration<MulticastAttachment> multicast) {}
+
     @Activate
-    public IpoibLinkComponent(BundleContext context, LinkConfiguration configuration,
+    public IpoibLinkComponent(BundleContext context, LinkConfiguration configuration, Map<String, Object> properties,
                               @Reference(service = LoggerFactory.class) Logger log) {
+        this.context = context;
         this.log = log;
-        LinkConfig config;
+        LinkConfig checked;
         try {
-            config = LinkConfig.from(configuration, LinkConfig.deviceIndex(configuration.device()));
+            CHECK.check(properties);
+            checked = LinkConfig.from(configuration, LinkConfig.deviceIndex(configuration.device()));
         } catch (IllegalArgumentException e) {
-            log.error(e.getMessage());
-            throw e;
+            // Nothing ran before: the configuration waits, refused, with the reason in ipoib:links.
+            String name = configuration.name() == null || configuration.name().isBlank()
+                    ? String.valueOf(properties.get("service.pid")) : configuration.name().strip();
+            log.error("interface " + name + " not created: " + e.getMessage());
+            claims.refuse(this, name, e.getMessage(), () -> { });
+            return;
         }
-        this.engine = new LinkEngine(config, this);
+        synchronized (this) {
+            config = checked;
+            start();
+        }
+    }
+
+    /**
+     * A new configuration: a bad value or a conflicting name, port or partition is refused and the
+     * configuration in force keeps running (shown in {@code ipoib:links}); a good one restarts the
+     * interface with it.
+     */
+    @Modified
+    void modified(LinkConfiguration configuration, Map<String, Object> properties) {
+        LinkConfig next;
+        try {
+            CHECK.check(properties);
+            next = LinkConfig.from(configuration, LinkConfig.deviceIndex(configuration.device()));
+        } catch (IllegalArgumentException e) {
+            refuseUpdate(e.getMessage());
+            return;
+        }
+        synchronized (this) {
+            if (config == null) {
+                config = next; // the first configuration was refused: try this one
+                start();
+                return;
+            }
+            String conflict = claims.conflict(this, next);
+            if (conflict != null) {
+                refuseUpdate(conflict);
+                return;
+            }
+            claims.refusedUpdate(config.name(), null);
+            if (next.equals(config) && running != null) {
+                return;
+            }
+            stop();
+            claims.release(this);
+            config = next;
+            start();
+        }
+    }
+
+    private void refuseUpdate(String why) {
+        String name;
+        synchronized (this) {
+            name = config == null ? null : config.name();
+        }
+        if (name == null) {
+            log.error("interface configuration refused: " + why);
+            return;
+        }
+        log.error("configuration update of " + name + " refused: " + why + "; the previous configuration stays in force");
+        claims.refusedUpdate(name, why);
+    }
+
+    /** Claims the name, port and partition and runs the configuration, or waits refused. Holds this. */
+    private void start() {
+        if (deactivated || running != null) {
+            return;
+        }
+        String conflict = claims.claim(this, config);
+        if (conflict != null) {
+            log.error("interface " + config.name() + " refused: " + conflict);
+            claims.refuse(this, config.name(), conflict, this::retry);
+            return;
+        }
+        LinkEngine engine = new LinkEngine(config, this);
         Hashtable<String, Object> props = new Hashtable<>();
         props.put(IpoibLink.NAME_PROPERTY, config.name());
         props.putAll(config.describe());
-        this.registration = context.registerService(IpoibLink.class, engine, props);
+        ServiceRegistration<IpoibLink> link = context.registerService(IpoibLink.class, engine, props);
+        ServiceRegistration<MulticastAttachment> multicast =
+                context.registerService(MulticastAttachment.class, new LinkMulticast(engine), props);
+        running = new Running(engine, link, multicast);
+        rebuildHandlers();
+        VerbsProvider p = provider;
+        if (p != null) {
+            engine.providerAvailable(p);
+        }
+    }
+
+    /** The holder of a conflicting claim went away: try again. */
+    private void retry() {
+        synchronized (this) {
+            start();
+        }
+    }
+
+    /** Unregisters and closes the running interface. Holds this. */
+    private void stop() {
+        Running r = running;
+        running = null;
+        if (r == null) {
+            return;
+        }
+        for (ServiceRegistration<?> reg : List.of(r.multicast(), r.link())) {
+            try {
+                reg.unregister();
+            } catch (IllegalStateException alreadyGone) {
+                // The framework is stopping.
+            }
+        }
+        r.engine().close();
     }
 
     @Deactivate
     void deactivate() {
-        try {
-            registration.unregister();
-        } catch (IllegalStateException alreadyGone) {
-            // The framework is stopping.
+        synchronized (this) {
+            deactivated = true;
+            stop();
         }
-        engine.close();
+        claims.release(this);
+    }
+
+    private synchronized LinkEngine engine() {
+        return running == null ? null : running.engine();
     }
 
     // ---- references ----------------------------------------------------------------------------------
 
-    // DS calls the constructor before any bind method, so the engine exists in every bind.
+    // DS calls the constructor before any bind method; the engine is null while the configuration is refused.
 
     @Reference(name = "provider", cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC,
             policyOption = ReferencePolicyOption.GREEDY)
-    void bindProvider(VerbsProvider provider) {
-        engine.providerAvailable(provider);
+    void bindProvider(VerbsProvider p) {
+        provider = p;
+        LinkEngine engine = engine();
+        if (engine != null) {
+            engine.providerAvailable(p);
+        }
     }
 
-    void unbindProvider(VerbsProvider provider) {
-        engine.providerGone(provider);
+    void unbindProvider(VerbsProvider p) {
+        if (provider == p) {
+            provider = null;
+        }
+        LinkEngine engine = engine();
+        if (engine != null) {
+            engine.providerGone(p);
+        }
     }
 
     @Reference(cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC)
@@ -111,7 +244,11 @@ public final class IpoibLinkComponent implements LinkHooks {
     }
 
     private void rebuildHandlers() {
-        String me = engine.name();
+        LinkConfig c;
+        synchronized (this) {
+            c = config;
+        }
+        String me = c == null ? null : c.name();
         Map<Integer, List<FrameHandler>> byType = new java.util.HashMap<>();
         for (HandlerEntry e : handlerEntries) {
             if (e.link() == null || e.link().equals(me)) {

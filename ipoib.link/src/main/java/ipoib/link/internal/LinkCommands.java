@@ -3,6 +3,7 @@ package ipoib.link.internal;
 import ipoib.api.PKey;
 import ipoib.api.link.IpoibLink;
 import ipoib.api.link.LinkCounters;
+import ipoib.api.resolve.NeighbourResolver;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -28,7 +29,8 @@ import org.osgi.framework.InvalidSyntaxException;
         "osgi.command.function=create",
         "osgi.command.function=delete",
         "osgi.command.function=await",
-        "osgi.command.function=capture"})
+        "osgi.command.function=capture",
+        "osgi.command.function=paths"})
 public final class LinkCommands {
 
     private final List<IpoibLink> links = new CopyOnWriteArrayList<>();
@@ -45,6 +47,18 @@ public final class LinkCommands {
         links.remove(link);
     }
 
+    /** The resolvers, for their drop counters in ipoib:stats (issue 18 item 7: every drop visible). */
+    private final Map<String, NeighbourResolver> resolvers = new java.util.concurrent.ConcurrentSkipListMap<>();
+
+    @Reference(cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC)
+    void addResolver(NeighbourResolver resolver, Map<String, Object> properties) {
+        resolvers.put(String.valueOf(properties.get(NeighbourResolver.FAMILY_PROPERTY)), resolver);
+    }
+
+    void removeResolver(NeighbourResolver resolver) {
+        resolvers.values().removeIf(r -> r == resolver);
+    }
+
     private List<IpoibLink> sorted() {
         List<IpoibLink> out = new ArrayList<>(links);
         out.sort(Comparator.comparing(IpoibLink::name));
@@ -57,18 +71,31 @@ public final class LinkCommands {
             throw usage("ipoib:links [interface]", "expected at most one interface name");
         }
         List<IpoibLink> shown = sorted().stream().filter(l -> names.length == 0 || l.name().equals(names[0])).toList();
-        if (names.length == 1 && shown.isEmpty()) {
+        List<LinkClaims.Refusal> refusals = LinkClaims.INSTANCE.refusals().stream()
+                .filter(r -> names.length == 0 || r.name().equals(names[0])).toList();
+        if (names.length == 1 && shown.isEmpty() && refusals.isEmpty()) {
             throw usage("ipoib:links [interface]", "no interface '" + names[0] + "'");
         }
         StringBuilder out = new StringBuilder();
         for (IpoibLink link : shown) {
             out.append(link.name()).append(": ").append(link.state()).append(" (").append(link.stateReason()).append(")\n");
+            String refusedUpdate = LinkClaims.INSTANCE.refusedUpdate(link.name());
+            if (refusedUpdate != null) {
+                out.append("    configuration update refused: ").append(refusedUpdate)
+                        .append("; the previous configuration stays in force\n");
+            }
             LinkEngine engine = link instanceof LinkEngine e ? e : null;
             if (engine != null) {
                 out.append("    device ").append(engine.config().device()).append(" port ").append(engine.config().port())
                         .append("  provider ").append(engine.providerName()).append('\n');
             }
-            out.append("    pkey ").append(link.pkey()).append("  broadcast ").append(link.broadcastGid()).append('\n');
+            out.append("    pkey ").append(link.pkey());
+            PKey inUse = engine == null ? null : engine.pkeyInUse();
+            if (inUse != null && inUse.value() != link.pkey().value()) {
+                // e.g. a port that is only a limited member: the P_Key table holds 0x7fff, not 0xffff.
+                out.append(" (in use ").append(inUse).append(')');
+            }
+            out.append("  broadcast ").append(link.broadcastGid()).append('\n');
             if (link.address() != null) {
                 out.append("    qpn ").append(link.qpn()).append("  gid ").append(link.gid()).append('\n');
                 out.append("    lladdr ").append(link.address()).append('\n');
@@ -76,7 +103,38 @@ public final class LinkCommands {
                         .append(link.serviceLevel()).append('\n');
             }
         }
+        for (LinkClaims.Refusal r : refusals) {
+            out.append(r.name()).append(": REFUSED (").append(r.reason()).append(")\n");
+        }
         return out.length() == 0 ? "no IPoIB interfaces (create one with ipoib:create)" : out.toString();
+    }
+
+    @Descriptor("show the path cache of every interface, or of one: destination GID, LID, SL, MTU, rate, and the cache's counters")
+    public String paths(@Descriptor("interface name (optional)") String... names) {
+        if (names.length > 1) {
+            throw usage("ipoib:paths [interface]", "expected at most one interface name");
+        }
+        StringBuilder out = new StringBuilder();
+        boolean found = false;
+        for (IpoibLink link : sorted()) {
+            if (names.length == 1 && !link.name().equals(names[0])) {
+                continue;
+            }
+            found = true;
+            out.append(link.name()).append(" (").append(link.state()).append(")\n");
+            link.paths().forEach((gid, r) -> out.append("    ").append(gid).append("  lid ").append(r.destinationLid())
+                    .append("  sl ").append(r.serviceLevel()).append("  mtu ").append(r.mtu()).append("  rate ")
+                    .append(r.rate()).append('\n'));
+            if (link instanceof LinkEngine engine) {
+                StringBuilder figures = new StringBuilder("   ");
+                engine.pathCounters().forEach((k, v) -> figures.append(' ').append(k).append(' ').append(v));
+                out.append(figures).append('\n');
+            }
+        }
+        if (!found) {
+            throw usage("ipoib:paths [interface]", names.length == 1 ? "no interface '" + names[0] + "'" : "no interfaces");
+        }
+        return out.toString();
     }
 
     @Descriptor("show the counters of every interface, or of one")
@@ -105,6 +163,19 @@ public final class LinkCommands {
         if (out.length() == 0) {
             throw usage("ipoib:stats [interface]", names.length == 1 ? "no interface '" + names[0] + "'" : "no interfaces");
         }
+        // Frames the resolvers dropped before they reached any interface (queue full, table full,
+        // resolution failed, no source address...): counted per family, for every interface.
+        resolvers.forEach((family, r) -> {
+            StringBuilder drops = new StringBuilder();
+            long total = 0;
+            for (Map.Entry<String, Long> c : r.counters().entrySet()) {
+                if (c.getKey().startsWith("dropped_") && c.getValue() != 0) {
+                    drops.append(' ').append(c.getKey()).append(' ').append(c.getValue());
+                    total += c.getValue();
+                }
+            }
+            out.append(family).append(" resolver (all interfaces): dropped ").append(total).append(drops).append('\n');
+        });
         return out.toString();
     }
 
@@ -136,6 +207,10 @@ public final class LinkCommands {
             if (l.name().equals(linkName)) {
                 throw usage(usage, "an interface named '" + linkName + "' exists");
             }
+        }
+        String conflict = LinkClaims.INSTANCE.conflict(null, linkName, device, portNumber, key);
+        if (conflict != null) {
+            throw usage(usage, conflict);
         }
         Dictionary<String, Object> props = new Hashtable<>();
         props.put("name", linkName);
@@ -247,7 +322,9 @@ public final class LinkCommands {
         List<String> pending = new ArrayList<>();
         for (Configuration c : configurations) {
             Object name = c.getProperties() == null ? null : c.getProperties().get("name");
-            if (name != null && links.stream().noneMatch(l -> l.name().equals(name))) {
+            // A refused configuration (ipoib:links shows why) is not waited for: it cannot come up.
+            boolean refused = LinkClaims.INSTANCE.refusals().stream().anyMatch(r -> r.name().equals(name));
+            if (name != null && !refused && links.stream().noneMatch(l -> l.name().equals(name))) {
                 pending.add(name.toString());
             }
         }

@@ -40,11 +40,7 @@ record LinkConfig(String name, String device, int port, PKey pkey, int scope, bo
                         + "': allowed 1..15 (2 = link-local) or 'search'");
             }
         }
-        range("sendQueueDepth", c.sendQueueDepth(), 1, 8192);
-        range("receiveQueueDepth", c.receiveQueueDepth(), 1, 8192);
-        range("mcastJoinTimeoutMillis", c.mcastJoinTimeoutMillis(), 10, 60_000);
-        range("mcastRetryCount", c.mcastRetryCount(), 1, 100);
-        range("transmitTimeoutMillis", c.transmitTimeoutMillis(), 10, 60_000);
+        // The numeric ranges are declared once, in LinkConfiguration, and checked by ConfigCheck.
         String name = c.name() == null || c.name().isBlank()
                 ? defaultName(deviceIndex, c.port(), pkey)
                 : c.name().strip();

@@ -14,28 +14,27 @@ import ipoib.api.link.FrameHandler;
 import ipoib.api.link.IpoibLink;
 import ipoib.api.link.LinkCounters;
 import ipoib.api.link.LinkListener;
+import ipoib.api.link.LinkPath;
 import ipoib.api.link.LinkState;
 import ipoib.api.link.TransmitResult;
 import ipoib.api.sa.SaException;
 import ipoib.api.sa.SaStatus;
-import ipoib.api.verbs.AddressHandle;
-import ipoib.api.verbs.AddressVector;
 import ipoib.api.verbs.Device;
 import ipoib.api.verbs.Port;
 import ipoib.api.verbs.PortEvent;
 import ipoib.api.verbs.VerbsException;
 import ipoib.api.verbs.VerbsProvider;
 import ipoib.codec.mcast.MulticastMapping;
+import ipoib.runtime.Cancellable;
+import ipoib.runtime.ControlLoop;
+import ipoib.runtime.RateLimiter;
+import ipoib.runtime.ThreadControlLoop;
 import java.lang.foreign.MemorySegment;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.OptionalInt;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.stream.Collectors;
@@ -44,16 +43,22 @@ import java.util.stream.Collectors;
  * One IPoIB interface: the DOWN → JOINING → UP state machine of RFC 4391 §5 and its reactions
  * to the fabric. Every state change runs on the link's control thread, in order; the data path
  * (send methods, the receive thread) reads the current {@link LinkResources} without locks.
+ *
+ * <p>Size (~750 lines): the IpoibLink facade (getters, send, paths) and the state machine still
+ * share this class; the broadcast join ({@link BroadcastJoin}), the path cache ({@link PathCache})
+ * and the receive side ({@link ReceiveLoop}) are out. Next split: the facade from the state machine.
  */
 final class LinkEngine implements IpoibLink {
     private static final long MAX_BACKOFF_MILLIS = 16_000;
+    private static final long REAP_MILLIS = 1000;
 
     final LinkStatistics stats = new LinkStatistics();
     private final LinkConfig config;
     private final LinkHooks hooks;
-    private final ScheduledExecutorService control;
-    private final RateLimiter handlerErrorLog = new RateLimiter(10_000);
-    private final RateLimiter joinErrorLog = new RateLimiter(5_000);
+    private final ControlLoop control;
+    private final BroadcastJoin join;
+    private final RateLimiter handlerErrorLog;
+    private final RateLimiter joinErrorLog;
 
     // Written on the control thread only.
     private VerbsProvider provider;
@@ -61,8 +66,9 @@ final class LinkEngine implements IpoibLink {
     private AutoCloseable portSubscription;
     private int generation;
     private int joinFailures;
-    private ScheduledFuture<?> retry;
-    private ScheduledFuture<?> watchdog;
+    private Cancellable retry;
+    private Cancellable watchdog;
+    private Cancellable reaper;
     private int scopeInUse;
 
     private volatile LinkState state = LinkState.DOWN;
@@ -74,15 +80,28 @@ final class LinkEngine implements IpoibLink {
     /** The last capture, for its summary after it ended. */
     private volatile LinkCapture lastCapture;
 
+    /** An engine on its own control thread ({@code ipoib-link-<name>}). */
     LinkEngine(LinkConfig config, LinkHooks hooks) {
+        this(config, hooks, new ThreadControlLoop("ipoib-link-" + config.name(),
+                (message, failure) -> hooks.error(config.name() + ": " + message, failure)));
+    }
+
+    /**
+     * An engine whose state changes, timers and timeouts run on {@code control} (a manual loop in
+     * tests: backoff, join timeouts, the watchdog and the reaper then run without waiting).
+     */
+    LinkEngine(LinkConfig config, LinkHooks hooks, ControlLoop control) {
         this.config = config;
         this.hooks = hooks;
         this.scopeInUse = config.scope();
-        this.control = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "ipoib-link-" + config.name());
-            t.setDaemon(true);
-            return t;
-        });
+        this.control = control;
+        this.join = new BroadcastJoin(config, control, hooks::info);
+        this.handlerErrorLog = new RateLimiter(control.clock(), 10, TimeUnit.SECONDS);
+        this.joinErrorLog = new RateLimiter(control.clock(), 5, TimeUnit.SECONDS);
+    }
+
+    ControlLoop control() {
+        return control;
     }
 
     LinkHooks hooks() {
@@ -184,12 +203,15 @@ final class LinkEngine implements IpoibLink {
     }
 
     @Override
-    public TransmitResult sendUnicast(AddressHandle destination, Qpn remoteQpn, int etherType, MemorySegment payload) {
+    public TransmitResult sendUnicast(LinkPath path, Qpn remoteQpn, int etherType, MemorySegment payload) {
         LinkResources r = resources;
         if (r == null || state != LinkState.UP) {
             return stats.drop(TransmitResult.DROPPED_LINK_DOWN);
         }
-        return r.send(destination, remoteQpn, etherType, payload, false);
+        if (!(path instanceof PathEntry.Reference ref) || ref.released()) {
+            return stats.drop(TransmitResult.DROPPED_NO_ROUTE);
+        }
+        return r.sendUnicast(ref.entry, remoteQpn, etherType, payload);
     }
 
     @Override
@@ -211,31 +233,59 @@ final class LinkEngine implements IpoibLink {
     }
 
     @Override
-    public void addMulticastGroup(McMemberRecord joined, boolean receive) {
-        requireUp("add multicast group " + joined.mgid()).addGroup(joined, receive);
+    public CompletionStage<LinkPath> acquirePath(Gid destination, boolean serviceLevelFromPath) {
+        LinkResources r = resources;
+        if (r == null || state != LinkState.UP) {
+            return CompletableFuture.failedFuture(new IllegalStateException(
+                    "path to " + destination + ": link " + name() + " is " + state + " (" + reason + ")"));
+        }
+        return r.paths.acquire(destination, serviceLevelFromPath);
     }
 
     @Override
-    public void removeMulticastGroup(Mgid group) {
+    public Map<Gid, PathRecord> paths() {
+        LinkResources r = resources;
+        return r == null ? Map.of() : r.paths.snapshot();
+    }
+
+    /** The P_Key table entry the queue pair uses (full or limited membership), or null unless UP. */
+    PKey pkeyInUse() {
+        LinkResources r = resources;
+        return r == null ? null : PKey.of(r.pkeyValue);
+    }
+
+    /** Path cache figures for the shell: entries, queries, failures, refreshes, handle changes. */
+    Map<String, Long> pathCounters() {
+        LinkResources r = resources;
+        if (r == null) {
+            return Map.of();
+        }
+        Map<String, Long> out = new LinkedHashMap<>();
+        out.put("paths", (long) r.paths.size());
+        out.put("path_queries", r.paths.queries.sum());
+        out.put("path_failures", r.paths.failures.sum());
+        out.put("path_refreshes", r.paths.refreshes.sum());
+        out.put("path_handle_changes", r.paths.handleChanges.sum());
+        out.put("handles_awaiting_completion", (long) r.reaper.waiting());
+        return out;
+    }
+
+    // ---- the multicast-attach role (LinkMulticast) ---------------------------------------------------
+
+    void addMulticastGroup(McMemberRecord joined, boolean receive) {
+        requireUp("add multicast group " + joined.mgid()).addGroup(joined, receive);
+    }
+
+    void removeMulticastGroup(Mgid group) {
         LinkResources r = resources;
         if (r != null) {
             r.removeGroup(group);
         }
     }
 
-    @Override
-    public boolean hasMulticastGroup(Mgid group) {
+    boolean hasMulticastGroup(Mgid group) {
         LinkResources r = resources;
         return r != null && state == LinkState.UP && r.hasGroup(group);
-    }
-
-    @Override
-    public AddressHandle createAddressHandle(PathRecord path, int serviceLevel) {
-        LinkResources r = requireUp("create address handle to " + path.destinationGid());
-        boolean global = path.hopLimit() > 1;
-        AddressVector vector = new AddressVector(path.destinationLid(), serviceLevel, path.rate(), global,
-                global ? path.destinationGid() : null, path.flowLabel(), path.hopLimit(), path.trafficClass(), 0);
-        return r.createUnicastHandle(vector, path.destinationGid());
     }
 
     private LinkResources requireUp(String operation) {
@@ -249,7 +299,7 @@ final class LinkEngine implements IpoibLink {
     // ---- provider binding (from the component) --------------------------------------------------------
 
     void providerAvailable(VerbsProvider p) {
-        runOnControl(() -> {
+        control.execute(() -> {
             if (provider == p) {
                 return;
             }
@@ -265,7 +315,7 @@ final class LinkEngine implements IpoibLink {
 
     void providerGone(VerbsProvider p) {
         // Synchronous: the provider's resources must be released before its bundle stops.
-        runOnControlAndWait(() -> {
+        runAndWait(() -> {
             if (provider != p) {
                 return;
             }
@@ -325,7 +375,7 @@ final class LinkEngine implements IpoibLink {
         int gen = ++generation;
         int pkeyIndex = index.getAsInt();
         int pkeyValue = p.pkeyTable().get(pkeyIndex).map(PKey::value).orElse(0);
-        joinBroadcast(p).whenComplete((record, failure) -> runOnControl(() -> {
+        join.join(p).whenComplete((record, failure) -> control.execute(() -> {
             if (gen != generation || closed) {
                 return;
             }
@@ -335,56 +385,6 @@ final class LinkEngine implements IpoibLink {
                 onJoined(p, pkeyIndex, pkeyValue, record);
             }
         }));
-    }
-
-    /** FullMember join of the broadcast-GID (RFC 4391 §5), searching scopes when configured (§4.1). */
-    private CompletionStage<McMemberRecord> joinBroadcast(Port p) {
-        Gid self = p.gid(0);
-        PKey pkey = config.pkey().asFullMember();
-        if (!config.searchScope()) {
-            return joinOrCreate(p, self, MulticastMapping.broadcastGid(pkey, config.scope()), pkey);
-        }
-        CompletionStage<McMemberRecord> attempt = join(p, self, MulticastMapping.broadcastGid(pkey, LinkConfig.SEARCH_SCOPES[0]));
-        for (int i = 1; i < LinkConfig.SEARCH_SCOPES.length; i++) {
-            int scope = LinkConfig.SEARCH_SCOPES[i];
-            attempt = attempt.handle((r, f) -> r != null ? CompletableFuture.completedFuture(r)
-                            : join(p, self, MulticastMapping.broadcastGid(pkey, scope)))
-                    .thenCompose(s -> s);
-        }
-        // No broadcast group at any scope: create one at the recommended link-local scope.
-        return attempt.handle((r, f) -> r != null ? CompletableFuture.completedFuture(r)
-                        : joinOrCreate(p, self, MulticastMapping.broadcastGid(pkey, MulticastMapping.DEFAULT_SCOPE), pkey))
-                .thenCompose(s -> s);
-    }
-
-    private CompletionStage<McMemberRecord> join(Port p, Gid self, Mgid mgid) {
-        return withTimeout(p.subnetAdministrator().join(mgid, self, JoinState.FULL_MEMBER));
-    }
-
-    private CompletionStage<McMemberRecord> joinOrCreate(Port p, Gid self, Mgid mgid, PKey pkey) {
-        CompletionStage<McMemberRecord> joined = join(p, self, mgid);
-        if (!config.createBroadcastGroup()) {
-            return joined;
-        }
-        return joined.handle((r, f) -> {
-            if (r != null) {
-                return CompletableFuture.completedFuture(r);
-            }
-            Throwable cause = unwrap(f);
-            if (cause instanceof SaException sa && (sa.status() == SaStatus.INSUFFICIENT_COMPONENTS
-                    || sa.status() == SaStatus.NO_RECORDS)) {
-                hooks.info(name() + ": broadcast group " + mgid + " does not exist; creating it");
-                var attributes = p.attributes();
-                McMemberRecord template = new McMemberRecord(mgid, self, BroadcastDefaults.QKEY, ipoib.api.Lid.UNASSIGNED,
-                        attributes.activeMtu(), 0, pkey, attributes.rate(), 0, 0, 0, 0, JoinState.FULL_MEMBER, false);
-                return withTimeout(p.subnetAdministrator().create(template));
-            }
-            return CompletableFuture.<McMemberRecord>failedFuture(cause);
-        }).thenCompose(s -> s);
-    }
-
-    private <T> CompletionStage<T> withTimeout(CompletionStage<T> stage) {
-        return stage.toCompletableFuture().orTimeout(config.joinTimeoutMillis(), TimeUnit.MILLISECONDS);
     }
 
     private void onJoined(Port p, int pkeyIndex, int pkeyValue, McMemberRecord record) {
@@ -403,6 +403,7 @@ final class LinkEngine implements IpoibLink {
         hooks.info(name() + " UP: QPN " + r.qpn + ", link MTU " + r.mtu + ", Q_Key " + r.qkey + ", broadcast "
                 + record.mgid());
         startWatchdog();
+        startReaper();
         hooks.notifyListeners(this, LinkListener.Change.UP);
     }
 
@@ -429,7 +430,7 @@ final class LinkEngine implements IpoibLink {
     }
 
     private void onPortEvent(PortEvent event) {
-        runOnControl(() -> {
+        control.execute(() -> {
             if (event.port() != port || closed) {
                 return;
             }
@@ -445,11 +446,14 @@ final class LinkEngine implements IpoibLink {
                     LinkResources r = resources;
                     if (r != null) {
                         r.ownLid = port.attributes().lid().value();
+                        r.paths.refreshAll();
                         hooks.notifyListeners(this, LinkListener.Change.PATHS_STALE);
                     }
                 }
                 case SM_CHANGE -> {
-                    if (state == LinkState.UP) {
+                    LinkResources r = resources;
+                    if (r != null && state == LinkState.UP) {
+                        r.paths.refreshAll();
                         hooks.notifyListeners(this, LinkListener.Change.PATHS_STALE);
                     }
                 }
@@ -500,8 +504,8 @@ final class LinkEngine implements IpoibLink {
         int gen = generation;
         Port p = r.port;
         McMemberRecord before = r.broadcast;
-        joinOrCreate(p, r.gid, before.mgid(), config.pkey().asFullMember())
-                .whenComplete((record, failure) -> runOnControl(() -> {
+        join.joinOrCreate(p, r.gid, before.mgid(), config.pkey().asFullMember())
+                .whenComplete((record, failure) -> control.execute(() -> {
                     if (gen != generation || closed) {
                         return;
                     }
@@ -527,6 +531,7 @@ final class LinkEngine implements IpoibLink {
                     }
                     hooks.info(name() + ": re-joined the broadcast group after a client re-register");
                     hooks.notifyListeners(this, LinkListener.Change.MULTICAST_RESET);
+                    r.paths.refreshAll();
                     hooks.notifyListeners(this, LinkListener.Change.PATHS_STALE);
                 }));
     }
@@ -593,7 +598,7 @@ final class LinkEngine implements IpoibLink {
 
     private void startWatchdog() {
         long timeoutNanos = config.transmitTimeoutMillis() * 1_000_000L;
-        watchdog = control.scheduleWithFixedDelay(() -> {
+        watchdog = every(config.transmitTimeoutMillis(), () -> {
             LinkResources r = resources;
             if (r != null) {
                 int stuck = r.stuckSends(timeoutNanos);
@@ -603,19 +608,53 @@ final class LinkEngine implements IpoibLink {
                             + config.transmitTimeoutMillis() + " ms", null);
                 }
             }
-        }, config.transmitTimeoutMillis(), config.transmitTimeoutMillis(), TimeUnit.MILLISECONDS);
+        });
     }
 
     private void stopWatchdog() {
         if (watchdog != null) {
-            watchdog.cancel(false);
+            watchdog.cancel();
             watchdog = null;
         }
+        if (reaper != null) {
+            reaper.cancel();
+            reaper = null;
+        }
+    }
+
+    /** Destroys retired address handles once their sends completed, every second (Linux: ipoib_reap_ah, HZ). */
+    private void startReaper() {
+        reaper = every(REAP_MILLIS, () -> {
+            LinkResources r = resources;
+            if (r != null) {
+                r.reapHandles();
+            }
+        });
+    }
+
+    /** Runs the task on the loop every {@code millis} until the returned handle is cancelled. */
+    private Cancellable every(long millis, Runnable task) {
+        Cancellable[] next = new Cancellable[1];
+        boolean[] cancelled = new boolean[1];
+        Runnable[] tick = new Runnable[1];
+        tick[0] = () -> {
+            if (cancelled[0]) {
+                return;
+            }
+            task.run();
+            next[0] = control.schedule(tick[0], millis, TimeUnit.MILLISECONDS);
+        };
+        next[0] = control.schedule(tick[0], millis, TimeUnit.MILLISECONDS);
+        // Called on the loop (goDown): no race with tick.
+        return () -> {
+            cancelled[0] = true;
+            next[0].cancel();
+        };
     }
 
     private void cancelRetry() {
         if (retry != null) {
-            retry.cancel(false);
+            retry.cancel();
             retry = null;
         }
     }
@@ -645,40 +684,15 @@ final class LinkEngine implements IpoibLink {
     }
 
     private static Throwable unwrap(Throwable t) {
-        while (t instanceof CompletionException && t.getCause() != null) {
-            t = t.getCause();
-        }
-        return t;
+        return BroadcastJoin.unwrap(t);
     }
 
-    private void runOnControl(Runnable task) {
-        if (!control.isShutdown()) {
-            try {
-                control.execute(() -> guarded(task));
-            } catch (java.util.concurrent.RejectedExecutionException ignored) {
-                // Closing: nothing more to do.
-            }
-        }
-    }
-
-    private void runOnControlAndWait(Runnable task) {
-        if (control.isShutdown()) {
-            return;
-        }
+    /** Runs the task on the loop and waits: DS callbacks that must see the change applied. */
+    private void runAndWait(Runnable task) {
         try {
-            control.submit(() -> guarded(task)).get(10, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        } catch (Exception e) {
-            hooks.error(name() + ": control task failed", e);
-        }
-    }
-
-    private void guarded(Runnable task) {
-        try {
-            task.run();
-        } catch (RuntimeException e) {
-            hooks.error(name() + ": unexpected failure in the link state machine", e);
+            control.run(task, 10, TimeUnit.SECONDS);
+        } catch (IllegalStateException e) {
+            hooks.error(name() + ": control task failed: " + e.getMessage(), e);
         }
     }
 
@@ -735,16 +749,18 @@ final class LinkEngine implements IpoibLink {
     /** Stops the link for good: DOWN, resources freed, control thread ended. */
     void close() {
         stopCapture();
-        runOnControlAndWait(() -> {
+        runAndWait(() -> {
             goDown("interface removed", false);
             unsubscribePort();
             closed = true;
         });
-        control.shutdownNow();
-        try {
-            control.awaitTermination(5, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+        control.close();
+        if (control instanceof ThreadControlLoop thread) {
+            try {
+                thread.awaitTermination(5, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 

@@ -4,10 +4,9 @@ import ipoib.api.Gid;
 import ipoib.api.LinkAddress;
 import ipoib.api.McMemberRecord;
 import ipoib.api.Mgid;
+import ipoib.api.PKey;
 import ipoib.api.QKey;
 import ipoib.api.Qpn;
-import ipoib.api.link.FrameHandler;
-import ipoib.api.link.ReceivedFrame;
 import ipoib.api.link.TransmitResult;
 import ipoib.api.verbs.AddressHandle;
 import ipoib.api.verbs.AddressVector;
@@ -19,21 +18,17 @@ import ipoib.api.verbs.UdQueuePair;
 import ipoib.api.verbs.UdQueuePairConfig;
 import ipoib.api.verbs.VerbsException;
 import ipoib.api.verbs.WorkCompletions;
-import ipoib.codec.DecodeException;
-import ipoib.codec.iba.Grh;
 import ipoib.codec.ipoib.EncapsulationHeader;
-import ipoib.codec.ipoib.UdReceiveBuffer;
+import ipoib.runtime.Clock;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
 
 /**
- * The verbs resources of one UP period of a link and its data path: a completion queue, the UD
- * queue pair, one registered block of send and receive buffers, the broadcast address handle
- * and the receive thread. Created when the broadcast join succeeded, closed when the link goes
+ * The verbs resources of one UP period of a link and its send path: the completion queues, the UD
+ * queue pair, one registered block of send and receive buffers, the broadcast and multicast
+ * address handles, the path cache and the handle reaper; the receive side is {@link ReceiveLoop}. Created when the broadcast join succeeded, closed when the link goes
  * down; nothing here is reused across periods, so a stale sender can only fail, never corrupt.
  */
 final class LinkResources {
@@ -54,6 +49,8 @@ final class LinkResources {
     volatile int ownLid;
 
     private final LinkEngine engine;
+    /** The engine's clock: when sends were posted, for the transmit watchdog. */
+    private final Clock clock;
     private final LinkStatistics stats;
     /** Receive completions: drained by the receive thread. */
     private final CompletionQueue cq;
@@ -81,9 +78,15 @@ final class LinkResources {
     private int freeTop;
     private final long[] sendPostedAt;
 
-    private final Thread poller;
+    /** The handle each send buffer is posted with, until its completion is reclaimed. */
+    private final SendHandles sendHandles;
+    /** Replaced and released handles, destroyed once no posted send uses them. */
+    final HandleReaper reaper = new HandleReaper();
+    /** The unicast paths of this UP period. */
+    final PathCache paths;
+    /** The receive buffers and the receive thread. */
+    private final ReceiveLoop receiver;
     private volatile boolean running = true;
-    private final Frame frame = new Frame();
 
     /**
      * A group's address handle and, when the queue pair is attached to receive it, the MLID it was
@@ -94,6 +97,7 @@ final class LinkResources {
     LinkResources(LinkEngine engine, Port port, int pkeyIndex, int pkeyValue, McMemberRecord broadcast,
                   LinkConfig config) {
         this.engine = engine;
+        this.clock = engine.control().clock();
         this.stats = engine.stats;
         this.port = port;
         this.pkeyIndex = pkeyIndex;
@@ -111,6 +115,7 @@ final class LinkResources {
         this.freeSend = new int[sendCount];
         this.reclaimThreshold = Math.max(1, sendCount / 4);
         this.sendPostedAt = new long[sendCount];
+        this.sendHandles = new SendHandles(sendCount);
         CompletionQueue createdCq = null;
         CompletionQueue createdSendCq = null;
         UdQueuePair createdQp = null;
@@ -136,16 +141,17 @@ final class LinkResources {
         this.broadcastHandle = createdAh;
         this.qpn = qp.qpn();
         this.address = LinkAddress.of(qpn, gid);
+        PKey partition = config.pkey();
+        this.paths = new PathCache(destination -> port.subnetAdministrator().pathRecord(gid, destination, partition),
+                (record, sl) -> port.createAddressHandle(PathCache.vector(record, sl)),
+                () -> this.broadcast.serviceLevel(), reaper);
         for (int i = 0; i < sendCount; i++) {
             freeSend[i] = i;
         }
         freeTop = sendCount;
-        for (int i = 0; i < receiveCount; i++) {
-            postReceive(i);
-        }
-        poller = new Thread(this::pollLoop, "ipoib-rx-" + engine.name());
-        poller.setDaemon(true);
-        poller.start();
+        receiver = new ReceiveLoop(engine, stats, cq, qp, region, buffers, (long) sendCount * bufferSize, receiveCount,
+                bufferSize, qpn, gid, () -> ownLid);
+        receiver.start();
     }
 
     /** The address vector of a multicast group (RFC 4391 §9.1.2: the group's SL, flow label, hop limit, TClass). */
@@ -154,24 +160,26 @@ final class LinkResources {
                 group.flowLabel(), group.hopLimit(), group.trafficClass(), 0);
     }
 
-    private long receiveOffset(int index) {
-        return (long) (sendCount + index) * bufferSize;
-    }
-
     private long sendOffset(int index) {
         return (long) index * bufferSize;
     }
 
-    private void postReceive(int index) {
-        if (!qp.postReceive(index, region, receiveOffset(index), bufferSize)) {
-            stats.rxErrors.increment();
-        }
-    }
-
     // ---- transmit ----------------------------------------------------------------------------------
 
-    TransmitResult send(AddressHandle destination, Qpn remoteQpn, int etherType, MemorySegment payload,
-                        boolean multicast) {
+    /** Sends on a unicast path of this link. */
+    TransmitResult sendUnicast(PathEntry path, Qpn remoteQpn, int etherType, MemorySegment payload) {
+        if (path.cache != paths) {
+            return stats.drop(TransmitResult.DROPPED_NO_ROUTE); // a path of an earlier UP period
+        }
+        return send(path, null, remoteQpn, etherType, payload, false);
+    }
+
+    /**
+     * Copies the frame into a free send buffer and posts it, to the path's current handle when
+     * {@code path} is given, else to {@code group}.
+     */
+    private TransmitResult send(PathEntry path, AddressHandle group, Qpn remoteQpn, int etherType,
+                                MemorySegment payload, boolean multicast) {
         long length = payload.byteSize();
         if (length > mtu) {
             return stats.drop(TransmitResult.DROPPED_TOO_BIG);
@@ -186,24 +194,34 @@ final class LinkResources {
             }
             index = freeSend[--freeTop];
         }
+        AddressHandle destination;
+        if (path != null) {
+            destination = path.handleFor(sendHandles, index);
+            if (destination == null) {
+                releaseSend(index);
+                return stats.drop(TransmitResult.DROPPED_NO_ROUTE);
+            }
+        } else {
+            destination = group;
+            sendHandles.set(index, group);
+        }
         long at = sendOffset(index);
         int frameLength = (int) length + EncapsulationHeader.LENGTH;
         EncapsulationHeader.write(buffers, at, etherType);
         MemorySegment.copy(payload, 0, buffers, at + EncapsulationHeader.LENGTH, length);
-        sendPostedAt[index] = System.nanoTime();
+        sendPostedAt[index] = clock.nanoTime();
         // Captured before posting: the provider may complete the send and the buffer be reused at once.
         LinkCapture capture = engine.capture;
         int slot = capture == null ? -1 : capture.claim();
         if (slot >= 0) {
-            capture.fillSent(slot, remoteQpn.value(), PathAddressHandle.destinationGid(destination), buffers, at,
-                    frameLength);
+            Gid to = path != null ? path.destination : group.vector() == null ? null : group.vector().destinationGid();
+            capture.fillSent(slot, remoteQpn.value(), to, buffers, at, frameLength);
         }
         boolean posted;
         try {
-            posted = qp.postSend(index, region, at, frameLength, PathAddressHandle.unwrap(destination),
-                    remoteQpn, qkey);
+            posted = qp.postSend(index, region, at, frameLength, destination, remoteQpn, qkey);
         } catch (VerbsException e) {
-            // The provider went away under us (or a group handle was replaced): the frame is lost.
+            // The provider went away under us: the frame is lost.
             releaseSend(index);
             abortCapture(capture, slot);
             return stats.drop(TransmitResult.DROPPED_LINK_DOWN);
@@ -225,18 +243,18 @@ final class LinkResources {
     }
 
     TransmitResult sendBroadcast(int etherType, MemorySegment payload) {
-        return send(broadcastHandle, Qpn.MULTICAST, etherType, payload, true);
+        return send(null, broadcastHandle, Qpn.MULTICAST, etherType, payload, true);
     }
 
     TransmitResult sendMulticast(Mgid group, int etherType, MemorySegment payload) {
         if (group.equals(broadcast.mgid())) {
-            return send(broadcastHandle, Qpn.MULTICAST, etherType, payload, true);
+            return send(null, broadcastHandle, Qpn.MULTICAST, etherType, payload, true);
         }
         GroupRoute route = groups.get(group);
         if (route == null) {
             return stats.drop(TransmitResult.DROPPED_NO_ROUTE);
         }
-        return send(route.handle(), Qpn.MULTICAST, etherType, payload, true);
+        return send(null, route.handle(), Qpn.MULTICAST, etherType, payload, true);
     }
 
     private static void abortCapture(LinkCapture capture, int slot) {
@@ -259,7 +277,9 @@ final class LinkResources {
                 if (status != CompletionStatus.SUCCESS && status != CompletionStatus.WORK_REQUEST_FLUSH_ERROR) {
                     stats.txErrors.increment();
                 }
-                freeSend[freeTop++] = (int) sendBatch.workRequestId(i);
+                int index = (int) sendBatch.workRequestId(i);
+                sendHandles.clear(index);
+                freeSend[freeTop++] = index;
             }
         } while (n == sendBatch.capacity());
     }
@@ -272,9 +292,19 @@ final class LinkResources {
     }
 
     private void releaseSend(int index) {
+        sendHandles.clear(index);
         synchronized (freeSend) {
             freeSend[freeTop++] = index;
         }
+    }
+
+    /**
+     * Destroys the retired address handles whose sends have completed (run once a second on the
+     * control thread); returns how many still wait for their sends.
+     */
+    int reapHandles() {
+        reclaimCompletedSends();
+        return reaper.reap(sendHandles::inUse);
     }
 
     /** Send buffers outstanding longer than the transmit timeout (the design document's tx timeout). */
@@ -286,7 +316,7 @@ final class LinkResources {
                 free[freeSend[i]] = true;
             }
         }
-        long now = System.nanoTime();
+        long now = clock.nanoTime();
         int stuck = 0;
         for (int i = 0; i < sendCount; i++) {
             if (!free[i] && now - sendPostedAt[i] > timeoutNanos) {
@@ -332,13 +362,13 @@ final class LinkResources {
             }
             GroupRoute gone = groups.remove(mgid);
             if (gone != null) {
-                gone.handle().close();
+                reaper.retire(gone.handle());
             }
             throw e;
         }
         groups.put(mgid, new GroupRoute(ah, joined, receive));
         if (old != null) {
-            old.handle().close();
+            reaper.retire(old.handle());
         }
     }
 
@@ -346,7 +376,7 @@ final class LinkResources {
     synchronized void removeGroup(Mgid mgid) {
         GroupRoute route = groups.remove(mgid);
         if (route != null) {
-            route.handle().close();
+            reaper.retire(route.handle());
             if (route.attached()) {
                 detachQuietly(mgid, route.record());
             }
@@ -385,182 +415,7 @@ final class LinkResources {
         }
         broadcastHandle = ah;
         broadcast = record;
-        oldHandle.close();
-    }
-
-    AddressHandle createUnicastHandle(AddressVector vector, ipoib.api.Gid destination) {
-        return new PathAddressHandle(port.createAddressHandle(vector), destination);
-    }
-
-    // ---- receive ------------------------------------------------------------------------------------
-
-    private void pollLoop() {
-        WorkCompletions batch = new WorkCompletions(BATCH);
-        while (running) {
-            int n;
-            try {
-                n = cq.poll(batch);
-                if (n == 0) {
-                    cq.await(100, TimeUnit.MILLISECONDS);
-                    continue;
-                }
-            } catch (InterruptedException e) {
-                break;
-            } catch (VerbsException e) {
-                if (running) {
-                    engine.hooks().warn("completion queue of " + engine.name() + " failed", e);
-                }
-                break;
-            }
-            for (int i = 0; i < n; i++) {
-                CompletionStatus status = batch.status(i);
-                int index = (int) batch.workRequestId(i);
-                if (status == CompletionStatus.WORK_REQUEST_FLUSH_ERROR) {
-                    continue;
-                }
-                if (status == CompletionStatus.SUCCESS) {
-                    receive(index, batch.byteLength(i), batch.sourceQpn(i), batch.sourceLid(i), batch.grhPresent(i));
-                } else {
-                    stats.rxErrors.increment();
-                }
-                if (running) {
-                    postReceive(index);
-                }
-            }
-        }
-    }
-
-    private void receive(int index, int byteLength, int sourceQpn, int sourceLid, boolean grh) {
-        long at = receiveOffset(index);
-        int frameLength = byteLength - UdQueuePair.GRH_AREA_LENGTH;
-        if (frameLength < EncapsulationHeader.LENGTH) {
-            stats.rxDroppedMalformed.increment();
-            return;
-        }
-        boolean multicast = grh && (buffers.get(ValueLayout.JAVA_BYTE, at + 24) & 0xFF) == 0xFF;
-        if (multicast && sourceQpn == qpn.value() && sourceLid == ownLid) {
-            // Our own multicast, replicated back to us by the fabric.
-            stats.rxDroppedOwn.increment();
-            return;
-        }
-        int etherType;
-        try {
-            etherType = EncapsulationHeader.etherType(buffers, at + UdQueuePair.GRH_AREA_LENGTH);
-        } catch (DecodeException e) {
-            stats.rxDroppedMalformed.increment();
-            return;
-        }
-        LinkCapture capture = engine.capture;
-        if (capture != null) {
-            int slot = capture.claim();
-            if (slot >= 0) {
-                capture.fillReceived(slot, buffers, at, grh, qpn.value(), gid, at + UdQueuePair.GRH_AREA_LENGTH,
-                        frameLength);
-                capture.commit(slot);
-            }
-        }
-        FrameHandler[] handlers = engine.hooks().handlers(etherType);
-        if (handlers.length == 0) {
-            stats.rxDroppedNoHandler.increment();
-            return;
-        }
-        stats.rxPackets.increment();
-        stats.rxBytes.add(frameLength - EncapsulationHeader.LENGTH);
-        if (multicast) {
-            stats.rxMulticast.increment();
-        }
-        frame.set(etherType, at, frameLength - EncapsulationHeader.LENGTH, sourceQpn, sourceLid, grh, multicast);
-        for (FrameHandler handler : handlers) {
-            try {
-                handler.onFrame(engine, frame);
-            } catch (Throwable t) {
-                stats.handlerErrors.increment();
-                engine.logHandlerError(handler, t);
-            }
-        }
-    }
-
-    /** The receive thread's reusable view of the frame being dispatched. */
-    private final class Frame implements ReceivedFrame {
-        private int etherType;
-        private long bufferOffset;
-        private int payloadLength;
-        private int sourceQpn;
-        private int sourceLid;
-        private boolean grh;
-        private boolean multicast;
-        private final Grh grhView = new Grh();
-
-        void set(int etherType, long bufferOffset, int payloadLength, int sourceQpn, int sourceLid, boolean grh,
-                 boolean multicast) {
-            this.etherType = etherType;
-            this.bufferOffset = bufferOffset;
-            this.payloadLength = payloadLength;
-            this.sourceQpn = sourceQpn;
-            this.sourceLid = sourceLid;
-            this.grh = grh;
-            this.multicast = multicast;
-        }
-
-        @Override
-        public int etherType() {
-            return etherType;
-        }
-
-        @Override
-        public MemorySegment buffer() {
-            return buffers;
-        }
-
-        @Override
-        public long payloadOffset() {
-            return bufferOffset + UdQueuePair.GRH_AREA_LENGTH + EncapsulationHeader.LENGTH;
-        }
-
-        @Override
-        public int payloadLength() {
-            return payloadLength;
-        }
-
-        @Override
-        public int sourceQpn() {
-            return sourceQpn;
-        }
-
-        @Override
-        public int sourceLid() {
-            return sourceLid;
-        }
-
-        @Override
-        public boolean grhPresent() {
-            return grh;
-        }
-
-        private Grh grhView() {
-            try {
-                return UdReceiveBuffer.grh(buffers, bufferOffset, true, grhView);
-            } catch (DecodeException e) {
-                return null;
-            }
-        }
-
-        @Override
-        public Gid sourceGid() {
-            Grh v = grh ? grhView() : null;
-            return v == null ? null : v.sourceGid();
-        }
-
-        @Override
-        public Gid destinationGid() {
-            Grh v = grh ? grhView() : null;
-            return v == null ? null : v.destinationGid();
-        }
-
-        @Override
-        public boolean multicast() {
-            return multicast;
-        }
+        reaper.retire(oldHandle);
     }
 
     // ---- shutdown -----------------------------------------------------------------------------------
@@ -570,25 +425,18 @@ final class LinkResources {
         synchronized (this) {
             running = false; // addGroup refuses from now on: no route is added after the cleanup below
         }
-        try {
-            cq.wakeup();
-        } catch (RuntimeException ignored) {
-            // The provider is gone; the thread stops on its own at the next timeout.
-        }
-        if (Thread.currentThread() != poller) {
-            try {
-                poller.join(2000);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }
+        receiver.stop();
+        paths.close("link " + engine.name() + " went down");
         synchronized (this) {
             for (GroupRoute route : groups.values()) {
                 closeQuietly(route.handle());
             }
             groups.clear();
         }
-        closeQuietly(broadcastHandle, qp, region, cq, sendCq);
+        // The queue pair goes first: no send can use a handle after it is destroyed.
+        closeQuietly(qp);
+        reaper.closeAll();
+        closeQuietly(broadcastHandle, region, cq, sendCq);
     }
 
     private static void closeQuietly(AutoCloseable... resources) {

@@ -5,6 +5,7 @@ import ipoib.api.link.FrameHandler;
 import ipoib.api.link.IpoibLink;
 import ipoib.api.link.LinkListener;
 import ipoib.api.link.LinkState;
+import ipoib.api.link.MulticastAttachment;
 import ipoib.api.verbs.VerbsProvider;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -88,6 +89,11 @@ public final class StandaloneLink implements AutoCloseable {
     /** The interface. */
     public IpoibLink link() {
         return engine;
+    }
+
+    /** The interface's multicast-attach role (for a multicast manager). */
+    public MulticastAttachment multicast() {
+        return new LinkMulticast(engine);
     }
 
     @Override

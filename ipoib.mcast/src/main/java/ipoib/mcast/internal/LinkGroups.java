@@ -7,6 +7,7 @@ import ipoib.api.McMemberRecord;
 import ipoib.api.Mgid;
 import ipoib.api.event.IpoibEvents;
 import ipoib.api.link.IpoibLink;
+import ipoib.api.link.MulticastAttachment;
 import ipoib.api.link.LinkListener;
 import ipoib.api.link.LinkState;
 import ipoib.api.link.TransmitResult;
@@ -61,6 +62,8 @@ final class LinkGroups {
     private final ConcurrentHashMap<InetAddress, Destination> destinations = new ConcurrentHashMap<>();
 
     private volatile IpoibLink link;
+    /** The link's multicast-attach role (ipoib.api.link 2.0): attaches and detaches the groups. */
+    private final MulticastAttachment attachment;
     private volatile boolean up;
     private volatile Mgid broadcastGid;
     private final int joinTimeoutMillis;
@@ -77,7 +80,9 @@ final class LinkGroups {
     private TrapRegistry.PortTraps traps;
     private boolean closed;
 
-    LinkGroups(IpoibLink link, int joinTimeoutMillis, int retryCount, McastEnvironment env) {
+    LinkGroups(MulticastAttachment attachment, int joinTimeoutMillis, int retryCount, McastEnvironment env) {
+        IpoibLink link = attachment.link();
+        this.attachment = attachment;
         this.name = link.name();
         this.link = link;
         this.env = env;
@@ -395,7 +400,7 @@ final class LinkGroups {
         IpoibLink l = link;
         for (Group g : new ArrayList<>(groups.values())) {
             if (g.held != null) {
-                l.removeMulticastGroup(g.mgid);
+                attachment.removeMulticastGroup(g.mgid);
             }
             boolean framesWaiting;
             synchronized (g) {
@@ -584,7 +589,7 @@ final class LinkGroups {
 
     private void onJoined(Group g, JoinState want, JoinState have, McMemberRecord record) {
         try {
-            link.addMulticastGroup(record, want.receives());
+            attachment.addMulticastGroup(record, want.receives());
         } catch (RuntimeException e) {
             // The link is going DOWN under us (its DOWN follows), or the attach failed (§12). The
             // link dropped the group's route, so a membership held before is no use either.
@@ -714,7 +719,7 @@ final class LinkGroups {
         g.phase = Group.Phase.LEAVING;
         int t = ++g.token;
         int e = epoch;
-        link.removeMulticastGroup(g.mgid);
+        attachment.removeMulticastGroup(g.mgid);
         synchronized (g) {
             g.sendable = false;
         }
@@ -836,7 +841,7 @@ final class LinkGroups {
     private void groupGone(Group g, String why) {
         Mgid mgid = g.mgid;
         if (g.held != null) {
-            link.removeMulticastGroup(mgid);
+            attachment.removeMulticastGroup(mgid);
             Map<String, Object> props = event(g, IpoibEvents.JOIN_STATE, g.held.toString());
             props.put(IpoibEvents.REASON, why);
             env.postEvent(IpoibEvents.GROUP_LEFT, props);
@@ -1154,7 +1159,7 @@ final class LinkGroups {
             JoinState had = g.held;
             if (had != null) {
                 try {
-                    l.removeMulticastGroup(g.mgid);
+                    attachment.removeMulticastGroup(g.mgid);
                 } catch (RuntimeException ignored) {
                     // The link is closing too.
                 }
@@ -1233,7 +1238,7 @@ final class LinkGroups {
                 logFailure(name + ": " + mgid + describeAddress(g) + " was created anew (MLID " + before.mlid() + " → "
                         + record.mlid() + ") though no trap told; following it");
                 try {
-                    link.addMulticastGroup(record, held.receives());
+                    attachment.addMulticastGroup(record, held.receives());
                     g.record = record;
                 } catch (RuntimeException x) {
                     groupGone(g, "cannot use the group's new MLID: " + x.getMessage());

@@ -2,6 +2,7 @@ package ipoib.mcast.internal;
 
 import ipoib.api.Mgid;
 import ipoib.api.link.IpoibLink;
+import ipoib.api.link.MulticastAttachment;
 import ipoib.api.link.LinkListener;
 import ipoib.api.link.LinkState;
 import ipoib.api.link.TransmitResult;
@@ -136,7 +137,8 @@ public final class MulticastComponent implements MulticastService, LinkListener,
     // ---- references --------------------------------------------------------------------------------------
 
     @Reference(cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC)
-    void addLink(IpoibLink link, Map<String, Object> properties) {
+    void addLink(MulticastAttachment attachment, Map<String, Object> properties) {
+        IpoibLink link = attachment.link();
         int timeout = intProperty(properties, IpoibLink.MCAST_JOIN_TIMEOUT_PROPERTY, 1000, 10, 60_000);
         int retries = intProperty(properties, IpoibLink.MCAST_RETRY_COUNT_PROPERTY, 5, 1, 100);
         onControl(() -> {
@@ -148,13 +150,14 @@ public final class MulticastComponent implements MulticastService, LinkListener,
                 links.remove(link.name(), old);
                 old.close();
             }
-            LinkGroups groups = new LinkGroups(link, timeout, retries, this);
+            LinkGroups groups = new LinkGroups(attachment, timeout, retries, this);
             links.put(link.name(), groups);
             groups.syncWithLink();
         });
     }
 
-    void removeLink(IpoibLink link) {
+    void removeLink(MulticastAttachment attachment) {
+        IpoibLink link = attachment.link();
         onControl(() -> {
             LinkGroups groups = links.get(link.name());
             if (groups != null && groups.link() == link) {

@@ -42,7 +42,7 @@ import java.util.function.Consumer;
  * An IPoIB link for the group manager's tests: UP on a port whose SA is a {@link FakeSa}; it
  * keeps the routes the manager adds and the frames sent through them.
  */
-final class FakeLink implements IpoibLink {
+final class FakeLink implements IpoibLink, ipoib.api.link.MulticastAttachment {
     /** A frame the link sent: to which group, and its text. */
     record Sent(Mgid group, String text) {}
 
@@ -147,7 +147,7 @@ final class FakeLink implements IpoibLink {
     }
 
     @Override
-    public TransmitResult sendUnicast(AddressHandle destination, Qpn remoteQpn, int etherType, MemorySegment payload) {
+    public TransmitResult sendUnicast(ipoib.api.link.LinkPath destination, Qpn remoteQpn, int etherType, MemorySegment payload) {
         throw new UnsupportedOperationException();
     }
 
@@ -195,8 +195,18 @@ final class FakeLink implements IpoibLink {
     }
 
     @Override
-    public AddressHandle createAddressHandle(PathRecord path, int serviceLevel) {
-        throw new UnsupportedOperationException();
+    public java.util.concurrent.CompletionStage<ipoib.api.link.LinkPath> acquirePath(Gid destination, boolean serviceLevelFromPath) {
+        return java.util.concurrent.CompletableFuture.failedFuture(new UnsupportedOperationException("no paths"));
+    }
+
+    @Override
+    public Map<Gid, PathRecord> paths() {
+        return Map.of();
+    }
+
+    @Override
+    public IpoibLink link() {
+        return this;
     }
 
     /** A port that only has a subnet administrator. */

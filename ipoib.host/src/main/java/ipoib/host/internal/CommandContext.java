@@ -1,0 +1,135 @@
+package ipoib.host.internal;
+
+import ipoib.api.link.IpoibLink;
+import ipoib.api.resolve.NeighbourResolver;
+import java.net.InetAddress;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+/**
+ * What the host's shell commands share: the links and resolvers the command component tracks, and
+ * the checks of arguments that end in a usage message.
+ */
+final class CommandContext {
+    final List<IpoibLink> links = new CopyOnWriteArrayList<>();
+    final List<Map.Entry<NeighbourResolver, String>> resolvers = new CopyOnWriteArrayList<>();
+
+    static IllegalArgumentException usage(String usage, String error) {
+        return new IllegalArgumentException(error + "\nusage: " + usage);
+    }
+
+    IpoibLink link(String name) {
+        for (IpoibLink l : links) {
+            if (l.name().equals(name)) {
+                return l;
+            }
+        }
+        return null;
+    }
+
+    String knownLinks() {
+        List<String> names = links.stream().map(IpoibLink::name).sorted().toList();
+        return names.isEmpty() ? "none" : String.join(", ", names);
+    }
+
+    IpoibLink requireLink(String name, String usage) {
+        IpoibLink l = link(name);
+        if (l == null) {
+            throw usage(usage, "no interface '" + name + "' (interfaces: " + knownLinks() + ")");
+        }
+        return l;
+    }
+
+    /** The resolver of a family (the latest registered), or null. */
+    NeighbourResolver resolver(boolean v6) {
+        String family = v6 ? NeighbourResolver.IPV6 : NeighbourResolver.IPV4;
+        NeighbourResolver found = null;
+        for (Map.Entry<NeighbourResolver, String> e : resolvers) {
+            if (family.equals(e.getValue())) {
+                found = e.getKey();
+            }
+        }
+        return found;
+    }
+
+    NeighbourResolver requireResolver(boolean v6) {
+        NeighbourResolver r = resolver(v6);
+        if (r == null) {
+            throw new IllegalStateException("no " + (v6 ? "IPv6 (ipoib.nd)" : "IPv4 (ipoib.arp)") + " resolver is running");
+        }
+        return r;
+    }
+
+    static InetAddress address(String text, String usage) {
+        try {
+            return AddressTable.parseAddress(text, "expected an IPv4 or IPv6 address, e.g. 10.0.0.2 or fe80::1", text);
+        } catch (IllegalArgumentException e) {
+            throw usage(usage, e.getMessage());
+        }
+    }
+
+    /** A destination with an optional {@code %interface} (IPv6 link-local scope), as ping takes it. */
+    record Target(InetAddress address, String link) {}
+
+    /**
+     * The one destination of {@code ping} or {@code resolve}: {@code address[%interface]}, whose
+     * scope must agree with {@code -I} when both are given.
+     */
+    Target target(String[] operands, String linkOption, String usage) {
+        if (operands == null || operands.length == 0) {
+            throw usage(usage, "no destination address");
+        }
+        for (String o : operands) {
+            if (o.startsWith("-")) {
+                throw usage(usage, "unknown option '" + o + "'");
+            }
+        }
+        if (operands.length > 1) {
+            throw usage(usage, "unexpected argument '" + operands[1] + "' (one destination only)");
+        }
+        String text = operands[0];
+        String link = linkOption == null || linkOption.isEmpty() ? null : linkOption;
+        String a = text;
+        int percent = text.indexOf('%');
+        if (percent >= 0) {
+            a = text.substring(0, percent);
+            String scope = text.substring(percent + 1);
+            if (link != null && !link.equals(scope)) {
+                throw usage(usage, "-I " + link + " and %" + scope + " name different interfaces");
+            }
+            link = scope;
+        }
+        if (link != null) {
+            requireLink(link, usage);
+        }
+        return new Target(address(a, usage), link);
+    }
+
+    /** An option's number in {@code min..max}, or a usage error naming the option, the value and the range. */
+    static double number(String text, String option, double min, double max, String usage) {
+        double v;
+        try {
+            v = Double.parseDouble(text);
+        } catch (NumberFormatException e) {
+            throw usage(usage, "option " + option + " value '" + text + "' is not a number");
+        }
+        if (!(v >= min && v <= max)) {
+            throw usage(usage, "option " + option + " value " + text + " outside " + trim(min) + ".." + trim(max));
+        }
+        return v;
+    }
+
+    /** {@link #number} for a whole number. */
+    static int integer(String text, String option, int min, int max, String usage) {
+        double v = number(text, option, min, max, usage);
+        if (v != Math.rint(v)) {
+            throw usage(usage, "option " + option + " value " + text + " is not a whole number (" + min + ".." + max + ")");
+        }
+        return (int) v;
+    }
+
+    static String trim(double d) {
+        return d == Math.rint(d) ? Long.toString((long) d) : Double.toString(d);
+    }
+}

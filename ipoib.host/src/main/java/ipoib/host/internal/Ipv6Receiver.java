@@ -1,0 +1,106 @@
+package ipoib.host.internal;
+
+import ipoib.api.host.NeighborDiscoveryReceiver;
+import ipoib.api.link.FrameHandler;
+import ipoib.api.link.IpoibLink;
+import ipoib.api.link.ReceivedFrame;
+import ipoib.codec.DecodeException;
+import ipoib.codec.ip.IcmpEcho;
+import ipoib.codec.ip.Ipv6Header;
+import ipoib.codec.ip.Udp;
+import java.lang.foreign.MemorySegment;
+import ipoib.runtime.Counters;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * The one IPv6 EtherType handler: validates the header once and classifies the packet once.
+ * Neighbor Discovery messages (ICMPv6 133..137) go to the {@link NdReceivers} whatever their
+ * destination (solicited-node multicast, tentative addresses); the rest is kept when it is for
+ * this host (its addresses, multicast) and demultiplexed to ICMPv6 echo and UDP.
+ */
+final class Ipv6Receiver implements FrameHandler {
+    private final AddressTable table;
+    private final NdReceivers nd;
+    private final EchoDemux echoes;
+    private final UdpSockets udp;
+    private final LongAdder received;
+    private final LongAdder malformed;
+    private final LongAdder notForUs;
+    private final LongAdder unknownProtocol;
+
+    private final java.util.Map<String, Integer> bridged;
+    private final LongAdder toKernel;
+
+    Ipv6Receiver(AddressTable table, NdReceivers nd, EchoDemux echoes, UdpSockets udp,
+                 Counters counters, java.util.Map<String, Integer> bridged) {
+        this.table = table;
+        this.bridged = bridged;
+        this.toKernel = counters.counter("rx_bridged_to_kernel");
+        this.nd = nd;
+        this.echoes = echoes;
+        this.udp = udp;
+        this.received = counters.counter("ipv6_received");
+        this.malformed = counters.counter("rx_malformed");
+        this.notForUs = counters.counter("rx_not_for_us");
+        this.unknownProtocol = counters.counter("rx_unknown_protocol");
+    }
+
+    @Override
+    public void onFrame(IpoibLink link, ReceivedFrame frame) {
+        received.increment();
+        MemorySegment b = frame.buffer();
+        long off = frame.payloadOffset();
+        int payload;
+        try {
+            payload = Ipv6Header.validate(b, off, frame.payloadLength());
+        } catch (DecodeException e) {
+            malformed.increment();
+            return;
+        }
+        int next = Ipv6Header.nextHeader(b, off);
+        long upper = off + Ipv6Header.LENGTH;
+        if (next == Ipv6Header.NEXT_HEADER_ICMPV6 && payload > 0) {
+            int type = IcmpEcho.type(b, upper);
+            if (NeighborDiscoveryReceiver.isNeighborDiscovery(type)) {
+                nd.deliver(link, frame, type);
+                return;
+            }
+        }
+        if (!bridged.isEmpty() && bridged.containsKey(link.name())) {
+            toKernel.increment();
+            return;
+        }
+        long dstHigh = Ipv6Header.destinationHigh(b, off);
+        long dstLow = Ipv6Header.destinationLow(b, off);
+        boolean local = table.fast(link.name()).isLocal6(dstHigh, dstLow);
+        if (!local && (dstHigh >>> 56) != 0xFF) {
+            notForUs.increment();
+            return;
+        }
+        switch (next) {
+            case Ipv6Header.NEXT_HEADER_ICMPV6 -> icmp(link, b, off, payload, local);
+            case Ipv6Header.NEXT_HEADER_UDP -> {
+                int length;
+                try {
+                    length = Udp.validateIpv6(b, off, payload);
+                } catch (DecodeException e) {
+                    malformed.increment();
+                    return;
+                }
+                udp.deliver(link, true, b, off, upper, length);
+            }
+            default -> unknownProtocol.increment();
+        }
+    }
+
+    private void icmp(IpoibLink link, MemorySegment b, long ip, int length, boolean local) {
+        long icmp = ip + Ipv6Header.LENGTH;
+        try {
+            IcmpEcho.validateIpv6(b, ip, length);
+        } catch (DecodeException e) {
+            malformed.increment();
+            return;
+        }
+        echoes.received(link, true, b, ip, icmp, length, local);
+    }
+}

@@ -1,0 +1,142 @@
+package ipoib.host.internal;
+
+import static ipoib.host.internal.CommandContext.usage;
+
+import ipoib.api.LinkAddress;
+import ipoib.api.resolve.AddressBits;
+import ipoib.api.resolve.NeighbourEntry;
+import ipoib.api.resolve.NeighbourResolver;
+import java.net.Inet6Address;
+import java.net.InetAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import org.apache.felix.service.command.Descriptor;
+
+/** {@code ipoib:neigh}: the neighbour tables of ARP and ND (list, flush, permanent entries). */
+public final class NeighCommand {
+    static final String USAGE = "ipoib:neigh [list] [interface]\n"
+            + "       ipoib:neigh flush [interface]\n"
+            + "       ipoib:neigh add <interface> <address> <link-layer address>\n"
+            + "       ipoib:neigh del <interface> <address>";
+
+    private final CommandContext context;
+
+    NeighCommand(CommandContext context) {
+        this.context = context;
+    }
+
+    @Descriptor("show, flush, add or delete neighbour entries (ARP and ND): address, link-layer address, LID, SL, "
+            + "state, age, queued frames")
+    public String neigh(@Descriptor("[list] [interface] | flush [interface] | add <interface> <address> <lladdr> | "
+            + "del <interface> <address>") String... args) {
+        String sub = args.length == 0 ? "list" : args[0];
+        return switch (sub) {
+            case "list", "show" -> {
+                atMost(args, 2);
+                yield list(args.length == 2 ? context.requireLink(args[1], USAGE).name() : null);
+            }
+            case "flush" -> {
+                atMost(args, 2);
+                yield flush(args.length == 2 ? context.requireLink(args[1], USAGE).name() : null);
+            }
+            case "add" -> {
+                if (args.length != 4) {
+                    throw usage(USAGE, "add needs an interface, an address and a link-layer address");
+                }
+                yield add(args[1], args[2], args[3]);
+            }
+            case "del", "delete" -> {
+                if (args.length != 3) {
+                    throw usage(USAGE, "del needs an interface and an address");
+                }
+                yield delete(args[1], args[2]);
+            }
+            default -> {
+                if (args.length == 1) {
+                    yield list(context.requireLink(sub, USAGE).name());
+                }
+                throw usage(USAGE, "unknown subcommand '" + sub + "'");
+            }
+        };
+    }
+
+    private static void atMost(String[] args, int n) {
+        if (args.length > n) {
+            throw usage(USAGE, "too many arguments");
+        }
+    }
+
+    private String flush(String only) {
+        int n = 0;
+        for (Map.Entry<NeighbourResolver, String> e : context.resolvers) {
+            n += e.getKey().flush(only);
+        }
+        return "flushed " + n + " entries" + (only == null ? "" : " of " + only);
+    }
+
+    private String add(String linkName, String addressText, String linkAddressText) {
+        String name = context.requireLink(linkName, USAGE).name();
+        InetAddress a = CommandContext.address(addressText, USAGE);
+        LinkAddress ll;
+        try {
+            ll = LinkAddress.parse(linkAddressText);
+        } catch (IllegalArgumentException e) {
+            throw usage(USAGE, e.getMessage());
+        }
+        NeighbourResolver r = context.requireResolver(a instanceof Inet6Address);
+        try {
+            r.addPermanent(name, a, ll);
+        } catch (IllegalArgumentException e) {
+            throw usage(USAGE, e.getMessage());
+        }
+        return "added permanent entry " + AddressBits.text(a) + " -> " + ll + " on " + name
+                + "\nnote: the peer's QPN changes when its interface is reset (RFC 4391 §9.4); "
+                + "a permanent entry must then be updated by hand";
+    }
+
+    private String delete(String linkName, String addressText) {
+        String name = context.requireLink(linkName, USAGE).name();
+        InetAddress a = CommandContext.address(addressText, USAGE);
+        if (!context.requireResolver(a instanceof Inet6Address).remove(name, a)) {
+            throw usage(USAGE, "no entry for " + AddressBits.text(a) + " on " + name);
+        }
+        return "deleted " + AddressBits.text(a) + " on " + name;
+    }
+
+    private String list(String only) {
+        List<NeighbourEntry> entries = new ArrayList<>();
+        for (Map.Entry<NeighbourResolver, String> e : context.resolvers) {
+            entries.addAll(e.getKey().neighbours(only));
+        }
+        entries.sort(Comparator.comparing(NeighbourEntry::link).thenComparing(e -> e.address() instanceof Inet6Address)
+                .thenComparing(e -> AddressBits.text(e.address())));
+        if (entries.isEmpty()) {
+            return "no neighbour entries" + (only == null ? "" : " on " + only);
+        }
+        int addressWidth = "ADDRESS".length();
+        int linkWidth = "INTERFACE".length();
+        for (NeighbourEntry e : entries) {
+            addressWidth = Math.max(addressWidth, AddressBits.text(e.address()).length());
+            linkWidth = Math.max(linkWidth, e.link().length());
+        }
+        String format = "%-" + addressWidth + "s  %-" + linkWidth + "s  %-59s  %-6s  %-2s  %-12s  %6s  %6s  %s%n";
+        StringBuilder out = new StringBuilder(String.format(format, "ADDRESS", "INTERFACE", "LINK-LAYER ADDRESS",
+                "LID", "SL", "STATE", "AGE", "QUEUED", "FLAGS"));
+        for (NeighbourEntry e : entries) {
+            out.append(String.format(format, AddressBits.text(e.address()), e.link(),
+                    e.linkAddress() == null ? "-" : e.linkAddress(), e.lid() == null ? "-" : e.lid(),
+                    e.serviceLevel() < 0 ? "-" : Integer.toString(e.serviceLevel()), e.state(), age(e.age()),
+                    Integer.toString(e.queuedFrames()), e.permanent() ? "PERMANENT" : "").stripTrailing()).append('\n');
+        }
+        return out.toString();
+    }
+
+    private static String age(Duration d) {
+        long ms = d.toMillis();
+        return ms < 10_000 ? String.format(Locale.ROOT, "%.1fs", ms / 1000.0) : (ms / 1000) + "s";
+    }
+}

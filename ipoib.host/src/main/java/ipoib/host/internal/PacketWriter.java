@@ -1,0 +1,61 @@
+package ipoib.host.internal;
+
+import ipoib.codec.ip.Ipv4Header;
+import ipoib.codec.ip.Ipv6Header;
+import java.lang.foreign.MemorySegment;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Writes IP headers into per-thread scratch buffers, so that building a packet allocates
+ * nothing: the caller writes the upper-layer data at {@link #upperOffset} and then the header.
+ */
+final class PacketWriter {
+    static final int SCRATCH = 8192;
+    static final int DEFAULT_TTL = 64;
+
+    /** A per-thread buffer with cached slices of every length. */
+    static final class Scratch {
+        final MemorySegment buffer = MemorySegment.ofArray(new byte[SCRATCH]);
+        private final MemorySegment[] slices = new MemorySegment[SCRATCH + 1];
+
+        MemorySegment slice(int length) {
+            MemorySegment s = slices[length];
+            if (s == null) {
+                s = buffer.asSlice(0, length);
+                slices[length] = s;
+            }
+            return s;
+        }
+    }
+
+    private static final ThreadLocal<Scratch> SCRATCHES = ThreadLocal.withInitial(Scratch::new);
+
+    private final AtomicInteger identification = new AtomicInteger();
+    /** IPv4 TTL and IPv6 hop limit of the packets written (configuration {@code ttl}). */
+    volatile int ttl = DEFAULT_TTL;
+
+    static Scratch scratch() {
+        return SCRATCHES.get();
+    }
+
+    static int upperOffset(boolean v6) {
+        return v6 ? Ipv6Header.LENGTH : Ipv4Header.LENGTH;
+    }
+
+    /**
+     * Writes the IP header for {@code upperLength} octets of upper-layer data at
+     * {@link #upperOffset}: IPv4 with DF set (no fragmentation), or IPv6.
+     *
+     * @return the packet length
+     */
+    int writeIp(Scratch s, boolean v6, int protocol, long srcHigh, long srcLow, long dstHigh, long dstLow,
+                int upperLength) {
+        if (v6) {
+            Ipv6Header.write(s.buffer, 0, upperLength, protocol, ttl, srcHigh, srcLow, dstHigh, dstLow);
+            return Ipv6Header.LENGTH + upperLength;
+        }
+        Ipv4Header.write(s.buffer, 0, 0, Ipv4Header.LENGTH + upperLength, identification.getAndIncrement() & 0xFFFF,
+                true, ttl, protocol, (int) srcLow, (int) dstLow);
+        return Ipv4Header.LENGTH + upperLength;
+    }
+}

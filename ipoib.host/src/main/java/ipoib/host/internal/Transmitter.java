@@ -1,0 +1,69 @@
+package ipoib.host.internal;
+
+import ipoib.api.link.EtherType;
+import ipoib.api.link.IpoibLink;
+import ipoib.api.link.TransmitResult;
+import ipoib.api.mcast.MulticastService;
+import ipoib.api.resolve.AddressBits;
+import ipoib.api.resolve.NeighbourResolver;
+import java.lang.foreign.MemorySegment;
+import java.util.Locale;
+import ipoib.runtime.Counters;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * Hands a finished IP packet to its next hop on a link: broadcasts to the broadcast group,
+ * multicast to the multicast manager, unicast to the family's resolver. Counts every outcome
+ * ({@code tx_sent}, {@code tx_dropped_no_resolver}, ...). No routing here: the caller chose the link.
+ */
+final class Transmitter {
+    private final AddressTable table;
+    private final NextHops nextHops;
+    private final LongAdder[] results = new LongAdder[TransmitResult.values().length];
+
+    Transmitter(AddressTable table, NextHops nextHops, Counters counters) {
+        this.table = table;
+        this.nextHops = nextHops;
+        for (TransmitResult r : TransmitResult.values()) {
+            results[r.ordinal()] = counters.counter("tx_" + r.name().toLowerCase(Locale.ROOT));
+        }
+    }
+
+    private TransmitResult count(TransmitResult r) {
+        results[r.ordinal()].increment();
+        return r;
+    }
+
+    /** Sends a finished IP packet to an on-link next hop (its address in {@link AddressBits} form). */
+    TransmitResult transmit(IpoibLink link, boolean v6, long nextHopHigh, long nextHopLow, MemorySegment packet) {
+        if (!v6 && ((int) nextHopLow == -1 || table.fast(link.name()).isBroadcast4((int) nextHopLow))) {
+            return count(link.sendBroadcast(EtherType.IPV4, packet));
+        }
+        int etherType = v6 ? EtherType.IPV6 : EtherType.IPV4;
+        boolean multicast = v6 ? (nextHopHigh >>> 56) == 0xFF : ((int) nextHopLow >>> 28) == 0xE;
+        if (multicast) {
+            MulticastService m = nextHops.multicast;
+            if (m == null) {
+                return count(TransmitResult.DROPPED_NO_RESOLVER);
+            }
+            return count(m.send(link, AddressBits.address(v6, nextHopHigh, nextHopLow), etherType, packet));
+        }
+        NeighbourResolver r = nextHops.resolver(v6);
+        if (r == null) {
+            return count(TransmitResult.DROPPED_NO_RESOLVER);
+        }
+        return count(r.send(link, nextHopHigh, nextHopLow, etherType, packet));
+    }
+
+    /** Why a packet was dropped, for the messages of echo and the shell. */
+    static String why(TransmitResult r, boolean v6) {
+        return switch (r) {
+            case DROPPED_NO_RESOLVER -> " (no " + (v6 ? "IPv6 (nd)" : "IPv4 (arp)") + " resolver running)";
+            case DROPPED_NO_ROUTE -> " (resolution failed, or no source address on the interface)";
+            case DROPPED_QUEUE_FULL -> " (the neighbour's pending queue is full)";
+            case DROPPED_TABLE_FULL -> " (the neighbour table is full of entries that are resolving or permanent)";
+            case DROPPED_LINK_DOWN -> " (the interface is not UP)";
+            default -> "";
+        };
+    }
+}

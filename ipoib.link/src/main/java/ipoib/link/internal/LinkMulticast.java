@@ -1,0 +1,40 @@
+package ipoib.link.internal;
+
+import ipoib.api.McMemberRecord;
+import ipoib.api.Mgid;
+import ipoib.api.link.IpoibLink;
+import ipoib.api.link.MulticastAttachment;
+
+/** The multicast-attach role of a link, registered as its own service for the multicast manager. */
+final class LinkMulticast implements MulticastAttachment {
+    private final LinkEngine engine;
+
+    LinkMulticast(LinkEngine engine) {
+        this.engine = engine;
+    }
+
+    @Override
+    public IpoibLink link() {
+        return engine;
+    }
+
+    @Override
+    public void addMulticastGroup(McMemberRecord joined, boolean receive) {
+        engine.addMulticastGroup(joined, receive);
+    }
+
+    @Override
+    public void removeMulticastGroup(Mgid group) {
+        engine.removeMulticastGroup(group);
+    }
+
+    @Override
+    public boolean hasMulticastGroup(Mgid group) {
+        return engine.hasMulticastGroup(group);
+    }
+
+    @Override
+    public String toString() {
+        return "multicast attachment of " + engine.name();
+    }
+}

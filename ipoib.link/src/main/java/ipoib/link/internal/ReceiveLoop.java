@@ -1,0 +1,281 @@
+package ipoib.link.internal;
+
+import ipoib.api.Gid;
+import ipoib.api.Qpn;
+import ipoib.api.link.FrameHandler;
+import ipoib.api.link.ReceivedFrame;
+import ipoib.api.verbs.CompletionQueue;
+import ipoib.api.verbs.CompletionStatus;
+import ipoib.api.verbs.MemoryRegion;
+import ipoib.api.verbs.UdQueuePair;
+import ipoib.api.verbs.VerbsException;
+import ipoib.api.verbs.WorkCompletions;
+import ipoib.codec.DecodeException;
+import ipoib.codec.iba.Grh;
+import ipoib.codec.ipoib.EncapsulationHeader;
+import ipoib.codec.ipoib.UdReceiveBuffer;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.concurrent.TimeUnit;
+import java.util.function.IntSupplier;
+
+/**
+ * The receive side of one UP period of a link: the receive buffers (the part of the registered
+ * block after the send buffers), the receive thread {@code ipoib-rx-<name>} that polls the
+ * completion queue, drops the port's own multicast, counts and dispatches each frame to the
+ * {@link FrameHandler}s of its EtherType through a read-only view, and posts the buffer again.
+ */
+final class ReceiveLoop {
+    private static final int BATCH = 256;
+
+    private final LinkEngine engine;
+    private final LinkStatistics stats;
+    private final CompletionQueue cq;
+    private final UdQueuePair qp;
+    private final MemoryRegion region;
+    private final MemorySegment buffers;
+    private final long firstOffset;
+    private final int receiveCount;
+    private final int bufferSize;
+    private final Qpn qpn;
+    private final Gid gid;
+    private final IntSupplier ownLid;
+    /** Each receive buffer as a read-only segment: what a frame handler sees of it. */
+    private final MemorySegment[] receiveViews;
+    private final Frame frame = new Frame();
+    private final Thread poller;
+    private volatile boolean running = true;
+
+    /**
+     * @param firstOffset where the receive buffers start in {@code buffers}
+     * @param ownLid the port's current LID (own multicast is recognised by source QPN and LID)
+     */
+    ReceiveLoop(LinkEngine engine, LinkStatistics stats, CompletionQueue cq, UdQueuePair qp, MemoryRegion region,
+                MemorySegment buffers, long firstOffset, int receiveCount, int bufferSize, Qpn qpn, Gid gid,
+                IntSupplier ownLid) {
+        this.engine = engine;
+        this.stats = stats;
+        this.cq = cq;
+        this.qp = qp;
+        this.region = region;
+        this.buffers = buffers;
+        this.firstOffset = firstOffset;
+        this.receiveCount = receiveCount;
+        this.bufferSize = bufferSize;
+        this.qpn = qpn;
+        this.gid = gid;
+        this.ownLid = ownLid;
+        this.receiveViews = new MemorySegment[receiveCount];
+        for (int i = 0; i < receiveCount; i++) {
+            receiveViews[i] = buffers.asSlice(receiveOffset(i), bufferSize).asReadOnly();
+        }
+        this.poller = new Thread(this::pollLoop, "ipoib-rx-" + engine.name());
+        poller.setDaemon(true);
+    }
+
+    /** Posts every receive buffer and starts the receive thread. */
+    void start() {
+        for (int i = 0; i < receiveCount; i++) {
+            postReceive(i);
+        }
+        poller.start();
+    }
+
+    /** Stops the receive thread (waiting up to two seconds for it). */
+    void stop() {
+        running = false;
+        try {
+            cq.wakeup();
+        } catch (RuntimeException ignored) {
+            // The provider is gone; the thread stops on its own at the next timeout.
+        }
+        if (Thread.currentThread() != poller) {
+            try {
+                poller.join(2000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    private long receiveOffset(int index) {
+        return firstOffset + (long) index * bufferSize;
+    }
+
+    private void postReceive(int index) {
+        if (!qp.postReceive(index, region, receiveOffset(index), bufferSize)) {
+            stats.rxErrors.increment();
+        }
+    }
+
+    private void pollLoop() {
+        WorkCompletions batch = new WorkCompletions(BATCH);
+        while (running) {
+            int n;
+            try {
+                n = cq.poll(batch);
+                if (n == 0) {
+                    cq.await(100, TimeUnit.MILLISECONDS);
+                    continue;
+                }
+            } catch (InterruptedException e) {
+                break;
+            } catch (VerbsException e) {
+                if (running) {
+                    engine.hooks().warn("completion queue of " + engine.name() + " failed", e);
+                }
+                break;
+            }
+            for (int i = 0; i < n; i++) {
+                CompletionStatus status = batch.status(i);
+                int index = (int) batch.workRequestId(i);
+                if (status == CompletionStatus.WORK_REQUEST_FLUSH_ERROR) {
+                    continue;
+                }
+                if (status == CompletionStatus.SUCCESS) {
+                    receive(index, batch.byteLength(i), batch.sourceQpn(i), batch.sourceLid(i), batch.grhPresent(i));
+                } else {
+                    stats.rxErrors.increment();
+                }
+                if (running) {
+                    postReceive(index);
+                }
+            }
+        }
+    }
+
+    private void receive(int index, int byteLength, int sourceQpn, int sourceLid, boolean grh) {
+        long at = receiveOffset(index);
+        int frameLength = byteLength - UdQueuePair.GRH_AREA_LENGTH;
+        if (frameLength < EncapsulationHeader.LENGTH) {
+            stats.rxDroppedMalformed.increment();
+            return;
+        }
+        boolean multicast = grh && (buffers.get(ValueLayout.JAVA_BYTE, at + 24) & 0xFF) == 0xFF;
+        if (multicast && sourceQpn == qpn.value() && sourceLid == ownLid.getAsInt()) {
+            // Our own multicast, replicated back to us by the fabric.
+            stats.rxDroppedOwn.increment();
+            return;
+        }
+        int etherType;
+        try {
+            etherType = EncapsulationHeader.etherType(buffers, at + UdQueuePair.GRH_AREA_LENGTH);
+        } catch (DecodeException e) {
+            stats.rxDroppedMalformed.increment();
+            return;
+        }
+        LinkCapture capture = engine.capture;
+        if (capture != null) {
+            int slot = capture.claim();
+            if (slot >= 0) {
+                capture.fillReceived(slot, buffers, at, grh, qpn.value(), gid, at + UdQueuePair.GRH_AREA_LENGTH,
+                        frameLength);
+                capture.commit(slot);
+            }
+        }
+        FrameHandler[] handlers = engine.hooks().handlers(etherType);
+        if (handlers.length == 0) {
+            stats.rxDroppedNoHandler.increment();
+            return;
+        }
+        stats.rxPackets.increment();
+        stats.rxBytes.add(frameLength - EncapsulationHeader.LENGTH);
+        if (multicast) {
+            stats.rxMulticast.increment();
+        }
+        frame.set(index, etherType, at, frameLength - EncapsulationHeader.LENGTH, sourceQpn, sourceLid, grh, multicast);
+        for (FrameHandler handler : handlers) {
+            try {
+                handler.onFrame(engine, frame);
+            } catch (Throwable t) {
+                stats.handlerErrors.increment();
+                engine.logHandlerError(handler, t);
+            }
+        }
+    }
+
+    /** The receive thread's reusable view of the frame being dispatched. */
+    private final class Frame implements ReceivedFrame {
+        private int index;
+        private int etherType;
+        private long bufferOffset;
+        private int payloadLength;
+        private int sourceQpn;
+        private int sourceLid;
+        private boolean grh;
+        private boolean multicast;
+        private final Grh grhView = new Grh();
+
+        void set(int index, int etherType, long bufferOffset, int payloadLength, int sourceQpn, int sourceLid, boolean grh,
+                 boolean multicast) {
+            this.index = index;
+            this.etherType = etherType;
+            this.bufferOffset = bufferOffset;
+            this.payloadLength = payloadLength;
+            this.sourceQpn = sourceQpn;
+            this.sourceLid = sourceLid;
+            this.grh = grh;
+            this.multicast = multicast;
+        }
+
+        @Override
+        public int etherType() {
+            return etherType;
+        }
+
+        @Override
+        public MemorySegment buffer() {
+            return receiveViews[index];
+        }
+
+        @Override
+        public long payloadOffset() {
+            return UdQueuePair.GRH_AREA_LENGTH + EncapsulationHeader.LENGTH;
+        }
+
+        @Override
+        public int payloadLength() {
+            return payloadLength;
+        }
+
+        @Override
+        public int sourceQpn() {
+            return sourceQpn;
+        }
+
+        @Override
+        public int sourceLid() {
+            return sourceLid;
+        }
+
+        @Override
+        public boolean grhPresent() {
+            return grh;
+        }
+
+        private Grh grhView() {
+            try {
+                return UdReceiveBuffer.grh(buffers, bufferOffset, true, grhView);
+            } catch (DecodeException e) {
+                return null;
+            }
+        }
+
+        @Override
+        public Gid sourceGid() {
+            Grh v = grh ? grhView() : null;
+            return v == null ? null : v.sourceGid();
+        }
+
+        @Override
+        public Gid destinationGid() {
+            Grh v = grh ? grhView() : null;
+            return v == null ? null : v.destinationGid();
+        }
+
+        @Override
+        public boolean multicast() {
+            return multicast;
+        }
+    }
+}
