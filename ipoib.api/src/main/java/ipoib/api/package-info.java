@@ -2,7 +2,7 @@
  * Immutable InfiniBand and IPoIB value types.
  */
 @Export
-@Version("1.0.0")
+@Version("1.1.0")
 package ipoib.api;
 
 import org.osgi.annotation.bundle.Export;

@@ -169,6 +169,13 @@ class ValueTypesTest {
         assertEquals(JoinState.SEND_ONLY_NON_MEMBER, JoinState.fromBit(4));
         assertFalse(JoinState.SEND_ONLY_NON_MEMBER.receives());
         refused(() -> JoinState.fromBit(3), "join state");
+        // IBA 1.3 errata: SendOnlyFullMember (0x8) sends only but keeps the group like a FullMember.
+        assertEquals(JoinState.SEND_ONLY_FULL_MEMBER, JoinState.fromBit(8));
+        assertEquals(true, JoinState.SEND_ONLY_FULL_MEMBER.full());
+        assertEquals(false, JoinState.SEND_ONLY_FULL_MEMBER.receives());
+        assertEquals(false, JoinState.SEND_ONLY_NON_MEMBER.full());
+        assertEquals(JoinState.NONE, JoinState.fromBit(0), "the untrusted table view");
+        assertEquals(false, JoinState.NONE.receives() || JoinState.NONE.full());
         refused(() -> JoinState.parse("Member"), "FullMember, NonMember, SendOnlyNonMember");
     }
 

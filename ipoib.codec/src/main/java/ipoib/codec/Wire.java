@@ -27,6 +27,21 @@ public final class Wire {
         }
     }
 
+    /**
+     * Checks that {@code length} octets from {@code offset} lie inside a segment the caller
+     * passed (a buffer to write into, or a header it validated before reading its fields).
+     *
+     * @throws IndexOutOfBoundsException naming {@code what}, the octets needed, the offset and the
+     *                                   segment's size when they do not
+     */
+    public static void check(MemorySegment segment, long offset, long length, String what) {
+        if (offset < 0 || length < 0 || offset > segment.byteSize() - length) {
+            throw new IndexOutOfBoundsException(what + " needs " + length + " octets at offset " + offset + " of a "
+                    + segment.byteSize() + "-octet segment");
+        }
+    }
+
+    /** The raw accessors below check nothing themselves: {@link IndexOutOfBoundsException} from the segment. */
     public static int u8(MemorySegment s, long offset) {
         return s.get(ValueLayout.JAVA_BYTE, offset) & 0xFF;
     }

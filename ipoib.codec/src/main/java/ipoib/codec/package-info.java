@@ -8,7 +8,7 @@
  * when the caller's buffer is too small (a programming error, not bad input).
  */
 @Export
-@Version("1.0.0")
+@Version("1.1.0")
 package ipoib.codec;
 
 import org.osgi.annotation.bundle.Export;

@@ -93,7 +93,7 @@ public class FabricProviderIT {
             c.update(props);
             Await.until("the refused configuration in the status", Duration.ofSeconds(10), () -> {
                 VerbsProvider p = provider();
-                return p != null && p.status().reason().contains("'saRetries' value '0': allowed 1..20");
+                return p != null && p.status().reason().contains("'saRetries' value 0 is out of range: allowed 1..20");
             }, () -> String.valueOf(provider() == null ? null : provider().status()));
         } finally {
             c.delete();

@@ -87,7 +87,7 @@ public class FoundationIT {
                 .filter(w -> "ipoib.api".equals(w.getCapability().getAttributes().get("osgi.wiring.package")))
                 .findFirst().orElseThrow(() -> new AssertionError("probe has no wire for package ipoib.api"));
         assertEquals("ipoib.api", wire.getProvider().getSymbolicName());
-        assertEquals("1.0.0", wire.getCapability().getAttributes().get("version").toString());
+        assertEquals("1.1.0", wire.getCapability().getAttributes().get("version").toString());
         assertEquals(Gid.class.getClassLoader(), wire.getProvider().getBundle().adapt(BundleWiring.class).getClassLoader());
     }
 

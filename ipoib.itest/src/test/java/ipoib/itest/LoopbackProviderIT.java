@@ -1,6 +1,7 @@
 package ipoib.itest;
 
 import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertNotNull;
 import static org.junit.Assert.assertTrue;
 import static org.ops4j.pax.exam.CoreOptions.options;
@@ -17,8 +18,8 @@ import java.lang.foreign.MemorySegment;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Arrays;
 import java.util.Dictionary;
+import java.util.Enumeration;
 import java.util.Hashtable;
 import javax.inject.Inject;
 import org.apache.felix.service.command.CommandProcessor;
@@ -29,16 +30,17 @@ import org.ops4j.pax.exam.Option;
 import org.ops4j.pax.exam.junit.PaxExam;
 import org.ops4j.pax.exam.spi.reactors.ExamReactorStrategy;
 import org.ops4j.pax.exam.spi.reactors.PerClass;
-import org.osgi.framework.Bundle;
 import org.osgi.framework.BundleContext;
 import org.osgi.framework.ServiceReference;
 import org.osgi.service.cm.ConfigurationAdmin;
+import org.osgi.service.log.LogEntry;
+import org.osgi.service.log.LogReaderService;
 import org.osgi.service.component.runtime.ServiceComponentRuntime;
-import org.osgi.service.component.runtime.dto.ComponentConfigurationDTO;
 
 /**
  * The loopback provider in Felix: registers, reconfigures and unregisters cleanly, refuses a
- * bad configuration with the property, value and range, and its shell commands work.
+ * bad configuration with the property, value and range while the running fabric stays, and its
+ * shell commands work.
  */
 @RunWith(PaxExam.class)
 @ExamReactorStrategy(PerClass.class)
@@ -101,20 +103,24 @@ public class LoopbackProviderIT {
                 return p != null && p.devices().size() == 3 && p.devices().get(2).ports().size() == 2;
             });
 
+            VerbsProvider before = provider();
+            LogReaderService logs = context.getService(context.getServiceReference(LogReaderService.class));
             configure("hcas", 0);
-            Bundle loopback = Arrays.stream(context.getBundles())
-                    .filter(b -> "ipoib.verbs.loopback".equals(b.getSymbolicName())).findFirst().orElseThrow();
-            var description = scr.getComponentDescriptionDTO(loopback,
-                    "ipoib.verbs.loopback.internal.LoopbackProvider");
-            Await.until("activation failure", Duration.ofSeconds(10), () -> scr.getComponentConfigurationDTOs(description)
-                    .stream().anyMatch(c -> c.state == ComponentConfigurationDTO.FAILED_ACTIVATION));
-            String failure = scr.getComponentConfigurationDTOs(description).iterator().next().failure;
-            assertTrue(failure, failure.contains("'hcas' value 0: allowed 1..64"));
-            assertEquals(null, provider());
+            Await.until("the refusal is logged", Duration.ofSeconds(10), () -> logged(logs,
+                    "'hcas' value 0 is out of range: allowed 1..64"));
+            assertTrue("the running fabric is kept", provider() == before && before.devices().size() == 3);
+            assertTrue(before.status().available());
 
             configure("partitions", new String[] {"Default=0x7fff, ipoib, bogus=1 : ALL ;"});
-            Await.until("activation failure", Duration.ofSeconds(10), () -> scr.getComponentConfigurationDTOs(description)
-                    .stream().anyMatch(c -> c.failure != null && c.failure.contains("unknown flag 'bogus'")));
+            Await.until("the refusal is logged", Duration.ofSeconds(10), () -> logged(logs, "unknown flag 'bogus'"));
+            configure("hcas", 2, "partitions", new String[] {"Default=0x7fff, ipoib : loop99=full ;"});
+            Await.until("the refusal is logged", Duration.ofSeconds(10), () -> logged(logs,
+                    "member 'loop99' of partition Default names no port"));
+            configure("hcas", 3, "portsPerHca", 2, "saTimeoutMillis", 60001);
+            Await.until("the refusal is logged", Duration.ofSeconds(10), () -> logged(logs,
+                    "'saTimeoutMillis' value 60001 is out of range: allowed 10..60000"));
+            assertTrue("still the first fabric", provider() == before && before.devices().size() == 3);
+            assertFalse("no exception logged", loggedException(logs));
         } finally {
             configurationAdmin.getConfiguration("ipoib.verbs.loopback", "?").delete();
         }
@@ -158,11 +164,16 @@ public class LoopbackProviderIT {
                 MemorySegment record = reader.data();
                 // Decoding checks VCRC and ICRC: the capture holds what a receiver would accept.
                 UdPacket packet = new UdPacket().decode(record, ErfHeader.LENGTH, record.byteSize() - ErfHeader.LENGTH);
+                packets++;
+                if (packet.bth().destinationQp() == 1) {
+                    // An SA conversation of the link (fabric:capture shows MADs too): QP1, GSI Q_Key.
+                    assertEquals(0x80010000, packet.deth().queueKey());
+                    continue;
+                }
                 assertTrue("multicast carries a GRH", packet.global());
                 assertEquals(0xFFFFFF, packet.bth().destinationQp());
                 assertEquals(0x0b1b, packet.deth().queueKey());
                 assertEquals(cap.qpn().value(), packet.deth().sourceQp());
-                packets++;
             }
             assertEquals(3, packets);
             String usage = assertFails("fabric:capture");
@@ -170,6 +181,28 @@ public class LoopbackProviderIT {
         } finally {
             link.delete();
         }
+    }
+
+    private static boolean logged(LogReaderService logs, String text) {
+        Enumeration<LogEntry> entries = logs.getLog();
+        while (entries.hasMoreElements()) {
+            if (String.valueOf(entries.nextElement().getMessage()).contains(text)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static boolean loggedException(LogReaderService logs) {
+        Enumeration<LogEntry> entries = logs.getLog();
+        while (entries.hasMoreElements()) {
+            LogEntry e = entries.nextElement();
+            if (e.getException() != null && e.getBundle() != null
+                    && "ipoib.verbs.loopback".equals(e.getBundle().getSymbolicName())) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private String assertFails(String command) {

@@ -18,8 +18,10 @@ import ipoib.api.PathRecord;
 import ipoib.api.QKey;
 import ipoib.api.Rate;
 import ipoib.api.sa.GroupTrap;
+import ipoib.api.sa.SaCapabilities;
 import ipoib.api.sa.SaException;
 import ipoib.api.sa.SaStatus;
+import ipoib.api.sa.SubnetAdministrator;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.List;
@@ -40,7 +42,8 @@ import org.junit.jupiter.api.TestInstance;
  * <p>A fabric under test extends this class, starts a subnet with at least three hosts in a
  * {@code @BeforeAll} (non-static: the instance lives for the class) and stops it in an
  * {@code @AfterAll}. The subnet must be configured with {@link #PARTITIONS}, every host's port at
- * an active MTU of 2048, SA clients using SM_Key 1 (trusted: the SA shows every member), and
+ * an active MTU of 2048, SA clients using SM_Key {@link #TRUSTED_SM_KEY} (trusted: the SA shows
+ * every member; {@link SaHost#sa(long)} gives the untrusted view Linux has), and
  * {@link #trapSubscriber()} able to receive Reports.
  *
  * <p>Every test leaves the groups it joined, so that a table query sees only its own records:
@@ -58,6 +61,8 @@ public abstract class SubnetAdministratorContract {
     /** The IPoIB broadcast group of partition 0x8001. */
     public static final Mgid SECOND_BROADCAST = Mgid.parse("ff12:401b:8001::ffff:ffff");
     private static final long WAIT_SECONDS = 10;
+    /** The SM_Key of the SM under test (OpenSM's default sm_key/sa_key 1), which trusted clients send. */
+    public static final long TRUSTED_SM_KEY = 1;
 
     /** A host of the started subnet, 0..2 at least. */
     protected abstract SaHost host(int index);
@@ -316,6 +321,254 @@ public abstract class SubnetAdministratorContract {
                 get(a.sa().join(BROADCAST, b.portGid(), JoinState.FULL_MEMBER)));
         assertEquals(b.portGid(), r.portGid());
         assertEquals(JoinState.FULL_MEMBER, state(members(a, BROADCAST), b.portGid()));
+    }
+
+    // ---- rule 1: IPoIB group creation validation (OpenSM ipoib_mcgroup_creation_validation) -------
+
+    /** A create request for an IPoIB group with chosen Q_Key, P_Key, SL and TClass. */
+    private static McMemberRecord create(Mgid mgid, Gid port, int qkey, int pkey, int sl, int trafficClass) {
+        return new McMemberRecord(mgid, port, QKey.of(qkey), Lid.UNASSIGNED, IbMtu.MTU_2048, trafficClass,
+                PKey.of(pkey), Rate.RATE_10_GBPS, 0, sl, 0, 0, JoinState.FULL_MEMBER, false);
+    }
+
+    @Test
+    void creatingAnIpoibGroupOfAScopeWithoutItsBroadcastGroupIsRequestInvalid() {
+        // ERR 1B1B: no ff15:401b:ffff::ffff:ffff exists, so no scope-5 IPoIB group may be created.
+        SaHost a = host(0);
+        assertEquals(SaStatus.REQUEST_INVALID, status(a.sa().create(create(
+                Mgid.parse("ff15:401b:ffff::e000:101"), a.portGid(), 0x0b1b, 0xffff, 0, 0))));
+    }
+
+    @Test
+    void creatingAnIpoibGroupWithAnotherQKeyThanTheBroadcastGroupIsRequestInvalid() {
+        SaHost a = host(0);
+        assertEquals(SaStatus.REQUEST_INVALID, status(a.sa().create(create(group(11), a.portGid(), 0x1234, 0xffff,
+                0, 0))), "ERR 1B1C/1B30");
+    }
+
+    @Test
+    void creatingAnIpoibGroupWithAnotherSlOrTClassThanTheBroadcastGroupIsRequestInvalid() {
+        SaHost a = host(0);
+        assertEquals(SaStatus.REQUEST_INVALID, status(a.sa().create(create(group(12), a.portGid(), 0x0b1b, 0xffff,
+                5, 0))), "ERR 1B1C/1B34");
+        assertEquals(SaStatus.REQUEST_INVALID, status(a.sa().create(create(group(12), a.portGid(), 0x0b1b, 0xffff,
+                0, 7))), "ERR 1B1C/1B33");
+    }
+
+    @Test
+    void creatingAnIpoibGroupWithAPKeyOtherThanItsMgidsIsRequestInvalid() {
+        // The record's P_Key 0x8001 under an 0xffff MGID: the broadcast group 0xffff has another base.
+        SaHost a = host(0);
+        assertEquals(SaStatus.REQUEST_INVALID, status(a.sa().create(create(group(13), a.portGid(), 0x0b1b, 0x8001,
+                0, 0))), "ERR 1B1C/1B32");
+    }
+
+    @Test
+    void aNonIpoibGroupIsNotValidatedAgainstABroadcastGroup() throws Exception {
+        SaHost a = host(0);
+        Mgid other = Mgid.parse("ff15:1234:ffff::e000:101");
+        McMemberRecord r = joined(a, other, a.portGid(), JoinState.FULL_MEMBER,
+                get(a.sa().create(create(other, a.portGid(), 0x1234, 0xffff, 0, 0))));
+        assertEquals(QKey.of(0x1234), r.qkey(), "no IPoIB signature: no broadcast group to match");
+    }
+
+    // ---- rule 2: join validation on existing groups (OpenSM mcgroup_join_validation) -------------
+
+    @Test
+    void joiningAnExistingGroupWithMatchingComponentsSucceeds() throws Exception {
+        SaHost a = host(0);
+        McMemberRecord r = joined(a, BROADCAST, a.portGid(), JoinState.FULL_MEMBER,
+                get(a.sa().create(create(BROADCAST, a.portGid(), 0x0b1b, 0xffff, 0, 0))));
+        assertEquals(QKey.of(0x0b1b), r.qkey());
+    }
+
+    @Test
+    void joiningAnExistingGroupWithAnotherQKeySlOrTClassIsRequestInvalid() {
+        SaHost a = host(0);
+        assertEquals(SaStatus.REQUEST_INVALID, status(a.sa().create(create(BROADCAST, a.portGid(), 0x1234, 0xffff,
+                0, 0))), "ERR 1B1A/1B30");
+        assertEquals(SaStatus.REQUEST_INVALID, status(a.sa().create(create(BROADCAST, a.portGid(), 0x0b1b, 0xffff,
+                3, 0))), "ERR 1B1A/1B34");
+        assertEquals(SaStatus.REQUEST_INVALID, status(a.sa().create(create(BROADCAST, a.portGid(), 0x0b1b, 0xffff,
+                0, 1))), "ERR 1B1A/1B33");
+        assertEquals(SaStatus.REQUEST_INVALID, status(a.sa().create(create(BROADCAST, a.portGid(), 0x0b1b, 0x8001,
+                0, 0))), "ERR 1B1A/1B32");
+    }
+
+    @Test
+    void joiningAnExistingGroupWithAnMtuSelectorItDoesNotMeetIsRequestInvalid() {
+        // The create components carry MTU 1024 with selector "exactly": the group has 2048 (ERR 1B12).
+        SaHost a = host(0);
+        McMemberRecord smaller = new McMemberRecord(BROADCAST, a.portGid(), QKey.of(0x0b1b), Lid.UNASSIGNED,
+                IbMtu.MTU_1024, 0, PKey.DEFAULT, Rate.RATE_10_GBPS, 0, 0, 0, 0, JoinState.FULL_MEMBER, false);
+        assertEquals(SaStatus.REQUEST_INVALID, status(a.sa().create(smaller)));
+    }
+
+    // ---- rule 3: ClassPortInfo and SendOnlyFullMember ------------------------------------------
+
+    @Test
+    void classPortInfoAdvertisesUdMulticastAndSendOnlyFullMember() throws Exception {
+        SaCapabilities caps = get(host(0).sa().capabilities());
+        assertTrue((caps.capabilityMask() & SaCapabilities.UD_MULTICAST) != 0, "CapabilityMask " + caps);
+        assertTrue(caps.sendOnlyFullMember(), "CapabilityMask2 " + caps);
+    }
+
+    @Test
+    void aSendOnlyFullMemberCreatesAGroupAndKeepsItAlive() throws Exception {
+        SaHost a = host(0);
+        SaHost b = host(1);
+        Mgid g = group(14);
+        McMemberRecord sendOnlyFull = template(g, a.portGid(), IbMtu.MTU_2048)
+                .forMember(a.portGid(), JoinState.SEND_ONLY_FULL_MEMBER);
+        McMemberRecord created = joined(a, g, a.portGid(), JoinState.SEND_ONLY_FULL_MEMBER,
+                get(a.sa().create(sendOnlyFull)));
+        assertTrue(created.mlid().isMulticast());
+        assertEquals(JoinState.SEND_ONLY_FULL_MEMBER, created.joinState());
+        joined(b, g, b.portGid(), JoinState.NON_MEMBER, get(b.sa().join(g, b.portGid(), JoinState.NON_MEMBER)));
+        get(b.sa().leave(g, b.portGid(), JoinState.NON_MEMBER));
+        assertTrue(get(a.sa().group(g)).isPresent(), "the SendOnlyFullMember keeps the group");
+        get(a.sa().leave(g, a.portGid(), JoinState.SEND_ONLY_FULL_MEMBER));
+        assertEquals(Optional.empty(), get(b.sa().group(g)), "its leave takes the group along");
+    }
+
+    @Test
+    void aSendOnlyFullMemberJoinsAnExistingGroupWithoutCreateComponents() throws Exception {
+        SaHost a = host(0);
+        McMemberRecord r = joined(a, BROADCAST, a.portGid(), JoinState.SEND_ONLY_FULL_MEMBER,
+                get(a.sa().join(BROADCAST, a.portGid(), JoinState.SEND_ONLY_FULL_MEMBER)));
+        assertEquals(QKey.of(0x0b1b), r.qkey());
+        assertEquals(JoinState.SEND_ONLY_FULL_MEMBER, r.joinState());
+    }
+
+    // ---- rule 4: SM_Key ------------------------------------------------------------------------
+
+    @Test
+    void anUntrustedMemberTableShowsOneRecordPerGroupWithPortGidAndJoinStateZero() throws Exception {
+        SaHost a = host(0);
+        SaHost b = host(1);
+        Mgid g = group(15);
+        joined(a, g, a.portGid(), JoinState.FULL_MEMBER, get(a.sa().create(template(g, a.portGid(), IbMtu.MTU_2048))));
+        joined(b, g, b.portGid(), JoinState.FULL_MEMBER, get(b.sa().join(g, b.portGid(), JoinState.FULL_MEMBER)));
+        List<McMemberRecord> seen = get(host(2).sa(0).groups()).stream().filter(r -> r.mgid().equals(g)).toList();
+        assertEquals(1, seen.size(), "one record per group, not per member: " + seen);
+        McMemberRecord r = seen.get(0);
+        assertEquals(Gid.ZERO, r.portGid());
+        assertEquals(JoinState.NONE, r.joinState());
+        assertEquals(QKey.of(0x0b1b), r.qkey());
+        assertTrue(r.mlid().isMulticast());
+        assertEquals(2, members(host(2), g).size(), "the trusted view lists both members");
+        assertTrue(get(host(2).sa(0).group(g)).isPresent(), "an untrusted client finds the group");
+    }
+
+    @Test
+    void aMadWithAWrongNonZeroSmKeyIsDroppedWithoutAnAnswer() {
+        ExecutionException e = assertThrows(ExecutionException.class,
+                () -> get(host(0).sa(0x1234).pathRecord(host(0).portGid(), host(1).portGid(), PKey.DEFAULT)));
+        SaException sa = assertInstanceOf(SaException.class, e.getCause());
+        assertTrue(sa.isTimeout(), "no answer at all (OpenSM ERR 1A04): " + sa.getMessage());
+    }
+
+    @Test
+    void anUntrustedClientJoinsLeavesAndAsksPathsAsLinuxDoes() throws Exception {
+        SaHost a = host(0);
+        SaHost b = host(1);
+        SubnetAdministrator untrusted = a.sa(0);
+        McMemberRecord r = joined(a, BROADCAST, a.portGid(), JoinState.FULL_MEMBER,
+                get(untrusted.join(BROADCAST, a.portGid(), JoinState.FULL_MEMBER)));
+        assertEquals(a.portGid(), r.portGid());
+        assertEquals(b.lid(), get(untrusted.pathRecord(a.portGid(), b.portGid(), PKey.DEFAULT)).destinationLid());
+        get(untrusted.leave(BROADCAST, a.portGid(), JoinState.FULL_MEMBER));
+    }
+
+    // ---- rule 5: proxy join ------------------------------------------------------------------
+
+    @Test
+    void anUntrustedRequesterMayJoinForAPortItSharesAPartitionWith() throws Exception {
+        SaHost a = host(0);
+        SaHost b = host(1);
+        McMemberRecord r = joined(b, SECOND_BROADCAST, b.portGid(), JoinState.FULL_MEMBER,
+                get(a.sa(0).join(SECOND_BROADCAST, b.portGid(), JoinState.FULL_MEMBER)));
+        assertEquals(b.portGid(), r.portGid());
+        assertEquals(JoinState.FULL_MEMBER, state(members(a, SECOND_BROADCAST), b.portGid()));
+    }
+
+    // ---- rule 6: queries -----------------------------------------------------------------------
+
+    @Test
+    void aPathRecordToAMulticastDgidIsAnsweredFromTheGroup() throws Exception {
+        SaHost a = host(0);
+        SaHost c = host(2);
+        McMemberRecord member = joined(a, BROADCAST, a.portGid(), JoinState.FULL_MEMBER,
+                get(a.sa().join(BROADCAST, a.portGid(), JoinState.FULL_MEMBER)));
+        PathRecord p = get(a.sa().pathRecord(a.portGid(), BROADCAST.gid(), PKey.DEFAULT));
+        assertEquals(BROADCAST.gid(), p.destinationGid());
+        assertEquals(member.mlid(), p.destinationLid(), "DLID is the MLID");
+        assertEquals(IbMtu.MTU_2048, p.mtu());
+        assertEquals(Rate.RATE_10_GBPS, p.rate());
+        assertEquals(PKey.DEFAULT, p.pkey());
+        assertEquals(0, p.serviceLevel());
+        assertEquals(SaStatus.NO_RECORDS, status(c.sa().pathRecord(c.portGid(), BROADCAST.gid(), PKey.DEFAULT)),
+                "the source must be a member (ERR 1F19)");
+        assertEquals(SaStatus.NO_RECORDS, status(a.sa().pathRecord(a.portGid(), group(16).gid(), PKey.DEFAULT)),
+                "no such group (ERR 1F09)");
+    }
+
+    /** MCMemberRecord component bits (IBA 15.2.5.17) the filtered queries use. */
+    private static final long CM_MGID = 1L;
+    private static final long CM_MLID = 1L << 3;
+    private static final long CM_PKEY = 1L << 7;
+    private static final long CM_JOIN_STATE = 1L << 16;
+
+    @Test
+    void aMemberTableFilteredByMlidShowsOnlyThatGroup() throws Exception {
+        SaHost a = host(0);
+        McMemberRecord first = joined(a, BROADCAST, a.portGid(), JoinState.FULL_MEMBER,
+                get(a.sa().join(BROADCAST, a.portGid(), JoinState.FULL_MEMBER)));
+        joined(a, SECOND_BROADCAST, a.portGid(), JoinState.FULL_MEMBER,
+                get(a.sa().join(SECOND_BROADCAST, a.portGid(), JoinState.FULL_MEMBER)));
+        List<McMemberRecord> byMlid = get(a.memberTable(first, CM_MLID));
+        assertEquals(List.of(BROADCAST), byMlid.stream().map(McMemberRecord::mgid).toList(), "by MLID " + first.mlid());
+    }
+
+    @Test
+    void aMemberTableFilteredByPKeyShowsOnlyThatPartitionsGroups() throws Exception {
+        SaHost a = host(0);
+        joined(a, BROADCAST, a.portGid(), JoinState.FULL_MEMBER,
+                get(a.sa().join(BROADCAST, a.portGid(), JoinState.FULL_MEMBER)));
+        McMemberRecord second = joined(a, SECOND_BROADCAST, a.portGid(), JoinState.FULL_MEMBER,
+                get(a.sa().join(SECOND_BROADCAST, a.portGid(), JoinState.FULL_MEMBER)));
+        List<McMemberRecord> byPKey = get(a.memberTable(second, CM_PKEY));
+        assertEquals(List.of(SECOND_BROADCAST), byPKey.stream().map(McMemberRecord::mgid).distinct().toList());
+    }
+
+    @Test
+    void aMemberTableFilteredByJoinStateShowsOnlyThoseMembers() throws Exception {
+        SaHost a = host(0);
+        SaHost c = host(2);
+        Mgid g = group(17);
+        McMemberRecord created = joined(a, g, a.portGid(), JoinState.FULL_MEMBER,
+                get(a.sa().create(template(g, a.portGid(), IbMtu.MTU_2048))));
+        joined(c, g, c.portGid(), JoinState.NON_MEMBER, get(c.sa().join(g, c.portGid(), JoinState.NON_MEMBER)));
+        List<McMemberRecord> nonMembers = get(a.memberTable(created.forMember(Gid.ZERO, JoinState.NON_MEMBER),
+                CM_MGID | CM_JOIN_STATE));
+        assertEquals(List.of(c.portGid()), nonMembers.stream().map(McMemberRecord::portGid).toList());
+        assertEquals(JoinState.NON_MEMBER, nonMembers.get(0).joinState());
+    }
+
+    @Test
+    void pathRecordMtuSelectorsChooseOrRefuseTheMtu() throws Exception {
+        // Both ports carry 2048 (code 4); selectors 0 greater, 1 less, 2 exactly, 3 largest.
+        SaHost a = host(0);
+        SaHost b = host(1);
+        assertEquals(SaStatus.NO_RECORDS, status(a.pathRecord(a.portGid(), b.portGid(), PKey.DEFAULT, 0,
+                IbMtu.MTU_2048)), "no path with an MTU greater than 2048");
+        assertEquals(IbMtu.MTU_1024, get(a.pathRecord(a.portGid(), b.portGid(), PKey.DEFAULT, 1, IbMtu.MTU_2048)).mtu(),
+                "the highest MTU below 2048");
+        assertEquals(IbMtu.MTU_1024, get(a.pathRecord(a.portGid(), b.portGid(), PKey.DEFAULT, 2, IbMtu.MTU_1024)).mtu());
+        assertEquals(SaStatus.NO_RECORDS, status(a.pathRecord(a.portGid(), b.portGid(), PKey.DEFAULT, 2,
+                IbMtu.MTU_4096)), "the path cannot carry exactly 4096");
+        assertEquals(IbMtu.MTU_2048, get(a.pathRecord(a.portGid(), b.portGid(), PKey.DEFAULT, 3, IbMtu.MTU_256)).mtu());
+        assertEquals(IbMtu.MTU_2048, get(a.pathRecord(a.portGid(), b.portGid(), PKey.DEFAULT, 0, IbMtu.MTU_1024)).mtu());
     }
 
     // ---- traps ---------------------------------------------------------------------------------

@@ -4,7 +4,7 @@
  * driven through the hardware provider's MAD transport) extends it and supplies three hosts.
  */
 @Export
-@Version("1.0.0")
+@Version("2.0.0")
 package ipoib.satest;
 
 import org.osgi.annotation.bundle.Export;

@@ -55,4 +55,16 @@ public interface SubnetAdministrator {
      * gets a client re-register (then subscribe again).
      */
     CompletionStage<AutoCloseable> subscribe(GroupTrap.Type type, Mgid mgid, Consumer<GroupTrap> listener);
+
+    /**
+     * ClassPortInfo Get (IBA 13.4.8.1): what the SA supports, e.g. SendOnlyFullMember joins. Linux
+     * asks before its first send-only join (ipoib_multicast.c, ib_sa_sendonly_fullmem_support).
+     * An implementation that cannot ask completes with {@link SaStatus#METHOD_ATTRIBUTE_NOT_SUPPORTED}.
+     *
+     * @since 1.1
+     */
+    default CompletionStage<SaCapabilities> capabilities() {
+        return java.util.concurrent.CompletableFuture.failedFuture(new SaException("ClassPortInfo Get",
+                SaStatus.METHOD_ATTRIBUTE_NOT_SUPPORTED));
+    }
 }

@@ -155,6 +155,8 @@ public final class Bth {
      * @throws IndexOutOfBoundsException when the segment is too small
      */
     public void encode(MemorySegment segment, long offset) {
+        // Checked before the first octet is written: a short buffer is left as it was.
+        Wire.check(segment, offset, LENGTH, "BTH");
         Wire.put8(segment, offset, opcode);
         Wire.put8(segment, offset + 1, (solicitedEvent ? 0x80 : 0) | (migrationRequest ? 0x40 : 0) | padCount << 4
                 | transportVersion);

@@ -59,6 +59,8 @@ public final class Deth {
      * @throws IndexOutOfBoundsException when the segment is too small
      */
     public void encode(MemorySegment segment, long offset) {
+        // Checked before the first octet is written: a short buffer is left as it was.
+        Wire.check(segment, offset, LENGTH, "DETH");
         Wire.put32(segment, offset, queueKey);
         Wire.put32(segment, offset + 4, sourceQp);
     }

@@ -4,7 +4,6 @@ import ipoib.api.Gid;
 import ipoib.codec.DecodeException;
 import ipoib.codec.Wire;
 import java.lang.foreign.MemorySegment;
-import java.util.Objects;
 
 /**
  * The Global Route Header (IBA 1.2.1 §8.3; laid out in draft-kashyap-ipv6-over-ib appendix B.2):
@@ -201,6 +200,8 @@ public final class Grh {
      * @throws IndexOutOfBoundsException when the segment is too small
      */
     public void encode(MemorySegment segment, long offset) {
+        // Checked before the first octet is written: a short buffer is left as it was.
+        Wire.check(segment, offset, LENGTH, "GRH");
         put(segment, offset, trafficClass, flowLabel, payloadLength, nextHeader, hopLimit, sourceGidPrefix,
                 sourceGidInterfaceId, destinationGidPrefix, destinationGidInterfaceId);
     }
@@ -228,7 +229,7 @@ public final class Grh {
         Fields.check("GRH FlowLabel", flowLabel, 20);
         Fields.check("GRH PayLen", payloadLength, 16);
         Fields.check("GRH HopLmt", hopLimit, 8);
-        Objects.checkFromIndexSize(offset, LENGTH, segment.byteSize());
+        Wire.check(segment, offset, LENGTH, "GRH");
         put(segment, offset, trafficClass, flowLabel, payloadLength, NEXT_HEADER_IBA, hopLimit, sgidPrefix,
                 sgidInterfaceId, dgidPrefix, dgidInterfaceId);
         return LENGTH;

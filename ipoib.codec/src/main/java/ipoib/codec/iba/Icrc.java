@@ -45,8 +45,15 @@ public final class Icrc {
      * @throws IllegalArgumentException when LNH does not announce an IBA transport packet (raw
      *                                  packets have no ICRC) or {@code icrcOffset} ends inside the
      *                                  headers
+     * @throws IndexOutOfBoundsException when the {@code icrcOffset} octets at {@code offset} do not
+     *                                   lie in the segment
      */
     public static int compute(MemorySegment packet, long offset, int icrcOffset) {
+        if (icrcOffset < Lrh.LENGTH + Bth.LENGTH) {
+            throw new IllegalArgumentException("ICRC offset " + icrcOffset + " lies inside the headers (BTH ends at "
+                    + (Lrh.LENGTH + Bth.LENGTH) + " or later)");
+        }
+        Wire.check(packet, offset, icrcOffset, "packet covered by the ICRC");
         int lnh = Wire.u8(packet, offset + 1) & 0x3;
         if (lnh != Lrh.LNH_IBA_LOCAL && lnh != Lrh.LNH_IBA_GLOBAL) {
             throw new IllegalArgumentException("LNH " + lnh + " is a raw packet, which has no ICRC");
@@ -57,6 +64,10 @@ public final class Icrc {
             throw new IllegalArgumentException("ICRC offset " + icrcOffset + " lies inside the headers (BTH ends at "
                     + (bthOffset + Bth.LENGTH) + ")");
         }
+        return crc(packet, offset, icrcOffset, global, bthOffset);
+    }
+
+    private static int crc(MemorySegment packet, long offset, int icrcOffset, boolean global, int bthOffset) {
         int r = ~0;
         if (global) {
             for (int i = 0; i < Lrh.LENGTH; i++) {
@@ -81,17 +92,33 @@ public final class Icrc {
         return ~r;
     }
 
-    /** Reads the ICRC field at {@code offset + icrcOffset} (little-endian). */
+    /**
+     * Reads the ICRC field at {@code offset + icrcOffset} (little-endian).
+     *
+     * @throws IndexOutOfBoundsException when the field does not lie in the segment
+     */
     public static int read(MemorySegment packet, long offset, int icrcOffset) {
+        checkField(packet, offset, icrcOffset);
         return packet.get(LITTLE_ENDIAN_INT, offset + icrcOffset);
+    }
+
+    private static void checkField(MemorySegment packet, long offset, int icrcOffset) {
+        if (offset < 0 || icrcOffset < 0) {
+            throw new IndexOutOfBoundsException("ICRC field needs offset " + offset + " and ICRC offset "
+                    + icrcOffset + " to be 0 or more");
+        }
+        Wire.check(packet, offset + icrcOffset, LENGTH, "ICRC field");
     }
 
     /**
      * Computes the ICRC and writes it at {@code offset + icrcOffset}.
      *
      * @return the value written
+     * @throws IllegalArgumentException as {@link #compute}
+     * @throws IndexOutOfBoundsException when the packet and its ICRC field do not lie in the segment
      */
     public static int write(MemorySegment packet, long offset, int icrcOffset) {
+        checkField(packet, offset, icrcOffset);
         int icrc = compute(packet, offset, icrcOffset);
         packet.set(LITTLE_ENDIAN_INT, offset + icrcOffset, icrc);
         return icrc;
@@ -100,10 +127,25 @@ public final class Icrc {
     /**
      * Checks the ICRC field against the packet.
      *
-     * @throws DecodeException naming "ICRC" and its offset when they differ
-     * @throws IllegalArgumentException as {@link #compute}
+     * @throws DecodeException naming "ICRC" and its offset when they differ, when the packet and
+     *                         its ICRC do not lie in the segment, when {@code icrcOffset} ends
+     *                         inside the headers or LNH announces a raw packet (no ICRC)
      */
     public static void verify(MemorySegment packet, long offset, int icrcOffset) throws DecodeException {
+        if (icrcOffset < Lrh.LENGTH + Bth.LENGTH) {
+            throw new DecodeException("ICRC", offset + icrcOffset, "ICRC offset " + icrcOffset
+                    + " lies inside the headers (an LRH and a BTH take " + (Lrh.LENGTH + Bth.LENGTH) + " octets)");
+        }
+        Wire.require(packet, offset, (long) icrcOffset + LENGTH, "ICRC");
+        int lnh = Wire.u8(packet, offset + 1) & 0x3;
+        if (lnh != Lrh.LNH_IBA_LOCAL && lnh != Lrh.LNH_IBA_GLOBAL) {
+            throw new DecodeException("LRH LNH", offset + 1, "LNH " + lnh + " is a raw packet, which has no ICRC");
+        }
+        if (lnh == Lrh.LNH_IBA_GLOBAL && icrcOffset < Lrh.LENGTH + Grh.LENGTH + Bth.LENGTH) {
+            throw new DecodeException("ICRC", offset + icrcOffset, "ICRC offset " + icrcOffset
+                    + " lies inside the headers (LRH, GRH and BTH take " + (Lrh.LENGTH + Grh.LENGTH + Bth.LENGTH)
+                    + " octets)");
+        }
         int expected = compute(packet, offset, icrcOffset);
         int found = read(packet, offset, icrcOffset);
         if (expected != found) {

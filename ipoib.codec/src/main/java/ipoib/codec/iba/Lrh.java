@@ -142,6 +142,8 @@ public final class Lrh {
      * @throws IndexOutOfBoundsException when the segment is too small
      */
     public void encode(MemorySegment segment, long offset) {
+        // Checked before the first octet is written: a short buffer is left as it was.
+        Wire.check(segment, offset, LENGTH, "LRH");
         Wire.put8(segment, offset, virtualLane << 4 | linkVersion);
         Wire.put8(segment, offset + 1, serviceLevel << 4 | linkNextHeader);
         Wire.put16(segment, offset + 2, destinationLid);

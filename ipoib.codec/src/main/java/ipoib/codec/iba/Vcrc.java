@@ -1,6 +1,7 @@
 package ipoib.codec.iba;
 
 import ipoib.codec.DecodeException;
+import ipoib.codec.Wire;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
@@ -32,13 +33,20 @@ public final class Vcrc {
      * The VCRC of the first {@code vcrcOffset} octets of the packet at {@code offset}.
      *
      * @return the 16-bit value; on the wire its least significant octet comes first
+     * @throws IndexOutOfBoundsException when those octets do not lie in the segment
      */
     public static int compute(MemorySegment packet, long offset, int vcrcOffset) {
+        Wire.check(packet, offset, vcrcOffset, "packet covered by the VCRC");
         return ~Crc.crc16(0xFFFF, packet, offset, vcrcOffset) & 0xFFFF;
     }
 
-    /** Reads the VCRC field at {@code offset + vcrcOffset} (little-endian). */
+    /**
+     * Reads the VCRC field at {@code offset + vcrcOffset} (little-endian).
+     *
+     * @throws IndexOutOfBoundsException when the field does not lie in the segment
+     */
     public static int read(MemorySegment packet, long offset, int vcrcOffset) {
+        checkField(packet, offset, vcrcOffset);
         return packet.get(LITTLE_ENDIAN_SHORT, offset + vcrcOffset) & 0xFFFF;
     }
 
@@ -46,8 +54,10 @@ public final class Vcrc {
      * Computes the VCRC and writes it at {@code offset + vcrcOffset}.
      *
      * @return the value written
+     * @throws IndexOutOfBoundsException when the packet and its VCRC field do not lie in the segment
      */
     public static int write(MemorySegment packet, long offset, int vcrcOffset) {
+        checkField(packet, offset, vcrcOffset);
         int vcrc = compute(packet, offset, vcrcOffset);
         packet.set(LITTLE_ENDIAN_SHORT, offset + vcrcOffset, (short) vcrc);
         return vcrc;
@@ -56,14 +66,27 @@ public final class Vcrc {
     /**
      * Checks the VCRC field against the packet.
      *
-     * @throws DecodeException naming "VCRC" and its offset when they differ
+     * @throws DecodeException naming "VCRC" and its offset when they differ, or when the packet and
+     *                         its VCRC do not lie in the segment
      */
     public static void verify(MemorySegment packet, long offset, int vcrcOffset) throws DecodeException {
+        if (vcrcOffset < 0) {
+            throw new DecodeException("VCRC", offset, "VCRC offset " + vcrcOffset + " is negative");
+        }
+        Wire.require(packet, offset, (long) vcrcOffset + LENGTH, "VCRC");
         int expected = compute(packet, offset, vcrcOffset);
         int found = read(packet, offset, vcrcOffset);
         if (expected != found) {
             throw new DecodeException("VCRC", offset + vcrcOffset,
                     String.format("packet carries 0x%04x, its octets give 0x%04x", found, expected));
         }
+    }
+
+    private static void checkField(MemorySegment packet, long offset, int vcrcOffset) {
+        if (offset < 0 || vcrcOffset < 0) {
+            throw new IndexOutOfBoundsException("VCRC field needs offset " + offset + " and VCRC offset "
+                    + vcrcOffset + " to be 0 or more");
+        }
+        Wire.check(packet, offset + vcrcOffset, LENGTH, "VCRC field");
     }
 }

@@ -116,18 +116,22 @@ public final class IcmpEcho {
     }
 
     public static int type(MemorySegment buf, long offset) {
+        Wire.check(buf, offset, HEADER_LENGTH, "ICMP echo header");
         return Wire.u8(buf, offset);
     }
 
     public static int code(MemorySegment buf, long offset) {
+        Wire.check(buf, offset, HEADER_LENGTH, "ICMP echo header");
         return Wire.u8(buf, offset + 1);
     }
 
     public static int identifier(MemorySegment buf, long offset) {
+        Wire.check(buf, offset, HEADER_LENGTH, "ICMP echo header");
         return Wire.u16(buf, offset + 4);
     }
 
     public static int sequence(MemorySegment buf, long offset) {
+        Wire.check(buf, offset, HEADER_LENGTH, "ICMP echo header");
         return Wire.u16(buf, offset + 6);
     }
 }

@@ -13,6 +13,7 @@ public final class InternetChecksum {
 
     /** The unfolded sum of {@code length} octets at {@code offset}, as 16-bit big-endian words. */
     public static long sum(MemorySegment buf, long offset, int length) {
+        Wire.check(buf, offset, length, "checksummed data");
         long sum = 0;
         int even = length & ~1;
         int i = 0;

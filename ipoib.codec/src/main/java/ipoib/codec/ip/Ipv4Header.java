@@ -114,39 +114,48 @@ public final class Ipv4Header {
     }
 
     public static int headerLength(MemorySegment buf, long offset) {
+        Wire.check(buf, offset, LENGTH, "IPv4 header");
         return (Wire.u8(buf, offset) & 0xF) * 4;
     }
 
     public static int tos(MemorySegment buf, long offset) {
+        Wire.check(buf, offset, LENGTH, "IPv4 header");
         return Wire.u8(buf, offset + 1);
     }
 
     public static int totalLength(MemorySegment buf, long offset) {
+        Wire.check(buf, offset, LENGTH, "IPv4 header");
         return Wire.u16(buf, offset + 2);
     }
 
     public static int identification(MemorySegment buf, long offset) {
+        Wire.check(buf, offset, LENGTH, "IPv4 header");
         return Wire.u16(buf, offset + 4);
     }
 
     /** Whether the packet is a fragment: MF set or a non-zero fragment offset. */
     public static boolean isFragment(MemorySegment buf, long offset) {
+        Wire.check(buf, offset, LENGTH, "IPv4 header");
         return (Wire.u16(buf, offset + 6) & (MORE_FRAGMENTS | OFFSET_MASK)) != 0;
     }
 
     public static int ttl(MemorySegment buf, long offset) {
+        Wire.check(buf, offset, LENGTH, "IPv4 header");
         return Wire.u8(buf, offset + 8);
     }
 
     public static int protocol(MemorySegment buf, long offset) {
+        Wire.check(buf, offset, LENGTH, "IPv4 header");
         return Wire.u8(buf, offset + 9);
     }
 
     public static int source(MemorySegment buf, long offset) {
+        Wire.check(buf, offset, LENGTH, "IPv4 header");
         return Wire.u32(buf, offset + 12);
     }
 
     public static int destination(MemorySegment buf, long offset) {
+        Wire.check(buf, offset, LENGTH, "IPv4 header");
         return Wire.u32(buf, offset + 16);
     }
 

@@ -77,30 +77,37 @@ public final class Ipv6Header {
     }
 
     public static int payloadLength(MemorySegment buf, long offset) {
+        Wire.check(buf, offset, LENGTH, "IPv6 header");
         return Wire.u16(buf, offset + 4);
     }
 
     public static int nextHeader(MemorySegment buf, long offset) {
+        Wire.check(buf, offset, LENGTH, "IPv6 header");
         return Wire.u8(buf, offset + 6);
     }
 
     public static int hopLimit(MemorySegment buf, long offset) {
+        Wire.check(buf, offset, LENGTH, "IPv6 header");
         return Wire.u8(buf, offset + 7);
     }
 
     public static long sourceHigh(MemorySegment buf, long offset) {
+        Wire.check(buf, offset, LENGTH, "IPv6 header");
         return Wire.u64(buf, offset + 8);
     }
 
     public static long sourceLow(MemorySegment buf, long offset) {
+        Wire.check(buf, offset, LENGTH, "IPv6 header");
         return Wire.u64(buf, offset + 16);
     }
 
     public static long destinationHigh(MemorySegment buf, long offset) {
+        Wire.check(buf, offset, LENGTH, "IPv6 header");
         return Wire.u64(buf, offset + 24);
     }
 
     public static long destinationLow(MemorySegment buf, long offset) {
+        Wire.check(buf, offset, LENGTH, "IPv6 header");
         return Wire.u64(buf, offset + 32);
     }
 
@@ -109,6 +116,7 @@ public final class Ipv6Header {
      * header is at {@code offset}: both addresses, the 32-bit upper-layer length and the next header.
      */
     public static long pseudoHeaderSum(MemorySegment buf, long offset, int upperLayerLength, int nextHeader) {
+        Wire.check(buf, offset, LENGTH, "IPv6 header");
         return InternetChecksum.sum(buf, offset + 8, 32) + InternetChecksum.sum32(upperLayerLength) + nextHeader;
     }
 }

@@ -51,12 +51,14 @@ public final class Udp {
     }
 
     private static int header(MemorySegment buf, long offset, int sourcePort, int destinationPort, int dataLength) {
-        int length = HEADER_LENGTH + dataLength;
+        // In long: a data length near Integer.MAX_VALUE must not wrap into a small length.
+        long wanted = (long) HEADER_LENGTH + dataLength;
         if (sourcePort < 0 || sourcePort > 0xFFFF || destinationPort < 0 || destinationPort > 0xFFFF || dataLength < 0
-                || length > 0xFFFF) {
-            throw new IllegalArgumentException("UDP ports " + sourcePort + ", " + destinationPort + " or length " + length
-                    + " do not fit their fields");
+                || wanted > 0xFFFF) {
+            throw new IllegalArgumentException("UDP ports " + sourcePort + ", " + destinationPort + " or length " + wanted
+                    + " do not fit their fields (ports 0..65535, length 8..65535)");
         }
+        int length = (int) wanted;
         if (offset < 0 || offset > buf.byteSize() - length) {
             throw new IndexOutOfBoundsException("UDP datagram needs " + length + " octets at offset " + offset + " of a "
                     + buf.byteSize() + "-octet buffer");
@@ -130,14 +132,17 @@ public final class Udp {
     }
 
     public static int sourcePort(MemorySegment buf, long offset) {
+        Wire.check(buf, offset, HEADER_LENGTH, "UDP header");
         return Wire.u16(buf, offset);
     }
 
     public static int destinationPort(MemorySegment buf, long offset) {
+        Wire.check(buf, offset, HEADER_LENGTH, "UDP header");
         return Wire.u16(buf, offset + 2);
     }
 
     public static int length(MemorySegment buf, long offset) {
+        Wire.check(buf, offset, HEADER_LENGTH, "UDP header");
         return Wire.u16(buf, offset + 4);
     }
 }

@@ -9,7 +9,8 @@
  * {@code 0x0A000001}), an IPv6 address two {@code long}s. The {@code validate} methods throw only
  * {@link ipoib.codec.DecodeException}, naming the field and its offset, for truncated input,
  * wrong versions or lengths and checksums that do not match; accessors read fields the caller
- * has validated. Writers compute the checksums, return the octets written and throw
+ * has validated and throw {@link java.lang.IndexOutOfBoundsException} naming the header, the
+ * offset and the segment's size when the header does not lie in the segment. Writers compute the checksums, return the octets written and throw
  * {@link java.lang.IndexOutOfBoundsException} when the buffer is too small.
  */
 @Export

@@ -30,6 +30,7 @@ public final class EncapsulationHeader {
         if (etherType < 0 || etherType > 0xFFFF) {
             throw new IllegalArgumentException(String.format("EtherType 0x%x does not fit 16 bits", etherType));
         }
+        Wire.check(buf, offset, LENGTH, "IPoIB encapsulation header");
         Wire.put32(buf, offset, etherType << 16);
         return LENGTH;
     }

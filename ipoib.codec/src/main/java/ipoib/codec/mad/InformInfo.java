@@ -78,6 +78,8 @@ public record InformInfo(Gid gid, int lidRangeBegin, int lidRangeEnd, boolean ge
      * @throws IndexOutOfBoundsException when the segment is too small
      */
     public void encode(MemorySegment segment, long offset) {
+        // Checked before the first octet is written: a short buffer is left as it was.
+        Wire.check(segment, offset, LENGTH, "InformInfo");
         Check.putGid(segment, offset, gid);
         Wire.put16(segment, offset + 16, lidRangeBegin);
         Wire.put16(segment, offset + 18, lidRangeEnd);

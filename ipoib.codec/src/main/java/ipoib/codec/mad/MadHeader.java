@@ -61,6 +61,8 @@ public record MadHeader(int baseVersion, int managementClass, int classVersion, 
      * @throws IndexOutOfBoundsException when the segment is too small
      */
     public void encode(MemorySegment segment, long offset) {
+        // Checked before the first octet is written: a short buffer is left as it was.
+        Wire.check(segment, offset, LENGTH, "MAD header");
         Wire.put8(segment, offset, baseVersion);
         Wire.put8(segment, offset + 1, managementClass);
         Wire.put8(segment, offset + 2, classVersion);

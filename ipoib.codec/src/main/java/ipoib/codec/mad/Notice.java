@@ -134,6 +134,8 @@ public record Notice(boolean generic, int type, int producerTypeOrVendorId, int 
      * @throws IndexOutOfBoundsException when the segment is too small
      */
     public void encode(MemorySegment segment, long offset) {
+        // Checked before the first octet is written: a short buffer is left as it was.
+        Wire.check(segment, offset, LENGTH, "Notice");
         Wire.put8(segment, offset, (generic ? 0x80 : 0) | type);
         Wire.put24(segment, offset + 1, producerTypeOrVendorId);
         Wire.put16(segment, offset + 4, trapNumberOrDeviceId);

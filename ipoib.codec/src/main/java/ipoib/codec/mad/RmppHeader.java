@@ -54,6 +54,8 @@ public record RmppHeader(int version, int type, int responseTime, int flags, int
 
     /** Writes the 12 octets at {@code offset}. */
     public void encode(MemorySegment segment, long offset) {
+        // Checked before the first octet is written: a short buffer is left as it was.
+        Wire.check(segment, offset, LENGTH, "RMPP header");
         Wire.put8(segment, offset, version);
         Wire.put8(segment, offset + 1, type);
         Wire.put8(segment, offset + 2, responseTime << 3 | flags);

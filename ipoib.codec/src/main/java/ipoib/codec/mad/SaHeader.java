@@ -36,6 +36,8 @@ public record SaHeader(long smKey, int attributeOffset, long componentMask) {
 
     /** Writes the 20 octets at {@code offset}, the reserved octets zero. */
     public void encode(MemorySegment segment, long offset) {
+        // Checked before the first octet is written: a short buffer is left as it was.
+        Wire.check(segment, offset, LENGTH, "SA header");
         Wire.put64(segment, offset, smKey);
         Wire.put16(segment, offset + 8, attributeOffset);
         Wire.put16(segment, offset + 10, 0);

@@ -72,6 +72,8 @@ public record SaMad(MadHeader header, RmppHeader rmpp, SaHeader sa) {
      * @throws IndexOutOfBoundsException when fewer than 256 octets remain
      */
     public void encode(MemorySegment segment, long offset) {
+        // Checked before the first octet is written: a short buffer is left as it was.
+        Wire.check(segment, offset, LENGTH, "SA MAD");
         segment.asSlice(offset, LENGTH).fill((byte) 0);
         header.encode(segment, offset);
         rmpp.encode(segment, offset + RMPP_OFFSET);

@@ -186,6 +186,8 @@ public record SaMcMemberRecord(Gid mgid, Gid portGid, int qkey, int mlid, Select
      * @throws IndexOutOfBoundsException when the segment is too small
      */
     public void encode(MemorySegment segment, long offset) {
+        // Checked before the first octet is written: a short buffer is left as it was.
+        Wire.check(segment, offset, LENGTH, "MCMemberRecord");
         Check.putGid(segment, offset, mgid);
         Check.putGid(segment, offset + 16, portGid);
         Wire.put32(segment, offset + 32, qkey);

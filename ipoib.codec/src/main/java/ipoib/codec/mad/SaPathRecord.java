@@ -167,6 +167,8 @@ public record SaPathRecord(long serviceId, Gid destinationGid, Gid sourceGid, in
      * @throws IndexOutOfBoundsException when the segment is too small
      */
     public void encode(MemorySegment segment, long offset) {
+        // Checked before the first octet is written: a short buffer is left as it was.
+        Wire.check(segment, offset, LENGTH, "PathRecord");
         Wire.put64(segment, offset, serviceId);
         Check.putGid(segment, offset + 8, destinationGid);
         Check.putGid(segment, offset + 24, sourceGid);

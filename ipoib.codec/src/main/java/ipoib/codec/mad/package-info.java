@@ -21,7 +21,7 @@
  * header or attribute.
  */
 @Export
-@Version("1.0.0")
+@Version("1.1.0")
 package ipoib.codec.mad;
 
 import org.osgi.annotation.bundle.Export;

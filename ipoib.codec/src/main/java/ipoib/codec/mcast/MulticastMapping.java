@@ -19,7 +19,9 @@ import java.net.UnknownHostException;
  * <li>scope: that of the link's broadcast-GID (§4), {@link #DEFAULT_SCOPE} unless configured
  *     otherwise (§4.1);
  * <li>signature: {@link #SIGNATURE_IPV4} or {@link #SIGNATURE_IPV6};
- * <li>P_Key: the link's P_Key with the full-membership bit set (§4.1);
+ * <li>P_Key: from a P_Key, the link's P_Key with the full-membership bit set (§4.1); from a
+ *     supplied broadcast-GID, its P_Key octets as they are (Linux's {@code ip_ib_mc_map}: the
+ *     broadcast-GID already carries the link's P_Key as the link joined it);
  * <li>group ID: for IPv6 the low 80 bits of the group address; for IPv4 the low 28 bits of the
  *     group address in the low 28 bits, all other bits zero;
  * <li>the IPv4 limited broadcast 255.255.255.255 maps to the broadcast-GID (Figure 2): 48 zero
@@ -84,7 +86,23 @@ public final class MulticastMapping {
      */
     public static Mgid ipv4(Inet4Address group, Mgid broadcastGid) {
         requireBroadcastGid(broadcastGid);
-        return ipv4(ipv4Bits(group), pKey(broadcastGid), broadcastGid.scope());
+        int bits = ipv4Bits(group);
+        if (bits == IPV4_LIMITED_BROADCAST) {
+            return broadcastGid;
+        }
+        Mgid forced = ipv4(bits, pKey(broadcastGid), broadcastGid.scope());
+        return withPKeyOctets(forced, broadcastGid);
+    }
+
+    /**
+     * The MGID with the P_Key octets of the broadcast-GID, as they are: Linux's
+     * {@code ip_ib_mc_map} and {@code ipv6_ib_mc_map} (include/net/ip.h, include/net/if_inet6.h)
+     * copy octets 8-9 of the broadcast address without touching the full-membership bit.
+     */
+    private static Mgid withPKeyOctets(Mgid mapped, Mgid broadcastGid) {
+        long pkeyField = 0xFFFFL << 16;
+        long prefix = mapped.gid().prefix() & ~pkeyField | broadcastGid.gid().prefix() & pkeyField;
+        return Mgid.of(prefix, mapped.gid().interfaceId());
     }
 
     /**
@@ -126,7 +144,8 @@ public final class MulticastMapping {
      */
     public static Mgid ipv6(Inet6Address group, Mgid broadcastGid) {
         requireBroadcastGid(broadcastGid);
-        return ipv6(requireGroup(group).getAddress(), pKey(broadcastGid), broadcastGid.scope());
+        return withPKeyOctets(ipv6(requireGroup(group).getAddress(), pKey(broadcastGid), broadcastGid.scope()),
+                broadcastGid);
     }
 
     /**

@@ -9,7 +9,7 @@
  * is required) is an {@link java.lang.IllegalArgumentException} that says what was expected.
  */
 @Export
-@Version("1.0.0")
+@Version("1.0.1")
 package ipoib.codec.mcast;
 
 import org.osgi.annotation.bundle.Export;

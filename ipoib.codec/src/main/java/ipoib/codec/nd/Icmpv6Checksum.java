@@ -1,5 +1,6 @@
 package ipoib.codec.nd;
 
+import ipoib.codec.DecodeException;
 import ipoib.codec.Wire;
 import java.lang.foreign.MemorySegment;
 
@@ -9,8 +10,10 @@ import java.lang.foreign.MemorySegment;
  * three zero octets, next header 58) and the ICMPv6 message.
  *
  * <p>Both methods take the offset of the IPv6 header, whose addresses they read, and expect the
- * ICMPv6 message right behind it. The caller has checked that the header and the message lie in
- * the segment (otherwise {@link IndexOutOfBoundsException}). Nothing allocates.
+ * ICMPv6 message right behind it. {@link #isValid} checks received bytes and throws
+ * {@link DecodeException} when the header and the message do not lie in the segment;
+ * {@link #compute} serves an encoder and throws {@link IndexOutOfBoundsException} (or
+ * {@link IllegalArgumentException} for a length below 4). Nothing allocates.
  */
 public final class Icmpv6Checksum {
     private Icmpv6Checksum() {}
@@ -25,24 +28,37 @@ public final class Icmpv6Checksum {
      * whatever it holds now.
      *
      * @param ipv6Offset offset of the IPv6 header
-     * @param icmpLength length of the ICMPv6 message
+     * @param icmpLength length of the ICMPv6 message, 4 or more
+     * @throws IllegalArgumentException when {@code icmpLength} is below 4
+     * @throws IndexOutOfBoundsException when the IPv6 header and the message do not lie in the segment
      */
     public static int compute(MemorySegment buf, long ipv6Offset, int icmpLength) {
+        if (icmpLength < 4) {
+            throw new IllegalArgumentException("an ICMPv6 message has at least 4 octets, got " + icmpLength);
+        }
+        Wire.check(buf, ipv6Offset, (long) MESSAGE + icmpLength, "IPv6 header and ICMPv6 message");
         long message = ipv6Offset + MESSAGE;
         long sum = sum(buf, ipv6Offset, icmpLength) - Wire.u16(buf, message + CHECKSUM);
         return ~fold(sum) & 0xFFFF;
     }
 
-    /** Whether the checksum field of the message is right. */
-    public static boolean isValid(MemorySegment buf, long ipv6Offset, int icmpLength) {
+    /**
+     * Whether the checksum field of the message is right.
+     *
+     * @throws DecodeException when {@code icmpLength} is below 4 or the IPv6 header and the message
+     *                         do not lie in the segment
+     */
+    public static boolean isValid(MemorySegment buf, long ipv6Offset, int icmpLength) throws DecodeException {
+        if (icmpLength < 4) {
+            throw new DecodeException("ICMPv6 message", ipv6Offset + MESSAGE,
+                    "has at least 4 octets, got " + icmpLength);
+        }
+        Wire.require(buf, ipv6Offset, (long) MESSAGE + icmpLength, "ICMPv6 message");
         return fold(sum(buf, ipv6Offset, icmpLength)) == 0xFFFF;
     }
 
     /** Sum of pseudo-header and message, checksum field included, not yet folded. */
     private static long sum(MemorySegment buf, long ipv6Offset, int icmpLength) {
-        if (icmpLength < 4) {
-            throw new IndexOutOfBoundsException("an ICMPv6 message has at least 4 octets, got " + icmpLength);
-        }
         long sum = 0;
         for (int i = 0; i < 32; i += 2) {
             sum += Wire.u16(buf, ipv6Offset + SOURCE + i);

@@ -19,7 +19,7 @@
  * so whatever encodes also decodes.
  */
 @Export
-@Version("1.0.0")
+@Version("1.1.0")
 package ipoib.codec.nd;
 
 import org.osgi.annotation.bundle.Export;

@@ -80,9 +80,14 @@ public record ErfHeader(long timestamp, int type, int flags, int recordLength, i
         write(segment, offset, timestamp, type, flags, recordLength, lossCounter, wireLength);
     }
 
-    /** Writes a header from its fields without building a record (the capture path). */
+    /**
+     * Writes a header from its fields without building a record (the capture path).
+     *
+     * @throws IndexOutOfBoundsException when 16 octets do not fit at {@code offset}
+     */
     public static void write(MemorySegment segment, long offset, long timestamp, int type, int flags,
                              int recordLength, int lossCounter, int wireLength) {
+        Wire.check(segment, offset, LENGTH, "ERF header");
         segment.set(LITTLE_ENDIAN_LONG, offset, timestamp);
         Wire.put8(segment, offset + 8, type);
         Wire.put8(segment, offset + 9, flags);

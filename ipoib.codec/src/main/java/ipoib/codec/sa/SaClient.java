@@ -1,6 +1,7 @@
 package ipoib.codec.sa;
 
 import ipoib.api.Gid;
+import ipoib.api.IbMtu;
 import ipoib.api.JoinState;
 import ipoib.api.McMemberRecord;
 import ipoib.api.Mgid;
@@ -12,6 +13,7 @@ import ipoib.api.sa.SaException;
 import ipoib.api.sa.SaStatus;
 import ipoib.api.sa.SubnetAdministrator;
 import ipoib.codec.DecodeException;
+import ipoib.codec.mad.ClassPortInfo;
 import ipoib.codec.mad.InformInfo;
 import ipoib.codec.mad.MadMethod;
 import ipoib.codec.mad.Notice;
@@ -19,6 +21,7 @@ import ipoib.codec.mad.SaHeader;
 import ipoib.codec.mad.SaMad;
 import ipoib.codec.mad.SaMcMemberRecord;
 import ipoib.codec.mad.SaPathRecord;
+import ipoib.codec.mad.Selector;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -67,6 +70,7 @@ public final class SaClient implements SubnetAdministrator, AutoCloseable {
     private final LongAdder timedOut = new LongAdder();
     private final LongAdder unmatched = new LongAdder();
     private final LongAdder malformed = new LongAdder();
+    private final LongAdder localFailures = new LongAdder();
     private final LongAdder reports = new LongAdder();
     private final LongAdder duplicateReports = new LongAdder();
     /** TIDs of the last reports handed on, to drop the SA's retransmissions of them. */
@@ -78,8 +82,10 @@ public final class SaClient implements SubnetAdministrator, AutoCloseable {
      * @param scheduler runs retransmissions and timeouts
      * @param timeoutMillis wait per attempt, 1..60000
      * @param attempts sends per request, 1..20
-     * @param smKey the SM_Key of requests (OpenSM shows all members of a group only to a trusted
-     *              requester: SM_Key 1 by default), 0 for an untrusted client
+     * @param smKey the SM_Key of requests: 0 as Linux sends it (untrusted: OpenSM answers a
+     *              member table with one record per group, PortGID and JoinState zero), or the
+     *              SM's key for a trusted client that sees every member; OpenSM drops requests
+     *              with any other key without an answer
      */
     public SaClient(MadTransport transport, ScheduledExecutorService scheduler, long timeoutMillis, int attempts,
                     long smKey) {
@@ -126,6 +132,22 @@ public final class SaClient implements SubnetAdministrator, AutoCloseable {
         SaPathRecord query = SaPathRecord.query(source, destination, pkey.value());
         return request("PathRecord Get " + source + " -> " + destination, MadMethod.GET, SaPathRecord.ATTRIBUTE_ID,
                 SaPathRecord.QUERY_COMPONENTS, query::encode)
+                .thenApply(a -> decode(() -> SaPathRecord.decode(a.data, SaMad.DATA_OFFSET).toApi()));
+    }
+
+    /**
+     * PathRecord Get with an MTU selector (IBA 15.2.5.16): a path whose MTU is greater than, less
+     * than or exactly {@code mtu}, or the largest available.
+     */
+    public CompletionStage<PathRecord> pathRecord(Gid source, Gid destination, PKey pkey, Selector mtuSelector,
+                                                  IbMtu mtu) {
+        SaPathRecord q = SaPathRecord.query(source, destination, pkey.value());
+        SaPathRecord query = new SaPathRecord(q.serviceId(), q.destinationGid(), q.sourceGid(), 0, 0, false, 0, 0, 0,
+                q.reversible(), q.numberOfPaths(), q.pkey(), 0, 0, mtuSelector, mtu.code(), Selector.GREATER_THAN, 0,
+                Selector.GREATER_THAN, 0, 0);
+        return request("PathRecord Get " + source + " -> " + destination + " MTU " + mtuSelector + " " + mtu,
+                MadMethod.GET, SaPathRecord.ATTRIBUTE_ID,
+                SaPathRecord.QUERY_COMPONENTS | SaPathRecord.CM_MTU_SELECTOR | SaPathRecord.CM_MTU, query::encode)
                 .thenApply(a -> decode(() -> SaPathRecord.decode(a.data, SaMad.DATA_OFFSET).toApi()));
     }
 
@@ -176,6 +198,16 @@ public final class SaClient implements SubnetAdministrator, AutoCloseable {
         return table("MCMemberRecord GetTable", 0, record::encode);
     }
 
+    /**
+     * MCMemberRecord GetTable with the components of {@code mask} taken from {@code query}
+     * ({@link SaMcMemberRecord}'s CM_* bits): a filtered member table, e.g. by MLID, P_Key or
+     * JoinState. Without RMPP, what fits into one MAD.
+     */
+    public CompletionStage<List<McMemberRecord>> memberTable(McMemberRecord query, long mask) {
+        SaMcMemberRecord record = SaMcMemberRecord.fromApi(query);
+        return table(String.format("MCMemberRecord GetTable (components 0x%x)", mask), mask, record::encode);
+    }
+
     private CompletionStage<List<McMemberRecord>> table(String description, long mask, Consumer2 encoder) {
         return request(description, MadMethod.GET_TABLE, SaMcMemberRecord.ATTRIBUTE_ID, mask, encoder)
                 .thenApply(a -> decode(() -> {
@@ -222,10 +254,80 @@ public final class SaClient implements SubnetAdministrator, AutoCloseable {
         }
     }
 
+    @Override
+    public CompletionStage<ipoib.api.sa.SaCapabilities> capabilities() {
+        return request("ClassPortInfo Get", MadMethod.GET, ClassPortInfo.ATTRIBUTE_ID, 0, (seg, off) -> { })
+                .thenApply(a -> decode(() -> ClassPortInfo.decode(a.data, SaMad.DATA_OFFSET).toApi()));
+    }
+
+    /**
+     * A view of this client whose requests carry another SM_Key (0: untrusted, as Linux sends;
+     * the SM's key: trusted, every member shown). It shares the transport, the pending requests
+     * and the subscriptions of this client.
+     */
+    public SubnetAdministrator withSmKey(long key) {
+        return new KeyedView(key);
+    }
+
+    /** The SM_Key of the request being built: the view's while a view builds it, else the client's. */
+    private static final ScopedValue<Long> VIEW_KEY = ScopedValue.newInstance();
+
+    private final class KeyedView implements SubnetAdministrator {
+        private final long key;
+
+        KeyedView(long key) {
+            this.key = key;
+        }
+
+        private <T> T with(java.util.function.Supplier<T> call) {
+            return ScopedValue.where(VIEW_KEY, key).call(call::get);
+        }
+
+        @Override
+        public CompletionStage<PathRecord> pathRecord(Gid source, Gid destination, PKey pkey) {
+            return with(() -> SaClient.this.pathRecord(source, destination, pkey));
+        }
+
+        @Override
+        public CompletionStage<McMemberRecord> join(Mgid mgid, Gid portGid, JoinState state) {
+            return with(() -> SaClient.this.join(mgid, portGid, state));
+        }
+
+        @Override
+        public CompletionStage<McMemberRecord> create(McMemberRecord template) {
+            return with(() -> SaClient.this.create(template));
+        }
+
+        @Override
+        public CompletionStage<Void> leave(Mgid mgid, Gid portGid, JoinState state) {
+            return with(() -> SaClient.this.leave(mgid, portGid, state));
+        }
+
+        @Override
+        public CompletionStage<Optional<McMemberRecord>> group(Mgid mgid) {
+            return with(() -> SaClient.this.group(mgid));
+        }
+
+        @Override
+        public CompletionStage<List<McMemberRecord>> groups() {
+            return with(SaClient.this::groups);
+        }
+
+        @Override
+        public CompletionStage<AutoCloseable> subscribe(GroupTrap.Type type, Mgid mgid, Consumer<GroupTrap> listener) {
+            return with(() -> SaClient.this.subscribe(type, mgid, listener));
+        }
+
+        @Override
+        public CompletionStage<ipoib.api.sa.SaCapabilities> capabilities() {
+            return with(SaClient.this::capabilities);
+        }
+    }
+
     /** Counters of this client, for diagnostics. */
     public Map<String, Long> statistics() {
         return Map.of("sent", sent.sum(), "retransmitted", retransmitted.sum(), "timed_out", timedOut.sum(),
-                "unmatched_answers", unmatched.sum(), "malformed_answers", malformed.sum(), "reports", reports.sum(),
+                "unmatched_answers", unmatched.sum(), "malformed_answers", malformed.sum(), "not_sent", localFailures.sum(), "reports", reports.sum(),
                 "duplicate_reports", duplicateReports.sum(), "pending", (long) pending.size(), "subscriptions", (long) subscriptions.size());
     }
 
@@ -262,7 +364,7 @@ public final class SaClient implements SubnetAdministrator, AutoCloseable {
         byte[] bytes = new byte[SaMad.LENGTH];
         MemorySegment mad = MemorySegment.ofArray(bytes);
         SaMad header = SaMad.request(method, fullTid, attributeId, 0, componentMask);
-        header = header.withSa(new SaHeader(smKey, 0, componentMask));
+        header = header.withSa(new SaHeader(VIEW_KEY.orElse(smKey), 0, componentMask));
         header.encode(mad, 0);
         attribute.encode(mad, SaMad.DATA_OFFSET);
         Request request = new Request(description, tid, bytes);
@@ -280,13 +382,22 @@ public final class SaClient implements SubnetAdministrator, AutoCloseable {
             if (request.sends > 1) {
                 retransmitted.increment();
             }
-            request.timer = scheduler.schedule(() -> onTimeout(request), timeoutMillis, TimeUnit.MILLISECONDS);
+            try {
+                request.timer = scheduler.schedule(() -> onTimeout(request), timeoutMillis, TimeUnit.MILLISECONDS);
+            } catch (java.util.concurrent.RejectedExecutionException stopping) {
+                // The owner is shutting the client's timers down: no retransmission, no answer to wait for.
+                localFailures.increment();
+                fail(request, SaException.notSent(request.description, "the SA client is stopping"));
+                return;
+            }
         }
         sent.increment();
         try {
             transport.send(ByteBuffer.wrap(request.mad));
         } catch (RuntimeException e) {
-            fail(request, new SaException(request.description + " could not be sent: " + e.getMessage(), SaStatus.BUSY));
+            // The SA never saw it: a local failure (port down, transport closed), not an SA status.
+            localFailures.increment();
+            fail(request, SaException.notSent(request.description, String.valueOf(e.getMessage())));
         }
     }
 

@@ -49,6 +49,19 @@ class MulticastMappingTest {
         assertEquals(Mgid.parse("FF12:601B:8000::2"), MulticastMapping.ipv6(v6("ff02::2").getAddress(), 0x8000, 2));
     }
 
+    // Linux's ip_ib_mc_map and ipv6_ib_mc_map (include/net/ip.h, include/net/if_inet6.h) copy
+    // octets 8-9 of the broadcast address as they are: a broadcast-GID with a limited P_Key maps
+    // groups under that limited P_Key, not under the full-member one.
+    @Test
+    void aSuppliedBroadcastGidLendsItsPKeyOctetsAsTheyAre() {
+        Mgid limited = Mgid.parse("ff12:401b:0001::ffff:ffff");
+        assertEquals(Mgid.parse("ff12:401b:0001::1"), MulticastMapping.ipv4(v4("224.0.0.1"), limited));
+        assertEquals(Mgid.parse("ff12:601b:0001::1"), MulticastMapping.ipv6(v6("ff02::1"), limited));
+        assertEquals(limited, MulticastMapping.ipv4(v4("255.255.255.255"), limited));
+        Mgid full = Mgid.parse("ff15:401b:8001::ffff:ffff");
+        assertEquals(Mgid.parse("ff15:401b:8001::102"), MulticastMapping.ipv4(v4("224.0.1.2"), full));
+    }
+
     // §4 Figure 2: ff, flags 0001, scope, 0100000000011011 (0x401B), P_Key, 48 zero bits, 32 one bits.
     @Test
     void broadcastGidOfFigure2() {

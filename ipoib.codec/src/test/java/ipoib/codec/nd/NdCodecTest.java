@@ -45,7 +45,7 @@ class NdCodecTest {
             ip("2001:db8::99"), Optional.of(lla(0, 0x50, "fe80::2:c903:0:7")));
 
     @Test
-    void vectorChecksumsAgreeWithTheReferenceSum() {
+    void vectorChecksumsAgreeWithTheReferenceSum() throws DecodeException {
         for (String v : List.of(NdVectors.NS, NdVectors.NA, NdVectors.RA, NdVectors.RS, NdVectors.REDIRECT)) {
             byte[] p = Hex.bytes(v);
             assertEquals(((p[42] & 0xFF) << 8) | (p[43] & 0xFF), ReferenceChecksum.of(p));

@@ -377,10 +377,11 @@ class TsharkCrossCheckTest {
             byte[] toGroup = ipoib(0x0800, ipv4Udp(IP_A, new int[] {224, 1, 2, 3}, 50000, 50001, new byte[] {9}));
             Grh grh = new Grh().trafficClass(0).flowLabel(0xABCDE).payloadLength(toGroup.length).hopLimit(1)
                     .sourceGid(PORT_A).destinationGid(GROUP_224_1_2_3.gid());
-            IpoibPseudoHeader.writeGrh(pseudo, 0, grh);
+            IpoibPseudoHeader.writeGrh(pseudo, 0, grh, QPN_A);
             writer.writeIpoib(ib0, t += 1_000, pseudo, 0, MemorySegment.ofArray(toGroup), 0, toGroup.length);
             f = expect();
             f.put("ipoib.grh.ipver", 6);
+            f.put("ipoib.grh.sqpn", QPN_A);
             f.put("ipoib.grh.flowlabel", 0xABCDE);
             f.put("ipoib.grh.sgid", PORT_A);
             f.put("ipoib.dgid", GROUP_224_1_2_3.gid());
@@ -388,11 +389,13 @@ class TsharkCrossCheckTest {
             expectIpv4(f, "192.168.0.1", "224.1.2.3", 50000, 50001);
 
             // 9. ARP request received on the broadcast group
-            IpoibPseudoHeader.writeGrh(pseudo, 0, grh.destinationGid(BROADCAST.gid()).payloadLength(request.length + 4));
+            IpoibPseudoHeader.writeGrh(pseudo, 0, grh.destinationGid(BROADCAST.gid()).payloadLength(request.length + 4),
+                    QPN_A);
             byte[] arpRequest = ipoib(0x0806, request);
             writer.writeIpoib(ib0, t += 1_000, pseudo, 0, MemorySegment.ofArray(arpRequest), 0, arpRequest.length);
             f = expect();
             f.put("ipoib.dgid", BROADCAST.gid());
+            f.put("ipoib.grh.sqpn", QPN_A);
             f.put("ipoib.type", 0x0806);
             expectArp(f, 1, QPN_A, PORT_A, "192.168.0.1", 0, Gid.ZERO, "192.168.0.2");
 

@@ -126,13 +126,15 @@ final class LinkCapture implements AutoCloseable {
 
     /**
      * Fills a claimed slot with a received frame: the GRH as the receive buffer holds it when the
-     * datagram carried one, else the own address (QPN and GID) as the destination.
+     * datagram carried one, with the sender's QPN where Wireshark reads the Source QPN; else the
+     * own address (QPN and GID) as the destination.
      */
-    void fillReceived(int slot, MemorySegment buffer, long grhOffset, boolean grh, int ownQpn, Gid ownGid,
-                      long frameOffset, int length) {
+    void fillReceived(int slot, MemorySegment buffer, long grhOffset, boolean grh, int sourceQpn, int ownQpn,
+                      Gid ownGid, long frameOffset, int length) {
         long at = (long) slot * SLOT_SIZE;
         if (grh) {
             MemorySegment.copy(buffer, grhOffset, slots, at, IpoibPseudoHeader.LENGTH);
+            IpoibPseudoHeader.putSourceQpn(slots, at, sourceQpn & 0xFF_FFFF);
         } else {
             IpoibPseudoHeader.writeDestination(slots, at, ownQpn, ownGid.prefix(), ownGid.interfaceId());
         }

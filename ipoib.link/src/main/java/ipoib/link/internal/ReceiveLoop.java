@@ -168,7 +168,7 @@ final class ReceiveLoop {
         if (capture != null) {
             int slot = capture.claim();
             if (slot >= 0) {
-                capture.fillReceived(slot, buffers, at, grh, qpn.value(), gid, at + UdQueuePair.GRH_AREA_LENGTH,
+                capture.fillReceived(slot, buffers, at, grh, sourceQpn, qpn.value(), gid, at + UdQueuePair.GRH_AREA_LENGTH,
                         frameLength);
                 capture.commit(slot);
             }

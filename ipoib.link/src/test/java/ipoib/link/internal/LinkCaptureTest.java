@@ -78,7 +78,7 @@ class LinkCaptureTest {
         for (int i = 0; i < 3; i++) {
             int slot = capture.claim();
             MemorySegment.copy(frame(i), 0, buffer, 40, 8);
-            capture.fillReceived(slot, buffer, 0, false, 0x48, new Gid(Gid.DEFAULT_SUBNET_PREFIX, 1), 40, 8);
+            capture.fillReceived(slot, buffer, 0, false, 0x9b1, 0x48, new Gid(Gid.DEFAULT_SUBNET_PREFIX, 1), 40, 8);
             capture.commit(slot);
         }
         assertEquals(-1, capture.claim(), "the count is reached");
@@ -87,6 +87,32 @@ class LinkCaptureTest {
         assertFalse(capture.isRunning());
         assertEquals(3, count(file));
         assertTrue(capture.summary().contains("(ended): 3 frames written (3 received, 0 sent)"), capture.summary());
+    }
+
+    @Test
+    void aReceivedFrameWithAGrhCarriesTheSendersQpnWhereWiresharkReadsIt() throws Exception {
+        // Wireshark's IPoIB dissector reads "Source QPN" (ipoib.grh.sqpn) from octets 5-7 of the
+        // GRH pseudo-header; copying the GRH as received put PayLen/NxtHdr/HopLmt there.
+        Path file = dir.resolve("grh.pcapng");
+        LinkCapture capture = new LinkCapture("t", file, 1, () -> { });
+        MemorySegment buffer = MemorySegment.ofArray(new byte[64]);
+        Gid sender = new Gid(Gid.DEFAULT_SUBNET_PREFIX, 0x0002_c903_0000_0101L);
+        new ipoib.codec.iba.Grh().flowLabel(0xABCDE).payloadLength(0x54).hopLimit(0x1b).sourceGid(sender)
+                .destinationGid(MGID).encode(buffer, 0);
+        MemorySegment.copy(frame(0), 0, buffer, 40, 8);
+        int slot = capture.claim();
+        capture.fillReceived(slot, buffer, 0, true, 0x0009b1, 0x48, new Gid(Gid.DEFAULT_SUBNET_PREFIX, 1), 40, 8);
+        capture.commit(slot);
+        capture.close();
+        PcapngReader reader = new PcapngReader(MemorySegment.ofArray(Files.readAllBytes(file)));
+        assertTrue(reader.next());
+        MemorySegment pseudo = reader.data();
+        assertEquals(0x0009b1, IpoibPseudoHeader.sourceQpn(pseudo, 0));
+        assertEquals(0, pseudo.get(java.lang.foreign.ValueLayout.JAVA_BYTE, 4), "octet 4 zero");
+        assertEquals(0xABCDE, ipoib.codec.Wire.u32(pseudo, 0) & 0xFFFFF, "flow label kept");
+        assertEquals(MGID, IpoibPseudoHeader.destinationGid(pseudo, 0));
+        assertEquals(sender.prefix(), ipoib.codec.Wire.u64(pseudo, 8), "source GID kept");
+        assertEquals(sender.interfaceId(), ipoib.codec.Wire.u64(pseudo, 16));
     }
 
     @Test

@@ -499,7 +499,8 @@ final class LinkGroups {
                 return;
             }
             // §10 asks the SA whether the group exists; the SendOnlyNonMember join is that question
-            // (a missing group answers ERR_REQ_INSUFFICIENT_COMPONENTS) and needs no visibility of
+            // (a missing group answers ERR_REQ_INVALID from OpenSM, ERR 1B10, or
+            // ERR_REQ_INSUFFICIENT_COMPONENTS from older SAs) and needs no visibility of
             // other members, which an SA hides from an untrusted requester's group query.
             if (g.existence == Group.Existence.ABSENT) {
                 reroute(g);
@@ -568,7 +569,7 @@ final class LinkGroups {
             g.requested = null;
             if (failure == null) {
                 onJoined(g, want, have, record);
-            } else if (want != JoinState.FULL_MEMBER && noSuchGroup(failure)) {
+            } else if (want != JoinState.FULL_MEMBER && absentForNonFullJoin(failure)) {
                 onGroupAbsent(g, want);
             } else {
                 onJoinFailed(g, want, describe(failure));
@@ -1319,6 +1320,17 @@ final class LinkGroups {
     private static boolean notAMember(Throwable failure) {
         Throwable cause = unwrap(failure);
         return noSuchGroup(cause) || cause instanceof SaException sa && !sa.isTimeout()
+                && sa.status() == SaStatus.REQUEST_INVALID;
+    }
+
+    /**
+     * A non-full join of a group that does not exist: OpenSM 3.3.23 checks the join state before
+     * the components and answers ERR_REQ_INVALID (ERR 1B10, osm_sa_mcmember_record.c:1249); older
+     * SAs answer insufficient components or no records.
+     */
+    private static boolean absentForNonFullJoin(Throwable failure) {
+        Throwable cause = unwrap(failure);
+        return noSuchGroup(cause) || cause instanceof SaException sa && !sa.isTimeout() && !sa.isLocalFailure()
                 && sa.status() == SaStatus.REQUEST_INVALID;
     }
 

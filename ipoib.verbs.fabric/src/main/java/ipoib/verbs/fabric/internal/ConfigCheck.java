@@ -3,9 +3,27 @@ package ipoib.verbs.fabric.internal;
 import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
 
-/** Validates the configuration into {@link FabricRuntime.Settings}, naming property, value and range. */
+/**
+ * Validates the configuration into {@link FabricRuntime.Settings}, naming property, value and
+ * range: first the raw properties against the metatype ({@link ipoib.runtime.ConfigCheck}, before
+ * DS's conversion can truncate a Long or hide a text), then what the metatype cannot say (a
+ * regular expression, a 64-bit key, a library name).
+ */
 final class ConfigCheck {
+    private static final ipoib.runtime.ConfigCheck METATYPE = ipoib.runtime.ConfigCheck.of(FabricConfiguration.class);
+
     private ConfigCheck() {}
+
+    /**
+     * @throws IllegalArgumentException naming every bad property, its value and what is allowed
+     */
+    static FabricRuntime.Settings settings(FabricConfiguration c, java.util.Map<String, ?> properties) {
+        String problems = METATYPE.problems(properties);
+        if (problems != null) {
+            throw new IllegalArgumentException(problems);
+        }
+        return settings(c);
+    }
 
     /**
      * @throws IllegalArgumentException naming the first bad property, its value and what is allowed

@@ -21,9 +21,10 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
     int saRetries() default 3;
 
     @AttributeDefinition(name = "SM_Key",
-            description = "SM_Key of SA requests: OpenSM shows every member of a group only to requests with its "
-                    + "SM_Key (1 unless configured otherwise); 0 for an untrusted client. Hex (0x...) or decimal.")
-    String smKey() default "0x1";
+            description = "SM_Key of SA requests: 0 (untrusted, as Linux sends it; member tables then show one "
+                    + "record per group), or the SM's key (OpenSM: 1 unless configured) for a trusted client that "
+                    + "sees every member; OpenSM ignores requests with any other key. Hex (0x...) or decimal.")
+    String smKey() default "0";
 
     @AttributeDefinition(name = "libibverbs", description = "File name or path of libibverbs.")
     String verbsLibrary() default "libibverbs.so.1";

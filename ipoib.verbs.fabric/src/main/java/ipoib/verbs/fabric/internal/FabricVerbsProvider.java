@@ -32,13 +32,13 @@ public final class FabricVerbsProvider implements VerbsProvider {
     private final ProviderStatus configurationProblem;
 
     @Activate
-    public FabricVerbsProvider(FabricConfiguration configuration,
+    public FabricVerbsProvider(FabricConfiguration configuration, java.util.Map<String, Object> properties,
                                @Reference(service = LoggerFactory.class) Logger logger) {
         this.log = osgiLog(logger);
         FabricRuntime started = null;
         ProviderStatus problem = null;
         try {
-            started = FabricRuntime.start(ConfigCheck.settings(configuration), log);
+            started = FabricRuntime.start(ConfigCheck.settings(configuration, properties), log);
         } catch (IllegalArgumentException e) {
             problem = ProviderStatus.unavailable("invalid configuration: " + e.getMessage());
             log.error("fabric provider not started: " + e.getMessage(), null);

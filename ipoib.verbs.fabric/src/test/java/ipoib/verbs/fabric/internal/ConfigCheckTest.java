@@ -17,7 +17,7 @@ class ConfigCheckTest {
         FabricRuntime.Settings s = ConfigCheck.settings(new TestConfig());
         assertEquals(1000, s.saTimeoutMillis());
         assertEquals(3, s.saAttempts());
-        assertEquals(1L, s.smKey());
+        assertEquals(0L, s.smKey(), "SM_Key 0 as Linux sends it");
         assertEquals("libibverbs.so.1", s.verbsLibrary());
         assertEquals(".*", s.deviceFilter().pattern());
     }
@@ -47,5 +47,17 @@ class ConfigCheckTest {
         assertEquals("mlx5_.*", s.deviceFilter().pattern());
         assertEquals(".*", ConfigCheck.settings("", 10, 1, "7", "a", "b").deviceFilter().pattern());
         assertEquals(7L, ConfigCheck.settings("", 10, 1, "7", "a", "b").smKey());
+    }
+
+    @Test
+    void rawPropertiesAreCheckedAgainstTheMetatypeBeforeConversion() {
+        // DS would turn 4294967297 into the int 1 and 'abc' into a NumberFormatException without a name.
+        String e = assertThrows(IllegalArgumentException.class, () -> ConfigCheck.settings(new TestConfig(),
+                java.util.Map.of("saRetries", 4_294_967_297L))).getMessage();
+        assertEquals("invalid ipoib.verbs.fabric property 'saRetries' value 4294967297 is out of range: allowed 1..20", e);
+        e = assertThrows(IllegalArgumentException.class, () -> ConfigCheck.settings(new TestConfig(),
+                java.util.Map.of("saTimeoutMillis", "abc"))).getMessage();
+        assertEquals("invalid ipoib.verbs.fabric property 'saTimeoutMillis' value 'abc' is not a number: allowed "
+                + "10..60000", e);
     }
 }

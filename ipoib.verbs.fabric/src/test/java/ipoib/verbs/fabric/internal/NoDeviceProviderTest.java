@@ -19,7 +19,7 @@ class NoDeviceProviderTest {
     @Test
     void withoutDevicesTheProviderSaysWhyAndLogsItOnce() {
         TestConfig.RecordingLog log = new TestConfig.RecordingLog();
-        FabricVerbsProvider provider = new FabricVerbsProvider(new TestConfig(), log.logger());
+        FabricVerbsProvider provider = new FabricVerbsProvider(new TestConfig(), java.util.Map.of(), log.logger());
         try {
             ProviderStatus status = provider.status();
             assertEquals("fabric", provider.name());
@@ -41,7 +41,7 @@ class NoDeviceProviderTest {
         TestConfig c = new TestConfig();
         c.verbsLibrary = "libibverbs-not-installed.so.1";
         TestConfig.RecordingLog log = new TestConfig.RecordingLog();
-        FabricVerbsProvider provider = new FabricVerbsProvider(c, log.logger());
+        FabricVerbsProvider provider = new FabricVerbsProvider(c, java.util.Map.of(), log.logger());
         String reason = provider.status().reason();
         assertTrue(reason.startsWith("libibverbs not available: libibverbs-not-installed.so.1 cannot be loaded"),
                 reason);
@@ -54,7 +54,7 @@ class NoDeviceProviderTest {
     void aLibraryWithoutTheVerbsIsTheReason() {
         TestConfig c = new TestConfig();
         c.verbsLibrary = "libc.so.6";
-        FabricVerbsProvider provider = new FabricVerbsProvider(c, new TestConfig.RecordingLog().logger());
+        FabricVerbsProvider provider = new FabricVerbsProvider(c, java.util.Map.of(), new TestConfig.RecordingLog().logger());
         assertEquals("libibverbs not available: libc.so.6 has no symbol ibv_get_device_list",
                 provider.status().reason());
         provider.deactivate();
@@ -65,7 +65,7 @@ class NoDeviceProviderTest {
         TestConfig c = new TestConfig();
         c.saTimeoutMillis = 5;
         TestConfig.RecordingLog log = new TestConfig.RecordingLog();
-        FabricVerbsProvider provider = new FabricVerbsProvider(c, log.logger());
+        FabricVerbsProvider provider = new FabricVerbsProvider(c, java.util.Map.of(), log.logger());
         assertEquals("invalid configuration: invalid fabric provider property 'saTimeoutMillis' value '5': "
                 + "allowed 10..60000", provider.status().reason());
         assertEquals(1, log.lines.size());
@@ -76,7 +76,7 @@ class NoDeviceProviderTest {
 
     @Test
     void theDevicesCommandPrintsTheReasonAndThePortCommandRefuses() {
-        FabricVerbsProvider provider = new FabricVerbsProvider(new TestConfig(), new TestConfig.RecordingLog().logger());
+        FabricVerbsProvider provider = new FabricVerbsProvider(new TestConfig(), java.util.Map.of(), new TestConfig.RecordingLog().logger());
         try {
             VerbsCommands commands = new VerbsCommands(provider);
             assertEquals("fabric provider: no devices: " + provider.status().reason() + "\n", commands.devices());

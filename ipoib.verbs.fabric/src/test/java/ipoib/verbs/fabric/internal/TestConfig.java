@@ -11,7 +11,7 @@ final class TestConfig implements FabricConfiguration {
     String deviceFilter = ".*";
     int saTimeoutMillis = 1000;
     int saRetries = 3;
-    String smKey = "0x1";
+    String smKey = "0";
     String verbsLibrary = "libibverbs.so.1";
     String umadLibrary = "libibumad.so.3";
 

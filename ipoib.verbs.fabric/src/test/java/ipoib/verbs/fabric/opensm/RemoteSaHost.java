@@ -44,7 +44,7 @@ final class RemoteSaHost implements SaHost, AutoCloseable {
     private final AtomicInteger ids = new AtomicInteger(1);
     private final CompletableFuture<String[]> ready = new CompletableFuture<>();
     private final Thread reader;
-    private final SubnetAdministrator sa = new Proxy();
+    private final SubnetAdministrator sa = new Proxy("");
     private volatile Gid portGid;
     private volatile Lid lid;
 
@@ -100,8 +100,9 @@ final class RemoteSaHost implements SaHost, AutoCloseable {
                 } else {
                     int status = Integer.parseInt(f[2]);
                     String message = String.join(" ", List.of(f).subList(4, f.length));
-                    future.completeExceptionally(status < 0 ? new IllegalStateException(name + ": " + message)
-                            : f[3].equals("1") ? SaException.timeout(message, 0, 0) : new SaException(message, status));
+                    future.completeExceptionally(f[3].equals("1") ? SaException.timeout(message, 0, 0)
+                            : status < 0 ? new IllegalStateException(name + ": " + message)
+                            : new SaException(message, status));
                 }
             }
         } catch (IOException e) {
@@ -167,7 +168,46 @@ final class RemoteSaHost implements SaHost, AutoCloseable {
         }
     }
 
+    @Override
+    public CompletionStage<List<McMemberRecord>> memberTable(McMemberRecord query, long mask) {
+        return call("mtable " + Long.toHexString(mask) + " " + SaWire.member(query)).thenApply(f -> {
+            int n = Integer.parseInt(f[3]);
+            List<McMemberRecord> out = new ArrayList<>();
+            for (int i = 0; i < n; i++) {
+                out.add(SaWire.member(f, 4 + i * SaWire.MEMBER_FIELDS));
+            }
+            return out;
+        });
+    }
+
+    @Override
+    public CompletionStage<PathRecord> pathRecord(Gid source, Gid destination, PKey pkey, int mtuSelector,
+                                                  ipoib.api.IbMtu mtu) {
+        return call("mpath " + source + " " + destination + " " + pkey + " " + mtuSelector + " " + mtu.bytes())
+                .thenApply(f -> SaWire.path(f, 3));
+    }
+
+    @Override
+    public SubnetAdministrator sa(long smKey) {
+        return new Proxy("@" + Long.toHexString(smKey) + " ");
+    }
+
+    /** Forwards calls; a prefix "@KEY " makes the host use its client's view with that SM_Key. */
     private final class Proxy implements SubnetAdministrator {
+        private final String key;
+
+        Proxy(String key) {
+            this.key = key;
+        }
+
+        private CompletableFuture<String[]> call(String command) {
+            return RemoteSaHost.this.call(key + command);
+        }
+
+        private <T> CompletionStage<T> call(String command, Function<String[], T> decode) {
+            return call(command).thenApply(decode);
+        }
+
         @Override
         public CompletionStage<PathRecord> pathRecord(Gid source, Gid destination, PKey pkey) {
             return call("path " + source + " " + destination + " " + pkey, f -> SaWire.path(f, 3));
@@ -204,6 +244,12 @@ final class RemoteSaHost implements SaHost, AutoCloseable {
                 }
                 return out;
             });
+        }
+
+        @Override
+        public CompletionStage<ipoib.api.sa.SaCapabilities> capabilities() {
+            return call("caps", f -> new ipoib.api.sa.SaCapabilities(Integer.parseInt(f[3]), Integer.parseInt(f[4]),
+                    Integer.parseInt(f[5])));
         }
 
         @Override

@@ -64,7 +64,7 @@ public final class SaHostMain {
         if (args.length > 2 && args[2].equals("report-receiver")) {
             becomeReportReceiver(binding.umad(), transport.portInfo().caName(), transport.portInfo().port());
         }
-        SaClient sa = new SaClient(transport, timers, timeout, attempts, 1);
+        SaClient client = new SaClient(transport, timers, timeout, attempts, 1);
         Map<String, AutoCloseable> subscriptions = new ConcurrentHashMap<>();
         UmadTransport.PortInfo info = transport.portInfo();
         reply("0 OK ready " + info.caName() + " " + info.port() + " " + SaWire.hex(info.lid().value()) + " "
@@ -72,12 +72,17 @@ public final class SaHostMain {
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
         String line;
         while ((line = in.readLine()) != null) {
-            String[] f = line.trim().split(" ");
-            String id = f[0];
+            String[] words = line.trim().split(" ");
+            String id = words[0];
+            // "ID @KEY COMMAND ...": the command through the client's view with that SM_Key.
+            boolean keyed = words.length > 1 && words[1].startsWith("@");
+            final ipoib.api.sa.SubnetAdministrator sa = keyed
+                    ? client.withSmKey(Long.parseUnsignedLong(words[1].substring(1), 16)) : client;
+            final String[] f = keyed ? dropSecond(words) : words;
             try {
                 switch (f[1]) {
                     case "quit" -> {
-                        sa.close();
+                        client.close();
                         transport.close();
                         timers.shutdownNow();
                         reply(id + " OK bye");
@@ -93,6 +98,13 @@ public final class SaHostMain {
                     case "group" -> answer(id, sa.group(Mgid.parse(f[2])),
                             o -> o.map(r -> "member " + SaWire.member(r)).orElse("none"));
                     case "groups" -> answer(id, sa.groups(), SaHostMain::members);
+                    case "mpath" -> answer(id, client.pathRecord(Gid.parse(f[2]), Gid.parse(f[3]), PKey.parse(f[4]),
+                            ipoib.codec.mad.Selector.fromCode(Integer.parseInt(f[5])),
+                            ipoib.api.IbMtu.fromBytes(Integer.parseInt(f[6]))), p -> "path " + SaWire.path(p));
+                    case "mtable" -> answer(id, client.memberTable(SaWire.member(f, 3),
+                            Long.parseUnsignedLong(f[2], 16)), SaHostMain::members);
+                    case "caps" -> answer(id, sa.capabilities(), c -> "caps " + c.capabilityMask() + " "
+                            + c.capabilityMask2() + " " + c.responseTimeValue());
                     case "subscribe" -> {
                         String sub = f[2];
                         GroupTrap.Type type = GroupTrap.Type.valueOf(f[3]);
@@ -109,7 +121,7 @@ public final class SaHostMain {
                         }
                         reply(id + " OK void");
                     }
-                    case "stats" -> reply(id + " OK stats " + sa.statistics().entrySet().stream()
+                    case "stats" -> reply(id + " OK stats " + client.statistics().entrySet().stream()
                             .map(e -> e.getKey() + "=" + e.getValue()).sorted().collect(Collectors.joining(",")));
                     default -> reply(id + " ERR -1 0 unknown command " + f[1]);
                 }
@@ -149,6 +161,13 @@ public final class SaHostMain {
                 throw new IllegalStateException("opening the issm device failed");
             }
         }
+    }
+
+    private static String[] dropSecond(String[] words) {
+        String[] rest = new String[words.length - 1];
+        rest[0] = words[0];
+        System.arraycopy(words, 2, rest, 1, words.length - 2);
+        return rest;
     }
 
     private static String members(List<McMemberRecord> records) {

@@ -415,6 +415,31 @@ public final class Fabric implements AutoCloseable {
                 ah.vector.hopLimit(), sender.pkey.value(), remoteQpn, qkey, sender.qpnValue(), copy);
     }
 
+    /** The GSI's well-known Q_Key (IBA 13.4.5): every MAD to and from QP1 carries it. */
+    static final int GSI_QKEY = 0x8001_0000;
+    /** The GSI's queue pair. */
+    static final int GSI_QPN = 1;
+
+    /**
+     * Shows a management datagram to the wire tap as the UD packet a wire would carry: QP1 to QP1
+     * with the GSI Q_Key, P_Key 0xffff (the GSI sends with P_Key index 0), SL 0, no GRH (the SM is
+     * on the local subnet), the 256-octet MAD as the payload.
+     */
+    void tapManagement(int slid, int dlid, byte[] mad) {
+        WireTap t = tap;
+        if (t == null) {
+            return;
+        }
+        Instant now = Instant.now();
+        try {
+            t.packet(new WireTap.Packet(now.getEpochSecond() * 1_000_000_000L + now.getNano(), slid, dlid, 0, false,
+                    null, null, 0, 0, 0, PKey.DEFAULT.value(), GSI_QPN, GSI_QKEY, GSI_QPN, mad.clone()));
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "wire tap failed; removing it", e);
+            tap = null;
+        }
+    }
+
     private void tap(WireTap t, LoopQueuePair sender, LoopAddressHandle ah, int remoteQpn, int qkey,
                      MemorySegment payload, long offset, int length) {
         try {

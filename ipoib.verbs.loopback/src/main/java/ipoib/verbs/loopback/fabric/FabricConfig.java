@@ -42,6 +42,17 @@ public record FabricConfig(int hcas, int portsPerHca, long subnetPrefix, long no
                     + new Gid(subnetPrefix, 0) + ": a multicast prefix (ff..) cannot be a subnet prefix");
         }
         partitions = List.copyOf(partitions);
+        for (PartitionConfig partition : partitions) {
+            for (PartitionConfig.Member member : partition.members()) {
+                if (!namesAPort(member, hcas, portsPerHca, nodeGuidBase)) {
+                    // A member naming nothing would silently leave ports out of the partition.
+                    throw new IllegalArgumentException("invalid loopback property 'partitions': member '"
+                            + member.selector() + "' of partition " + partition.name() + " names no port: allowed "
+                            + "ALL, ALL_CAS, loop0..loop" + (hcas - 1) + ", loopN/1.." + portsPerHca
+                            + " or the GUID of one of those ports");
+                }
+            }
+        }
         for (int i = 0; i < partitions.size(); i++) {
             for (int j = i + 1; j < partitions.size(); j++) {
                 if (partitions.get(i).pkeyBase() == partitions.get(j).pkeyBase()) {
@@ -51,6 +62,18 @@ public record FabricConfig(int hcas, int portsPerHca, long subnetPrefix, long no
                 }
             }
         }
+    }
+
+    /** Whether a member selector matches at least one port of the topology (GUIDs as Fabric gives them). */
+    private static boolean namesAPort(PartitionConfig.Member member, int hcas, int portsPerHca, long nodeGuidBase) {
+        for (int i = 0; i < hcas; i++) {
+            for (int p = 1; p <= portsPerHca; p++) {
+                if (member.matches("loop" + i, p, ipoib.api.Guid.of(nodeGuidBase + (long) (i + 1) * 0x100 + p))) {
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 
     /** Two HCAs of one port each, the default partition with IPoIB, MTU 2048. */

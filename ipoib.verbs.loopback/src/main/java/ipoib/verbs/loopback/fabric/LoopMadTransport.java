@@ -29,6 +29,7 @@ final class LoopMadTransport implements MadTransport {
         }
         byte[] copy = new byte[MAD_LENGTH];
         mad.duplicate().get(copy);
+        port.device.fabric.tapManagement(port.lidValue(), SubnetManager.SM_LID, copy);
         sa.submit(port, copy);
     }
 
@@ -39,6 +40,7 @@ final class LoopMadTransport implements MadTransport {
 
     /** Hands a MAD from the SA to the port's consumer (on the SA thread). */
     void deliver(byte[] mad) {
+        port.device.fabric.tapManagement(SubnetManager.SM_LID, port.lidValue(), mad);
         Consumer<ByteBuffer> r = receiver;
         if (r != null) {
             r.accept(ByteBuffer.wrap(mad).asReadOnlyBuffer());

@@ -16,8 +16,8 @@ import java.util.concurrent.TimeUnit;
  * framework use it directly.
  */
 public final class LoopbackSubnet implements VerbsProvider, AutoCloseable {
-    /** SM_Key the SA clients use: a trusted client sees every member (OpenSM's default key). */
-    private static final long TRUSTED_SM_KEY = 1;
+    /** The SM_Key Linux sends and the clients use by default: 0, untrusted (no SM secret on a host). */
+    public static final long UNTRUSTED_SM_KEY = 0;
 
     private final Fabric fabric;
     private final SubnetAdministratorEmulator sa;
@@ -31,6 +31,14 @@ public final class LoopbackSubnet implements VerbsProvider, AutoCloseable {
      * @param saAttempts SA client attempts per request
      */
     public LoopbackSubnet(FabricConfig config, long saTimeoutMillis, int saAttempts) {
+        this(config, saTimeoutMillis, saAttempts, UNTRUSTED_SM_KEY);
+    }
+
+    /**
+     * Builds and starts the subnet with SA clients that send {@code smKey} (1, the emulated SM's
+     * key, makes them trusted: member tables then list every member).
+     */
+    public LoopbackSubnet(FabricConfig config, long saTimeoutMillis, int saAttempts, long smKey) {
         this.fabric = new Fabric(config);
         fabric.start();
         this.sa = new SubnetAdministratorEmulator(fabric);
@@ -41,7 +49,7 @@ public final class LoopbackSubnet implements VerbsProvider, AutoCloseable {
         });
         for (LoopDevice d : fabric.devices()) {
             for (LoopPort p : d.loopPorts()) {
-                SaClient client = new SaClient(sa.transport(p), saClientTimers, saTimeoutMillis, saAttempts, TRUSTED_SM_KEY);
+                SaClient client = new SaClient(sa.transport(p), saClientTimers, saTimeoutMillis, saAttempts, smKey);
                 clients.add(client);
                 p.setManagement(sa.transport(p), client);
             }

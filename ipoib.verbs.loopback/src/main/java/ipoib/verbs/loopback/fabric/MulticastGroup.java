@@ -33,6 +33,11 @@ public final class MulticastGroup {
     final int packetLifetime;
     /** Created from the partition configuration: stays when its members leave (OpenSM's well-known groups). */
     final boolean persistent;
+    /**
+     * The join states that create a group and keep it alive: FullMember and SendOnlyFullMember
+     * (OpenSM 3.3.23 osm_multicast.c:336-414, full_members counts both).
+     */
+    static final int FULL_BITS = JoinState.FULL_MEMBER.bit() | JoinState.SEND_ONLY_FULL_MEMBER.bit();
     /** Port GID → join-state bits (IBA 15.2.5.17: a member may hold several states at once). */
     private final Map<Gid, Integer> members = new ConcurrentHashMap<>();
     /** Attached queue pairs, copy-on-write for the data path. */
@@ -69,6 +74,7 @@ public final class MulticastGroup {
     public McMemberRecord record(Gid port, int joinStateBits) {
         JoinState state = (joinStateBits & JoinState.FULL_MEMBER.bit()) != 0 ? JoinState.FULL_MEMBER
                 : (joinStateBits & JoinState.NON_MEMBER.bit()) != 0 ? JoinState.NON_MEMBER
+                : (joinStateBits & JoinState.SEND_ONLY_FULL_MEMBER.bit()) != 0 ? JoinState.SEND_ONLY_FULL_MEMBER
                 : JoinState.SEND_ONLY_NON_MEMBER;
         return new McMemberRecord(mgid, port, qkey, Lid.of(mlid), mtu, trafficClass, pkey, rate, packetLifetime,
                 serviceLevel, flowLabel, hopLimit, state, false);
@@ -97,7 +103,7 @@ public final class MulticastGroup {
 
     boolean hasFullMember() {
         for (int bits : members.values()) {
-            if ((bits & JoinState.FULL_MEMBER.bit()) != 0) {
+            if ((bits & FULL_BITS) != 0) {
                 return true;
             }
         }

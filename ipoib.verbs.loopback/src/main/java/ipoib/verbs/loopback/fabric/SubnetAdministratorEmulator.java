@@ -14,6 +14,7 @@ import ipoib.api.Rate;
 import ipoib.api.sa.GroupTrap;
 import ipoib.api.sa.SaStatus;
 import ipoib.codec.DecodeException;
+import ipoib.codec.mad.ClassPortInfo;
 import ipoib.codec.mad.InformInfo;
 import ipoib.codec.mad.MadAttribute;
 import ipoib.codec.mad.MadMethod;
@@ -125,6 +126,15 @@ public final class SubnetAdministratorEmulator implements GroupTrapSink, AutoClo
             dropped.increment();
             return;
         }
+        long key = request.sa().smKey();
+        if (key != 0 && key != TRUSTED_SM_KEY) {
+            // OpenSM 3.3.23 osm_sa_mad_ctrl.c:344-356 (ERR 1A04): a MAD with a non-zero SM_Key other
+            // than the SM's is ignored, no answer.
+            dropped.increment();
+            LOG.info(() -> String.format("emulated SA ignored a MAD from %s: ERR 1A04 non-zero SM_Key 0x%x is not "
+                    + "the SM's", from, key));
+            return;
+        }
         int method = request.header().method();
         if (method == MadMethod.REPORT_RESP) {
             return;
@@ -133,6 +143,8 @@ public final class SubnetAdministratorEmulator implements GroupTrapSink, AutoClo
             dropped.increment();
             return;
         }
+        // Counted by kind before a fault may answer it: fabric:sa shows every request it answered.
+        sm.count(kind(request));
         SaFaults f = faults;
         if (f.errorPercent() > 0) {
             boolean fail;
@@ -149,9 +161,12 @@ public final class SubnetAdministratorEmulator implements GroupTrapSink, AutoClo
                 case MadAttribute.PATH_RECORD -> pathRecord(from, request, in);
                 case MadAttribute.MC_MEMBER_RECORD -> mcMemberRecord(from, request, in);
                 case MadAttribute.INFORM_INFO -> informInfo(from, request, in);
+                case MadAttribute.CLASS_PORT_INFO -> classPortInfo(from, request);
                 default -> answer(from, request, SaStatus.METHOD_ATTRIBUTE_NOT_SUPPORTED, null, 0);
             }
         } catch (SaStatusException e) {
+            // One line per refusal naming OpenSM's rule (ERR 1Bxx), as OpenSM's log does.
+            LOG.info(() -> "emulated SA refused " + kind(request) + " from " + from + ": " + e.getMessage());
             answer(from, request, e.status(), null, 0);
         } catch (DecodeException e) {
             answer(from, request, SaStatus.INVALID_ATTRIBUTE_VALUE, null, 0);
@@ -159,6 +174,37 @@ public final class SubnetAdministratorEmulator implements GroupTrapSink, AutoClo
             LOG.log(Level.WARNING, "emulated SA failed on a request from " + from, e);
             answer(from, request, SaStatus.NO_RESOURCES, null, 0);
         }
+    }
+
+    /** The kind of a request for the statistics: attribute and method, {@code "MCMemberRecord Set"}. */
+    private static String kind(SaMad request) {
+        String attribute = switch (request.header().attributeId()) {
+            case MadAttribute.PATH_RECORD -> "PathRecord";
+            case MadAttribute.MC_MEMBER_RECORD -> "MCMemberRecord";
+            case MadAttribute.INFORM_INFO -> "InformInfo";
+            case MadAttribute.CLASS_PORT_INFO -> "ClassPortInfo";
+            default -> String.format("attribute 0x%04x", request.header().attributeId());
+        };
+        return attribute + " " + MadMethod.name(request.header().method());
+    }
+
+    // ---- ClassPortInfo ---------------------------------------------------------------------------------
+
+    /**
+     * What OpenSM 3.3.23 answers (osm_sa_class_port_info.c:108-179): CapabilityMask with
+     * Get/Set Notice (bit 1), PortInfo CapabilityMask match (13) and UD multicast (9);
+     * CapabilityMask2 with OpenSM's default bits, SendOnlyFullMember (12) among them;
+     * RespTimeValue 16 for the default transaction timeout of 200 ms (4.096 µs × 2^16 ≈ 268 ms).
+     */
+    static final ClassPortInfo CLASS_PORT_INFO = new ClassPortInfo(1, 2, 1 << 1 | 1 << 13 | 1 << 9,
+            1 << 5 | 1 << 6 | 1 << 7 | 1 << 8 | 1 << 10 | 1 << 12 | 1 << 13 | 1 << 15, 16);
+
+    private void classPortInfo(LoopPort from, SaMad request) throws SaStatusException {
+        if (request.header().method() != MadMethod.GET) {
+            throw new SaStatusException(SaStatus.METHOD_ATTRIBUTE_NOT_SUPPORTED, "ClassPortInfo method "
+                    + request.header().method());
+        }
+        answer(from, request, SaStatus.SUCCESS, CLASS_PORT_INFO::encode, 0);
     }
 
     // ---- PathRecord ------------------------------------------------------------------------------------
@@ -173,6 +219,10 @@ public final class SubnetAdministratorEmulator implements GroupTrapSink, AutoClo
         if ((mask & SaPathRecord.CM_DGID) == 0 && (mask & SaPathRecord.CM_DLID) == 0) {
             throw new SaStatusException(SaStatus.INSUFFICIENT_COMPONENTS, "PathRecord needs a DGID or DLID");
         }
+        if ((mask & SaPathRecord.CM_DGID) != 0 && query.destinationGid().isMulticast()) {
+            multicastPath(from, request, mask, query);
+            return;
+        }
         Gid source = (mask & SaPathRecord.CM_SGID) != 0 ? query.sourceGid() : from.gid(0);
         Gid destination = query.destinationGid();
         if ((mask & SaPathRecord.CM_DGID) == 0) {
@@ -183,10 +233,74 @@ public final class SubnetAdministratorEmulator implements GroupTrapSink, AutoClo
             destination = dst.gid(0);
         }
         PKey pkey = (mask & SaPathRecord.CM_PKEY) != 0 ? pkeyOf(query.pkey()) : PKey.DEFAULT;
-        PathRecord path = sm.pathRecord(source, destination, pkey);
+        PathRecord path = withMtuSelector(mask, query, sm.pathRecord(source, destination, pkey));
         SaPathRecord answer = SaPathRecord.fromApi(path);
         answer(from, request, SaStatus.SUCCESS, (seg, off) -> answer.encode(seg, off),
                 method == MadMethod.GET_TABLE ? SaPathRecord.LENGTH : 0);
+    }
+
+    /**
+     * The MTU selector of a PathRecord query as OpenSM 3.3.23 applies it (pr_rcv_get_path_parms,
+     * osm_sa_path_record.c:486-520), only when both MTU components are given: greater than
+     * (none when the path's MTU is not), less than (the highest MTU below the one asked), exactly
+     * (none when the path cannot carry it), largest available.
+     */
+    private static PathRecord withMtuSelector(long mask, SaPathRecord q, PathRecord path) throws SaStatusException {
+        long both = SaPathRecord.CM_MTU_SELECTOR | SaPathRecord.CM_MTU;
+        if ((mask & both) != both) {
+            return path;
+        }
+        int mtu = path.mtu().code();
+        int required = q.mtu();
+        int chosen = switch (q.mtuSelector()) {
+            case GREATER_THAN -> mtu > required ? mtu : -1;
+            case LESS_THAN -> mtu < required ? mtu : required > 1 ? required - 1 : -1;
+            case EXACTLY -> mtu < required ? -1 : required;
+            case LARGEST_AVAILABLE -> mtu;
+        };
+        if (chosen < 1 || chosen > IbMtu.MTU_4096.code()) {
+            throw new SaStatusException(SaStatus.NO_RECORDS, "no path with an MTU " + q.mtuSelector() + " code "
+                    + required + " (the path carries " + path.mtu() + ")");
+        }
+        return new PathRecord(path.destinationGid(), path.sourceGid(), path.destinationLid(), path.sourceLid(),
+                path.flowLabel(), path.pkey(), path.serviceLevel(), IbMtu.fromCode(chosen), path.rate(),
+                path.packetLifetime(), path.hopLimit(), path.trafficClass());
+    }
+
+    /**
+     * A PathRecord to a multicast DGID, answered from the group as OpenSM 3.3.23 does
+     * (pr_process_multicast and pr_match_mgrp_attributes, osm_sa_path_record.c:1560-1740): the
+     * request's DLID, SGID (a member), P_Key, SL, FlowLabel, HopLimit and TClass must match the
+     * group (else ERR 1F19, no records); the answer is the request with the group's MGID, MLID,
+     * TClass, P_Key, MTU, rate, packet lifetime, SL, FlowLabel and HopLimit, one path.
+     */
+    private void multicastPath(LoopPort from, SaMad request, long mask, SaPathRecord q) throws SaStatusException {
+        MulticastGroup g = sm.group(new Mgid(q.destinationGid()));
+        if (g == null) {
+            throw new SaStatusException(SaStatus.NO_RECORDS, "ERR 1F09: no multicast group " + q.destinationGid());
+        }
+        String mismatch = (mask & SaPathRecord.CM_DLID) != 0 && q.destinationLid() != g.mlid ? "DLID is not the MLID"
+                : (mask & SaPathRecord.CM_SGID) != 0 && g.joinState(q.sourceGid()) == 0 ? "SGID " + q.sourceGid()
+                        + " is not a member"
+                : (mask & SaPathRecord.CM_PKEY) != 0 && q.pkey() != g.pkey.value() ? String.format(
+                        "P_Key 0x%04x is not the group's %s", q.pkey(), g.pkey)
+                : (mask & SaPathRecord.CM_SL) != 0 && q.serviceLevel() != g.serviceLevel ? "SL differs"
+                : (mask & SaPathRecord.CM_FLOW_LABEL) != 0 && q.flowLabel() != g.flowLabel ? "FlowLabel differs"
+                : (mask & SaPathRecord.CM_HOP_LIMIT) != 0 && q.hopLimit() != g.hopLimit ? "HopLimit differs"
+                : (mask & SaPathRecord.CM_TCLASS) != 0 && q.trafficClass() != g.trafficClass ? "TClass differs"
+                : null;
+        if (mismatch != null) {
+            throw new SaStatusException(SaStatus.NO_RECORDS, "ERR 1F19: MC group attributes don't match PathRecord "
+                    + "request: " + mismatch);
+        }
+        // Link-local groups keep their hop limit; others get the maximum (OpenSM line 1728).
+        int hopLimit = g.mgid().scope() == Mgid.SCOPE_LINK_LOCAL ? g.hopLimit : 0xFF;
+        SaPathRecord answer = new SaPathRecord(q.serviceId(), g.mgid().gid(), q.sourceGid(), g.mlid, q.sourceLid(),
+                q.rawTraffic(), g.flowLabel, hopLimit, g.trafficClass, q.reversible(), 1, g.pkey.value(), 0,
+                g.serviceLevel, Selector.EXACTLY, g.mtu.code(), Selector.EXACTLY, g.rate.code(), Selector.EXACTLY,
+                g.packetLifetime, q.preference());
+        answer(from, request, SaStatus.SUCCESS, answer::encode,
+                request.header().method() == MadMethod.GET_TABLE ? SaPathRecord.LENGTH : 0);
     }
 
     private static PKey pkeyOf(int value) throws SaStatusException {
@@ -215,13 +329,29 @@ public final class SubnetAdministratorEmulator implements GroupTrapSink, AutoClo
         if ((mask & SaMcMemberRecord.JOIN_COMPONENTS) != SaMcMemberRecord.JOIN_COMPONENTS) {
             throw new SaStatusException(SaStatus.INSUFFICIENT_COMPONENTS, "join needs MGID, PortGID and JoinState");
         }
-        checkRequester(from, request, record);
+        checkRequester(from, record);
         Mgid mgid = mgidOf(record);
-        McMemberRecord template = null;
-        if ((mask & REQUIRED_CREATE_COMPONENTS) == REQUIRED_CREATE_COMPONENTS) {
-            template = createTemplate(from, mask, record, mgid);
+        LoopPort member = sm.portByGid(record.portGid());
+        McMemberRecord joined;
+        // The checks and the join under the SM's lock: the group cannot change between them.
+        synchronized (sm) {
+            MulticastGroup existing = sm.group(mgid);
+            McMemberRecord template = null;
+            if (existing == null) {
+                if ((mask & REQUIRED_CREATE_COMPONENTS) == REQUIRED_CREATE_COMPONENTS) {
+                    if ((record.joinState() & MulticastGroup.FULL_BITS) != 0) {
+                        McMemberRules.ipoibCreation(mask, record, g -> sm.group(new Mgid(g)));
+                    }
+                    template = createTemplate(from, mask, record, mgid);
+                }
+            } else {
+                McMemberRules.joinExisting(mask, record, existing);
+                if (member != null) {
+                    McMemberRules.moreComponentsAndPortCaps(mask, record, existing, member, fabric.config().rate());
+                }
+            }
+            joined = sm.join(mgid, record.portGid(), record.joinState(), template);
         }
-        McMemberRecord joined = sm.join(mgid, record.portGid(), record.joinState(), template);
         SaMcMemberRecord answer = SaMcMemberRecord.fromApi(joined);
         answer(from, request, SaStatus.SUCCESS, answer::encode, 0);
     }
@@ -248,30 +378,59 @@ public final class SubnetAdministratorEmulator implements GroupTrapSink, AutoClo
         if ((mask & SaMcMemberRecord.JOIN_COMPONENTS) != SaMcMemberRecord.JOIN_COMPONENTS) {
             throw new SaStatusException(SaStatus.INSUFFICIENT_COMPONENTS, "leave needs MGID, PortGID and JoinState");
         }
-        checkRequester(from, request, record);
+        checkRequester(from, record);
         McMemberRecord left = sm.leave(mgidOf(record), record.portGid(), record.joinState());
         SaMcMemberRecord answer = SaMcMemberRecord.fromApi(left);
         answer(from, request, SaStatus.SUCCESS, answer::encode, 0);
     }
 
     /**
-     * Get and GetTable: records matching the MGID and PortGID components. Untrusted requesters
-     * (SM_Key other than 1) see only their own memberships, as with OpenSM.
+     * Get and GetTable as OpenSM 3.3.23 answers them (mcmr_by_comp_mask and mcmr_query_mgrp,
+     * osm_sa_mcmember_record.c:1470-1683): groups of the requester's partitions whose MGID, MLID,
+     * Q_Key, P_Key, TClass, SL, FlowLabel, HopLimit and MTU/rate selectors match the components;
+     * with a PortGID component the record of that member, else a trusted requester (SM_Key 1)
+     * gets a record per member whose Scope/JoinState match and an untrusted one (SM_Key 0) a
+     * record per group. For an untrusted requester PortGID, JoinState and ProxyJoin are zero.
      */
     private void query(LoopPort from, SaMad request, long mask, SaMcMemberRecord record) throws SaStatusException {
         boolean trusted = request.sa().smKey() == TRUSTED_SM_KEY;
-        List<McMemberRecord> matches = new ArrayList<>();
-        for (McMemberRecord r : sm.memberRecords()) {
-            if ((mask & SaMcMemberRecord.CM_MGID) != 0 && !r.mgid().gid().equals(record.mgid())) {
+        int stateMask = ((mask & SaMcMemberRecord.CM_SCOPE) != 0 ? 0xF0 : 0)
+                | ((mask & SaMcMemberRecord.CM_JOIN_STATE) != 0 ? 0x0F : 0);
+        int wanted = record.scope() << 4 | record.joinState();
+        List<SaMcMemberRecord> matches = new ArrayList<>();
+        for (MulticastGroup g : sm.groups()) {
+            if ((mask & SaMcMemberRecord.CM_MGID) != 0 && !g.mgid().gid().equals(record.mgid())
+                    || (mask & SaMcMemberRecord.CM_MLID) != 0 && g.mlid != record.mlid()
+                    || from.partitionKey(g.pkey) == null
+                    || McMemberRules.otherComponents(mask, record, g) != null
+                    || !McMemberRules.selectorsHold(mask, record, g)) {
                 continue;
             }
-            if ((mask & SaMcMemberRecord.CM_PORT_GID) != 0 && !r.portGid().equals(record.portGid())) {
-                continue;
+            java.util.Map<Gid, Integer> members = g.members();
+            if (members.isEmpty()) {
+                continue; // a configured group without members shows no records, as in OpenSM
             }
-            if (!trusted && !r.portGid().equals(from.gid(0))) {
-                continue;
+            int scope = g.mgid().scope() << 4;
+            if ((mask & SaMcMemberRecord.CM_PORT_GID) != 0) {
+                Integer bits = members.get(record.portGid());
+                if (bits != null && (stateMask & wanted) == (stateMask & (scope | bits))) {
+                    matches.add(SaMcMemberRecord.fromApi(g.record(record.portGid(), bits)));
+                }
+            } else if (trusted) {
+                members.forEach((port, bits) -> {
+                    if ((stateMask & wanted) == (stateMask & (scope | bits))) {
+                        matches.add(SaMcMemberRecord.fromApi(g.record(port, bits)));
+                    }
+                });
+            } else {
+                matches.add(SaMcMemberRecord.fromApi(g.record(Gid.ZERO, JoinState.FULL_MEMBER.bit())));
             }
-            matches.add(r);
+        }
+        if (!trusted) {
+            // IBA p923: PortGID, JoinState and ProxyJoin are zero except for a trusted request.
+            matches.replaceAll(r -> new SaMcMemberRecord(r.mgid(), Gid.ZERO, r.qkey(), r.mlid(), r.mtuSelector(),
+                    r.mtu(), r.trafficClass(), r.pkey(), r.rateSelector(), r.rate(), r.packetLifeTimeSelector(),
+                    r.packetLifeTime(), r.serviceLevel(), r.flowLabel(), r.hopLimit(), r.scope(), 0, false));
         }
         if (request.header().method() == MadMethod.GET) {
             if (matches.isEmpty()) {
@@ -280,29 +439,50 @@ public final class SubnetAdministratorEmulator implements GroupTrapSink, AutoClo
             if (matches.size() > 1) {
                 throw new SaStatusException(SaStatus.TOO_MANY_RECORDS, matches.size() + " member records match");
             }
-            SaMcMemberRecord answer = SaMcMemberRecord.fromApi(matches.get(0));
-            answer(from, request, SaStatus.SUCCESS, answer::encode, 0);
+            answer(from, request, SaStatus.SUCCESS, matches.get(0)::encode, 0);
             return;
         }
         // GetTable without RMPP: as many records as fit into one MAD.
         int stride = SaMcMemberRecord.TABLE_STRIDE;
         int fit = Math.min(matches.size(), SaMad.DATA_LENGTH / stride);
-        List<McMemberRecord> sent = matches.subList(0, fit);
+        List<SaMcMemberRecord> sent = matches.subList(0, fit);
         answer(from, request, SaStatus.SUCCESS, (seg, off) -> {
             long at = off;
-            for (McMemberRecord r : sent) {
-                SaMcMemberRecord.fromApi(r).encode(seg, at);
+            for (SaMcMemberRecord r : sent) {
+                r.encode(seg, at);
                 at += stride;
             }
         }, stride);
     }
 
-    /** A requester may join or leave for another port only when trusted (SM_Key 1), as with OpenSM. */
-    private static void checkRequester(LoopPort from, SaMad request, SaMcMemberRecord record) throws SaStatusException {
-        if (!record.portGid().equals(from.gid(0)) && request.sa().smKey() != TRUSTED_SM_KEY) {
-            throw new SaStatusException(SaStatus.REQUEST_INVALID, "PortGID " + record.portGid()
-                    + " is not the requester's " + from.gid(0) + " and the requester is not trusted");
+    /**
+     * A requester may join or leave for another port when the two ports share a partition
+     * (OpenSM 3.3.23 mcmr_rcv_join_mgrp, osm_sa_mcmember_record.c:1222-1229: osm_physp_share_pkey,
+     * no SM_Key condition): a proxy join.
+     */
+    private void checkRequester(LoopPort from, SaMcMemberRecord record) throws SaStatusException {
+        if (record.portGid().equals(from.gid(0))) {
+            return;
         }
+        LoopPort target = sm.portByGid(record.portGid());
+        if (target == null) {
+            throw new SaStatusException(SaStatus.REQUEST_INVALID, "unknown port GID " + record.portGid());
+        }
+        if (!sharePKey(from, target)) {
+            throw new SaStatusException(SaStatus.REQUEST_INVALID, "proxy join: port " + record.portGid()
+                    + " and requester " + from.gid(0) + " don't share a P_Key");
+        }
+    }
+
+    /** osm_physp_share_pkey: a partition both ports are in, at least one as full member. */
+    static boolean sharePKey(LoopPort a, LoopPort b) {
+        for (PKey key : a.pkeyTable().keys()) {
+            PKey other = b.partitionKey(key);
+            if (other != null && (key.isFullMember() || other.isFullMember())) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static Mgid mgidOf(SaMcMemberRecord record) throws SaStatusException {
@@ -357,7 +537,12 @@ public final class SubnetAdministratorEmulator implements GroupTrapSink, AutoClo
         notice.encode(out, SaMad.DATA_OFFSET);
         trapsSent.increment();
         // Reports leave on the SA thread, after the answer to the request that caused them.
-        executor.execute(() -> transport(subscriber).deliver(bytes));
+        try {
+            executor.execute(() -> transport(subscriber).deliver(bytes));
+        } catch (java.util.concurrent.RejectedExecutionException closing) {
+            // The SA is being closed (a reconfiguration or shutdown): the report has nowhere to go.
+            trapsLost.increment();
+        }
     }
 
     // ---- answers ----------------------------------------------------------------------------------------

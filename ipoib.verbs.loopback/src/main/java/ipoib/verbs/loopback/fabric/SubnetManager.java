@@ -103,7 +103,6 @@ public final class SubnetManager {
      *                           two ports do not share the partition (one full member at least)
      */
     public PathRecord pathRecord(Gid source, Gid destination, PKey pkey) throws SaStatusException {
-        count("PathRecord Get");
         LoopPort src = portByGid(source);
         LoopPort dst = portByGid(destination);
         if (src == null || dst == null) {
@@ -169,9 +168,9 @@ public final class SubnetManager {
      */
     public McMemberRecord join(Mgid mgid, Gid port, int joinStateBits, McMemberRecord createTemplate)
             throws SaStatusException {
-        count("MCMemberRecord Set");
-        if (joinStateBits == 0 || (joinStateBits & ~0x7) != 0) {
-            throw new SaStatusException(SaStatus.REQUEST_INVALID, "join state " + joinStateBits + " is not 1, 2 or 4 bits");
+        if (joinStateBits == 0 || (joinStateBits & ~0xF) != 0) {
+            throw new SaStatusException(SaStatus.REQUEST_INVALID, "join state " + joinStateBits
+                    + " is not made of the bits 0x1, 0x2, 0x4, 0x8");
         }
         LoopPort member = portByGid(port);
         if (member == null) {
@@ -184,13 +183,14 @@ public final class SubnetManager {
             // OpenSM reports a configured group as created when its first member joins.
             created = group != null && group.persistent && group.members().isEmpty();
             if (group == null) {
+                // OpenSM checks the join state (ERR 1B10) before the components (ERR 1B11).
+                if ((joinStateBits & MulticastGroup.FULL_BITS) == 0) {
+                    throw new SaStatusException(SaStatus.REQUEST_INVALID,
+                            "ERR 1B10: only a FullMember or SendOnlyFullMember join can create group " + mgid);
+                }
                 if (createTemplate == null) {
                     throw new SaStatusException(SaStatus.INSUFFICIENT_COMPONENTS,
-                            "group " + mgid + " does not exist and the request lacks the create components");
-                }
-                if ((joinStateBits & JoinState.FULL_MEMBER.bit()) == 0) {
-                    throw new SaStatusException(SaStatus.REQUEST_INVALID,
-                            "only a FullMember join can create group " + mgid);
+                            "ERR 1B11: group " + mgid + " does not exist and the request lacks the create components");
                 }
                 checkPartition(member, createTemplate.pkey(), mgid);
                 checkMtu(member, createTemplate.mtu(), mgid);
@@ -239,7 +239,6 @@ public final class SubnetManager {
      *                           (OpenSM's answer to both)
      */
     public McMemberRecord leave(Mgid mgid, Gid port, int joinStateBits) throws SaStatusException {
-        count("MCMemberRecord Delete");
         boolean deleted = false;
         MulticastGroup group;
         int before;
@@ -295,7 +294,6 @@ public final class SubnetManager {
      * reads the GID as a port GID and refuses an MGID, so subscribers filter by group themselves.
      */
     public Subscription subscribe(LoopPort subscriber, int trapNumber, Mgid mgid, int qpn) throws SaStatusException {
-        count("InformInfo Set");
         if (trapNumber != 66 && trapNumber != 67) {
             throw new SaStatusException(SaStatus.REQUEST_INVALID, "trap " + trapNumber + ": the emulated SA reports 66 and 67");
         }
@@ -311,7 +309,6 @@ public final class SubnetManager {
     }
 
     public boolean unsubscribe(LoopPort subscriber, int trapNumber, Mgid mgid) {
-        count("InformInfo Set (unsubscribe)");
         return subscriptions.removeIf(s -> s.subscriber() == subscriber && s.trapNumber() == trapNumber
                 && java.util.Objects.equals(s.mgid(), mgid));
     }
@@ -339,7 +336,7 @@ public final class SubnetManager {
         subscriptions.clear();
         for (MulticastGroup group : groups()) {
             for (Gid member : group.members().keySet()) {
-                group.removeMember(member, 0x7);
+                group.removeMember(member, 0xF);
             }
             if (!group.persistent) {
                 groupsByMgid.remove(group.mgid);
@@ -358,7 +355,7 @@ public final class SubnetManager {
         requestCounters.computeIfAbsent(request, k -> new LongAdder()).increment();
     }
 
-    /** Requests answered, by kind. */
+    /** Requests answered, by kind (counted by the SA before it answers or a fault answers for it). */
     public Map<String, Long> requestCounts() {
         Map<String, Long> out = new java.util.TreeMap<>();
         requestCounters.forEach((k, v) -> out.put(k, v.sum()));

@@ -4,21 +4,22 @@ import ipoib.api.Gid;
 import ipoib.api.Guid;
 import ipoib.api.IbMtu;
 import ipoib.api.Rate;
-import ipoib.api.verbs.Device;
-import ipoib.api.verbs.ProviderStatus;
 import ipoib.api.verbs.VerbsProvider;
 import ipoib.verbs.loopback.fabric.FabricConfig;
 import ipoib.verbs.loopback.fabric.LoopbackSubnet;
 import ipoib.verbs.loopback.fabric.PartitionConfig;
+import ipoib.runtime.ConfigCheck;
 import java.util.ArrayList;
 import java.util.Hashtable;
 import java.util.List;
+import java.util.Map;
 import org.osgi.framework.BundleContext;
 import org.osgi.framework.ServiceRegistration;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.ConfigurationPolicy;
 import org.osgi.service.component.annotations.Deactivate;
+import org.osgi.service.component.annotations.Modified;
 import org.osgi.service.component.annotations.Reference;
 import org.osgi.service.log.Logger;
 import org.osgi.service.log.LoggerFactory;
@@ -27,37 +28,93 @@ import org.osgi.service.metatype.annotations.Designate;
 /**
  * The loopback verbs provider: builds the fabric from its configuration (or the defaults),
  * registers it as {@code VerbsProvider} with {@code ipoib.provider=loopback}, and brings the
- * fabric's shell commands. A new configuration rebuilds the fabric: links see the provider go
- * and come back, and heal by themselves.
+ * fabric's shell commands. A new valid configuration rebuilds the fabric: links see the provider
+ * go and come back, and heal by themselves. A configuration with a bad value is refused with one
+ * log line naming the property, the value and the range, and the running fabric stays as it is
+ * (as ARP and ND keep their previous settings).
  */
 @Component(configurationPid = LoopbackProvider.PID, configurationPolicy = ConfigurationPolicy.OPTIONAL,
-        service = VerbsProvider.class, immediate = true, property = VerbsProvider.NAME_PROPERTY + "=loopback")
+        service = {}, immediate = true)
 @Designate(ocd = LoopbackConfiguration.class)
-public final class LoopbackProvider implements VerbsProvider {
+public final class LoopbackProvider {
 
     /** Configuration PID. */
     public static final String PID = "ipoib.verbs.loopback";
 
-    private final LoopbackSubnet subnet;
-    private final ServiceRegistration<FabricCommands> commands;
-    private final FabricCommands shell;
+    private final BundleContext context;
+    private final Logger log;
+    /** The running fabric and its registrations; null until a valid configuration arrives. */
+    private Running running;
+
+    /** A started subnet with its provider and shell registrations. */
+    private record Running(LoopbackSubnet subnet, FabricCommands shell, ServiceRegistration<VerbsProvider> provider,
+                           ServiceRegistration<FabricCommands> commands) {
+        void stop() {
+            for (ServiceRegistration<?> r : List.of(provider, commands)) {
+                try {
+                    r.unregister();
+                } catch (IllegalStateException alreadyGone) {
+                    // The framework is stopping.
+                }
+            }
+            shell.stopCapture();
+            subnet.close();
+        }
+    }
 
     @Activate
-    public LoopbackProvider(BundleContext context, LoopbackConfiguration configuration,
+    public LoopbackProvider(BundleContext context, LoopbackConfiguration configuration, Map<String, Object> properties,
                             @Reference(service = LoggerFactory.class) Logger log) {
+        this.context = context;
+        this.log = log;
+        apply(configuration, properties);
+    }
+
+    @Modified
+    void modified(LoopbackConfiguration configuration, Map<String, Object> properties) {
+        apply(configuration, properties);
+    }
+
+    /** The property ranges of {@link LoopbackConfiguration}, read from the metatype bnd generates from it. */
+    private static final ConfigCheck CHECK = ConfigCheck.of(LoopbackConfiguration.class);
+
+    /**
+     * Checks the raw properties against the metatype before DS's conversion can hide a bad value
+     * (a Long ≥ 2^32 truncated to an int, text for a number).
+     *
+     * @throws IllegalArgumentException naming every bad property, its value and what is allowed
+     */
+    static void checkProperties(Map<String, ?> properties) {
+        String problems = CHECK.problems(properties);
+        if (problems != null) {
+            throw new IllegalArgumentException(problems);
+        }
+    }
+
+    /** Validates a configuration and, when valid, replaces the running fabric with one built from it. */
+    private synchronized void apply(LoopbackConfiguration configuration, Map<String, Object> properties) {
         FabricConfig config;
         try {
+            checkProperties(properties);
             config = toFabricConfig(configuration);
         } catch (IllegalArgumentException e) {
-            log.error("loopback fabric not started: " + e.getMessage());
-            throw e;
+            log.error("loopback configuration refused, " + (running == null ? "no fabric started"
+                    : "the running fabric keeps its previous configuration") + ": " + e.getMessage());
+            return;
         }
-        this.subnet = new LoopbackSubnet(config, configuration.saTimeoutMillis(), configuration.saRetries());
+        if (running != null) {
+            running.stop();
+            running = null;
+        }
+        LoopbackSubnet subnet = new LoopbackSubnet(config, configuration.saTimeoutMillis(), configuration.saRetries());
         Hashtable<String, Object> props = new Hashtable<>();
         props.put("osgi.command.scope", "fabric");
         props.put("osgi.command.function", FabricCommands.FUNCTIONS);
-        this.shell = new FabricCommands(subnet.fabric(), subnet.subnetAdministrator());
-        this.commands = context.registerService(FabricCommands.class, shell, props);
+        FabricCommands shell = new FabricCommands(subnet.fabric(), subnet.subnetAdministrator());
+        ServiceRegistration<FabricCommands> commands = context.registerService(FabricCommands.class, shell, props);
+        ServiceRegistration<VerbsProvider> provider = context.registerService(VerbsProvider.class, subnet,
+                new Hashtable<>(Map.of(VerbsProvider.NAME_PROPERTY, "loopback")));
+        running = new Running(subnet, shell, provider, commands);
         log.info("loopback fabric up: " + config.hcas() + " HCAs x " + config.portsPerHca() + " ports, MTU "
                 + config.mtu() + ", " + config.partitions().size() + " partitions, seed " + config.seed());
     }
@@ -117,28 +174,10 @@ public final class LoopbackProvider implements VerbsProvider {
     }
 
     @Deactivate
-    void deactivate() {
-        try {
-            commands.unregister();
-        } catch (IllegalStateException alreadyGone) {
-            // The framework is stopping.
+    synchronized void deactivate() {
+        if (running != null) {
+            running.stop();
+            running = null;
         }
-        shell.stopCapture();
-        subnet.close();
-    }
-
-    @Override
-    public String name() {
-        return subnet.name();
-    }
-
-    @Override
-    public ProviderStatus status() {
-        return subnet.status();
-    }
-
-    @Override
-    public List<Device> devices() {
-        return subnet.devices();
     }
 }

@@ -5,6 +5,7 @@ import ipoib.api.IbMtu;
 import ipoib.api.Lid;
 import ipoib.api.Rate;
 import ipoib.api.sa.SubnetAdministrator;
+import ipoib.codec.sa.SaClient;
 import ipoib.satest.SaHost;
 import ipoib.satest.SubnetAdministratorContract;
 import java.util.List;
@@ -23,7 +24,7 @@ class LoopbackSubnetAdministratorTest extends SubnetAdministratorContract {
     void startSubnet() {
         FabricConfig d = FabricConfig.defaults();
         subnet = new LoopbackSubnet(new FabricConfig(3, 1, d.subnetPrefix(), d.nodeGuidBase(), IbMtu.MTU_2048,
-                Rate.RATE_10_GBPS, PARTITIONS.stream().map(PartitionConfig::parse).toList(), 3), 300, 3);
+                Rate.RATE_10_GBPS, PARTITIONS.stream().map(PartitionConfig::parse).toList(), 3), 300, 3, TRUSTED_SM_KEY);
         hosts = subnet.fabric().devices().stream().map(dev -> (SaHost) new Host(dev.loopPorts().get(0))).toList();
     }
 
@@ -56,6 +57,24 @@ class LoopbackSubnetAdministratorTest extends SubnetAdministratorContract {
         @Override
         public SubnetAdministrator sa() {
             return port.subnetAdministrator();
+        }
+
+        @Override
+        public java.util.concurrent.CompletionStage<List<ipoib.api.McMemberRecord>> memberTable(
+                ipoib.api.McMemberRecord query, long mask) {
+            return ((SaClient) port.subnetAdministrator()).memberTable(query, mask);
+        }
+
+        @Override
+        public java.util.concurrent.CompletionStage<ipoib.api.PathRecord> pathRecord(Gid source, Gid destination,
+                ipoib.api.PKey pkey, int mtuSelector, IbMtu mtu) {
+            return ((SaClient) port.subnetAdministrator()).pathRecord(source, destination, pkey,
+                    ipoib.codec.mad.Selector.fromCode(mtuSelector), mtu);
+        }
+
+        @Override
+        public SubnetAdministrator sa(long smKey) {
+            return ((SaClient) port.subnetAdministrator()).withSmKey(smKey);
         }
     }
 }

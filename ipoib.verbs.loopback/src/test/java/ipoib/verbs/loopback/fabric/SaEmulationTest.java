@@ -59,9 +59,12 @@ class SaEmulationTest {
         timers = Executors.newSingleThreadScheduledExecutor();
         portA = fabric.devices().get(0).loopPorts().get(0);
         portB = fabric.devices().get(1).loopPorts().get(0);
-        a = new SaClient(sa.transport(portA), timers, 200, 3, 1);
-        b = new SaClient(sa.transport(portB), timers, 200, 3, 1);
+        // A generous wait per attempt: on a loaded machine 200 ms went by without the SA thread running.
+        a = new SaClient(sa.transport(portA), timers, ANSWER_MILLIS, 3, 1);
+        b = new SaClient(sa.transport(portB), timers, ANSWER_MILLIS, 3, 1);
     }
+
+    private static final long ANSWER_MILLIS = 2_000;
 
     @AfterEach
     void stop() {
@@ -73,7 +76,7 @@ class SaEmulationTest {
     }
 
     private static <T> T get(CompletionStage<T> stage) throws Exception {
-        return stage.toCompletableFuture().get(5, TimeUnit.SECONDS);
+        return stage.toCompletableFuture().get(30, TimeUnit.SECONDS);
     }
 
     private static SaException failure(CompletionStage<?> stage) {
@@ -159,13 +162,35 @@ class SaEmulationTest {
     }
 
     @Test
-    void onlyATrustedRequesterJoinsForAnotherPort() throws Exception {
-        try (SaClient untrusted = new SaClient(sa.transport(portA), timers, 200, 3, 0)) {
-            assertEquals(SaStatus.REQUEST_INVALID,
-                    failure(untrusted.join(BROADCAST, portB.gid(0), JoinState.FULL_MEMBER)).status());
+    void aProxyJoinNeedsASharedPartitionNotTheSmKey() throws Exception {
+        // OpenSM 3.3.23 mcmr_rcv_join_mgrp: a proxy join is refused only when the ports share no P_Key.
+        try (SaClient untrusted = new SaClient(sa.transport(portA), timers, ANSWER_MILLIS, 3, 0)) {
+            assertEquals(portB.gid(0), get(untrusted.join(BROADCAST, portB.gid(0), JoinState.FULL_MEMBER)).portGid());
         }
-        a = new SaClient(sa.transport(portA), timers, 200, 3, 1);
-        assertEquals(portB.gid(0), get(a.join(BROADCAST, portB.gid(0), JoinState.FULL_MEMBER)).portGid());
+        a = new SaClient(sa.transport(portA), timers, ANSWER_MILLIS, 3, 1);
+        fabric.setPKeys(portB, List.of(PKey.of(0x8002)));
+        assertEquals(SaStatus.REQUEST_INVALID,
+                failure(a.join(BROADCAST, portB.gid(0), JoinState.FULL_MEMBER)).status(), "no shared P_Key");
+    }
+
+    @Test
+    void requestsAnsweredByAnInjectedErrorAreCountedByKind() {
+        sa.setFaults(SaFaults.NONE.with("sa-error", 100).with("sa-status", SaStatus.BUSY));
+        assertEquals(SaStatus.BUSY, failure(a.join(BROADCAST, portA.gid(0), JoinState.FULL_MEMBER)).status());
+        assertEquals(SaStatus.BUSY, failure(a.pathRecord(portA.gid(0), portB.gid(0), PKey.DEFAULT)).status());
+        assertEquals(1L, sa.statistics().get("MCMemberRecord Set"), sa.statistics().toString());
+        assertEquals(1L, sa.statistics().get("PathRecord Get"), sa.statistics().toString());
+    }
+
+    @Test
+    void aRequestThatCannotBeSentIsALocalFailureNotAnSaStatus() {
+        fabric.portDown(portA);
+        SaException e = failure(a.pathRecord(portA.gid(0), portB.gid(0), PKey.DEFAULT));
+        assertTrue(e.isLocalFailure(), e.getMessage());
+        assertEquals(-1, e.status());
+        assertFalse(e.getMessage().contains("SA status"), e.getMessage());
+        assertTrue(e.getMessage().contains("DOWN"), e.getMessage());
+        assertEquals(1L, a.statistics().get("not_sent"));
     }
 
     @Test
@@ -174,9 +199,9 @@ class SaEmulationTest {
         get(b.subscribe(GroupTrap.Type.CREATED, null, traps::add));
         get(b.subscribe(GroupTrap.Type.DELETED, null, traps::add));
         get(a.join(BROADCAST, portA.gid(0), JoinState.FULL_MEMBER));
-        assertEquals(GroupTrap.Type.CREATED, traps.poll(5, TimeUnit.SECONDS).type());
+        assertEquals(GroupTrap.Type.CREATED, traps.poll(30, TimeUnit.SECONDS).type());
         get(a.leave(BROADCAST, portA.gid(0), JoinState.FULL_MEMBER));
-        assertEquals(GroupTrap.Type.DELETED, traps.poll(5, TimeUnit.SECONDS).type());
+        assertEquals(GroupTrap.Type.DELETED, traps.poll(30, TimeUnit.SECONDS).type());
         assertEquals(Optional.empty(), get(a.group(BROADCAST)), "no members, no records");
         assertEquals(Lid.MULTICAST_BASE, get(a.join(BROADCAST, portA.gid(0), JoinState.FULL_MEMBER)).mlid().value(),
                 "the configured group keeps its MLID");
@@ -188,21 +213,22 @@ class SaEmulationTest {
         AutoCloseable created = get(b.subscribe(GroupTrap.Type.CREATED, null, traps::add));
         get(b.subscribe(GroupTrap.Type.DELETED, GROUP, traps::add));
         get(a.create(template(portA.gid(0))));
-        GroupTrap first = traps.poll(5, TimeUnit.SECONDS);
+        GroupTrap first = traps.poll(30, TimeUnit.SECONDS);
         assertEquals(new GroupTrap(GroupTrap.Type.CREATED, GROUP, GROUP.gid()), first);
         get(a.leave(GROUP, portA.gid(0), JoinState.FULL_MEMBER));
-        GroupTrap second = traps.poll(5, TimeUnit.SECONDS);
+        GroupTrap second = traps.poll(30, TimeUnit.SECONDS);
         assertEquals(GroupTrap.Type.DELETED, second.type());
         created.close();
         get(a.create(template(portA.gid(0))));
         get(a.leave(GROUP, portA.gid(0), JoinState.FULL_MEMBER));
-        GroupTrap third = traps.poll(5, TimeUnit.SECONDS);
+        GroupTrap third = traps.poll(30, TimeUnit.SECONDS);
         assertEquals(GroupTrap.Type.DELETED, third.type(), "the created-subscription was closed; only deletes arrive");
         assertTrue(traps.isEmpty());
     }
 
     @Test
     void droppedRequestsAreRetransmittedUntilTheyTimeOut() {
+        a = new SaClient(sa.transport(portA), timers, 200, 3, 1);
         sa.setFaults(SaFaults.NONE.with("sa-drop", 100));
         SaException e = failure(a.pathRecord(portA.gid(0), portB.gid(0), PKey.DEFAULT));
         assertTrue(e.isTimeout());

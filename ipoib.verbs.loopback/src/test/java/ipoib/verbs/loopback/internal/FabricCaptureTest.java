@@ -1,0 +1,102 @@
+package ipoib.verbs.loopback.internal;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import ipoib.api.JoinState;
+import ipoib.api.Mgid;
+import ipoib.api.PKey;
+import ipoib.codec.iba.UdPacket;
+import ipoib.codec.mad.MadAttribute;
+import ipoib.codec.mad.MadMethod;
+import ipoib.codec.mad.SaMad;
+import ipoib.codec.pcap.ErfHeader;
+import ipoib.codec.pcap.LinkType;
+import ipoib.codec.pcap.PcapngReader;
+import ipoib.verbs.loopback.fabric.FabricConfig;
+import ipoib.verbs.loopback.fabric.LoopPort;
+import ipoib.verbs.loopback.fabric.LoopbackSubnet;
+import java.lang.foreign.MemorySegment;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code fabric:capture} shows the SA conversation next to the data: every MAD to and from the
+ * SA as the UD packet a wire carries (LRH, BTH, DETH to QP1 with the GSI Q_Key, the MAD, ICRC,
+ * VCRC), which the codec decodes with its CRC checks and tshark dissects as InfiniBand SA
+ * without malformed packets or expert warnings.
+ */
+class FabricCaptureTest {
+    @TempDir
+    Path dir;
+
+    private record Mad(int slid, int dlid, int method, int attribute) {}
+
+    @Test
+    void saRequestsAndAnswersAreCapturedAsFullIbaPacketsToQp1() throws Exception {
+        Path file = dir.resolve("sa.pcapng");
+        try (LoopbackSubnet subnet = new LoopbackSubnet(FabricConfig.defaults(), 200, 3)) {
+            LoopPort a = subnet.fabric().devices().get(0).loopPorts().get(0);
+            LoopPort b = subnet.fabric().devices().get(1).loopPorts().get(0);
+            FabricCapture capture = new FabricCapture(subnet.fabric(), file, 100);
+            a.subnetAdministrator().pathRecord(a.gid(0), b.gid(0), PKey.DEFAULT).toCompletableFuture()
+                    .get(10, TimeUnit.SECONDS);
+            a.subnetAdministrator().join(Mgid.parse("ff12:401b:ffff::ffff:ffff"), a.gid(0), JoinState.FULL_MEMBER)
+                    .toCompletableFuture().get(10, TimeUnit.SECONDS);
+            capture.close();
+            assertTrue(capture.summary().contains("4 packets written"), capture.summary());
+        }
+        PcapngReader reader = new PcapngReader(MemorySegment.ofArray(Files.readAllBytes(file)));
+        List<Mad> mads = new ArrayList<>();
+        while (reader.next()) {
+            assertEquals(LinkType.ERF, reader.linkType());
+            MemorySegment record = reader.data();
+            // The decode checks the ICRC and VCRC, as a receiving port would.
+            UdPacket p = new UdPacket().decode(record, ErfHeader.LENGTH, record.byteSize() - ErfHeader.LENGTH);
+            assertEquals(1, p.bth().destinationQp(), "to the GSI");
+            assertEquals(1, p.deth().sourceQp(), "from the GSI");
+            assertEquals(0x8001_0000, p.deth().queueKey(), "the GSI Q_Key (IBA 13.4.5)");
+            assertEquals(0xFFFF, p.bth().partitionKey());
+            assertEquals(SaMad.LENGTH, p.payloadLength());
+            SaMad mad = SaMad.decode(record, p.payloadOffset());
+            mads.add(new Mad(p.lrh().sourceLid(), p.lrh().destinationLid(), mad.header().method(),
+                    mad.header().attributeId()));
+        }
+        int sm = 1;
+        assertEquals(List.of(new Mad(2, sm, MadMethod.GET, MadAttribute.PATH_RECORD),
+                new Mad(sm, 2, MadMethod.GET_RESP, MadAttribute.PATH_RECORD),
+                new Mad(2, sm, MadMethod.SET, MadAttribute.MC_MEMBER_RECORD),
+                new Mad(sm, 2, MadMethod.GET_RESP, MadAttribute.MC_MEMBER_RECORD)), mads);
+
+        String fields = tshark("-r", file.toString(), "-T", "fields", "-e", "infiniband.mad.method",
+                "-e", "infiniband.mad.attributeid", "-e", "infiniband.deth.srcqp", "-e", "infiniband.pathrecord.dgid", "-e", "infiniband.mcmemberrecord.mgid");
+        List<String> lines = fields.lines().toList();
+        assertEquals(4, lines.size(), fields);
+        assertTrue(lines.get(0).startsWith("0x01\t0x0035\t0x00000001\tfe80::"), lines.get(0));
+        assertTrue(lines.get(1).startsWith("0x81\t0x0035\t0x00000001\tfe80::"), "the PathRecord in the answer: " + lines.get(1));
+        assertTrue(lines.get(2).startsWith("0x02\t0x0038\t0x00000001\t\tff12:401b:ffff::ffff:ffff"), lines.get(2));
+        assertTrue(lines.get(3).startsWith("0x81\t0x0038\t0x00000001\t\tff12:401b:ffff::ffff:ffff"), lines.get(3));
+        String bad = tshark("-r", file.toString(), "-Y", "_ws.malformed || _ws.expert.severity >= warning");
+        assertEquals("", bad.strip(), "no malformed packets or expert warnings");
+    }
+
+    private static String tshark(String... args) throws Exception {
+        Path tshark = Path.of("/usr/bin/tshark");
+        if (!Files.isExecutable(tshark)) {
+            fail("tshark is required for this test: install the Debian package 'tshark' (./ipoib test does)");
+        }
+        List<String> command = new ArrayList<>(List.of(tshark.toString()));
+        command.addAll(List.of(args));
+        Process p = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.DISCARD).start();
+        String out = new String(p.getInputStream().readAllBytes());
+        assertTrue(p.waitFor(60, TimeUnit.SECONDS), "tshark did not finish");
+        assertEquals(0, p.exitValue(), "tshark " + String.join(" ", args) + ": " + out);
+        return out;
+    }
+}

@@ -1,0 +1,45 @@
+package ipoib.verbs.loopback.internal;
+
+import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Every loopback property is checked as the user gave it, before Declarative Services converts
+ * it: the message names the PID, the property, the value and what is allowed (issue 18 item 3).
+ */
+class LoopbackPropertiesTest {
+
+    private static String refusal(Map<String, ?> properties) {
+        return assertThrows(IllegalArgumentException.class, () -> LoopbackProvider.checkProperties(properties))
+                .getMessage();
+    }
+
+    @Test
+    void aLongBeyond32BitsIsRefusedNotTruncated() {
+        // DS would turn 4294967298 into the int 2: a valid-looking topology from a typo.
+        assertEquals("invalid ipoib.verbs.loopback property 'hcas' value 4294967298 is out of range: allowed 1..64",
+                refusal(Map.of("hcas", 4_294_967_298L)));
+    }
+
+    @Test
+    void textForANumberNamesTheProperty() {
+        assertEquals("invalid ipoib.verbs.loopback property 'saTimeoutMillis' value 'abc' is not a number: allowed "
+                + "10..60000", refusal(Map.of("saTimeoutMillis", "abc")));
+    }
+
+    @Test
+    void anMtuOutsideItsOptionsIsRefused() {
+        String message = refusal(Map.of("mtu", 1500));
+        assertEquals(true, message.startsWith("invalid ipoib.verbs.loopback property 'mtu' value 1500"), message);
+    }
+
+    @Test
+    void validValuesAndForeignPropertiesPass() {
+        assertDoesNotThrow(() -> LoopbackProvider.checkProperties(Map.of("hcas", 3, "portsPerHca", 2, "seed",
+                Long.MAX_VALUE, "service.pid", "ipoib.verbs.loopback")));
+    }
+}
