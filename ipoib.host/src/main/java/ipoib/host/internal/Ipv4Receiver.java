@@ -26,8 +26,14 @@ final class Ipv4Receiver implements FrameHandler {
     private final LongAdder notForUs;
     private final LongAdder unknownProtocol;
 
-    Ipv4Receiver(AddressTable table, EchoDemux echoes, UdpSockets udp, Counters counters) {
+    private final java.util.Map<String, Integer> bridged;
+    private final LongAdder toKernel;
+
+    Ipv4Receiver(AddressTable table, EchoDemux echoes, UdpSockets udp, Counters counters,
+                 java.util.Map<String, Integer> bridged) {
         this.table = table;
+        this.bridged = bridged;
+        this.toKernel = counters.counter("rx_bridged_to_kernel");
         this.echoes = echoes;
         this.udp = udp;
         this.received = counters.counter("ipv4_received");
@@ -39,6 +45,10 @@ final class Ipv4Receiver implements FrameHandler {
 
     @Override
     public void onFrame(IpoibLink link, ReceivedFrame frame) {
+        if (!bridged.isEmpty() && bridged.containsKey(link.name())) {
+            toKernel.increment();
+            return;
+        }
         received.increment();
         MemorySegment b = frame.buffer();
         long off = frame.payloadOffset();

@@ -1,0 +1,352 @@
+package ipoib.itest;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertFalse;
+import static org.junit.Assert.assertTrue;
+
+import java.io.File;
+import java.io.IOException;
+import java.net.URISyntaxException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.AfterClass;
+import org.junit.BeforeClass;
+import org.junit.Test;
+
+/**
+ * Real traffic: the appliance started as {@code ./ipoib --hosts 2} does, hosts h1 and h2 in
+ * network namespaces with their IPoIB interfaces as Linux devices, and the Linux tools
+ * themselves (ping, nc, iperf3, socat, a plain java.net program) as the clients. Needs root
+ * (CAP_NET_ADMIN), /dev/net/tun and the Debian packages iproute2, iputils-ping, iperf3, socat,
+ * netcat-openbsd (installed by .ci/run); the set-up says which one is missing.
+ */
+public class NetdevIT {
+    private static final long TIMEOUT = 60;
+    private static ApplianceProcess appliance;
+    private static Path data;
+    private static String h1LinkLocal;
+    private static String h2LinkLocal;
+
+    @BeforeClass
+    public static void startHosts() throws Exception {
+        requireTools();
+        for (String ns : new String[] {"h1", "h2"}) {
+            assertFalse("network namespace " + ns + " exists already (a previous run left it? ip netns del " + ns + ")",
+                    Files.exists(Path.of("/run/netns", ns)));
+        }
+        appliance = new ApplianceProcess("ipoib.defaults=false", "ipoib.hosts=2");
+        // Both devices exist, their interfaces are UP and the devices have the link MTU.
+        String list = appliance.awaitCommand("ipoib:netdev await 60", "ib1_1_ffff: device ib0  netns h2", TIMEOUT);
+        assertTrue(list, list.contains("ib0_1_ffff: device ib0  netns h1  mtu 2044  link UP"));
+        assertTrue(list, list.contains("ib1_1_ffff: device ib0  netns h2  mtu 2044  link UP"));
+        // The kernel gets the stack's RFC 4391 §8 link-local address (mirrored from ND).
+        h1LinkLocal = awaitLinkLocal("h1");
+        h2LinkLocal = awaitLinkLocal("h2");
+        data = Files.createTempFile("netdev", ".bin");
+        byte[] bytes = new byte[20 * 1024 * 1024];
+        new Random(7).nextBytes(bytes);
+        Files.write(data, bytes);
+    }
+
+    @AfterClass
+    public static void stop() throws Exception {
+        if (appliance != null) {
+            assertEquals(0, appliance.exit(TIMEOUT));
+            // A normal exit removes the devices and the namespaces the appliance created.
+            assertFalse("h1 removed at exit", Files.exists(Path.of("/run/netns", "h1")));
+            assertFalse("h2 removed at exit", Files.exists(Path.of("/run/netns", "h2")));
+        }
+        if (data != null) {
+            Files.deleteIfExists(data);
+        }
+    }
+
+    static void requireTools() throws Exception {
+        String missing = null;
+        if (!Files.exists(Path.of("/dev/net/tun"))) {
+            missing = "/dev/net/tun (modprobe tun)";
+        }
+        for (String tool : new String[] {"ip", "ping", "iperf3", "socat", "nc", "curl", "python3", "sha256sum", "ss"}) {
+            if (missing == null && Sh.run(10, "sh", "-c", "command -v " + tool).status() != 0) {
+                missing = tool + " (Debian packages iproute2 iputils-ping iperf3 socat netcat-openbsd curl python3)";
+            }
+        }
+        String status = Files.readString(Path.of("/proc/self/status"));
+        Matcher cap = Pattern.compile("CapEff:\\s*([0-9a-f]+)").matcher(status);
+        if (missing == null && (!cap.find() || (Long.parseUnsignedLong(cap.group(1), 16) & (1L << 12)) == 0)) {
+            missing = "CAP_NET_ADMIN (run the tests as root)";
+        }
+        if (missing != null) {
+            throw new AssertionError("the netdev integration tests need " + missing);
+        }
+    }
+
+    private static String awaitLinkLocal(String ns) throws Exception {
+        long deadline = System.nanoTime() + TIMEOUT * 1_000_000_000L;
+        String out = "";
+        while (System.nanoTime() < deadline) {
+            out = Sh.run(10, "ip", "-n", ns, "-6", "-o", "addr", "show", "dev", "ib0", "scope", "link").ok("ip addr").output();
+            Matcher m = Pattern.compile("inet6 (fe80::[0-9a-f:]+)/64").matcher(out);
+            if (m.find()) {
+                return m.group(1);
+            }
+            Thread.sleep(100);
+        }
+        throw new AssertionError(ns + "'s ib0 got no link-local address within " + TIMEOUT + " s: " + out);
+    }
+
+    private static void ping(String from, String... args) throws Exception {
+        String[] command = new String[args.length + 4];
+        command[0] = "ping";
+        command[1] = "-c";
+        command[2] = "3";
+        command[3] = "-W5";
+        System.arraycopy(args, 0, command, 4, args.length);
+        String out = Sh.run(TIMEOUT, Sh.in(from, command)).ok("ping from " + from).output();
+        assertTrue(out, out.contains("3 packets transmitted, 3 received, 0% packet loss"));
+        // One answer per request: the kernel's; the Java host layer steps back on bridged links.
+        assertFalse("duplicate replies:\n" + out, out.contains("DUP!"));
+    }
+
+    @Test
+    public void pingIpv4BothDirections() throws Exception {
+        ping("h1", "10.0.0.2");
+        ping("h2", "10.0.0.1");
+        // The kernel, not the Java host layer, answered: the host layer counts the frames it left to it.
+        String stats = appliance.command("ipoib:netdev", TIMEOUT);
+        assertTrue(stats, stats.matches("(?s).*rx_packets [1-9].*"));
+    }
+
+    @Test
+    public void pingIpv6LinkLocalWithScopeBothDirections() throws Exception {
+        ping("h1", "-6", h2LinkLocal + "%ib0");
+        ping("h2", "-6", h1LinkLocal + "%ib0");
+    }
+
+    @Test
+    public void pingIpv6GlobalAddedInTheKernelBothDirections() throws Exception {
+        // Addresses added with ip in the namespace reach the stack's table (ND answers for them).
+        Sh.run(10, "ip", "-n", "h1", "-6", "addr", "add", "fd00::1/64", "dev", "ib0", "nodad").ok("ip addr add");
+        Sh.run(10, "ip", "-n", "h2", "-6", "addr", "add", "fd00::2/64", "dev", "ib0", "nodad").ok("ip addr add");
+        appliance.awaitCommand("ipoib:addr list ib1_1_ffff", "PREFERRED", TIMEOUT);
+        appliance.awaitCommand("ipoib:addr list ib1_1_ffff", "fd00::2", TIMEOUT);
+        appliance.awaitCommand("ipoib:addr list ib0_1_ffff", "fd00::1", TIMEOUT);
+        awaitAddressUsable("ib1_1_ffff", "fd00::2");
+        awaitAddressUsable("ib0_1_ffff", "fd00::1");
+        ping("h1", "-6", "fd00::2");
+        ping("h2", "-6", "fd00::1");
+    }
+
+    private static void awaitAddressUsable(String link, String address) throws Exception {
+        long deadline = System.nanoTime() + TIMEOUT * 1_000_000_000L;
+        String out = "";
+        while (System.nanoTime() < deadline) {
+            out = appliance.command("ipoib:addr list " + link, TIMEOUT);
+            for (String line : out.split("\n")) {
+                if (line.contains(address + "/") && line.contains("PREFERRED")) {
+                    return;
+                }
+            }
+            Thread.sleep(200);
+        }
+        throw new AssertionError(address + " on " + link + " not PREFERRED within " + TIMEOUT + " s:\n" + out);
+    }
+
+    /** Sends the 20 MB file from h1 to h2 with nc and compares checksums. */
+    private static void transfer(int port) throws Exception {
+        Path received = Files.createTempFile("netdev", ".received");
+        File log = File.createTempFile("netdev-nc", ".log");
+        try {
+            Process server = Sh.start(log, Sh.in("h2", "sh", "-c", "exec nc -l -p " + port + " > " + received));
+            awaitListening("h2", port);
+            Sh.run(TIMEOUT * 2, Sh.in("h1", "sh", "-c", "nc -N 10.0.0.2 " + port + " < " + data)).ok("nc client");
+            assertTrue("nc server ended", server.waitFor(TIMEOUT, TimeUnit.SECONDS));
+            assertEquals(sha256(data), sha256(received));
+        } finally {
+            Files.deleteIfExists(received);
+            log.delete();
+        }
+    }
+
+    private static void awaitListening(String ns, int port) throws Exception {
+        long deadline = System.nanoTime() + TIMEOUT * 1_000_000_000L;
+        while (System.nanoTime() < deadline) {
+            if (Sh.run(10, Sh.in(ns, "ss", "-Hltn", "sport = :" + port)).output().contains("LISTEN")) {
+                return;
+            }
+            Thread.sleep(50);
+        }
+        throw new AssertionError("nothing listens on port " + port + " in " + ns);
+    }
+
+    private static String sha256(Path file) throws Exception {
+        return Sh.run(TIMEOUT, "sha256sum", file.toString()).ok("sha256sum").output().split("\\s+")[0];
+    }
+
+    @Test
+    public void tcpTwentyMegabytesArriveIdentical() throws Exception {
+        transfer(5001);
+    }
+
+    @Test
+    public void curlFetchesTwentyMegabytesFromPythonHttpServer() throws Exception {
+        Path received = Files.createTempFile("netdev", ".fetched");
+        File log = File.createTempFile("netdev-http", ".log");
+        Process server = Sh.start(log, Sh.in("h2", "python3", "-m", "http.server", "8000", "--bind", "10.0.0.2",
+                "--directory", data.getParent().toString()));
+        try {
+            awaitListening("h2", 8000);
+            Sh.run(TIMEOUT * 2, Sh.in("h1", "curl", "-sS", "-f", "-o", received.toString(),
+                    "http://10.0.0.2:8000/" + data.getFileName())).ok("curl");
+            assertEquals(sha256(data), sha256(received));
+        } finally {
+            server.destroy();
+            server.waitFor();
+            Files.deleteIfExists(received);
+            log.delete();
+        }
+    }
+
+    @Test
+    public void iperf3TcpCompletes() throws Exception {
+        Process server = Sh.start(File.createTempFile("iperf3", ".log"), Sh.in("h2", "iperf3", "-s", "-1", "-p", "5201"));
+        awaitListening("h2", 5201);
+        String out = Sh.run(TIMEOUT, Sh.in("h1", "iperf3", "-c", "10.0.0.2", "-p", "5201", "-t", "3")).ok("iperf3").output();
+        assertTrue(out, out.contains("receiver"));
+        assertTrue(server.waitFor(TIMEOUT, TimeUnit.SECONDS));
+    }
+
+    @Test
+    public void tcpSurvivesLossAndReorder() throws Exception {
+        try {
+            appliance.command("fabric:fault loss 5", TIMEOUT);
+            transfer(5002);
+            String stats = appliance.command("fabric:stats", TIMEOUT);
+            assertTrue("the fabric dropped packets:\n" + stats, stats.matches("(?s).*fault_loss\\D*[1-9].*"));
+            appliance.command("fabric:clear", TIMEOUT);
+            appliance.command("fabric:fault reorder 5", TIMEOUT);
+            transfer(5003);
+        } finally {
+            appliance.command("fabric:clear", TIMEOUT);
+        }
+    }
+
+    @Test
+    public void tcpConnectionSurvivesAResetOfTheReceiversPort() throws Exception {
+        File log = File.createTempFile("iperf3", ".log");
+        Process server = Sh.start(log, Sh.in("h2", "iperf3", "-s", "-1", "-p", "5202"));
+        awaitListening("h2", 5202);
+        File clientLog = File.createTempFile("iperf3c", ".log");
+        Process client = Sh.start(clientLog, Sh.in("h1", "iperf3", "-c", "10.0.0.2", "-p", "5202", "-t", "8", "-i", "1"));
+        // Reset once the transfer is under way (its first interval reported).
+        long deadline = System.nanoTime() + TIMEOUT * 1_000_000_000L;
+        while (!Files.readString(clientLog.toPath()).contains("sec") && System.nanoTime() < deadline) {
+            Thread.sleep(50);
+        }
+        String qpnBefore = h2Qpn();
+        appliance.command("fabric:reset loop1/1", TIMEOUT);
+        appliance.command("ipoib:await ib1_1_ffff 30", TIMEOUT);
+        assertTrue("iperf3 ended", client.waitFor(TIMEOUT, TimeUnit.SECONDS));
+        String out = Files.readString(clientLog.toPath());
+        assertEquals("iperf3 across the reset:\n" + out, 0, client.exitValue());
+        assertTrue(out, out.contains("receiver"));
+        assertTrue(server.waitFor(TIMEOUT, TimeUnit.SECONDS));
+        // The reset gave h2 a new QPN (the link may still be coming back when iperf3 is done).
+        long until = System.nanoTime() + TIMEOUT * 1_000_000_000L;
+        String qpnAfter = h2Qpn();
+        while (qpnBefore.equals(qpnAfter) && System.nanoTime() < until) {
+            Thread.sleep(100);
+            qpnAfter = h2Qpn();
+        }
+        assertFalse("the reset gave h2 a new QPN (" + qpnBefore + " before, " + qpnAfter + " after)",
+                qpnBefore.equals(qpnAfter));
+    }
+
+    /** The QPN of h2's interface, from ipoib:links. */
+    private static String h2Qpn() throws Exception {
+        String links = appliance.command("ipoib:links", TIMEOUT);
+        Matcher m = Pattern.compile("(?s)ib1_1_ffff: \\S+.*?qpn (0x[0-9a-f]+)").matcher(links);
+        assertTrue(links, m.find());
+        return m.group(1);
+    }
+
+    @Test
+    public void udpMulticastJoinBecomesAFullMemberAndLeavesAgain() throws Exception {
+        String mgid = "ff12:401b:ffff::f01:101"; // 239.1.1.1 in the default partition (RFC 4391 §4)
+        File log = File.createTempFile("socat", ".log");
+        Process receiver = Sh.start(log, Sh.in("h2", "socat", "-u",
+                "UDP4-RECV:5400,ip-add-membership=239.1.1.1:10.0.0.2", "STDOUT"));
+        try {
+            awaitFullMember(mgid, true);
+            Sh.run(TIMEOUT, Sh.in("h1", "sh", "-c",
+                    "echo hello-over-ipoib | socat -u STDIN UDP4-DATAGRAM:239.1.1.1:5400,ip-multicast-if=10.0.0.1"))
+                    .ok("socat sender");
+            long deadline = System.nanoTime() + TIMEOUT * 1_000_000_000L;
+            while (!Files.readString(log.toPath()).contains("hello-over-ipoib") && System.nanoTime() < deadline) {
+                Thread.sleep(50);
+            }
+            assertTrue("h2 received the datagram: " + Files.readString(log.toPath()),
+                    Files.readString(log.toPath()).contains("hello-over-ipoib"));
+        } finally {
+            receiver.destroy();
+            receiver.waitFor();
+        }
+        // The socket closed: the kernel reports leaving, the port leaves the IB group.
+        awaitFullMember(mgid, false);
+    }
+
+    @Test
+    public void theDeviceMulticastListBecomesJoinsAsLinuxIpoibDoes() throws Exception {
+        // 224.0.0.1 is on every device's list but never reported (RFC 3376 §6): the list is read.
+        String allHosts = "ff12:401b:ffff::1"; // RFC 4391 §4: the low 28 bits of 224.0.0.1
+        long deadline = System.nanoTime() + TIMEOUT * 1_000_000_000L;
+        String section = "";
+        while (System.nanoTime() < deadline) {
+            String groups = appliance.command("fabric:groups", TIMEOUT);
+            int at = groups.indexOf(allHosts + " ");
+            section = at < 0 ? "" : groups.substring(at).split("\n(?=\\S)", 2)[0];
+            if (section.split("FullMember", -1).length - 1 == 2) {
+                return;
+            }
+            Thread.sleep(200);
+        }
+        throw new AssertionError("h1 and h2 are not both FullMembers of " + allHosts + ":\n" + section);
+    }
+
+    /** Waits until the group has (or no longer has) a FullMember in fabric:groups. */
+    private static void awaitFullMember(String mgid, boolean present) throws Exception {
+        long deadline = System.nanoTime() + TIMEOUT * 1_000_000_000L;
+        String groups = "";
+        while (System.nanoTime() < deadline) {
+            groups = appliance.command("fabric:groups", TIMEOUT);
+            int at = groups.indexOf(mgid + " ");
+            String section = at < 0 ? "" : groups.substring(at).split("\n(?=\\S)", 2)[0];
+            if (section.contains("FullMember") == present) {
+                return;
+            }
+            Thread.sleep(200);
+        }
+        throw new AssertionError(mgid + (present ? " has no" : " still has a") + " FullMember:\n" + groups);
+    }
+
+    @Test
+    public void plainJavaSocketsAcrossTheFabric() throws Exception {
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        Path dir = sources();
+        File log = File.createTempFile("echo-server", ".log");
+        Process server = Sh.start(log, Sh.in("h2", java, dir.resolve("EchoServer.java").toString(), "7000"));
+        awaitListening("h2", 7000);
+        String out = Sh.run(TIMEOUT * 2, Sh.in("h1", java, dir.resolve("EchoClient.java").toString(), "10.0.0.2", "7000",
+                "3000000")).ok("EchoClient").output();
+        assertTrue(out, out.contains("echoed 3000000 bytes identical via 10.0.0.2"));
+        assertTrue(server.waitFor(TIMEOUT, TimeUnit.SECONDS));
+    }
+
+    private static Path sources() throws URISyntaxException, IOException {
+        return Path.of(NetdevIT.class.getResource("/netdev/EchoServer.java").toURI()).getParent();
+    }
+}

@@ -1,0 +1,274 @@
+package ipoib.netdev.internal;
+
+import ipoib.api.link.EtherType;
+import ipoib.api.link.TransmitResult;
+import ipoib.runtime.Counters;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.net.Inet4Address;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.nio.ByteOrder;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Consumer;
+
+/**
+ * The data path between a TUN device and an IPoIB link.
+ *
+ * <p>Kernel to fabric (one reader thread per device): each packet read from the device is sent
+ * by the stack. The device has no link-layer header and is point-to-point, so the next hop is
+ * the destination, on-link (as the host layer's routing): IPv4 and IPv6 unicast go to the
+ * resolver of their family (ARP, ND: path records, queueing while resolving), multicast to the
+ * multicast manager (RFC 4391 §10 egress decision), the limited and the subnet broadcast to the
+ * broadcast group. The kernel's own Neighbor Discovery messages are dropped (counted): the
+ * device is NOARP, ND stays in this stack. IGMP and MLD reports go out as well and update
+ * {@link Membership}.
+ *
+ * <p>Fabric to kernel (the link's receive thread): every IPv4 and IPv6 frame is written to the
+ * device, except ND messages, which the nd bundle handles. Nothing is allocated per packet
+ * except for multicast egress (an InetAddress for the multicast manager).
+ */
+final class Bridge {
+    /** Largest packet read from the device: the largest IPoIB MTU (4092) with room to spare. */
+    static final int READ_CAPACITY = 65536;
+    private static final int POLL_MILLIS = 100;
+    private static final ValueLayout.OfInt INT_BE = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+    private static final ValueLayout.OfLong LONG_BE = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+    private static final int ICMPV6 = 58;
+    private static final int IGMP = 2;
+    private static final int HOP_BY_HOP = 0;
+
+    /** A per-thread native buffer for frames whose receive buffer is on the Java heap. */
+    private static final ThreadLocal<MemorySegment> COPIES =
+            ThreadLocal.withInitial(() -> Arena.ofAuto().allocate(READ_CAPACITY, 8));
+
+    private final Tun tun;
+    private final StackAdapter stack;
+    private final Membership membership;
+    private final Consumer<String> warn;
+    private final MemorySegment readBuffer;
+    private final long readAddress;
+    private final MemorySegment pollfd;
+    private final MemorySegment[] slices = new MemorySegment[READ_CAPACITY + 1];
+    private volatile int[] broadcasts = new int[0];
+    private volatile boolean running;
+    private Thread reader;
+
+    private final Counters counters = new Counters();
+    private final LongAdder txPackets = counter("tx_packets");
+    private final LongAdder txBytes = counter("tx_bytes");
+    private final LongAdder txMulticast = counter("tx_multicast");
+    private final LongAdder txBroadcast = counter("tx_broadcast");
+    private final LongAdder txMalformed = counter("tx_malformed");
+    private final LongAdder txKernelNd = counter("tx_kernel_nd_dropped");
+    private final LongAdder[] txResults = new LongAdder[TransmitResult.values().length];
+    private final LongAdder readErrors = counter("read_errors");
+    private final LongAdder rxPackets = counter("rx_packets");
+    private final LongAdder rxBytes = counter("rx_bytes");
+    private final LongAdder rxNd = counter("rx_nd_kept_in_stack");
+    private final LongAdder rxWriteErrors = counter("rx_write_errors");
+    private final LongAdder reports = counter("membership_reports");
+
+    Bridge(Tun tun, StackAdapter stack, Consumer<String> warn) {
+        this.tun = tun;
+        this.stack = stack;
+        this.warn = warn;
+        for (TransmitResult r : TransmitResult.values()) {
+            txResults[r.ordinal()] = counter("tx_" + r.name().toLowerCase(Locale.ROOT));
+        }
+        this.membership = new Membership(this::join, this::leave);
+        Arena arena = Arena.ofAuto();
+        this.readBuffer = arena.allocate(READ_CAPACITY, 8);
+        this.readAddress = readBuffer.address();
+        this.pollfd = arena.allocate(8, 8);
+    }
+
+    private LongAdder counter(String name) {
+        return counters.counter(name);
+    }
+
+    Membership membership() {
+        return membership;
+    }
+
+    /** The counters by name, in a stable order. */
+    Map<String, Long> counters() {
+        return counters.snapshot();
+    }
+
+    /** The IPv4 subnet broadcast addresses of the device's addresses (sent to the broadcast group). */
+    void broadcasts(int[] addresses) {
+        broadcasts = addresses.clone();
+    }
+
+    void start() {
+        running = true;
+        reader = Thread.ofPlatform().daemon().name("ipoib-netdev-" + tun.name()).start(this::readLoop);
+    }
+
+    /** Stops the reader and waits for it, so that the descriptor can be closed safely. */
+    void stop() throws InterruptedException {
+        running = false;
+        Thread t = reader;
+        if (t != null) {
+            t.join(5000);
+        }
+    }
+
+    private void readLoop() {
+        while (running) {
+            int n = tun.read(readAddress, READ_CAPACITY);
+            if (n > 0) {
+                fromKernel(n);
+            } else if (n == -1) {
+                tun.awaitReadable(pollfd, POLL_MILLIS);
+            } else if (n == -2) {
+                // A failing descriptor polls as ready at once: back off instead of spinning.
+                readErrors.increment();
+                java.util.concurrent.locks.LockSupport.parkNanos(10_000_000L);
+            }
+        }
+    }
+
+    private MemorySegment slice(int length) {
+        MemorySegment s = slices[length];
+        if (s == null) {
+            s = readBuffer.asSlice(0, length);
+            slices[length] = s;
+        }
+        return s;
+    }
+
+    /** One packet of {@code n} octets from the kernel, in the read buffer. */
+    void fromKernel(int n) {
+        MemorySegment b = readBuffer;
+        int version = Byte.toUnsignedInt(b.get(ValueLayout.JAVA_BYTE, 0)) >>> 4;
+        TransmitResult result;
+        if (version == 4 && n >= 20) {
+            int headerLength = (b.get(ValueLayout.JAVA_BYTE, 0) & 0xF) * 4;
+            int destination = b.get(INT_BE, 16);
+            if (b.get(ValueLayout.JAVA_BYTE, 9) == IGMP && headerLength < n
+                    && membership.igmp(b, headerLength, n - headerLength)) {
+                reports.increment();
+            }
+            if (destination == -1 || isSubnetBroadcast(destination)) {
+                txBroadcast.increment();
+                result = stack.broadcast(EtherType.IPV4, slice(n));
+            } else if ((destination >>> 28) == 0xE) {
+                txMulticast.increment();
+                result = stack.multicast(ipv4(destination), EtherType.IPV4, slice(n));
+            } else {
+                result = stack.unicast4(destination, slice(n));
+            }
+        } else if (version == 6 && n >= 40) {
+            long high = b.get(LONG_BE, 24);
+            long low = b.get(LONG_BE, 32);
+            int next = Byte.toUnsignedInt(b.get(ValueLayout.JAVA_BYTE, 6));
+            int upper = 40;
+            if (next == HOP_BY_HOP && n >= 48) {
+                next = Byte.toUnsignedInt(b.get(ValueLayout.JAVA_BYTE, 40));
+                upper = 40 + (Byte.toUnsignedInt(b.get(ValueLayout.JAVA_BYTE, 41)) + 1) * 8;
+            }
+            if (next == ICMPV6 && upper < n) {
+                int type = Byte.toUnsignedInt(b.get(ValueLayout.JAVA_BYTE, upper));
+                if (type >= 133 && type <= 137) {
+                    txKernelNd.increment();
+                    return;
+                }
+                if (membership.mld(b, upper, n - upper)) {
+                    reports.increment();
+                }
+            }
+            if ((high >>> 56) == 0xFF) {
+                txMulticast.increment();
+                result = stack.multicast(ipv6(high, low), EtherType.IPV6, slice(n));
+            } else {
+                result = stack.unicast6(high, low, slice(n));
+            }
+        } else {
+            txMalformed.increment();
+            return;
+        }
+        txResults[result.ordinal()].increment();
+        if (!result.isDrop()) {
+            txPackets.increment();
+            txBytes.add(n);
+        }
+    }
+
+    private boolean isSubnetBroadcast(int destination) {
+        for (int b : broadcasts) {
+            if (b == destination) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** A frame from the fabric: written to the device unless it is Neighbor Discovery. */
+    void fromLink(int etherType, MemorySegment buffer, long offset, int length) {
+        if (etherType == EtherType.IPV6 && length > 40
+                && Byte.toUnsignedInt(buffer.get(ValueLayout.JAVA_BYTE, offset + 6)) == ICMPV6) {
+            int type = Byte.toUnsignedInt(buffer.get(ValueLayout.JAVA_BYTE, offset + 40));
+            if (type >= 133 && type <= 137) {
+                rxNd.increment();
+                return;
+            }
+        }
+        if (tun.isClosed() || length <= 0 || length > READ_CAPACITY) {
+            rxWriteErrors.increment();
+            return;
+        }
+        long address;
+        if (buffer.isNative()) {
+            address = buffer.address() + offset;
+        } else {
+            MemorySegment copy = COPIES.get();
+            MemorySegment.copy(buffer, offset, copy, 0, length);
+            address = copy.address();
+        }
+        if (tun.write(address, length)) {
+            rxPackets.increment();
+            rxBytes.add(length);
+        } else {
+            rxWriteErrors.increment();
+        }
+    }
+
+    private void join(InetAddress group) {
+        stack.join(group).whenComplete((ok, failure) -> {
+            if (failure != null) {
+                warn.accept(tun.name() + ": join of " + group.getHostAddress() + " failed: " + failure.getMessage());
+            }
+        });
+    }
+
+    private void leave(InetAddress group) {
+        stack.leave(group);
+    }
+
+    private static InetAddress ipv4(int address) {
+        try {
+            return Inet4Address.getByAddress(new byte[] {(byte) (address >>> 24), (byte) (address >>> 16),
+                (byte) (address >>> 8), (byte) address});
+        } catch (UnknownHostException impossible) {
+            throw new IllegalStateException(impossible);
+        }
+    }
+
+    private static InetAddress ipv6(long high, long low) {
+        byte[] a = new byte[16];
+        for (int i = 0; i < 8; i++) {
+            a[i] = (byte) (high >>> (56 - 8 * i));
+            a[8 + i] = (byte) (low >>> (56 - 8 * i));
+        }
+        try {
+            return InetAddress.getByAddress(a);
+        } catch (UnknownHostException impossible) {
+            throw new IllegalStateException(impossible);
+        }
+    }
+}

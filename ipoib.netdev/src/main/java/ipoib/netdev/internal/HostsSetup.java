@@ -1,0 +1,81 @@
+package ipoib.netdev.internal;
+
+import java.io.IOException;
+import java.util.Dictionary;
+import java.util.Hashtable;
+import org.osgi.framework.BundleContext;
+import org.osgi.framework.InvalidSyntaxException;
+import org.osgi.service.cm.Configuration;
+import org.osgi.service.cm.ConfigurationAdmin;
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.log.Logger;
+import org.osgi.service.log.LoggerFactory;
+
+/**
+ * A ready-made subnet of hosts ({@code ./ipoib --hosts N}, framework property
+ * {@value #HOSTS_PROPERTY}): N loopback HCAs, an interface on port 1 of each in the default
+ * partition, and each bridged into network namespace {@code hK} as device {@code ib0} with
+ * {@code 10.0.0.K/24} (its IPv6 link-local address comes from Neighbor Discovery). Written as
+ * configurations, like the appliance's defaults, and only when no interface is bridged yet.
+ */
+@Component(immediate = true, service = {})
+public final class HostsSetup {
+    /** Framework property: the number of hosts (1..64). */
+    public static final String HOSTS_PROPERTY = "ipoib.hosts";
+    static final int MAX_HOSTS = 64;
+
+    @Activate
+    public HostsSetup(BundleContext context, @Reference ConfigurationAdmin configurationAdmin,
+                      @Reference(service = LoggerFactory.class) Logger log) {
+        String value = context.getProperty(HOSTS_PROPERTY);
+        if (value == null || value.isBlank()) {
+            return;
+        }
+        int hosts;
+        try {
+            hosts = Integer.parseInt(value.trim());
+        } catch (NumberFormatException e) {
+            hosts = -1;
+        }
+        if (hosts < 1 || hosts > MAX_HOSTS) {
+            log.error("framework property " + HOSTS_PROPERTY + " is '" + value + "': allowed 1.." + MAX_HOSTS);
+            return;
+        }
+        String missing = Tun.missingPrivilege();
+        if (missing != null) {
+            log.error("--hosts " + hosts + ": cannot create the hosts' network devices: " + missing);
+            return;
+        }
+        try {
+            Configuration[] existing = configurationAdmin.listConfigurations(
+                    "(service.factoryPid=" + NetdevComponent.FACTORY_PID + ")");
+            if (existing != null && existing.length > 0) {
+                return;
+            }
+            Configuration fabric = configurationAdmin.getConfiguration("ipoib.verbs.loopback", "?");
+            Dictionary<String, Object> f = fabric.getProperties() == null ? new Hashtable<>() : fabric.getProperties();
+            f.put("hcas", hosts);
+            fabric.update(f);
+            for (int k = 1; k <= hosts; k++) {
+                String link = "ib" + (k - 1) + "_1_ffff";
+                Dictionary<String, Object> l = new Hashtable<>();
+                l.put("device", "loop" + (k - 1));
+                l.put("port", 1);
+                l.put("pkey", "0xffff");
+                configurationAdmin.getFactoryConfiguration("ipoib.link", "host" + k, "?").update(l);
+                Dictionary<String, Object> n = new Hashtable<>();
+                n.put("link", link);
+                n.put("link.target", "(ipoib.link=" + link + ")");
+                n.put("device", "ib0");
+                n.put("netns", "h" + k);
+                n.put("addresses", new String[] {"10.0.0." + k + "/24"});
+                configurationAdmin.getFactoryConfiguration(NetdevComponent.FACTORY_PID, link, "?").update(n);
+            }
+            log.info("created " + hosts + " hosts h1..h" + hosts + " (10.0.0.1.." + hosts + "/24)");
+        } catch (IOException | InvalidSyntaxException e) {
+            log.error("--hosts " + hosts + ": could not write the configurations", e);
+        }
+    }
+}

@@ -1,0 +1,263 @@
+package ipoib.netdev.internal;
+
+import ipoib.api.host.InterfaceAddress;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.Consumer;
+import org.osgi.framework.BundleContext;
+
+/**
+ * One bridged interface: the TUN device (moved into its namespace and renamed there), its
+ * configuration through {@link IpRoute}, the {@link Bridge} data path, and the reconciliation
+ * of addresses and MTU ({@link #sync()}, run every few seconds):
+ * <ul>
+ *   <li>the device MTU follows the link MTU;</li>
+ *   <li>the device's multicast list becomes listener joins and leaves (with the IGMP/MLD reports
+ *       {@link Membership} reads, as Linux ipoib's set_rx_mode);</li>
+ *   <li>addresses the kernel has on the device go into the stack's address table (origin
+ *       MANUAL), so that ARP and ND answer for them; gone from the kernel, they leave the table;</li>
+ *   <li>the stack's own addresses of the link (configured ones, the RFC 4391 §8 link-local
+ *       address Neighbor Discovery made) are put on the device once usable (IPv6: after the
+ *       stack's duplicate address detection), so the kernel uses the same link-local address
+ *       the stack announces.</li>
+ * </ul>
+ */
+final class NetDevice implements AutoCloseable {
+    private final String device;
+    private final String netns;
+    private final StackAdapter stack;
+    private final Consumer<String> warn;
+    private final Tun tun;
+    private final Bridge bridge;
+    private final AutoCloseable receiving;
+    /** Addresses this device put into the stack's table (from the kernel). */
+    private final Set<InetAddress> fromKernel = new HashSet<>();
+    /** Addresses this device put on the kernel device (from the stack). */
+    private final Set<InetAddress> fromStack = new HashSet<>();
+    private volatile List<Cidr> kernelAddresses = List.of();
+    private int mtu;
+    private volatile String lastError;
+    private boolean closed;
+
+    private NetDevice(String device, String netns, StackAdapter stack, Consumer<String> warn, Tun tun,
+                      BundleContext context) {
+        this.device = device;
+        this.netns = netns;
+        this.stack = stack;
+        this.warn = warn;
+        this.tun = tun;
+        this.bridge = new Bridge(tun, stack, warn);
+        this.receiving = stack.receive(context, device, bridge::fromLink);
+        bridge.start();
+    }
+
+    /**
+     * Creates the device, in {@code netns} when not null (created when missing), with
+     * {@code addresses}, up.
+     *
+     * @throws IOException naming what failed (the privilege missing, or the {@code ip} command and its output)
+     */
+    static NetDevice open(BundleContext context, StackAdapter stack, String device, String netns,
+                          List<Cidr> addresses, Consumer<String> warn) throws IOException {
+        String missing = Tun.missingPrivilege();
+        if (missing != null) {
+            throw new IOException("cannot create network device " + device + ": " + missing);
+        }
+        if (netns != null) {
+            Namespaces.acquire(netns);
+        }
+        Tun tun = null;
+        try {
+            // In a namespace the device is created under a temporary name here and renamed there,
+            // so that every host can call its device the same.
+            String initial = netns == null ? device
+                    : "ipb" + Long.toHexString(ThreadLocalRandom.current().nextLong() & 0xFFF_FFFF_FFFFL);
+            tun = Tun.open(initial);
+            if (netns != null) {
+                IpRoute.run("link", "set", "dev", initial, "netns", netns);
+                IpRoute.in(netns, "link", "set", "dev", initial, "name", device);
+                IpRoute.in(netns, "link", "set", "dev", "lo", "up");
+            }
+            try {
+                // The kernel makes no link-local address of its own: the stack's (RFC 4391 §8) is mirrored.
+                IpRoute.in(netns, "link", "set", "dev", device, "addrgenmode", "none");
+            } catch (IOException e) {
+                warn.accept(device + ": IPv6 address generation stays on: " + e.getMessage());
+            }
+            for (Cidr a : addresses) {
+                addToKernel(netns, device, a);
+            }
+            IpRoute.in(netns, "link", "set", "dev", device, "up");
+            NetDevice d = new NetDevice(device, netns, stack, warn, tun, context);
+            d.sync();
+            return d;
+        } catch (IOException | RuntimeException e) {
+            if (tun != null) {
+                tun.close();
+            }
+            if (netns != null) {
+                Namespaces.release(netns);
+            }
+            throw e;
+        }
+    }
+
+    private static void addToKernel(String netns, String device, Cidr a) throws IOException {
+        if (a.ipv6()) {
+            // The device is NOARP: the kernel does no DAD on it anyway; the stack's ND does.
+            IpRoute.in(netns, "-6", "addr", "add", a.toString(), "dev", device, "nodad");
+        } else {
+            IpRoute.in(netns, "addr", "add", a.toString(), "dev", device);
+        }
+    }
+
+    String device() {
+        return device;
+    }
+
+    /** The namespace, or null for the appliance's own. */
+    String netns() {
+        return netns;
+    }
+
+    String linkName() {
+        return stack.linkName();
+    }
+
+    Bridge bridge() {
+        return bridge;
+    }
+
+    List<Cidr> kernelAddresses() {
+        return kernelAddresses;
+    }
+
+    int mtu() {
+        return mtu;
+    }
+
+    /** The last error of a reconciliation, or null. */
+    String lastError() {
+        return lastError;
+    }
+
+    /** Reconciles MTU and addresses (see the class comment); errors are kept for the listing and logged once. */
+    synchronized void sync() {
+        if (tun.isClosed()) {
+            return;
+        }
+        try {
+            int linkMtu = stack.mtu();
+            if (linkMtu > 0 && linkMtu != mtu) {
+                IpRoute.in(netns, "link", "set", "dev", device, "mtu", Integer.toString(linkMtu));
+                mtu = linkMtu;
+            }
+            List<Cidr> kernel = parse(IpRoute.addresses(netns, device));
+            List<InterfaceAddress> table = stack.addresses();
+            Set<InetAddress> inTable = new HashSet<>();
+            for (InterfaceAddress a : table) {
+                inTable.add(a.address());
+            }
+            Set<InetAddress> inKernel = new HashSet<>();
+            for (Cidr c : kernel) {
+                inKernel.add(c.address());
+            }
+            for (Cidr c : kernel) {
+                if (!inTable.contains(c.address()) && stack.addAddress(c.address(), c.prefixLength())) {
+                    fromKernel.add(c.address());
+                }
+            }
+            for (InetAddress a : List.copyOf(fromKernel)) {
+                if (!inKernel.contains(a)) {
+                    stack.removeAddress(a);
+                    fromKernel.remove(a);
+                }
+            }
+            for (InterfaceAddress a : table) {
+                // Only once usable: an IPv6 address is the kernel's after the stack's DAD passed.
+                if (!stack.isKernelOrigin(a) && a.state().usable() && !inKernel.contains(a.address())) {
+                    addToKernel(netns, device, new Cidr(a.address(), a.prefixLength()));
+                    fromStack.add(a.address());
+                    kernel = new ArrayList<>(kernel);
+                    kernel.add(new Cidr(a.address(), a.prefixLength()));
+                }
+            }
+            for (InetAddress a : List.copyOf(fromStack)) {
+                if (!inTable.contains(a)) {
+                    Cidr gone = kernel.stream().filter(c -> c.address().equals(a)).findFirst().orElse(null);
+                    if (gone != null) {
+                        IpRoute.in(netns, "addr", "del", gone.toString(), "dev", device);
+                        kernel = new ArrayList<>(kernel);
+                        kernel.remove(gone);
+                    }
+                    fromStack.remove(a);
+                }
+            }
+            kernelAddresses = List.copyOf(kernel);
+            bridge.membership().reconcile(IpRoute.groups(netns, device));
+            bridge.broadcasts(kernel.stream().mapToInt(Cidr::broadcast4).filter(b -> b != 0).toArray());
+            lastError = null;
+        } catch (IOException | RuntimeException e) {
+            if (!e.getMessage().equals(lastError)) {
+                warn.accept(device + ": " + e.getMessage());
+            }
+            lastError = e.getMessage();
+        }
+    }
+
+    private static List<Cidr> parse(List<String> texts) {
+        Set<Cidr> result = new LinkedHashSet<>();
+        for (String t : texts) {
+            try {
+                result.add(Cidr.parse(t));
+            } catch (IllegalArgumentException ignored) {
+                // Not a unicast address the stack could own.
+            }
+        }
+        return List.copyOf(result);
+    }
+
+    /** The counters of the data path. */
+    Map<String, Long> counters() {
+        return bridge.counters();
+    }
+
+    /**
+     * Removes the device: no more frames to it, its multicast listeners leave, its addresses leave
+     * the stack's table, the descriptor closes (the kernel deletes the device) and a namespace this
+     * appliance created is removed with its last device.
+     */
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        try {
+            receiving.close();
+        } catch (Exception e) {
+            warn.accept(device + ": " + e.getMessage());
+        }
+        try {
+            bridge.stop();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        bridge.membership().leaveAll();
+        for (InetAddress a : fromKernel) {
+            stack.removeAddress(a);
+        }
+        fromKernel.clear();
+        tun.close();
+        if (netns != null) {
+            Namespaces.release(netns);
+        }
+    }
+}

@@ -1,0 +1,283 @@
+package ipoib.netdev.internal;
+
+import ipoib.api.link.IpoibLink;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Dictionary;
+import java.util.Hashtable;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.apache.felix.service.command.Descriptor;
+import org.osgi.framework.InvalidSyntaxException;
+import org.osgi.service.cm.Configuration;
+import org.osgi.service.cm.ConfigurationAdmin;
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.component.annotations.ReferenceCardinality;
+import org.osgi.service.component.annotations.ReferencePolicy;
+
+/**
+ * {@code ipoib:netdev}: bridged interfaces as Linux network devices. {@code add} and {@code del}
+ * write and delete the factory configurations {@value NetdevComponent#FACTORY_PID}, and wait for
+ * the device to appear or go.
+ */
+@Component(service = NetdevCommands.class, property = {
+        "osgi.command.scope=ipoib",
+        "osgi.command.function=netdev"})
+public final class NetdevCommands {
+    static final String USAGE = "ipoib:netdev [list]\n"
+            + "       ipoib:netdev add <interface> [netns <name>] [dev <device>] [<address>/<prefix> ...]\n"
+            + "       ipoib:netdev del <interface>\n"
+            + "       ipoib:netdev await [seconds]\n"
+            + "       ipoib:netdev cleanup";
+    private static final long WAIT_MILLIS = 20_000;
+
+    private final ConfigurationAdmin configurationAdmin;
+    private final List<IpoibLink> links = new CopyOnWriteArrayList<>();
+
+    @Activate
+    public NetdevCommands(@Reference ConfigurationAdmin configurationAdmin) {
+        this.configurationAdmin = configurationAdmin;
+    }
+
+    @Reference(cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC)
+    void addLink(IpoibLink link) {
+        links.add(link);
+    }
+
+    void removeLink(IpoibLink link) {
+        links.remove(link);
+    }
+
+    @Descriptor("IPoIB interfaces as Linux network devices (TUN), optionally in network namespaces: list, add, del, "
+            + "cleanup (namespaces a killed appliance left)")
+    public String netdev(@Descriptor("[list] | add <interface> [netns <name>] [dev <device>] [address/prefix ...] "
+            + "| del <interface> | cleanup") String... args) throws Exception {
+        if (args.length == 0 || args[0].equals("list")) {
+            if (args.length > 1) {
+                throw usage("list takes no arguments");
+            }
+            return list();
+        }
+        return switch (args[0]) {
+            case "add" -> add(args);
+            case "del" -> del(args);
+            case "await" -> await(args);
+            case "cleanup" -> {
+                if (args.length != 1) {
+                    throw usage("cleanup takes no arguments");
+                }
+                List<String> done = Namespaces.cleanup();
+                yield done.isEmpty() ? "nothing to clean up (no namespace left by a stopped appliance in "
+                        + Namespaces.STATE_DIR + ")" : String.join("\n", done);
+            }
+            default -> throw usage("unknown subcommand '" + args[0] + "'");
+        };
+    }
+
+    static IllegalArgumentException usage(String error) {
+        return new IllegalArgumentException(error + "\nusage: " + USAGE);
+    }
+
+    private String list() {
+        List<NetdevComponent> all = Registry.all();
+        if (all.isEmpty()) {
+            return "no bridged interfaces (ipoib:netdev add <interface> [netns <name>] [address ...])";
+        }
+        StringBuilder out = new StringBuilder();
+        for (NetdevComponent c : all) {
+            describe(c, out);
+        }
+        return out.toString();
+    }
+
+    private static void describe(NetdevComponent c, StringBuilder out) {
+        {
+            NetDevice d = c.device();
+            out.append(String.format("%s: device %s  netns %s  mtu %d  link %s%n", c.link(), d.device(),
+                    d.netns() == null ? "-" : d.netns(), d.mtu(), c.stack().up() ? "UP" : "not UP"));
+            out.append("    addresses:");
+            for (Cidr a : d.kernelAddresses()) {
+                out.append(' ').append(a);
+            }
+            out.append('\n');
+            if (!d.bridge().membership().groups().isEmpty()) {
+                out.append("    groups:");
+                d.bridge().membership().groups().forEach(g -> out.append(' ').append(g.getHostAddress()));
+                out.append('\n');
+            }
+            out.append("    counters:");
+            for (Map.Entry<String, Long> e : d.counters().entrySet()) {
+                if (e.getValue() != 0 || e.getKey().equals("tx_packets") || e.getKey().equals("rx_packets")) {
+                    out.append(' ').append(e.getKey()).append(' ').append(e.getValue());
+                }
+            }
+            out.append('\n');
+            if (d.lastError() != null) {
+                out.append("    error: ").append(d.lastError()).append('\n');
+            }
+        }
+    }
+
+    private String add(String[] args) throws IOException, InvalidSyntaxException, InterruptedException {
+        if (args.length < 2) {
+            throw usage("add needs an interface");
+        }
+        String link = args[1];
+        String netns = "";
+        String device = "";
+        List<String> addresses = new ArrayList<>();
+        for (int i = 2; i < args.length; i++) {
+            switch (args[i]) {
+                case "netns", "dev" -> {
+                    if (i + 1 >= args.length) {
+                        throw usage("'" + args[i] + "' needs a name");
+                    }
+                    if (args[i].equals("netns")) {
+                        netns = args[++i];
+                    } else {
+                        device = args[++i];
+                    }
+                }
+                default -> addresses.add(Cidr.parse(args[i]).toString());
+            }
+        }
+        String missing = Tun.missingPrivilege();
+        if (missing != null) {
+            throw new IllegalStateException("cannot create network devices: " + missing);
+        }
+        if (links.stream().noneMatch(l -> l.name().equals(link))) {
+            throw usage("no interface '" + link + "' (ipoib:links lists them)");
+        }
+        if (find(link) != null) {
+            throw new IllegalStateException(link + " is already bridged (ipoib:netdev del " + link + " first)");
+        }
+        Dictionary<String, Object> props = new Hashtable<>();
+        props.put("link", link);
+        props.put("link.target", "(" + IpoibLink.NAME_PROPERTY + "=" + link + ")");
+        props.put("device", device);
+        props.put("netns", netns);
+        props.put("addresses", addresses.toArray(new String[0]));
+        NetdevComponent.check(new Check(link, device, netns), links.stream()
+                .filter(l -> l.name().equals(link)).findFirst().orElseThrow());
+        Registry.clearFailure(link);
+        Configuration c = configurationAdmin.getFactoryConfiguration(NetdevComponent.FACTORY_PID, link, "?");
+        c.update(props);
+        long deadline = System.nanoTime() + WAIT_MILLIS * 1_000_000;
+        while (System.nanoTime() < deadline) {
+            NetdevComponent up = Registry.get(link);
+            if (up != null) {
+                StringBuilder out = new StringBuilder();
+                describe(up, out);
+                return out.toString();
+            }
+            String failure = Registry.failure(link);
+            if (failure != null) {
+                c.delete();
+                throw new IllegalStateException("cannot bridge " + link + ": " + failure);
+            }
+            Thread.sleep(20);
+        }
+        throw new IllegalStateException(link + ": the device did not come up within " + WAIT_MILLIS / 1000
+                + " s (configuration " + c.getPid() + " stays; scr:info and the log tell why)");
+    }
+
+    /**
+     * Waits until every configured bridge has its device, its interface is UP and the device has
+     * the link MTU; then lists them.
+     */
+    private String await(String[] args) throws IOException, InvalidSyntaxException, InterruptedException {
+        if (args.length > 2) {
+            throw usage("await takes at most a number of seconds");
+        }
+        int seconds = 10;
+        if (args.length == 2) {
+            try {
+                seconds = Integer.parseInt(args[1]);
+            } catch (NumberFormatException e) {
+                seconds = -1;
+            }
+            if (seconds < 1 || seconds > 3600) {
+                throw usage("seconds '" + args[1] + "': allowed 1..3600");
+            }
+        }
+        long deadline = System.nanoTime() + seconds * 1_000_000_000L;
+        String waiting;
+        while (true) {
+            waiting = notReady();
+            if (waiting == null) {
+                return list();
+            }
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("not ready after " + seconds + " s: " + waiting);
+            }
+            Thread.sleep(50);
+        }
+    }
+
+    /** The first configured bridge that is not ready, and why; null when all are. */
+    private String notReady() throws IOException, InvalidSyntaxException {
+        Configuration[] all = configurationAdmin.listConfigurations(
+                "(service.factoryPid=" + NetdevComponent.FACTORY_PID + ")");
+        for (Configuration c : all == null ? new Configuration[0] : all) {
+            Object link = c.getProperties() == null ? null : c.getProperties().get("link");
+            NetdevComponent live = link == null ? null : Registry.get(link.toString());
+            if (live == null) {
+                String failure = link == null ? null : Registry.failure(link.toString());
+                return link + ": no device" + (failure == null ? " yet" : " (" + failure + ")");
+            }
+            if (!live.stack().up()) {
+                return link + ": interface not UP";
+            }
+            if (live.device().mtu() != live.stack().mtu()) {
+                live.device().sync();
+                if (live.device().mtu() != live.stack().mtu()) {
+                    return link + ": device MTU " + live.device().mtu() + ", link MTU " + live.stack().mtu();
+                }
+            }
+        }
+        return null;
+    }
+
+    private String del(String[] args) throws IOException, InvalidSyntaxException, InterruptedException {
+        if (args.length != 2) {
+            throw usage("del needs exactly one interface");
+        }
+        Configuration c = find(args[1]);
+        if (c == null) {
+            throw usage("'" + args[1] + "' is not bridged (ipoib:netdev lists the bridged interfaces)");
+        }
+        c.delete();
+        long deadline = System.nanoTime() + WAIT_MILLIS * 1_000_000;
+        while (Registry.get(args[1]) != null && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+        }
+        return Registry.get(args[1]) == null ? args[1] + ": device removed" : args[1] + ": still being removed";
+    }
+
+    private Configuration find(String link) throws IOException, InvalidSyntaxException {
+        Configuration[] all = configurationAdmin.listConfigurations(
+                "(&(service.factoryPid=" + NetdevComponent.FACTORY_PID + ")(link=" + link.replaceAll("[()*\\\\]", "") + "))");
+        return all == null || all.length == 0 ? null : all[0];
+    }
+
+    /** The values {@code add} checks before writing the configuration. */
+    private record Check(String link, String device, String netns) implements NetdevConfiguration {
+        @Override
+        public String link_target() {
+            return "";
+        }
+
+        @Override
+        public String[] addresses() {
+            return new String[0];
+        }
+
+        @Override
+        public Class<? extends java.lang.annotation.Annotation> annotationType() {
+            return NetdevConfiguration.class;
+        }
+    }
+}

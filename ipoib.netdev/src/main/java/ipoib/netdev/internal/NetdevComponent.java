@@ -1,0 +1,177 @@
+package ipoib.netdev.internal;
+
+import ipoib.api.host.InterfaceAddresses;
+import ipoib.api.link.IpoibLink;
+import ipoib.api.mcast.MulticastService;
+import ipoib.api.resolve.NeighbourResolver;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ScheduledFuture;
+import org.osgi.framework.BundleContext;
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.ConfigurationPolicy;
+import org.osgi.service.component.annotations.Deactivate;
+import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.component.annotations.ReferenceCardinality;
+import org.osgi.service.component.annotations.ReferencePolicy;
+import org.osgi.service.component.annotations.ReferencePolicyOption;
+import org.osgi.service.log.Logger;
+import org.osgi.service.log.LoggerFactory;
+import org.osgi.service.metatype.annotations.Designate;
+
+/**
+ * One bridged interface per factory configuration {@value #FACTORY_PID}: the device exists
+ * while the configuration and the interface do (the link is a static reference: when the
+ * interface goes away, so does the device), and goes away with the bundle.
+ */
+@Component(configurationPid = NetdevComponent.FACTORY_PID, configurationPolicy = ConfigurationPolicy.REQUIRE,
+        service = {}, immediate = true)
+@Designate(ocd = NetdevConfiguration.class, factory = true)
+public final class NetdevComponent {
+    /** Factory PID of the bridged interfaces. */
+    public static final String FACTORY_PID = "ipoib.netdev";
+    /** Seconds between reconciliations of MTU and addresses. */
+    static final long SYNC_SECONDS = 2;
+    private static final String NAME_CHARACTERS = "[A-Za-z0-9_.-]+";
+
+    private final Logger log;
+    private final StackAdapter stack;
+    private final String link;
+    private NetDevice device;
+    private ScheduledFuture<?> sync;
+    private AutoCloseable linkUp;
+
+    /**
+     * The link is a static reference (a constructor argument); the resolvers, the multicast
+     * manager and the address table are dynamic and bound before {@link #activate} opens the device.
+     */
+    @Activate
+    public NetdevComponent(NetdevConfiguration config, @Reference(name = "link") IpoibLink link,
+                           @Reference(service = LoggerFactory.class) Logger log) {
+        this.log = log;
+        this.link = config.link();
+        this.stack = new StackAdapter(link);
+    }
+
+    @Activate
+    void activate(BundleContext context, NetdevConfiguration config) throws IOException {
+        try {
+            check(config, stack.link());
+            String name = config.device().isEmpty() ? config.link() : config.device();
+            List<Cidr> addresses = new ArrayList<>();
+            for (String a : config.addresses()) {
+                addresses.add(Cidr.parse(a));
+            }
+            String netns = config.netns().isEmpty() ? null : config.netns();
+            this.device = NetDevice.open(context, stack, name, netns, addresses, log::warn);
+        } catch (IOException | RuntimeException e) {
+            Registry.failed(config.link(), e.getMessage());
+            log.error("ipoib.netdev " + config.link() + ": " + e.getMessage());
+            throw e;
+        }
+        this.sync = Registry.up(this, device::sync, SYNC_SECONDS);
+        NetDevice d = device;
+        this.linkUp = stack.onUp(context, () -> Registry.execute(d::sync));
+    }
+
+    /** Refuses a configuration it cannot run, naming the property, the value and what is allowed. */
+    static void check(NetdevConfiguration config, IpoibLink link) {
+        if (config.link() == null || config.link().isEmpty()) {
+            throw new IllegalArgumentException("property link is empty: the interface name (ipoib:links) is required");
+        }
+        if (!config.link().equals(link.name())) {
+            throw new IllegalArgumentException("property link.target selects interface " + link.name() + ", but link is "
+                    + config.link() + ": set link.target to (ipoib.link=" + config.link() + ")");
+        }
+        String device = config.device().isEmpty() ? config.link() : config.device();
+        if (device.length() > Tun.MAX_NAME || !device.matches(NAME_CHARACTERS)) {
+            throw new IllegalArgumentException("property device '" + device + "': 1.." + Tun.MAX_NAME
+                    + " characters of A-Z a-z 0-9 _ . - allowed");
+        }
+        if (!config.netns().isEmpty() && (config.netns().length() > 64 || !config.netns().matches(NAME_CHARACTERS)
+                || config.netns().matches("\\.+"))) {
+            throw new IllegalArgumentException("property netns '" + config.netns()
+                    + "': 1..64 characters of A-Z a-z 0-9 _ . - allowed (not . or ..)");
+        }
+    }
+
+    String link() {
+        return link;
+    }
+
+    NetDevice device() {
+        return device;
+    }
+
+    StackAdapter stack() {
+        return stack;
+    }
+
+    @Deactivate
+    void deactivate() {
+        if (device == null) {
+            return;
+        }
+        sync.cancel(false);
+        try {
+            linkUp.close();
+        } catch (Exception e) {
+            log.warn("ipoib.netdev " + link + ": " + e.getMessage());
+        }
+        device.close();
+        Registry.down(this);
+    }
+
+    /** Closes the device at JVM exit when the framework was not stopped (Gogo's exit). */
+    void closeAtExit() {
+        device.close();
+    }
+
+    // ---- the rest of the stack, through the adapter ------------------------------------------------
+
+    @Reference(cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC,
+            policyOption = ReferencePolicyOption.GREEDY)
+    void addResolver(NeighbourResolver resolver, Map<String, Object> properties) {
+        if (NeighbourResolver.IPV6.equals(properties.get(NeighbourResolver.FAMILY_PROPERTY))) {
+            stack.ipv6 = resolver;
+        } else if (NeighbourResolver.IPV4.equals(properties.get(NeighbourResolver.FAMILY_PROPERTY))) {
+            stack.ipv4 = resolver;
+        }
+    }
+
+    void removeResolver(NeighbourResolver resolver) {
+        if (stack.ipv4 == resolver) {
+            stack.ipv4 = null;
+        }
+        if (stack.ipv6 == resolver) {
+            stack.ipv6 = null;
+        }
+    }
+
+    @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC,
+            policyOption = ReferencePolicyOption.GREEDY)
+    void setMulticast(MulticastService service) {
+        stack.multicast = service;
+    }
+
+    void unsetMulticast(MulticastService service) {
+        if (stack.multicast == service) {
+            stack.multicast = null;
+        }
+    }
+
+    @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC,
+            policyOption = ReferencePolicyOption.GREEDY)
+    void setAddresses(InterfaceAddresses service) {
+        stack.addresses = service;
+    }
+
+    void unsetAddresses(InterfaceAddresses service) {
+        if (stack.addresses == service) {
+            stack.addresses = null;
+        }
+    }
+}

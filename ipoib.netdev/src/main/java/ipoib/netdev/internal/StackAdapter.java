@@ -1,0 +1,176 @@
+package ipoib.netdev.internal;
+
+import ipoib.api.host.AddressOrigin;
+import ipoib.api.host.InterfaceAddress;
+import ipoib.api.host.InterfaceAddresses;
+import ipoib.api.link.EtherType;
+import ipoib.api.link.FrameHandler;
+import ipoib.api.link.IpoibLink;
+import ipoib.api.link.LinkListener;
+import ipoib.api.link.LinkState;
+import ipoib.api.link.ReceivedFrame;
+import ipoib.api.link.TransmitResult;
+import ipoib.api.mcast.MulticastService;
+import ipoib.api.resolve.NeighbourResolver;
+import java.lang.foreign.MemorySegment;
+import java.net.InetAddress;
+import java.util.Hashtable;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import org.osgi.framework.BundleContext;
+import org.osgi.framework.ServiceRegistration;
+
+/**
+ * Everything the bridge needs from the rest of the stack, through its public services only:
+ * the link (broadcast, MTU, state, received frames), the resolvers of both families (unicast),
+ * the multicast manager (the egress decision of RFC 4391 §10, listener joins) and the address
+ * table (so that ARP and ND answer for the kernel's addresses). The one class to re-point when
+ * those services change shape.
+ */
+final class StackAdapter {
+    /**
+     * Service property of the bridge's frame handlers: the device name. The host layer steps
+     * back (answers no echo, delivers no UDP) on a link that has a handler with this property,
+     * because the kernel owns the addresses there.
+     */
+    static final String BRIDGE_PROPERTY = "ipoib.bridge";
+
+    /** What the bridge does with a received IP frame. */
+    interface Receiver {
+        void fromLink(int etherType, MemorySegment buffer, long offset, int length);
+    }
+
+    private final IpoibLink link;
+    volatile NeighbourResolver ipv4;
+    volatile NeighbourResolver ipv6;
+    volatile MulticastService multicast;
+    volatile InterfaceAddresses addresses;
+
+    StackAdapter(IpoibLink link) {
+        this.link = link;
+    }
+
+    IpoibLink link() {
+        return link;
+    }
+
+    String linkName() {
+        return link.name();
+    }
+
+    boolean up() {
+        return link.state() == LinkState.UP;
+    }
+
+    /** The IPoIB MTU (0 unless UP). */
+    int mtu() {
+        return link.mtu();
+    }
+
+    TransmitResult unicast4(int destination, MemorySegment packet) {
+        NeighbourResolver r = ipv4;
+        return r == null ? TransmitResult.DROPPED_NO_RESOLVER
+                : r.send(link, 0, destination & 0xFFFF_FFFFL, EtherType.IPV4, packet);
+    }
+
+    TransmitResult unicast6(long high, long low, MemorySegment packet) {
+        NeighbourResolver r = ipv6;
+        return r == null ? TransmitResult.DROPPED_NO_RESOLVER : r.send(link, high, low, EtherType.IPV6, packet);
+    }
+
+    TransmitResult multicast(InetAddress group, int etherType, MemorySegment packet) {
+        MulticastService m = multicast;
+        return m == null ? TransmitResult.DROPPED_NO_RESOLVER : m.send(link, group, etherType, packet);
+    }
+
+    TransmitResult broadcast(int etherType, MemorySegment packet) {
+        return link.sendBroadcast(etherType, packet);
+    }
+
+    /** A listener joins: the port becomes a FullMember of the group's IB group. */
+    CompletionStage<?> join(InetAddress group) {
+        MulticastService m = multicast;
+        return m == null ? CompletableFuture.failedFuture(new IllegalStateException("no multicast manager"))
+                : m.joinListener(link.name(), group);
+    }
+
+    CompletionStage<?> leave(InetAddress group) {
+        MulticastService m = multicast;
+        return m == null ? CompletableFuture.completedFuture(null) : m.leaveListener(link.name(), group);
+    }
+
+    /** The link's addresses in the stack's table (empty while there is no table). */
+    List<InterfaceAddress> addresses() {
+        InterfaceAddresses t = addresses;
+        return t == null ? List.of() : t.addresses(link.name());
+    }
+
+    /** Puts a kernel address into the stack's table so that ARP/ND answer for it; false without a table. */
+    boolean addAddress(InetAddress address, int prefixLength) {
+        InterfaceAddresses t = addresses;
+        if (t == null) {
+            return false;
+        }
+        t.add(link.name(), address, prefixLength, AddressOrigin.MANUAL, null);
+        return true;
+    }
+
+    void removeAddress(InetAddress address) {
+        InterfaceAddresses t = addresses;
+        if (t != null) {
+            t.remove(link.name(), address);
+        }
+    }
+
+    boolean isKernelOrigin(InterfaceAddress a) {
+        return a.origin() == AddressOrigin.MANUAL;
+    }
+
+    /** Registers the receiver for the link's IPv4 and IPv6 frames; closing the result unregisters. */
+    AutoCloseable receive(BundleContext context, String device, Receiver receiver) {
+        FrameHandler handler = (l, frame) -> deliver(receiver, frame);
+        ServiceRegistration<?> four = context.registerService(FrameHandler.class, handler,
+                properties(EtherType.IPV4, device));
+        ServiceRegistration<?> six = context.registerService(FrameHandler.class, handler,
+                properties(EtherType.IPV6, device));
+        return () -> {
+            unregister(four);
+            unregister(six);
+        };
+    }
+
+    /**
+     * Calls {@code action} (which must not block: it runs on the link's control thread) each time
+     * the link comes UP, so that the device takes a new MTU at once; closing the result stops it.
+     */
+    AutoCloseable onUp(BundleContext context, Runnable action) {
+        LinkListener listener = (l, change) -> {
+            if (l == link && change == LinkListener.Change.UP) {
+                action.run();
+            }
+        };
+        ServiceRegistration<?> r = context.registerService(LinkListener.class, listener, null);
+        return () -> unregister(r);
+    }
+
+    private static void deliver(Receiver receiver, ReceivedFrame frame) {
+        receiver.fromLink(frame.etherType(), frame.buffer(), frame.payloadOffset(), frame.payloadLength());
+    }
+
+    private Hashtable<String, Object> properties(int etherType, String device) {
+        Hashtable<String, Object> p = new Hashtable<>();
+        p.put(FrameHandler.ETHERTYPE_PROPERTY, etherType);
+        p.put(FrameHandler.LINK_PROPERTY, link.name());
+        p.put(BRIDGE_PROPERTY, device);
+        return p;
+    }
+
+    private static void unregister(ServiceRegistration<?> r) {
+        try {
+            r.unregister();
+        } catch (IllegalStateException alreadyGone) {
+            // The bundle is stopping.
+        }
+    }
+}

@@ -1,0 +1,222 @@
+package ipoib.netdev.internal;
+
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemoryLayout;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.StructLayout;
+import java.lang.foreign.SymbolLookup;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.VarHandle;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/**
+ * A Linux TUN device ({@code IFF_TUN | IFF_NO_PI}: every read and write is one bare IP packet)
+ * opened through {@code java.lang.foreign}: open(2) of {@code /dev/net/tun}, ioctl(2)
+ * {@code TUNSETIFF}, and non-blocking read(2)/write(2) with poll(2) to wait. The device lives
+ * as long as the descriptor: closing it (or the process ending, even by {@code kill -9}) removes
+ * the device from the kernel (a non-persistent TUN device, drivers/net/tun.c).
+ *
+ * <p>read and write take the buffer as a raw address ({@code long}): a pointer argument has
+ * the same x86-64/AArch64 calling convention as a 64-bit integer, and passing the address
+ * avoids allocating a slice per packet.
+ */
+final class Tun implements AutoCloseable {
+    static final String DEVICE = "/dev/net/tun";
+    /** {@code _IOW('T', 202, int)} from linux/if_tun.h. */
+    private static final long TUNSETIFF = 0x400454caL;
+    private static final short IFF_TUN = 0x0001;
+    private static final short IFF_NO_PI = 0x1000;
+    private static final int O_RDWR = 2;
+    private static final int O_NONBLOCK = 0x800;
+    private static final int O_CLOEXEC = 0x80000;
+    private static final short POLLIN = 1;
+    static final int EAGAIN = 11;
+    private static final int EINTR = 4;
+    /** IFNAMSIZ less the terminating NUL. */
+    static final int MAX_NAME = 15;
+    /** Bit 12 of the capability sets: CAP_NET_ADMIN (linux/capability.h). */
+    private static final int CAP_NET_ADMIN = 12;
+
+    private static final Linker LINKER = Linker.nativeLinker();
+    private static final SymbolLookup LIBC = LINKER.defaultLookup();
+    private static final StructLayout CAPTURE = Linker.Option.captureStateLayout();
+    private static final VarHandle ERRNO = CAPTURE.varHandle(MemoryLayout.PathElement.groupElement("errno"));
+    private static final Linker.Option ERRNO_OPTION = Linker.Option.captureCallState("errno");
+
+    private static final MethodHandle OPEN = handle("open",
+            FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.ADDRESS, ValueLayout.JAVA_INT));
+    private static final MethodHandle IOCTL = handle("ioctl",
+            FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_LONG, ValueLayout.ADDRESS),
+            Linker.Option.firstVariadicArg(2));
+    private static final MethodHandle READ = handle("read",
+            FunctionDescriptor.of(ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT, ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG));
+    private static final MethodHandle WRITE = handle("write",
+            FunctionDescriptor.of(ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT, ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG));
+    private static final MethodHandle POLL = handle("poll",
+            FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.ADDRESS, ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT));
+    private static final MethodHandle CLOSE = handle("close",
+            FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT));
+    private static final MethodHandle STRERROR = LINKER.downcallHandle(LIBC.find("strerror").orElseThrow(),
+            FunctionDescriptor.of(ValueLayout.ADDRESS, ValueLayout.JAVA_INT));
+
+    private static MethodHandle handle(String name, FunctionDescriptor descriptor, Linker.Option... extra) {
+        Linker.Option[] options = new Linker.Option[extra.length + 1];
+        options[0] = ERRNO_OPTION;
+        System.arraycopy(extra, 0, options, 1, extra.length);
+        return LINKER.downcallHandle(LIBC.find(name).orElseThrow(), descriptor, options);
+    }
+
+    /** errno of the calling thread's last call, one capture segment per thread (no allocation per call). */
+    private static final ThreadLocal<MemorySegment> CAPTURES =
+            ThreadLocal.withInitial(() -> Arena.ofAuto().allocate(CAPTURE));
+
+    private final String name;
+    private final int fd;
+    private volatile boolean closed;
+
+    private Tun(String name, int fd) {
+        this.name = name;
+        this.fd = fd;
+    }
+
+    /**
+     * What keeps this process from creating TUN devices and configuring them, or null when
+     * nothing does: the device node and CAP_NET_ADMIN in the effective set.
+     */
+    static String missingPrivilege() {
+        Path tun = Path.of(DEVICE);
+        if (!Files.exists(tun)) {
+            return DEVICE + " does not exist (load the tun module: modprobe tun; in a container, pass the device "
+                    + "in, e.g. --device /dev/net/tun)";
+        }
+        if (!Files.isReadable(tun) || !Files.isWritable(tun)) {
+            return DEVICE + " is not readable and writable by this user";
+        }
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
+                if (line.startsWith("CapEff:")) {
+                    long caps = Long.parseUnsignedLong(line.substring(7).trim(), 16);
+                    if ((caps & (1L << CAP_NET_ADMIN)) == 0) {
+                        return "the process lacks CAP_NET_ADMIN (run as root, or grant it: "
+                                + "setcap cap_net_admin+ep on the java binary, or a container with --cap-add NET_ADMIN)";
+                    }
+                    return null;
+                }
+            }
+        } catch (IOException | NumberFormatException e) {
+            return "cannot read the capabilities from /proc/self/status: " + e.getMessage();
+        }
+        return "cannot find CapEff in /proc/self/status";
+    }
+
+    /** Creates a TUN device named {@code name} (at most 15 characters) in this process's network namespace. */
+    static Tun open(String name) throws IOException {
+        byte[] bytes = name.getBytes(StandardCharsets.US_ASCII);
+        if (bytes.length == 0 || bytes.length > MAX_NAME) {
+            throw new IllegalArgumentException("device name '" + name + "': 1.." + MAX_NAME + " characters allowed");
+        }
+        MemorySegment capture = CAPTURES.get();
+        try (Arena arena = Arena.ofConfined()) {
+            int fd = (int) OPEN.invokeExact(capture, arena.allocateFrom(DEVICE), O_RDWR | O_NONBLOCK | O_CLOEXEC);
+            if (fd < 0) {
+                throw new IOException("open " + DEVICE + ": " + strerror(errno(capture)));
+            }
+            MemorySegment ifreq = arena.allocate(40);
+            MemorySegment.copy(bytes, 0, ifreq, ValueLayout.JAVA_BYTE, 0, bytes.length);
+            ifreq.set(ValueLayout.JAVA_SHORT, 16, (short) (IFF_TUN | IFF_NO_PI));
+            int r = (int) IOCTL.invokeExact(capture, fd, TUNSETIFF, ifreq);
+            if (r < 0) {
+                int errno = errno(capture);
+                int ignored = (int) CLOSE.invokeExact(capture, fd);
+                throw new IOException("ioctl TUNSETIFF " + name + ": " + strerror(errno));
+            }
+            return new Tun(name, fd);
+        } catch (IOException | RuntimeException | Error e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new IllegalStateException(t);
+        }
+    }
+
+    String name() {
+        return name;
+    }
+
+    /**
+     * Reads one packet into native memory at {@code address} (at most {@code capacity} octets).
+     *
+     * @return its length, or -1 when none is waiting, or -2 when the descriptor failed
+     */
+    int read(long address, int capacity) {
+        MemorySegment capture = CAPTURES.get();
+        try {
+            long n = (long) READ.invokeExact(capture, fd, address, (long) capacity);
+            if (n >= 0) {
+                return (int) n;
+            }
+            int errno = errno(capture);
+            return errno == EAGAIN || errno == EINTR ? -1 : -2;
+        } catch (Throwable t) {
+            throw new IllegalStateException(t);
+        }
+    }
+
+    /** Writes one packet from native memory; returns whether the kernel took it. */
+    boolean write(long address, int length) {
+        MemorySegment capture = CAPTURES.get();
+        try {
+            return (long) WRITE.invokeExact(capture, fd, address, (long) length) == length;
+        } catch (Throwable t) {
+            throw new IllegalStateException(t);
+        }
+    }
+
+    /** Waits at most {@code millis} until a packet can be read. {@code pollfd} is 8 octets of native memory. */
+    void awaitReadable(MemorySegment pollfd, int millis) {
+        pollfd.set(ValueLayout.JAVA_INT, 0, fd);
+        pollfd.set(ValueLayout.JAVA_SHORT, 4, POLLIN);
+        pollfd.set(ValueLayout.JAVA_SHORT, 6, (short) 0);
+        try {
+            int ignored = (int) POLL.invokeExact(CAPTURES.get(), pollfd, 1L, millis);
+        } catch (Throwable t) {
+            throw new IllegalStateException(t);
+        }
+    }
+
+    boolean isClosed() {
+        return closed;
+    }
+
+    /** Closes the descriptor: the kernel removes the device. */
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        try {
+            int ignored = (int) CLOSE.invokeExact(CAPTURES.get(), fd);
+        } catch (Throwable t) {
+            throw new IllegalStateException(t);
+        }
+    }
+
+    private static int errno(MemorySegment capture) {
+        return (int) ERRNO.get(capture, 0L);
+    }
+
+    static String strerror(int errno) {
+        try {
+            MemorySegment s = (MemorySegment) STRERROR.invokeExact(errno);
+            return s.reinterpret(256).getString(0) + " (errno " + errno + ")";
+        } catch (Throwable t) {
+            return "errno " + errno;
+        }
+    }
+}
