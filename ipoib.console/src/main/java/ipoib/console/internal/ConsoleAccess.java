@@ -1,5 +1,7 @@
 package ipoib.console.internal;
 
+import ipoib.runtime.ConfigCheck;
+
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.ServletRequest;
@@ -9,6 +11,7 @@ import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.util.Dictionary;
 import java.util.Hashtable;
+import java.util.Map;
 import java.util.Objects;
 import org.osgi.framework.BundleContext;
 import org.osgi.service.cm.Configuration;
@@ -54,16 +57,34 @@ public final class ConsoleAccess implements Preprocessor {
     private volatile AccessPolicy policy;
 
     @Activate
-    public ConsoleAccess(BundleContext context, ConsoleConfiguration config, @Reference ConfigurationAdmin configAdmin,
+    public ConsoleAccess(BundleContext context, ConsoleConfiguration config, Map<String, Object> properties,
+                         @Reference ConfigurationAdmin configAdmin,
                          @Reference(service = LoggerFactory.class) Logger log) {
         this.context = context;
         this.configAdmin = configAdmin;
         this.log = log;
-        modified(config);
+        modified(config, properties);
+    }
+
+    /**
+     * The refusal of a configuration, checked against the metatype before DS converts it (a port
+     * of 70000 or "abc" would otherwise become something else), or null when it is allowed.
+     */
+    static String refusal(Map<String, ?> properties) {
+        return ConfigCheck.of(PID, ConsoleAccess.class.getClassLoader()).problems(properties);
     }
 
     @Modified
-    void modified(ConsoleConfiguration config) {
+    void modified(ConsoleConfiguration config, Map<String, Object> properties) {
+        String refused = refusal(properties);
+        if (refused != null) {
+            log.error(refused + (policy == null ? "; serving local clients only, on the launch address"
+                    : "; the previous configuration stays in force"));
+            if (policy == null) {
+                policy = new AccessPolicy("", "");
+            }
+            return;
+        }
         AccessPolicy next = new AccessPolicy(config.username(), config.password());
         String host = config.host() == null ? "" : config.host().strip();
         if (!host.isEmpty() && !AccessPolicy.isLoopbackHost(host) && !next.hasCredentials()) {
