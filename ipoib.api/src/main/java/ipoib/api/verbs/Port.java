@@ -58,6 +58,17 @@ public interface Port {
     UdQueuePair createUdQueuePair(UdQueuePairConfig config);
 
     /**
+     * Datagrams this port received but dropped because their Q_Key was not the receiving queue
+     * pair's (IBA 10.2.4; the PortInfo Q_KeyViolations counter, verbs' {@code qkey_viol_cntr}).
+     * The drop happens below any interface, so the shell shows it per port.
+     *
+     * @return the count, or -1 when the provider does not count them
+     */
+    default long qkeyViolations() {
+        return -1;
+    }
+
+    /**
      * Creates a reliable-connected queue pair in INIT.
      *
      * @throws VerbsException when the provider does not offer RC (the message says so), the port is

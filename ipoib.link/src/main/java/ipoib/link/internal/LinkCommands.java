@@ -154,6 +154,12 @@ public final class LinkCommands {
             out.append(String.format("    tx packets %d bytes %d multicast %d errors %d dropped %d%n", c.txPackets(),
                     c.txBytes(), c.txMulticast(), c.txErrors(), c.txDropped()));
             out.append(String.format("    handler errors %d%n", c.handlerErrors()));
+            long qkeyViolations = qkeyViolations(link);
+            if (qkeyViolations > 0) {
+                // Dropped by the HCA below the interface (IBA 10.2.4), counted for the whole port.
+                out.append(String.format("    port %s/%d qkey_violations %d%n", link.port().device().name(),
+                        link.port().number(), qkeyViolations));
+            }
             for (Map.Entry<String, Long> d : link.dropCounters().entrySet()) {
                 if (d.getValue() != 0) {
                     out.append("    ").append(d.getKey()).append(' ').append(d.getValue()).append('\n');
@@ -177,6 +183,14 @@ public final class LinkCommands {
             out.append(family).append(" resolver (all interfaces): dropped ").append(total).append(drops).append('\n');
         });
         return out.toString();
+    }
+
+    private static long qkeyViolations(IpoibLink link) {
+        try {
+            return link.port().qkeyViolations();
+        } catch (RuntimeException portGone) {
+            return -1; // the port went away (provider restarting): nothing to show
+        }
     }
 
     @Descriptor("create an IPoIB interface at runtime")

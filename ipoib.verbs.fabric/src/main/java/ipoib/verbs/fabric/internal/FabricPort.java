@@ -87,6 +87,14 @@ final class FabricPort implements Port {
         }
     }
 
+    @Override
+    public long qkeyViolations() {
+        device.checkOpen("query port");
+        try (Arena a = Arena.ofConfined()) {
+            return Integer.toUnsignedLong(u32(query(a), "qkey_viol_cntr"));
+        }
+    }
+
     /** The link layer (1 InfiniBand, 2 Ethernet), for the shell. */
     int linkLayer() {
         try (Arena a = Arena.ofConfined()) {

@@ -228,6 +228,7 @@ public final class Fabric implements AutoCloseable {
         }
         if (receiver.qkeyBits != qkey) {
             counters.drop(DropReason.QKEY_MISMATCH);
+            receiver.port.countQkeyViolation();
             return;
         }
         DropReason dropped = receiver.receive(sender, slid, sl, grh, tclass, flow, hop, dgidPrefix, dgidInterfaceId,

@@ -36,6 +36,7 @@ public final class LoopPort implements Port {
     private final CopyOnWriteArrayList<Consumer<PortEvent>> listeners = new CopyOnWriteArrayList<>();
     private final CopyOnWriteIntMap<LoopQueuePair> queuePairs = new CopyOnWriteIntMap<>();
     private final CopyOnWriteIntMap<LoopRcQueuePair> rcQueuePairs = new CopyOnWriteIntMap<>();
+    private final java.util.concurrent.atomic.LongAdder qkeyViolations = new java.util.concurrent.atomic.LongAdder();
     private volatile PortState state = PortState.DOWN;
     private volatile int lid;
     private volatile IbMtu activeMtu;
@@ -133,6 +134,15 @@ public final class LoopPort implements Port {
         LoopQueuePair qp = new LoopQueuePair(this, device.allocateQpn(), config, pkey, sendCq, recvCq);
         queuePairs.put(qp.qpnValue(), qp);
         return qp;
+    }
+
+    @Override
+    public long qkeyViolations() {
+        return qkeyViolations.sum();
+    }
+
+    void countQkeyViolation() {
+        qkeyViolations.increment();
     }
 
     @Override

@@ -114,6 +114,9 @@ class FabricDataPathTest {
             a.send(a.handleTo(b), b.qp.qpn(), QKey.of(0x1234), 10, (byte) 1);
             assertEquals(0, b.poll());
             assertEquals(1, f.counters().drops(DropReason.QKEY_MISMATCH));
+            // the receiving port counts it, as an HCA's Q_KeyViolations counter does; the sender's does not
+            assertEquals(1, port(f, 1).qkeyViolations());
+            assertEquals(0, port(f, 0).qkeyViolations());
         }
     }
 
