@@ -344,6 +344,37 @@ public class ArpIT {
         assertTrue(stats, Long.parseLong(m.group(1)) > 0);
     }
 
+    /**
+     * Issue 18 item 7: a datagram dropped by the HCA for a wrong Q_Key never reaches an interface;
+     * ipoib:stats shows it as the receiving port's Q_Key violations.
+     */
+    @Test
+    public void datagramsWithAWrongQKeyShowAsQKeyViolationsOfTheReceivingPort() throws Exception {
+        IpoibLink a = ip.link("a");
+        IpoibLink b = ip.link("b");
+        ipoib.api.verbs.Port port = a.port();
+        long before = b.port().qkeyViolations();
+        ipoib.api.verbs.CompletionQueue cq = port.createCompletionQueue(16);
+        try (java.lang.foreign.Arena arena = java.lang.foreign.Arena.ofConfined();
+             ipoib.api.verbs.UdQueuePair stranger = port.createUdQueuePair(new ipoib.api.verbs.UdQueuePairConfig(cq, cq,
+                     4, 4, 0, ipoib.api.QKey.of(0x1234), false))) {
+            MemorySegment buffer = arena.allocate(64);
+            ipoib.api.verbs.MemoryRegion region = port.device().registerMemory(buffer);
+            ipoib.api.verbs.AddressHandle toB = port.createAddressHandle(
+                    ipoib.api.verbs.AddressVector.local(b.port().attributes().lid(), 0));
+            // RFC 4391 frames carry the broadcast group's Q_Key (0x0b1b); this one carries 0x1234.
+            assertTrue(stranger.postSend(1, region, 0, 64, toB, b.qpn(), ipoib.api.QKey.of(0x1234)));
+            Await.until("the receiving port counts the Q_Key violation", Duration.ofSeconds(10),
+                    () -> b.port().qkeyViolations() == before + 1, () -> "qkey_violations " + b.port().qkeyViolations());
+            String stats = ip.run("ipoib:stats " + b.name());
+            assertTrue(stats, stats.contains("qkey_violations " + (before + 1)));
+            toB.close();
+            region.close();
+        } finally {
+            cq.close();
+        }
+    }
+
     @Test
     public void permanentEntriesNeedNoArpAndSurviveAFlush() throws Exception {
         NeighbourResolver arp = ip.arp();

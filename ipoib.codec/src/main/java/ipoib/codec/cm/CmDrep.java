@@ -1,7 +1,5 @@
 package ipoib.codec.cm;
 
-import static ipoib.codec.cm.CmFields.notNull;
-
 import ipoib.codec.DecodeException;
 import ipoib.codec.Wire;
 import java.lang.foreign.MemorySegment;
@@ -21,11 +19,7 @@ public record CmDrep(int localCommId, int remoteCommId, CmPrivateData privateDat
     public static final int PRIVATE_DATA_LENGTH = 224;
 
     public CmDrep {
-        notNull("DREP private data", privateData);
-        if (privateData.length() > PRIVATE_DATA_LENGTH) {
-            throw new IllegalArgumentException("CM DREP private data of " + privateData.length()
-                    + " octets does not fit its " + PRIVATE_DATA_LENGTH);
-        }
+        CmFields.fits("DREP", privateData, PRIVATE_DATA_LENGTH);
     }
 
     @Override

@@ -1,7 +1,6 @@
 package ipoib.codec.cm;
 
 import static ipoib.codec.cm.CmFields.bits;
-import static ipoib.codec.cm.CmFields.notNull;
 
 import ipoib.codec.DecodeException;
 import ipoib.codec.Wire;
@@ -25,11 +24,7 @@ public record CmDreq(int localCommId, int remoteCommId, int remoteQpnEecn, CmPri
 
     public CmDreq {
         bits("DREQ remote QPN/EECN", remoteQpnEecn, 24);
-        notNull("DREQ private data", privateData);
-        if (privateData.length() > PRIVATE_DATA_LENGTH) {
-            throw new IllegalArgumentException("CM DREQ private data of " + privateData.length()
-                    + " octets does not fit its " + PRIVATE_DATA_LENGTH);
-        }
+        CmFields.fits("DREQ", privateData, PRIVATE_DATA_LENGTH);
     }
 
     @Override

@@ -16,6 +16,15 @@ final class CmFields {
         return value;
     }
 
+    /** Refuses private data longer than the message's room for it. */
+    static void fits(String message, CmPrivateData data, int room) {
+        notNull(message + " private data", data);
+        if (data.length() > room) {
+            throw new IllegalArgumentException("CM " + message + " private data of " + data.length()
+                    + " octets does not fit its " + room);
+        }
+    }
+
     static <T> T notNull(String field, T value) {
         if (value == null) {
             throw new IllegalArgumentException("CM " + field + " must not be null");

@@ -2,7 +2,6 @@ package ipoib.codec.cm;
 
 import static ipoib.codec.cm.CmFields.bits;
 import static ipoib.codec.cm.CmFields.bitsOf;
-import static ipoib.codec.cm.CmFields.notNull;
 import static ipoib.codec.cm.CmFields.octet;
 
 import ipoib.codec.DecodeException;
@@ -31,11 +30,7 @@ public record CmMra(int localCommId, int remoteCommId, int messageMraed, int ser
             throw new IllegalArgumentException("CM MRA message MRAed 3 is reserved (allowed 0 REQ, 1 REP, 2 LAP)");
         }
         bits("MRA service timeout", serviceTimeout, 5);
-        notNull("MRA private data", privateData);
-        if (privateData.length() > PRIVATE_DATA_LENGTH) {
-            throw new IllegalArgumentException("CM MRA private data of " + privateData.length()
-                    + " octets does not fit its " + PRIVATE_DATA_LENGTH);
-        }
+        CmFields.fits("MRA", privateData, PRIVATE_DATA_LENGTH);
     }
 
     @Override

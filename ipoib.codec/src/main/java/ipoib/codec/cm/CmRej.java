@@ -56,11 +56,7 @@ public record CmRej(int localCommId, int remoteCommId, int messageRejected, int 
                     + additionalRejectionInfo.length + " octets does not fit its " + ARI_LENGTH);
         }
         additionalRejectionInfo = additionalRejectionInfo.clone();
-        notNull("REJ private data", privateData);
-        if (privateData.length() > PRIVATE_DATA_LENGTH) {
-            throw new IllegalArgumentException("CM REJ private data of " + privateData.length()
-                    + " octets does not fit its " + PRIVATE_DATA_LENGTH);
-        }
+        CmFields.fits("REJ", privateData, PRIVATE_DATA_LENGTH);
     }
 
     @Override

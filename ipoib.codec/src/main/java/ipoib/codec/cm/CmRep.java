@@ -2,7 +2,6 @@ package ipoib.codec.cm;
 
 import static ipoib.codec.cm.CmFields.bits;
 import static ipoib.codec.cm.CmFields.bitsOf;
-import static ipoib.codec.cm.CmFields.notNull;
 import static ipoib.codec.cm.CmFields.octet;
 
 import ipoib.codec.DecodeException;
@@ -47,11 +46,7 @@ public record CmRep(int localCommId, int remoteCommId, int localQkey, int localQ
         bits("REP target ACK delay", targetAckDelay, 5);
         bits("REP failover accepted", failoverAccepted, 2);
         bits("REP RNR retry count", rnrRetryCount, 3);
-        notNull("REP private data", privateData);
-        if (privateData.length() > PRIVATE_DATA_LENGTH) {
-            throw new IllegalArgumentException("CM REP private data of " + privateData.length()
-                    + " octets does not fit its " + PRIVATE_DATA_LENGTH);
-        }
+        CmFields.fits("REP", privateData, PRIVATE_DATA_LENGTH);
     }
 
     @Override

@@ -72,11 +72,7 @@ public record CmReq(int localCommId, long serviceId, long localCaGuid, int local
         bits("REQ max CM retries", maxCmRetries, 4);
         bits("REQ extended transport type", extendedTransportType, 3);
         notNull("REQ primary path", primary);
-        notNull("REQ private data", privateData);
-        if (privateData.length() > PRIVATE_DATA_LENGTH) {
-            throw new IllegalArgumentException("CM REQ private data of " + privateData.length()
-                    + " octets does not fit its " + PRIVATE_DATA_LENGTH);
-        }
+        CmFields.fits("REQ", privateData, PRIVATE_DATA_LENGTH);
     }
 
     @Override

@@ -1,7 +1,5 @@
 package ipoib.codec.cm;
 
-import static ipoib.codec.cm.CmFields.notNull;
-
 import ipoib.codec.DecodeException;
 import ipoib.codec.Wire;
 import java.lang.foreign.MemorySegment;
@@ -21,11 +19,7 @@ public record CmRtu(int localCommId, int remoteCommId, CmPrivateData privateData
     public static final int PRIVATE_DATA_LENGTH = 224;
 
     public CmRtu {
-        notNull("RTU private data", privateData);
-        if (privateData.length() > PRIVATE_DATA_LENGTH) {
-            throw new IllegalArgumentException("CM RTU private data of " + privateData.length()
-                    + " octets does not fit its " + PRIVATE_DATA_LENGTH);
-        }
+        CmFields.fits("RTU", privateData, PRIVATE_DATA_LENGTH);
     }
 
     @Override

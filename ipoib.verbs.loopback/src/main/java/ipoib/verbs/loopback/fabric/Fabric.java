@@ -259,27 +259,17 @@ public final class Fabric implements AutoCloseable {
         int copies = 1;
         long delay = 0;
         if (f.any()) {
-            java.util.SplittableRandom random = src.faultRandom;
-            boolean lose;
-            boolean corrupt;
-            boolean duplicate;
-            boolean reorder;
-            synchronized (random) {
-                lose = random.nextInt(100) < f.lossPercent();
-                corrupt = random.nextInt(100) < f.corruptPercent();
-                duplicate = random.nextInt(100) < f.duplicatePercent();
-                reorder = random.nextInt(100) < f.reorderPercent();
-                delay = f.delayMillis() * 1_000_000L + (reorder ? 1_000_000L + random.nextInt(4) * 1_000_000L : 0);
-            }
-            if (lose || corrupt) {
+            int drawn = drawFaults(f, src.faultRandom);
+            if ((drawn & (LOSE | CORRUPT)) != 0) {
                 // A single flipped bit never passes the ICRC/VCRC check (see corruptionDetected for UD).
-                counters.drop(lose ? DropReason.FAULT_LOSS : DropReason.FAULT_CORRUPT);
+                counters.drop((drawn & LOSE) != 0 ? DropReason.FAULT_LOSS : DropReason.FAULT_CORRUPT);
                 return;
             }
-            if (duplicate) {
+            if ((drawn & DUPLICATE) != 0) {
                 counters.duplicated();
                 copies = 2;
             }
+            delay = delayNanos(f, drawn, src.faultRandom);
         }
         if (delay == 0) {
             for (int i = 0; i < copies; i++) {
@@ -287,20 +277,7 @@ public final class Fabric implements AutoCloseable {
             }
             return;
         }
-        if (heldBack.get() + copies > MAX_HELD_BACK) {
-            counters.drop(DropReason.FAULT_DELAY_QUEUE_FULL);
-            return;
-        }
-        heldBack.addAndGet(copies);
-        MemorySegment copy = Arena.ofAuto().allocate(Math.max(1, length));
-        MemorySegment.copy(payload, offset, copy, 0, length);
-        counters.delayed();
-        for (int i = 0; i < copies; i++) {
-            schedule(() -> {
-                heldBack.decrementAndGet();
-                deliverRc(sender, psn, first, last, copy, 0, length);
-            }, delay);
-        }
+        holdBack(copies, delay, payload, offset, length, copy -> deliverRc(sender, psn, first, last, copy, 0, length));
     }
 
     private void deliverRc(LoopRcQueuePair sender, int psn, boolean first, boolean last, MemorySegment payload,
@@ -342,44 +319,42 @@ public final class Fabric implements AutoCloseable {
         sender.acknowledged(ack);
     }
 
-    /** Applies the sender port's faults; returns true when the packet was consumed here. */
-    private boolean injectFaults(Faults f, LoopPort src, LoopQueuePair sender, LoopAddressHandle ah, int remoteQpn,
-                                 int qkey, MemorySegment payload, long offset, int length) {
-        java.util.SplittableRandom random = src.faultRandom;
-        boolean lose;
-        boolean corrupt;
-        boolean duplicate;
-        boolean reorder;
+    /** Faults drawn for one packet, as bits: lost, corrupted, duplicated, reordered. */
+    private static final int LOSE = 1;
+    private static final int CORRUPT = 2;
+    private static final int DUPLICATE = 4;
+    private static final int REORDER = 8;
+
+    /** Draws the faults of one packet from the port's seeded random (allocation-free). */
+    private static int drawFaults(Faults f, java.util.SplittableRandom random) {
         synchronized (random) {
-            lose = random.nextInt(100) < f.lossPercent();
-            corrupt = random.nextInt(100) < f.corruptPercent();
-            duplicate = random.nextInt(100) < f.duplicatePercent();
-            reorder = random.nextInt(100) < f.reorderPercent();
+            return (random.nextInt(100) < f.lossPercent() ? LOSE : 0)
+                    | (random.nextInt(100) < f.corruptPercent() ? CORRUPT : 0)
+                    | (random.nextInt(100) < f.duplicatePercent() ? DUPLICATE : 0)
+                    | (random.nextInt(100) < f.reorderPercent() ? REORDER : 0);
         }
-        if (lose) {
-            counters.drop(DropReason.FAULT_LOSS);
-            return true;
-        }
-        if (corrupt && corruptionDetected(sender, ah, remoteQpn, qkey, payload, offset, length, src.faultRandom)) {
-            counters.drop(DropReason.FAULT_CORRUPT);
-            return true;
-        }
-        int copies = duplicate ? 2 : 1;
-        if (duplicate) {
-            counters.duplicated();
-        }
-        long delay = f.delayMillis() * 1_000_000L + (reorder ? 1_000_000L + (src.faultRandom.nextInt(4) * 1_000_000L) : 0);
-        if (delay == 0) {
-            for (int i = 0; i < copies; i++) {
-                deliver(sender, ah, remoteQpn, qkey, ah.vector.serviceLevel(), ah.vector.trafficClass(),
-                        ah.vector.flowLabel(), ah.vector.hopLimit(), payload, offset, length);
+    }
+
+    /** The packet's delay: the configured one, plus 1..4 ms when it is reordered. */
+    private static long delayNanos(Faults f, int drawn, java.util.SplittableRandom random) {
+        long reorder = 0;
+        if ((drawn & REORDER) != 0) {
+            synchronized (random) {
+                reorder = 1_000_000L + random.nextInt(4) * 1_000_000L;
             }
-            return true;
         }
-        // Held back: the datagram must outlive the sender's buffer. The held packets are bounded.
+        return f.delayMillis() * 1_000_000L + reorder;
+    }
+
+    /**
+     * Holds copies of a packet back for {@code delay}: it must outlive the sender's buffer. The held
+     * packets are bounded ({@value #MAX_HELD_BACK}); past that the packet is dropped and counted.
+     */
+    private void holdBack(int copies, long delay, MemorySegment payload, long offset, int length,
+                          java.util.function.Consumer<MemorySegment> deliver) {
         if (heldBack.get() + copies > MAX_HELD_BACK) {
             counters.drop(DropReason.FAULT_DELAY_QUEUE_FULL);
-            return true;
+            return;
         }
         heldBack.addAndGet(copies);
         MemorySegment copy = Arena.ofAuto().allocate(Math.max(1, length));
@@ -388,10 +363,39 @@ public final class Fabric implements AutoCloseable {
         for (int i = 0; i < copies; i++) {
             schedule(() -> {
                 heldBack.decrementAndGet();
-                deliver(sender, ah, remoteQpn, qkey, ah.vector.serviceLevel(), ah.vector.trafficClass(),
-                        ah.vector.flowLabel(), ah.vector.hopLimit(), copy, 0, length);
+                deliver.accept(copy);
             }, delay);
         }
+    }
+
+    /** Applies the sender port's faults; returns true when the packet was consumed here. */
+    private boolean injectFaults(Faults f, LoopPort src, LoopQueuePair sender, LoopAddressHandle ah, int remoteQpn,
+                                 int qkey, MemorySegment payload, long offset, int length) {
+        int drawn = drawFaults(f, src.faultRandom);
+        if ((drawn & LOSE) != 0) {
+            counters.drop(DropReason.FAULT_LOSS);
+            return true;
+        }
+        if ((drawn & CORRUPT) != 0
+                && corruptionDetected(sender, ah, remoteQpn, qkey, payload, offset, length, src.faultRandom)) {
+            counters.drop(DropReason.FAULT_CORRUPT);
+            return true;
+        }
+        int copies = (drawn & DUPLICATE) != 0 ? 2 : 1;
+        if (copies == 2) {
+            counters.duplicated();
+        }
+        long delay = delayNanos(f, drawn, src.faultRandom);
+        if (delay == 0) {
+            for (int i = 0; i < copies; i++) {
+                deliver(sender, ah, remoteQpn, qkey, ah.vector.serviceLevel(), ah.vector.trafficClass(),
+                        ah.vector.flowLabel(), ah.vector.hopLimit(), payload, offset, length);
+            }
+            return true;
+        }
+        holdBack(copies, delay, payload, offset, length, copy -> deliver(sender, ah, remoteQpn, qkey,
+                ah.vector.serviceLevel(), ah.vector.trafficClass(), ah.vector.flowLabel(), ah.vector.hopLimit(), copy, 0,
+                length));
         return true;
     }
 
