@@ -67,4 +67,14 @@ public interface SubnetAdministrator {
         return java.util.concurrent.CompletableFuture.failedFuture(new SaException("ClassPortInfo Get",
                 SaStatus.METHOD_ATTRIBUTE_NOT_SUPPORTED));
     }
+
+    /**
+     * The client's counters by name (requests sent, retransmitted, timed out, answers unmatched or
+     * malformed, reports, ...) for metrics and diagnostics; empty when the implementation keeps none.
+     *
+     * @since 1.1
+     */
+    default java.util.Map<String, Long> statistics() {
+        return java.util.Map.of();
+    }
 }

@@ -322,9 +322,15 @@ public final class SaClient implements SubnetAdministrator, AutoCloseable {
         public CompletionStage<ipoib.api.sa.SaCapabilities> capabilities() {
             return with(SaClient.this::capabilities);
         }
+
+        @Override
+        public Map<String, Long> statistics() {
+            return SaClient.this.statistics(); // one client, one set of counters
+        }
     }
 
-    /** Counters of this client, for diagnostics. */
+    /** Counters of this client; {@code pending} and {@code subscriptions} are the current numbers. */
+    @Override
     public Map<String, Long> statistics() {
         return Map.of("sent", sent.sum(), "retransmitted", retransmitted.sum(), "timed_out", timedOut.sum(),
                 "unmatched_answers", unmatched.sum(), "malformed_answers", malformed.sum(), "not_sent", localFailures.sum(), "reports", reports.sum(),

@@ -83,6 +83,7 @@ public final class MetricsServlet extends HttpServlet {
         for (IpoibLink l : sorted) {
             links(e, l);
         }
+        saClients(e, sorted);
         resolvers.byFamily().forEach((family, r) -> neighbours(e, family, r, sorted));
         MulticastService m = multicast;
         if (m != null) {
@@ -122,6 +123,30 @@ public final class MetricsServlet extends HttpServlet {
             }
         });
         return e;
+    }
+
+    /** The SA client of each port that carries an interface, whichever provider it belongs to. */
+    private static void saClients(Exposition e, List<IpoibLink> links) {
+        Map<String, Map<String, Long>> byPort = new TreeMap<>();
+        for (IpoibLink l : links) {
+            try {
+                ipoib.api.verbs.Port p = l.port();
+                byPort.putIfAbsent(p.device().name() + "\u0000" + p.number(), p.subnetAdministrator().statistics());
+            } catch (RuntimeException gone) {
+                // The port's provider is going away: left out of this scrape.
+            }
+        }
+        byPort.forEach((key, stats) -> {
+            String[] port = key.split("\u0000");
+            new TreeMap<>(stats).forEach((k, v) -> {
+                String name = "ipoib_sa_client_" + Exposition.snake(k);
+                if (k.equals("pending") || k.equals("subscriptions")) {
+                    e.gauge(name, "SA client: " + k + " now.", v, "device", port[0], "port", port[1]);
+                } else {
+                    e.counter(name + "_total", "SA client counter " + k + ".", v, "device", port[0], "port", port[1]);
+                }
+            });
+        });
     }
 
     private Map<String, Supplier<Map<String, Long>>> invert() {

@@ -213,7 +213,8 @@ public class ConsoleIT {
         String body = get("/metrics").body();
         for (String family : new String[] {"ipoib_link_tx_packets_total", "ipoib_neighbours{family=\"ipv4\"",
                 "ipoib_mcast_joins_total", "ipoib_host_echo_requests_sent_total", "ipoib_fabric_delivered_total",
-                "ipoib_fabric_drops_total{reason=", "ipoib_fabric_sa_", "ipoib_arp_", "ipoib_nd_"}) {
+                "ipoib_fabric_drops_total{reason=", "ipoib_fabric_sa_", "ipoib_arp_", "ipoib_nd_",
+                "ipoib_sa_client_sent_total{device=\"loop0\",port=\"1\"}", "ipoib_sa_client_pending{"}) {
             assertTrue("metrics have " + family, body.contains(family));
         }
     }
