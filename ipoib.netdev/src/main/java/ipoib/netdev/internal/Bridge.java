@@ -6,9 +6,7 @@ import ipoib.runtime.Counters;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.net.Inet4Address;
 import java.net.InetAddress;
-import java.net.UnknownHostException;
 import java.nio.ByteOrder;
 import java.util.Locale;
 import java.util.Map;
@@ -29,7 +27,7 @@ import java.util.function.Consumer;
  *
  * <p>Fabric to kernel (the link's receive thread): every IPv4 and IPv6 frame is written to the
  * device, except ND messages, which the nd bundle handles. Nothing is allocated per packet
- * except for multicast egress (an InetAddress for the multicast manager).
+ * (multicast groups' InetAddresses are made once, by {@link GroupAddresses}).
  */
 final class Bridge {
     /** Largest packet read from the device: the largest IPoIB MTU (4092) with room to spare. */
@@ -50,6 +48,7 @@ final class Bridge {
     private final Membership membership;
     private final Consumer<String> warn;
     private final MemorySegment readBuffer;
+    private final GroupAddresses groups = new GroupAddresses();
     private final long readAddress;
     private final MemorySegment pollfd;
     private final MemorySegment[] slices = new MemorySegment[READ_CAPACITY + 1];
@@ -159,7 +158,7 @@ final class Bridge {
                 result = stack.broadcast(EtherType.IPV4, slice(n));
             } else if ((destination >>> 28) == 0xE) {
                 txMulticast.increment();
-                result = stack.multicast(ipv4(destination), EtherType.IPV4, slice(n));
+                result = stack.multicast(groups.ipv4(destination), EtherType.IPV4, slice(n));
             } else {
                 result = stack.unicast4(destination, slice(n));
             }
@@ -184,7 +183,7 @@ final class Bridge {
             }
             if ((high >>> 56) == 0xFF) {
                 txMulticast.increment();
-                result = stack.multicast(ipv6(high, low), EtherType.IPV6, slice(n));
+                result = stack.multicast(groups.ipv6(high, low), EtherType.IPV6, slice(n));
             } else {
                 result = stack.unicast6(high, low, slice(n));
             }
@@ -248,27 +247,5 @@ final class Bridge {
 
     private void leave(InetAddress group) {
         stack.leave(group);
-    }
-
-    private static InetAddress ipv4(int address) {
-        try {
-            return Inet4Address.getByAddress(new byte[] {(byte) (address >>> 24), (byte) (address >>> 16),
-                (byte) (address >>> 8), (byte) address});
-        } catch (UnknownHostException impossible) {
-            throw new IllegalStateException(impossible);
-        }
-    }
-
-    private static InetAddress ipv6(long high, long low) {
-        byte[] a = new byte[16];
-        for (int i = 0; i < 8; i++) {
-            a[i] = (byte) (high >>> (56 - 8 * i));
-            a[8 + i] = (byte) (low >>> (56 - 8 * i));
-        }
-        try {
-            return InetAddress.getByAddress(a);
-        } catch (UnknownHostException impossible) {
-            throw new IllegalStateException(impossible);
-        }
     }
 }
