@@ -486,6 +486,32 @@ public final class NeighbourEngine implements AutoCloseable {
         };
     }
 
+    /**
+     * A neighbour announced itself (a gratuitous ARP, an unsolicited Neighbor Advertisement): it
+     * does so when its port's LID or SM changed, so its path may have changed too, and the link
+     * queries it again at once instead of waiting for revalidation to find unicast unanswered
+     * (issue 12 item 11). The entry keeps sending on the current path meanwhile.
+     *
+     * @return whether a path refresh was asked (the neighbour is known and has a path)
+     */
+    public boolean announced(IpoibLink link, long high, long low) {
+        LinkContext ctx = contexts.get(link.name());
+        Neighbour n = ctx == null ? null : ctx.map.get(high, low);
+        if (n == null) {
+            return false;
+        }
+        Runnable refresh;
+        synchronized (n) {
+            if (n.removed || n.route == null) {
+                return false;
+            }
+            c.pathRefreshes.increment();
+            refresh = startPath(n, now(), true);
+        }
+        refresh.run();
+        return true;
+    }
+
     /** The link-layer address of a neighbour if the table has it (for the protocol: conflicts, probes). */
     public LinkAddress linkAddressOf(IpoibLink link, long high, long low) {
         LinkContext ctx = contexts.get(link.name());

@@ -289,6 +289,24 @@ class NeighbourEngineTest {
                 "one unicast probe, then one broadcast");
     }
 
+    /**
+     * Issue 12 item 11: a neighbour that announces itself (its LID changed) has its path queried
+     * again at once, without waiting for revalidation; the entry keeps its path reference and
+     * keeps sending meanwhile. An unknown sender asks nothing.
+     */
+    @Test
+    void anAnnouncementRefreshesTheSendersPathAtOnce() {
+        resolveBySend();
+        FakeLink.Path path = link.acquired.get(0);
+        assertEquals(0, path.refreshes);
+        assertTrue(engine.announced(link, 0, PEER_IP));
+        assertEquals(1, path.refreshes, "the path was asked again at once");
+        assertEquals(1, counter("path_refreshes"));
+        assertEquals(1, link.acquired.size(), "the same path reference: no new lookup");
+        assertEquals(TransmitResult.SENT, engine.send(link, 0, PEER_IP, 0x0800, frame(9)), "still sending");
+        assertFalse(engine.announced(link, 0, PEER_IP + 1), "nobody to refresh for an unknown sender");
+    }
+
     /** Issue 18 item 2: permanent entries take at most half the table; resolution keeps the other half. */
     @Test
     void permanentEntriesAreBoundedAndNeverStarveResolution() {

@@ -83,6 +83,7 @@ public final class ArpResolver extends EngineResolver implements FrameHandler, L
     private final LongAdder requestsOut = counters.counter("requests_sent");
     private final LongAdder repliesOut = counters.counter("replies_sent");
     private final LongAdder gratuitousOut = counters.counter("gratuitous_sent");
+    private final LongAdder announcementsIn = counters.counter("announcements_heard");
     private final LongAdder malformed = counters.counter("rx_malformed");
     private final LongAdder ignored = counters.counter("rx_ignored");
     private final LongAdder conflicts = counters.counter("address_conflicts");
@@ -178,7 +179,9 @@ public final class ArpResolver extends EngineResolver implements FrameHandler, L
             }
             case DOWN -> engine.linkDown(link);
             case PATHS_STALE -> {
-                // The link refreshes its paths itself; the routes keep their path references.
+                // The link refreshes its own paths; the neighbours learn that their paths to us may
+                // have changed (our LID, a new SM) from a gratuitous ARP, and query them again.
+                announceAll(link);
             }
             case MULTICAST_RESET -> {
                 // ARP uses only the broadcast group, which the link re-joins itself.
@@ -362,6 +365,9 @@ public final class ArpResolver extends EngineResolver implements FrameHandler, L
         boolean forMe = contains(mine, tpa);
         long key = spa & 0xFFFF_FFFFL;
         engine.learn(link, 0, key, sender, forMe, forMe && packet.operation() == ArpOperation.REPLY);
+        if (spa == tpa && engine.announced(link, 0, key)) {
+            announcementsIn.increment(); // a gratuitous ARP: the sender's path may have changed
+        }
         if (forMe && packet.operation() == ArpOperation.REQUEST) {
             TransmitResult result = engine.send(link, 0, key, EtherType.ARP, encode(ArpPacket.replyTo(packet, self)));
             if (!result.isDrop()) {

@@ -166,6 +166,7 @@ public final class NdResolver extends EngineResolver implements NeighborDiscover
     private final LongAdder naIn = counters.counter("advertisements_received");
     private final LongAdder nsOut = counters.counter("ns_sent");
     private final LongAdder naOut = counters.counter("na_sent");
+    private final LongAdder announcementsIn = counters.counter("announcements_heard");
     private final LongAdder dadProbes = counters.counter("dad_probes_sent");
     private final LongAdder dadDuplicates = counters.counter("dad_duplicates");
     private final LongAdder dadPassed = counters.counter("dad_passed");
@@ -348,7 +349,9 @@ public final class NdResolver extends EngineResolver implements NeighborDiscover
                 run(() -> linkDown(link));
             }
             case PATHS_STALE -> {
-                // The link refreshes its paths itself; the routes keep their path references.
+                // The link refreshes its own paths; the neighbours learn that their paths to us may
+                // have changed (our LID, a new SM) from unsolicited advertisements, and query them again.
+                run(() -> advertiseAll(link));
             }
             case MULTICAST_RESET -> {
                 // The multicast manager joins its listener groups again by itself.
@@ -604,8 +607,18 @@ public final class NdResolver extends EngineResolver implements NeighborDiscover
         dadPassed.increment();
         table.setState(link.name(), address, AddressState.PREFERRED);
         log.info(AddressBits.text(address) + " on " + link.name() + " passed duplicate address detection");
-        // Unsolicited advertisement (RFC 4861 §7.2.6): neighbours with a stale entry (our QPN
-        // changes with every reset, RFC 4391 §9.4) learn the new address at once.
+        advertiseUnsolicited(link, address);
+        if (a.origin() == AddressOrigin.LINK_LOCAL) {
+            startRouterSolicitation(link);
+        }
+    }
+
+    /**
+     * Unsolicited advertisement (RFC 4861 §7.2.6): neighbours with a stale entry (our QPN changes
+     * with every reset, RFC 4391 §9.4; our LID with a port event) learn the new address and query
+     * the path to us again at once.
+     */
+    private void advertiseUnsolicited(IpoibLink link, Inet6Address address) {
         LinkAddress self = link.address();
         MulticastService m = multicast;
         if (self != null && m != null) {
@@ -615,8 +628,18 @@ public final class NdResolver extends EngineResolver implements NeighborDiscover
                 naOut.increment();
             }
         }
-        if (a.origin() == AddressOrigin.LINK_LOCAL) {
-            startRouterSolicitation(link);
+    }
+
+    /** Advertises every usable (not tentative, not duplicate) address of a link. Control thread. */
+    private void advertiseAll(IpoibLink link) {
+        InterfaceAddresses table = addresses;
+        if (table == null || link.state() != LinkState.UP) {
+            return;
+        }
+        for (InterfaceAddress a : table.addresses(link.name())) {
+            if (a.ipv6() && a.state().usable() && a.address() instanceof Inet6Address v6) {
+                advertiseUnsolicited(link, v6);
+            }
         }
     }
 
@@ -898,8 +921,13 @@ public final class NdResolver extends EngineResolver implements NeighborDiscover
             }
             return;
         }
-        na.targetLinkAddress().ifPresent(tll -> engine.learn(link, AddressBits.high(target), AddressBits.low(target),
-                tll, false, na.solicited(), na.override()));
+        na.targetLinkAddress().ifPresent(tll -> {
+            engine.learn(link, AddressBits.high(target), AddressBits.low(target), tll, false, na.solicited(),
+                    na.override());
+            if (!na.solicited() && engine.announced(link, AddressBits.high(target), AddressBits.low(target))) {
+                announcementsIn.increment(); // an unsolicited advertisement: the sender's path may have changed
+            }
+        });
     }
 
     /** RFC 4861 §6.3.4 for a host, with the RA MTU rule. Control thread. */
