@@ -223,6 +223,28 @@ public class NdIT {
                 .map(r -> !r.source().equals(addr("fd00:4::1"))).orElse(true));
     }
 
+    /**
+     * Issue 12 item 9: an address DAD found DUPLICATE is not ours. After a flush, the owner's
+     * advertisement of it is learnt (not taken for a conflict) and the owner answers a ping.
+     */
+    @Test
+    public void theOwnerOfAnAddressThatIsDuplicateHereIsReachable() throws Exception {
+        NeighbourResolver nd = ip.nd();
+        ip.address("b", "fd00:5::1", 64);
+        awaitState("b", "fd00:5::1", AddressState.PREFERRED);
+        ip.address("a", "fd00:5::1", 64);
+        awaitState("a", "fd00:5::1", AddressState.DUPLICATE);
+        ip.address("a", "fd00:5::3", 64);
+        awaitState("a", "fd00:5::3", AddressState.PREFERRED);
+        nd.flush("a");
+        long conflicts = ip.counter(nd, "address_conflicts");
+        assertNotNull("the owner b answers a's ping of fd00:5::1", ip.ping("a", "fd00:5::1", Duration.ofSeconds(5)));
+        NeighbourEntry owner = ip.neighbour(nd, "a", "fd00:5::1");
+        assertEquals(NeighbourState.RESOLVED, owner.state());
+        assertEquals(ip.link("b").gid(), owner.linkAddress().gid());
+        assertEquals("b's advertisement is no conflict for a", conflicts, ip.counter(nd, "address_conflicts"));
+    }
+
     private static InetAddress addr(String text) {
         try {
             return InetAddress.getByName(text);
