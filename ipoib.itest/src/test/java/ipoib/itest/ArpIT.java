@@ -490,6 +490,13 @@ public class ArpIT {
                 {"ipoib:neigh del a 10.1.0.250", "no entry for 10.1.0.250 on a", "usage: ipoib:neigh"},
                 {"ipoib:neigh flush nosuch", "no interface 'nosuch'", "usage: ipoib:neigh"},
                 {"ipoib:resolve -W never 10.1.0.2", "option -W value 'never' is not a number", "usage: ipoib:resolve"},
+                // issue 18 item 6: out of range, with the range, not "not a number"
+                {"ipoib:create loop0 99999999999 0xffff", "port '99999999999' is out of range: allowed 1..254",
+                        "usage: ipoib:create"},
+                {"fabric:lid loop1/1 99999999999", "LID '99999999999' is out of range: allowed 1..49151",
+                        "usage: fabric:lid"},
+                {"fabric:lid loop1/99999999999 0x20", "port '99999999999' is out of range: allowed 1..254",
+                        "usage: fabric:lid"},
         };
         for (String[] c : cases) {
             GogoShell.Result s = ip.shell(c[0]);

@@ -1,5 +1,7 @@
 package ipoib.link.internal;
 
+import ipoib.runtime.Numbers;
+
 import ipoib.api.PKey;
 import ipoib.api.link.IpoibLink;
 import ipoib.api.link.LinkCounters;
@@ -206,9 +208,9 @@ public final class LinkCommands {
         String[] name = java.util.Arrays.copyOfRange(args, 3, args.length);
         int portNumber;
         try {
-            portNumber = Integer.parseInt(port);
-        } catch (NumberFormatException e) {
-            throw usage(usage, "port '" + port + "' is not a number (allowed 1..254)");
+            portNumber = (int) Numbers.parse("port", port, 1, 254);
+        } catch (IllegalArgumentException e) {
+            throw usage(usage, e.getMessage());
         }
         PKey key;
         try {
@@ -278,12 +280,9 @@ public final class LinkCommands {
         long seconds = 10;
         if (args.length == 2) {
             try {
-                seconds = Long.parseLong(args[1]);
-            } catch (NumberFormatException e) {
-                throw usage(usage, "timeout '" + args[1] + "' is not a number of seconds");
-            }
-            if (seconds < 1 || seconds > 3600) {
-                throw usage(usage, "timeout " + seconds + " s: allowed 1..3600");
+                seconds = Numbers.parse("timeout (seconds)", args[1], 1, 3600);
+            } catch (IllegalArgumentException e) {
+                throw usage(usage, e.getMessage());
             }
         }
         long deadline = System.nanoTime() + seconds * 1_000_000_000L;
@@ -384,12 +383,9 @@ public final class LinkCommands {
         long limit = 1000;
         if (args.length == 3) {
             try {
-                limit = Long.parseLong(args[2]);
-            } catch (NumberFormatException e) {
-                throw usage(usage, "count '" + args[2] + "' is not a number");
-            }
-            if (limit < 1 || limit > 10_000_000) {
-                throw usage(usage, "count " + limit + ": allowed 1..10000000");
+                limit = Numbers.parse("count", args[2], 1, 10_000_000);
+            } catch (IllegalArgumentException e) {
+                throw usage(usage, e.getMessage());
             }
         }
         java.nio.file.Path file;

@@ -1,5 +1,7 @@
 package ipoib.verbs.loopback.internal;
 
+import ipoib.runtime.Numbers;
+
 import ipoib.api.Gid;
 import ipoib.api.JoinState;
 import ipoib.api.PKey;
@@ -115,9 +117,9 @@ public final class FabricCommands {
         String[] port = java.util.Arrays.copyOfRange(args, 2, args.length);
         int v;
         try {
-            v = Integer.decode(value);
-        } catch (NumberFormatException e) {
-            throw usage(usage, "value '" + value + "' is not a number");
+            v = (int) Numbers.parse("value", value, 0, Integer.MAX_VALUE); // each kind checks its own range below
+        } catch (IllegalArgumentException e) {
+            throw usage(usage, e.getMessage());
         }
         if (port.length > 1) {
             throw usage(usage, "too many arguments");
@@ -196,9 +198,9 @@ public final class FabricCommands {
         String lid = args[1];
         int value;
         try {
-            value = Integer.decode(lid);
-        } catch (NumberFormatException e) {
-            throw usage(usage, "LID '" + lid + "' is not a number");
+            value = (int) Numbers.parse("LID", lid, 1, 0xBFFF); // unicast LIDs (IBA 4.1.3)
+        } catch (IllegalArgumentException e) {
+            throw usage(usage, e.getMessage());
         }
         try {
             fabric.changeLid(p, value);
@@ -258,12 +260,9 @@ public final class FabricCommands {
         long limit = 10_000;
         if (count.length == 1) {
             try {
-                limit = Long.parseLong(count[0]);
-            } catch (NumberFormatException e) {
-                throw usage(usage, "count '" + count[0] + "' is not a number");
-            }
-            if (limit < 1 || limit > 10_000_000) {
-                throw usage(usage, "count " + limit + ": allowed 1..10000000");
+                limit = Numbers.parse("count", count[0], 1, 10_000_000);
+            } catch (IllegalArgumentException e) {
+                throw usage(usage, e.getMessage());
             }
         }
         if (capture != null && capture.isRunning()) {
@@ -298,9 +297,9 @@ public final class FabricCommands {
         int number = 1;
         if (parts.length == 2) {
             try {
-                number = Integer.parseInt(parts[1]);
-            } catch (NumberFormatException e) {
-                throw usage(usage, "port '" + parts[1] + "' is not a number");
+                number = (int) Numbers.parse("port", parts[1], 1, 254);
+            } catch (IllegalArgumentException e) {
+                throw usage(usage, e.getMessage());
             }
         }
         try {
