@@ -50,6 +50,9 @@ import java.util.logging.Logger;
  * {@code timeoutMillis}, up to {@code attempts} times (IBA 13.4.6.4), then fails with
  * {@link SaException#isTimeout()}. Answers shorter than a MAD are read as if zero-padded.
  * Without RMPP, table queries return what fits into one MAD.
+ *
+ * <p>Size (~540 lines): requests, retransmission, answer matching, Reports and subscriptions
+ * share one TID space and one pending table; the record codecs it uses live in ipoib.codec.mad.
  */
 public final class SaClient implements SubnetAdministrator, AutoCloseable {
     private static final Logger LOG = Logger.getLogger(SaClient.class.getName());

@@ -44,6 +44,9 @@ import java.util.logging.Logger;
  * answers them from the {@link SubnetManager} with the status codes and fields OpenSM gives, and
  * reports group traps to subscribers as Notices. Runs on its own thread, so a request never
  * blocks the data path or the requester.
+ *
+ * <p>Size (~600 lines): one dispatch per attribute and method, as OpenSM's osm_sa_*.c has; the
+ * MCMemberRecord rules themselves are in {@link McMemberRules}, faults in {@link SaFaults}.
  */
 public final class SubnetAdministratorEmulator implements GroupTrapSink, AutoCloseable {
     private static final Logger LOG = Logger.getLogger(SubnetAdministratorEmulator.class.getName());
