@@ -543,7 +543,7 @@ public class ArpIT {
             ip.configure("ipoib.host", "ttl", 4294967297L);
             Await.until("the refusal is logged", Duration.ofSeconds(10), () -> logged(logs,
                     "invalid ipoib.host property 'ttl' value 4294967297 is out of range: allowed 1..255; "
-                            + "ipoib.host keeps ttl=64 answerEcho=true"));
+                            + "ipoib.host keeps ttl=64 answerEcho=true echoIgnoreBroadcasts=true echoIgnoreMulticast6=false"));
             ipoib.api.host.EchoReply reply = ip.ping("a", B, Duration.ofSeconds(5));
             assertNotNull("the host still answers", reply);
             assertEquals("the host answers with the TTL in force, not 2^32 + 1 truncated to 1", 64, reply.ttl());
@@ -565,6 +565,33 @@ public class ArpIT {
             });
         } finally {
             ip.configure("ipoib.host", "ttl", 64, "answerEcho", true);
+        }
+    }
+
+    /**
+     * Issue 14 item 9: IPv4 echo to the broadcast address goes unanswered by default, as Linux's
+     * icmp_echo_ignore_broadcasts=1; with echoIgnoreBroadcasts=false the peer answers from its own address.
+     */
+    @Test
+    public void echoToTheBroadcastAddressIsIgnoredByDefaultAndAnsweredWhenConfigured() throws Exception {
+        ip.pingUntilReply("a", B, Duration.ofSeconds(5));
+        long ignored = ip.host().counters().getOrDefault("echo_requests_to_groups_ignored", 0L);
+        assertNull("no answer to a broadcast echo by default", ip.ping("a", "10.1.0.255", Duration.ofSeconds(1)));
+        Await.until("the peer counts the ignored request", Duration.ofSeconds(10),
+                () -> ip.host().counters().getOrDefault("echo_requests_to_groups_ignored", 0L) > ignored,
+                () -> ip.host().counters().toString());
+        try {
+            ip.configure("ipoib.host", "echoIgnoreBroadcasts", false);
+            Await.until("the peer answers a broadcast echo from its own address", Duration.ofSeconds(10), () -> {
+                try {
+                    ipoib.api.host.EchoReply r = ip.ping("a", "10.1.0.255", Duration.ofSeconds(2));
+                    return r != null && r.from().getHostAddress().equals(B);
+                } catch (Exception e) {
+                    throw new AssertionError(e);
+                }
+            });
+        } finally {
+            ip.configure("ipoib.host", "echoIgnoreBroadcasts", true);
         }
     }
 

@@ -245,6 +245,37 @@ public class NdIT {
         assertEquals("b's advertisement is no conflict for a", conflicts, ip.counter(nd, "address_conflicts"));
     }
 
+    /**
+     * Issue 14 item 9: IPv6 echo to the all-nodes group is answered by default, as Linux's
+     * icmp/echo_ignore_multicast=0, from the member's link-local address (ND keeps every interface
+     * a FullMember of ff02::1).
+     */
+    @Test
+    public void echoToAllNodesIsAnsweredFromTheMembersLinkLocalAddress() throws Exception {
+        String awaited = ip.run("ipoib:addr await 10");
+        assertTrue(awaited, !awaited.contains("TENTATIVE"));
+        String ping = ip.run("ipoib:ping -c 1 -W 5 'ff02::1%a'");
+        InterfaceAddress bLinkLocal = ip.addresses().addresses("b").stream()
+                .filter(x -> x.ipv6() && x.address().isLinkLocalAddress()).findFirst().orElseThrow();
+        java.util.regex.Matcher from = java.util.regex.Pattern.compile("bytes from ([0-9a-f:]+):").matcher(ping);
+        assertTrue(ping, from.find());
+        assertEquals(ping, bLinkLocal.address(), InetAddress.getByName(from.group(1)));
+        assertTrue(ping, ping.contains("1 received"));
+    }
+
+    /** Issue 14 item 9: every interface is a FullMember of the all-hosts group 224.0.0.1, as every Linux host. */
+    @Test
+    public void everyInterfaceIsAFullMemberOfAllHosts() throws Exception {
+        ipoib.api.mcast.MulticastService mcast = ip.await(ipoib.api.mcast.MulticastService.class, null);
+        for (String link : new String[] {"a", "b"}) {
+            Await.until(link + " is a FullMember of 224.0.0.1", Duration.ofSeconds(10),
+                    () -> mcast.groups(link).stream().anyMatch(g -> g.group() != null
+                            && g.group().getHostAddress().equals("224.0.0.1")
+                            && g.joinState() == ipoib.api.JoinState.FULL_MEMBER),
+                    () -> mcast.groups(link).toString());
+        }
+    }
+
     private static InetAddress addr(String text) {
         try {
             return InetAddress.getByName(text);

@@ -28,13 +28,10 @@ final class EchoDemux {
         }
         int type = IcmpEcho.type(b, icmp);
         if (type == (v6 ? IcmpEcho.TYPE_V6_ECHO_REQUEST : IcmpEcho.TYPE_ECHO_REQUEST)) {
-            if (!local) {
-                return;
-            }
             if (v6) {
-                responder.requested6(link, b, ip, length);
+                responder.requested6(link, b, ip, length, local);
             } else {
-                responder.requested4(link, b, ip, icmp, length);
+                responder.requested4(link, b, ip, icmp, length, local);
             }
         } else if (type == (v6 ? IcmpEcho.TYPE_V6_ECHO_REPLY : IcmpEcho.TYPE_ECHO_REPLY)) {
             requests.replied(link, v6, b, ip, icmp, length);

@@ -51,6 +51,7 @@ public final class HostComponent implements IpHost, UdpService {
 
     private final Logger log;
     private final IpStack stack;
+    private final AllHostsGroup allHosts;
     private final HostSettings settings;
     private final List<ResolverRef> resolvers = new CopyOnWriteArrayList<>();
     private final ServiceRegistration<FrameHandler> ipv4Handler;
@@ -65,6 +66,7 @@ public final class HostComponent implements IpHost, UdpService {
         this.log = log;
         // The table component is in this bundle: the stack reads its primitive snapshots.
         this.stack = new IpStack(((AddressTableComponent) addresses).table(), log::warn);
+        this.allHosts = new AllHostsGroup(log::warn);
         this.settings = new HostSettings(stack, log::error);
         settings.apply(properties);
         this.ipv4Handler = register(context, EtherType.IPV4, stack.ipv4Handler());
@@ -91,6 +93,7 @@ public final class HostComponent implements IpHost, UdpService {
                 // The framework is stopping.
             }
         }
+        allHosts.close();
         stack.close();
     }
 
@@ -99,10 +102,12 @@ public final class HostComponent implements IpHost, UdpService {
     @Reference(cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC)
     void addLink(IpoibLink link) {
         stack.addLink(link);
+        allHosts.linkAdded(link.name());
     }
 
     void removeLink(IpoibLink link) {
         stack.removeLink(link);
+        allHosts.linkRemoved(link.name());
     }
 
     @Reference(cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC)
@@ -163,11 +168,13 @@ public final class HostComponent implements IpHost, UdpService {
             policyOption = ReferencePolicyOption.GREEDY)
     void setMulticast(MulticastService service) {
         stack.multicast(service);
+        allHosts.multicast(service);
     }
 
     void unsetMulticast(MulticastService service) {
         if (stack.multicast() == service) {
             stack.multicast(null);
+            allHosts.multicast(null);
         }
     }
 

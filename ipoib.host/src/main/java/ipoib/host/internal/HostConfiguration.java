@@ -13,4 +13,14 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
 
     @AttributeDefinition(name = "Answer echo requests", description = "Answer ICMP and ICMPv6 echo requests to the host's addresses.")
     boolean answerEcho() default true;
+
+    @AttributeDefinition(name = "Ignore IPv4 echo to broadcast and multicast",
+            description = "Leave IPv4 echo requests to a broadcast or multicast address unanswered, as Linux does by "
+                    + "default (net.ipv4.icmp_echo_ignore_broadcasts=1).")
+    boolean echoIgnoreBroadcasts() default true;
+
+    @AttributeDefinition(name = "Ignore IPv6 echo to multicast",
+            description = "Leave IPv6 echo requests to a multicast group (ff02::1, ...) unanswered; Linux answers them "
+                    + "by default (net.ipv6.icmp.echo_ignore_multicast=0).")
+    boolean echoIgnoreMulticast6() default false;
 }

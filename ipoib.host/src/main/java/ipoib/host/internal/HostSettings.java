@@ -18,12 +18,15 @@ final class HostSettings {
     private final Consumer<String> error;
     private int ttl = PacketWriter.DEFAULT_TTL;
     private boolean answerEcho = true;
+    private boolean echoIgnoreBroadcasts = true;
+    private boolean echoIgnoreMulticast6;
 
     HostSettings(IpStack stack, Consumer<String> error) {
         this.stack = stack;
         this.error = error;
         stack.ttl(ttl);
         stack.answerEcho(answerEcho);
+        stack.echoToGroups(echoIgnoreBroadcasts, echoIgnoreMulticast6);
     }
 
     /**
@@ -38,17 +41,25 @@ final class HostSettings {
             return false;
         }
         Object t = properties.get("ttl");
-        Object a = properties.get("answerEcho");
         ttl = t == null ? PacketWriter.DEFAULT_TTL
                 : t instanceof Number n ? n.intValue() : Integer.parseInt(t.toString().strip());
-        answerEcho = a == null || (a instanceof Boolean b ? b : Boolean.parseBoolean(a.toString().strip()));
+        answerEcho = flag(properties.get("answerEcho"), true);
+        echoIgnoreBroadcasts = flag(properties.get("echoIgnoreBroadcasts"), true);
+        echoIgnoreMulticast6 = flag(properties.get("echoIgnoreMulticast6"), false);
         stack.ttl(ttl);
         stack.answerEcho(answerEcho);
+        stack.echoToGroups(echoIgnoreBroadcasts, echoIgnoreMulticast6);
         return true;
     }
 
-    /** The values in force, e.g. {@code ttl=64 answerEcho=true}. */
+    /** The values in force, e.g. {@code ttl=64 answerEcho=true ...}. */
     synchronized String inForce() {
-        return "ttl=" + ttl + " answerEcho=" + answerEcho;
+        return "ttl=" + ttl + " answerEcho=" + answerEcho + " echoIgnoreBroadcasts=" + echoIgnoreBroadcasts
+                + " echoIgnoreMulticast6=" + echoIgnoreMulticast6;
+    }
+
+    /** A boolean property the metatype check let through ("true"/"false" in any case, or a Boolean). */
+    private static boolean flag(Object value, boolean absent) {
+        return value == null ? absent : value instanceof Boolean b ? b : Boolean.parseBoolean(value.toString().strip());
     }
 }

@@ -72,7 +72,7 @@ public final class IpStack implements IpHost, UdpService {
         this.routes = routeWrapper.apply(router);
         this.transmitter = new Transmitter(table, nextHops, counters);
         this.echoes = new EchoRequests(links, writer, transmitter, counters, System::nanoTime);
-        this.responder = new EchoResponder(writer, transmitter, counters);
+        this.responder = new EchoResponder(writer, transmitter, router, counters);
         this.udp = new UdpSockets(counters, warn);
         this.nd = new NdReceivers(counters, warn);
         EchoDemux echo = new EchoDemux(echoes, responder);
@@ -92,6 +92,16 @@ public final class IpStack implements IpHost, UdpService {
     /** Whether echo requests to the host's addresses are answered. */
     public void answerEcho(boolean answer) {
         responder.answer = answer;
+    }
+
+    /**
+     * Whether IPv4 echo requests to a broadcast or multicast address go unanswered (Linux's
+     * icmp_echo_ignore_broadcasts, default true), and IPv6 ones to a multicast group (Linux's
+     * icmp/echo_ignore_multicast, default false).
+     */
+    public void echoToGroups(boolean ignoreBroadcasts4, boolean ignoreMulticast6) {
+        responder.ignoreBroadcasts = ignoreBroadcasts4;
+        responder.ignoreMulticast6 = ignoreMulticast6;
     }
 
     public void addLink(IpoibLink link) {

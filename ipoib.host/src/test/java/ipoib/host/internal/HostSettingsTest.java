@@ -43,10 +43,10 @@ class HostSettingsTest {
     void aValidConfigurationApplies() throws Exception {
         assertTrue(settings.apply(Map.of("ttl", 5, "answerEcho", "false")));
         assertEquals(5, sentTtl());
-        assertEquals("ttl=5 answerEcho=false", settings.inForce());
+        assertEquals("ttl=5 answerEcho=false echoIgnoreBroadcasts=true echoIgnoreMulticast6=false", settings.inForce());
         assertTrue(settings.apply(Map.of("ttl", "200")), "a number as text, as a configuration file has it");
         assertEquals(200, sentTtl());
-        assertEquals("ttl=200 answerEcho=true", settings.inForce(), "an absent property has its default");
+        assertEquals("ttl=200 answerEcho=true echoIgnoreBroadcasts=true echoIgnoreMulticast6=false", settings.inForce(), "an absent property has its default");
         assertEquals(List.of(), errors);
     }
 
@@ -55,23 +55,23 @@ class HostSettingsTest {
         assertFalse(settings.apply(Map.of("ttl", 4294967297L)));
         assertEquals(64, sentTtl(), "4294967297 truncated to int would be 1");
         assertEquals(List.of("invalid ipoib.host property 'ttl' value 4294967297 is out of range: allowed 1..255; "
-                + "ipoib.host keeps ttl=64 answerEcho=true"), errors);
+                + "ipoib.host keeps ttl=64 answerEcho=true echoIgnoreBroadcasts=true echoIgnoreMulticast6=false"), errors);
     }
 
     @Test
     void aBooleanThatIsNoBooleanIsRefused() {
         settings.apply(Map.of("ttl", 9));
         assertFalse(settings.apply(Map.of("answerEcho", "nope")));
-        assertEquals("ttl=9 answerEcho=true", settings.inForce(), "the whole configuration is refused");
+        assertEquals("ttl=9 answerEcho=true echoIgnoreBroadcasts=true echoIgnoreMulticast6=false", settings.inForce(), "the whole configuration is refused");
         assertEquals(List.of("invalid ipoib.host property 'answerEcho' value 'nope' is not a boolean: allowed true or "
-                + "false; ipoib.host keeps ttl=9 answerEcho=true"), errors);
+                + "false; ipoib.host keeps ttl=9 answerEcho=true echoIgnoreBroadcasts=true echoIgnoreMulticast6=false"), errors);
     }
 
     @Test
     void textForANumberNamesTheProperty() {
         assertFalse(settings.apply(Map.of("ttl", "abc")));
         assertEquals(List.of("invalid ipoib.host property 'ttl' value 'abc' is not a number: allowed 1..255; "
-                + "ipoib.host keeps ttl=64 answerEcho=true"), errors);
+                + "ipoib.host keeps ttl=64 answerEcho=true echoIgnoreBroadcasts=true echoIgnoreMulticast6=false"), errors);
         assertFalse(settings.apply(Map.of("ttl", 0)));
         assertTrue(errors.get(1).contains("'ttl' value 0 is out of range: allowed 1..255"), errors.get(1));
     }
