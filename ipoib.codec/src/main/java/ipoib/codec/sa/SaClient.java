@@ -78,6 +78,8 @@ public final class SaClient implements SubnetAdministrator, AutoCloseable {
     private final LongAdder duplicateReports = new LongAdder();
     /** TIDs of the last reports handed on, to drop the SA's retransmissions of them. */
     private final RecentIds recentReports = new RecentIds(256);
+    /** The last trap handed on since the subscriptions last changed, to drop its repeat (guarded by itself). */
+    private final GroupTrap[] lastTrap = new GroupTrap[1];
     private volatile boolean closed;
 
     /**
@@ -242,11 +244,20 @@ public final class SaClient implements SubnetAdministrator, AutoCloseable {
                 MadMethod.SET, InformInfo.ATTRIBUTE_ID, 0, info::encode)
                 .thenApply(a -> {
                     subscriptions.add(subscription);
+                    forgetLastTrap();
                     return (AutoCloseable) () -> unsubscribe(subscription);
                 });
     }
 
+    /** Subscriptions changed: what was reported before is no reference for what comes next. */
+    private void forgetLastTrap() {
+        synchronized (lastTrap) {
+            lastTrap[0] = null;
+        }
+    }
+
     private void unsubscribe(Subscription subscription) {
+        forgetLastTrap();
         if (subscriptions.remove(subscription) && !closed) {
             if (subscriptions.stream().anyMatch(s -> s.type() == subscription.type())) {
                 return;
@@ -497,6 +508,18 @@ public final class SaClient implements SubnetAdministrator, AutoCloseable {
         } catch (DecodeException e) {
             malformed.increment();
             return;
+        }
+        // The same trap right again with a new TID: OpenSM reports a trap once per InformInfo it
+        // holds for the subscriber (a subscription it registered twice, e.g. a retransmitted Set).
+        // A group is not created (or deleted) twice in a row, and the multicast manager subscribes
+        // both traps, so the repeat is no news. (A subscriber of one trap type only could see the
+        // same group deleted twice in a row, its re-creation unseen; the second is dropped then.)
+        synchronized (lastTrap) {
+            if (trap.equals(lastTrap[0])) {
+                duplicateReports.increment();
+                return;
+            }
+            lastTrap[0] = trap;
         }
         for (Subscription s : subscriptions) {
             if (s.type() == trap.type() && (s.mgid() == null || s.mgid().equals(trap.mgid()))) {

@@ -58,10 +58,14 @@ class SaClientReportTest {
         }
 
         void report(long tid, Mgid mgid) {
+            report(tid, mgid, GroupTrap.Type.CREATED);
+        }
+
+        void report(long tid, Mgid mgid, GroupTrap.Type type) {
             byte[] bytes = new byte[MAD_LENGTH];
             MemorySegment out = MemorySegment.ofArray(bytes);
             SaMad.request(MadMethod.REPORT, tid, Notice.ATTRIBUTE_ID, 0, 0).encode(out, 0);
-            Notice.forGroupTrap(GroupTrap.Type.CREATED, mgid, 1, Gid.parse("fe80::1")).encode(out, SaMad.DATA_OFFSET);
+            Notice.forGroupTrap(type, mgid, 1, Gid.parse("fe80::1")).encode(out, SaMad.DATA_OFFSET);
             receiver.accept(ByteBuffer.wrap(bytes));
         }
     }
@@ -81,6 +85,32 @@ class SaClientReportTest {
             assertEquals(group, traps.get(0).mgid());
             long acknowledgements = sa.sent.stream().filter(m -> m.header().method() == MadMethod.REPORT_RESP).count();
             assertEquals(3, acknowledgements, "every report, retransmitted or not, is acknowledged");
+            assertEquals(1L, client.statistics().get("duplicate_reports"));
+        } finally {
+            timers.shutdownNow();
+        }
+    }
+
+    /**
+     * OpenSM reports a trap once per InformInfo it holds for the subscriber, each with its own
+     * TID (seen when a subscription raced with an unsubscription in the OpenSM contract tests):
+     * a group created twice with no deletion in between is one event.
+     */
+    @Test
+    void theSameTrapReportedTwiceUnderTwoTidsIsHandedOnOnce() throws Exception {
+        ScheduledExecutorService timers = Executors.newSingleThreadScheduledExecutor();
+        ScriptedSa sa = new ScriptedSa();
+        try (SaClient client = new SaClient(sa, timers, 200, 2, 1)) {
+            List<GroupTrap> traps = new CopyOnWriteArrayList<>();
+            client.subscribe(GroupTrap.Type.CREATED, null, traps::add).toCompletableFuture().get(5, TimeUnit.SECONDS);
+            client.subscribe(GroupTrap.Type.DELETED, null, traps::add).toCompletableFuture().get(5, TimeUnit.SECONDS);
+            Mgid group = Mgid.parse("ff12:401b:ffff::e000:3");
+            sa.report(0x80, group, GroupTrap.Type.CREATED);
+            sa.report(0x81, group, GroupTrap.Type.CREATED);
+            sa.report(0x82, group, GroupTrap.Type.DELETED);
+            sa.report(0x83, group, GroupTrap.Type.CREATED); // created again after the deletion: news
+            assertEquals(List.of(GroupTrap.Type.CREATED, GroupTrap.Type.DELETED, GroupTrap.Type.CREATED),
+                    traps.stream().map(GroupTrap::type).toList());
             assertEquals(1L, client.statistics().get("duplicate_reports"));
         } finally {
             timers.shutdownNow();
