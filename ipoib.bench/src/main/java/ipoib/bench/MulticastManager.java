@@ -21,7 +21,7 @@ import java.util.concurrent.TimeUnit;
  * constructor, as the component builds it.
  */
 final class MulticastManager implements AutoCloseable {
-    private final ThreadControlLoop control = new ThreadControlLoop("bench-mcast", FailureHandler.STDERR);
+    private final ThreadControlLoop control = new ThreadControlLoop("bench-mcast", FailureHandler.JAVA_LOGGING);
     private final MulticastEngine engine;
     private final IpoibLink link;
 

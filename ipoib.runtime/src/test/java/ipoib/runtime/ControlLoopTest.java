@@ -89,7 +89,7 @@ class ControlLoopTest {
 
     @Test
     void aThreadLoopTimerFiresAndAClosedLoopRefusesCallsAndDropsWork() throws Exception {
-        ThreadControlLoop loop = new ThreadControlLoop("test-timer", FailureHandler.STDERR);
+        ThreadControlLoop loop = new ThreadControlLoop("test-timer", FailureHandler.JAVA_LOGGING);
         CountDownLatch fired = new CountDownLatch(1);
         loop.schedule(fired::countDown, 1, TimeUnit.MILLISECONDS);
         assertTrue(fired.await(10, TimeUnit.SECONDS));
