@@ -15,5 +15,9 @@ public enum CompletionStatus {
     /** RC: no acknowledgement after the retry count (the peer is gone or the path is broken). */
     RETRY_EXCEEDED,
     /** RC: the responder had no receive buffer posted for longer than the RNR retry count allows. */
-    RNR_RETRY_EXCEEDED
+    RNR_RETRY_EXCEEDED,
+    /** RC: the responder refused an access to its memory (a NAK-Remote Access Error, IBA 9.7.5.2.8). */
+    REMOTE_ACCESS_ERROR,
+    /** RC: the responder could not complete the operation, e.g. its receive buffer failed a protection check (NAK-Remote Operational Error). */
+    REMOTE_OPERATION_ERROR
 }

@@ -69,6 +69,19 @@ public interface Port {
     }
 
     /**
+     * Whether connected mode can run on this port: reliable-connected queue pairs, a shared receive
+     * queue, and a communication manager that can send and receive the CM class (0x07) MADs of
+     * the port. Unavailable comes with the reason (e.g. the kernel's ib_cm owns the CM class), so
+     * that a link asked for connected mode can say why it stays in datagram mode.
+     *
+     * @return available with a summary, or unavailable with the reason
+     */
+    default ProviderStatus connectedModeSupport() {
+        return ProviderStatus.unavailable("device " + device().name() + " port " + number()
+                + ": this provider does not offer reliable-connected queue pairs");
+    }
+
+    /**
      * Creates a reliable-connected queue pair in INIT.
      *
      * @throws VerbsException when the provider does not offer RC (the message says so), the port is

@@ -1,6 +1,7 @@
 package ipoib.api.verbs;
 
 import ipoib.api.Qpn;
+import java.util.function.Consumer;
 import org.osgi.annotation.versioning.ProviderType;
 
 /**
@@ -52,6 +53,19 @@ public interface RcQueuePair extends AutoCloseable {
      * @throws VerbsException when the queue pair is not in RTS (ERROR flushes instead)
      */
     boolean postSend(long workRequestId, MemoryRegion region, long offset, int length);
+
+    /**
+     * Subscribes to the queue pair's asynchronous events (IBA 11.6.3; verbs' QP events): communication
+     * established, last WQE reached, and the errors that are not reported through a completion. The
+     * listener runs on a provider thread, must not block, and must not throw (what it throws is
+     * logged and ignored). A provider that raises no events says so by throwing here.
+     *
+     * @return a handle that ends the subscription when closed
+     * @throws VerbsException when the provider does not report RC events
+     */
+    default AutoCloseable addEventListener(Consumer<RcQueuePairEvent> listener) {
+        throw new VerbsException(this + ": this provider does not report RC queue pair events");
+    }
 
     /** Moves the queue pair to ERROR: outstanding work requests are flushed. */
     void toError();
