@@ -6,6 +6,17 @@
  * (state transitions and their masks, SGEs inside registered memory, free order of resources)
  * and records every violation for the test to assert on.
  *
+ * Reliable connected: RC queue pairs (with or without a shared receive queue) carry SENDs between
+ * two QPs of the fake in-process. Their transitions must carry exactly the attribute masks that
+ * ibv_modify_qp(3) requires of IBV_QPT_RC; the attribute values are kept for the test to read
+ * (fake_rc_attr). A send is segmented into PSNs of the path MTU; the responder accepts it only
+ * when the PSNs the two sides were given agree, answers a missing receive with RNR, a too-short
+ * buffer with an invalid-request NAK, a buffer whose MR is gone with a remote operational error;
+ * a peer that is not connected never answers, so the requester fails with a retry-exceeded error
+ * after retry_cnt retransmissions. An error moves a QP to ERROR, where its outstanding and new work
+ * completes with a flush error, and raises IBV_EVENT_QP_LAST_WQE_REACHED for a QP of an SRQ; the
+ * first packet a QP receives in RTR raises IBV_EVENT_COMM_EST.
+ *
  * Test support only: built by FakeVerbsTest with gcc -shared.
  */
 #define _GNU_SOURCE
@@ -69,6 +80,12 @@ struct fake_recv {
 	uint32_t length;
 };
 
+struct fake_srq {
+	struct ibv_srq srq;
+	struct fake_recv *rq;
+	int rq_cap, rq_head, rq_count;
+};
+
 struct fake_qp {
 	struct ibv_qp qp;
 	uint32_t qkey;
@@ -78,6 +95,12 @@ struct fake_qp {
 	uint8_t mgid[8][16];
 	uint16_t mlid[8];
 	int nmcast;
+	/* RC */
+	struct fake_srq *srq;
+	struct ibv_ah_attr av;
+	uint32_t access, dest_qpn, rq_psn, sq_psn;
+	int path_mtu, timeout, retry_cnt, rnr_retry, min_rnr_timer, max_dest_rd_atomic, max_rd_atomic;
+	int established, last_wqe;
 };
 
 struct fake_ah {
@@ -89,10 +112,12 @@ static struct ibv_device device = { .node_type = IBV_NODE_CA, .transport_type = 
 				     .name = "fake0", .dev_name = "uverbs0" };
 static struct fake_cq *cqs[MAX_OBJ];
 static struct fake_qp *qps[MAX_OBJ];
+static struct fake_srq *srqs[MAX_OBJ];
 static struct fake_ah *ahs[MAX_OBJ];
 static struct ibv_mr *mrs[MAX_OBJ];
-static int async_queue[64][2];
+static struct { int type, port; void *element; } async_queue[64];
 static int async_count;
+static int rc_retransmissions;
 static uint32_t next_qpn = 0x1000, next_key = 0x100;
 
 static int add(void **table, void *obj)
@@ -135,6 +160,7 @@ int fake_calls(const char *what)
 	if (!strcmp(what, "query_port_compat")) return calls_query_port_compat;
 	if (!strcmp(what, "cq_event_acks")) return cq_event_acks;
 	if (!strcmp(what, "async_acks")) return async_acks;
+	if (!strcmp(what, "rc_retransmissions")) return rc_retransmissions;
 	return -1;
 }
 
@@ -144,6 +170,8 @@ const char *fake_leaks(void)
 	static char buf[256];
 	buf[0] = 0;
 	int q = live((void **)qps), c = live((void **)cqs), a = live((void **)ahs), m = live((void **)mrs);
+	int s = live((void **)srqs);
+	if (s) snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), "srq=%d ", s);
 	if (live_ctx) snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), "context=%d ", live_ctx);
 	if (live_pd) snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), "pd=%d ", live_pd);
 	if (live_channel) snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), "channel=%d ", live_channel);
@@ -160,27 +188,79 @@ void fake_reset(void)
 	pthread_mutex_lock(&lock);
 	violations[0] = 0;
 	legacy = 0;
-	calls_query_port_ex = calls_query_port_compat = cq_event_acks = async_acks = 0;
+	calls_query_port_ex = calls_query_port_compat = cq_event_acks = async_acks = rc_retransmissions = 0;
 	pthread_mutex_unlock(&lock);
 }
 
 /* Queues an async event (type from enum ibv_event_type) for port 1 and wakes the async fd. */
 static struct ibv_context *the_context;
 
-int fake_raise_async_event(int type, int port)
+/* Queues an async event and wakes the async fd; lock held. */
+static int queue_async(int type, int port, void *element)
 {
 	uint64_t one = 1;
-	pthread_mutex_lock(&lock);
-	if (!the_context || async_count >= 64) {
-		pthread_mutex_unlock(&lock);
+	if (!the_context || async_count >= 64)
 		return -1;
-	}
-	async_queue[async_count][0] = type;
-	async_queue[async_count][1] = port;
+	async_queue[async_count].type = type;
+	async_queue[async_count].port = port;
+	async_queue[async_count].element = element;
 	async_count++;
-	int fd = the_context->async_fd;
+	return write(the_context->async_fd, &one, sizeof(one)) == sizeof(one) ? 0 : -1;
+}
+
+int fake_raise_async_event(int type, int port)
+{
+	pthread_mutex_lock(&lock);
+	int r = queue_async(type, port, NULL);
 	pthread_mutex_unlock(&lock);
-	return write(fd, &one, sizeof(one)) == sizeof(one) ? 0 : -1;
+	return r;
+}
+
+/* Raises a QP event (IBV_EVENT_QP_FATAL ...) for the QP with that number; -1 if there is none. */
+int fake_raise_qp_event(int type, uint32_t qpn)
+{
+	int r = -1;
+	pthread_mutex_lock(&lock);
+	for (int i = 0; i < MAX_OBJ; i++)
+		if (qps[i] && qps[i]->qp.qp_num == qpn) {
+			if (type == IBV_EVENT_QP_FATAL || type == IBV_EVENT_QP_REQ_ERR || type == IBV_EVENT_QP_ACCESS_ERR)
+				qps[i]->qp.state = IBV_QPS_ERR;
+			r = queue_async(type, 0, &qps[i]->qp);
+		}
+	pthread_mutex_unlock(&lock);
+	return r;
+}
+
+/* An attribute an RC QP was given, by its ibv_qp_attr name (and "state", "dlid", "sl"); -1 if unknown. */
+long long fake_rc_attr(uint32_t qpn, const char *name)
+{
+	long long v = -1;
+	pthread_mutex_lock(&lock);
+	for (int i = 0; i < MAX_OBJ; i++) {
+		struct fake_qp *q = qps[i];
+		if (!q || q->qp.qp_num != qpn)
+			continue;
+		if (!strcmp(name, "state")) v = q->qp.state;
+		else if (!strcmp(name, "qp_access_flags")) v = q->access;
+		else if (!strcmp(name, "pkey_index")) v = q->pkey_index;
+		else if (!strcmp(name, "dest_qp_num")) v = q->dest_qpn;
+		else if (!strcmp(name, "rq_psn")) v = q->rq_psn;
+		else if (!strcmp(name, "sq_psn")) v = q->sq_psn;
+		else if (!strcmp(name, "path_mtu")) v = q->path_mtu;
+		else if (!strcmp(name, "timeout")) v = q->timeout;
+		else if (!strcmp(name, "retry_cnt")) v = q->retry_cnt;
+		else if (!strcmp(name, "rnr_retry")) v = q->rnr_retry;
+		else if (!strcmp(name, "min_rnr_timer")) v = q->min_rnr_timer;
+		else if (!strcmp(name, "max_dest_rd_atomic")) v = q->max_dest_rd_atomic;
+		else if (!strcmp(name, "max_rd_atomic")) v = q->max_rd_atomic;
+		else if (!strcmp(name, "dlid")) v = q->av.dlid;
+		else if (!strcmp(name, "sl")) v = q->av.sl;
+		else if (!strcmp(name, "is_global")) v = q->av.is_global;
+		else if (!strcmp(name, "port_num")) v = q->av.port_num;
+		else if (!strcmp(name, "srq")) v = q->srq != NULL;
+	}
+	pthread_mutex_unlock(&lock);
+	return v;
 }
 
 /* ---- devices and contexts --------------------------------------------------------------- */
@@ -250,6 +330,7 @@ static int fake_poll_cq(struct ibv_cq *cq, int n, struct ibv_wc *wc);
 static int fake_req_notify_cq(struct ibv_cq *cq, int solicited);
 static int fake_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad);
 static int fake_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad);
+static int fake_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad);
 
 struct ibv_context *ibv_open_device(struct ibv_device *dev)
 {
@@ -260,6 +341,7 @@ struct ibv_context *ibv_open_device(struct ibv_device *dev)
 	ctx->ops.req_notify_cq = fake_req_notify_cq;
 	ctx->ops.post_send = fake_post_send;
 	ctx->ops.post_recv = fake_post_recv;
+	ctx->ops.post_srq_recv = fake_post_srq_recv;
 	ctx->async_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	ctx->cmd_fd = -1;
 	ctx->num_comp_vectors = 1;
@@ -309,6 +391,9 @@ int ibv_query_device(struct ibv_context *ctx, struct ibv_device_attr *a)
 	a->max_mcast_qp_attach = 8;
 	a->max_pkeys = 2;
 	a->phys_port_cnt = 1;
+	a->max_srq = MAX_OBJ;
+	a->max_srq_wr = 256;
+	a->max_srq_sge = 1;
 	return 0;
 }
 
@@ -344,9 +429,9 @@ struct ibv_pd *ibv_alloc_pd(struct ibv_context *ctx)
 
 int ibv_dealloc_pd(struct ibv_pd *pd)
 {
-	int q = live((void **)qps), a = live((void **)ahs), m = live((void **)mrs);
-	if (q || a || m) {
-		violation("ibv_dealloc_pd with %d QPs, %d AHs, %d MRs alive", q, a, m);
+	int q = live((void **)qps), a = live((void **)ahs), m = live((void **)mrs), s = live((void **)srqs);
+	if (q || a || m || s) {
+		violation("ibv_dealloc_pd with %d QPs, %d AHs, %d MRs, %d SRQs alive", q, a, m, s);
 		return EBUSY;
 	}
 	live_pd--;
@@ -522,9 +607,12 @@ void ibv_ack_cq_events(struct ibv_cq *cq, unsigned int n) { cq_event_acks += n; 
 
 struct ibv_qp *ibv_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *init)
 {
-	if (init->qp_type != IBV_QPT_UD || !init->send_cq || !init->recv_cq || init->cap.max_send_sge < 1
-	    || init->cap.max_recv_sge < 1 || init->cap.max_send_wr < 1 || init->cap.max_recv_wr < 1) {
-		violation("ibv_create_qp: bad init attributes (type %d)", init->qp_type);
+	int own_rq = !init->srq;
+	if ((init->qp_type != IBV_QPT_UD && init->qp_type != IBV_QPT_RC) || !init->send_cq || !init->recv_cq
+	    || init->cap.max_send_sge < 1 || init->cap.max_send_wr < 1
+	    || (own_rq && (init->cap.max_recv_sge < 1 || init->cap.max_recv_wr < 1))
+	    || (init->srq && init->qp_type != IBV_QPT_RC) || !init->sq_sig_all) {
+		violation("ibv_create_qp: bad init attributes (type %d, srq %p)", init->qp_type, (void *)init->srq);
 		errno = EINVAL;
 		return NULL;
 	}
@@ -533,9 +621,11 @@ struct ibv_qp *ibv_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *init)
 	q->qp.pd = pd;
 	q->qp.send_cq = init->send_cq;
 	q->qp.recv_cq = init->recv_cq;
-	q->qp.qp_type = IBV_QPT_UD;
+	q->qp.srq = init->srq;
+	q->srq = init->srq ? container_of(init->srq, struct fake_srq, srq) : NULL;
+	q->qp.qp_type = init->qp_type;
 	q->qp.state = IBV_QPS_RESET;
-	q->rq_cap = init->cap.max_recv_wr;
+	q->rq_cap = own_rq ? init->cap.max_recv_wr : 1;
 	q->rq = calloc(q->rq_cap, sizeof(struct fake_recv));
 	init->cap.max_inline_data = 0;
 	pthread_mutex_lock(&lock);
@@ -545,12 +635,21 @@ struct ibv_qp *ibv_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *init)
 	return &q->qp;
 }
 
+static void rc_error(struct fake_qp *q);
+static int modify_rc(struct fake_qp *q, struct ibv_qp_attr *attr, int mask);
+
 int ibv_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int mask)
 {
 	struct fake_qp *q = container_of(qp, struct fake_qp, qp);
 	if (!(mask & IBV_QP_STATE)) {
 		violation("modify_qp without IBV_QP_STATE");
 		return EINVAL;
+	}
+	if (qp->qp_type == IBV_QPT_RC) {
+		pthread_mutex_lock(&lock);
+		int r = modify_rc(q, attr, mask);
+		pthread_mutex_unlock(&lock);
+		return r;
 	}
 	if (qp->state == IBV_QPS_RESET && attr->qp_state == IBV_QPS_INIT) {
 		if (mask != (IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_QKEY) || attr->port_num != 1
@@ -579,6 +678,77 @@ int ibv_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int mask)
 	return 0;
 }
 
+/*
+ * The RC transitions with the attributes ibv_modify_qp(3) lists as required for IBV_QPT_RC (no
+ * optional ones: the provider sets exactly these); lock held.
+ */
+static int modify_rc(struct fake_qp *q, struct ibv_qp_attr *attr, int mask)
+{
+	struct ibv_qp *qp = &q->qp;
+	const int init_mask = IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS;
+	const int rtr_mask = IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN
+			     | IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER;
+	const int rts_mask = IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY
+			     | IBV_QP_MAX_QP_RD_ATOMIC;
+	if (attr->qp_state == IBV_QPS_ERR) {
+		if (mask != IBV_QP_STATE) {
+			violation("modify_qp RC ERR: mask 0x%x", mask);
+			return EINVAL;
+		}
+		if (qp->state != IBV_QPS_ERR) {
+			qp->state = IBV_QPS_ERR;
+			rc_error(q);
+		}
+		return 0;
+	}
+	if (qp->state == IBV_QPS_RESET && attr->qp_state == IBV_QPS_INIT) {
+		if (mask != init_mask || attr->port_num != 1 || attr->pkey_index >= 2) {
+			violation("modify_qp RC INIT: mask 0x%x port %u pkey_index %u", mask, attr->port_num,
+				  attr->pkey_index);
+			return EINVAL;
+		}
+		q->pkey_index = attr->pkey_index;
+		q->access = attr->qp_access_flags;
+	} else if (qp->state == IBV_QPS_INIT && attr->qp_state == IBV_QPS_RTR) {
+		if (mask != rtr_mask || attr->ah_attr.port_num != 1 || attr->ah_attr.dlid == 0
+		    || attr->path_mtu < IBV_MTU_256 || attr->path_mtu > IBV_MTU_4096 || attr->dest_qp_num > 0xffffff
+		    || attr->rq_psn > 0xffffff) {
+			violation("modify_qp RC RTR: mask 0x%x port %u dlid %u mtu %d dest_qp 0x%x rq_psn 0x%x", mask,
+				  attr->ah_attr.port_num, attr->ah_attr.dlid, attr->path_mtu, attr->dest_qp_num,
+				  attr->rq_psn);
+			return EINVAL;
+		}
+		if (attr->path_mtu > IBV_MTU_2048) {
+			/* The fake's port runs 2048 (active_mtu): an HCA refuses a larger path MTU. */
+			violation("modify_qp RC RTR: path_mtu %d above the port's active MTU", attr->path_mtu);
+			return EINVAL;
+		}
+		q->av = attr->ah_attr;
+		q->path_mtu = attr->path_mtu;
+		q->dest_qpn = attr->dest_qp_num;
+		q->rq_psn = attr->rq_psn;
+		q->max_dest_rd_atomic = attr->max_dest_rd_atomic;
+		q->min_rnr_timer = attr->min_rnr_timer;
+	} else if (qp->state == IBV_QPS_RTR && attr->qp_state == IBV_QPS_RTS) {
+		if (mask != rts_mask || attr->sq_psn > 0xffffff || attr->timeout > 31 || attr->retry_cnt > 7
+		    || attr->rnr_retry > 7) {
+			violation("modify_qp RC RTS: mask 0x%x sq_psn 0x%x timeout %u retry %u rnr %u", mask, attr->sq_psn,
+				  attr->timeout, attr->retry_cnt, attr->rnr_retry);
+			return EINVAL;
+		}
+		q->sq_psn = attr->sq_psn;
+		q->timeout = attr->timeout;
+		q->retry_cnt = attr->retry_cnt;
+		q->rnr_retry = attr->rnr_retry;
+		q->max_rd_atomic = attr->max_rd_atomic;
+	} else {
+		violation("modify_qp RC %d -> %d", qp->state, attr->qp_state);
+		return EINVAL;
+	}
+	qp->state = attr->qp_state;
+	return 0;
+}
+
 int ibv_destroy_qp(struct ibv_qp *qp)
 {
 	struct fake_qp *q = container_of(qp, struct fake_qp, qp);
@@ -591,6 +761,72 @@ int ibv_destroy_qp(struct ibv_qp *qp)
 	}
 	free(q->rq);
 	free(q);
+	return 0;
+}
+
+/* ---- shared receive queues ----------------------------------------------------------------- */
+
+struct ibv_srq *ibv_create_srq(struct ibv_pd *pd, struct ibv_srq_init_attr *init)
+{
+	if (init->attr.max_wr < 1 || init->attr.max_wr > 256 || init->attr.max_sge < 1) {
+		violation("ibv_create_srq: max_wr %u max_sge %u", init->attr.max_wr, init->attr.max_sge);
+		errno = EINVAL;
+		return NULL;
+	}
+	struct fake_srq *s = calloc(1, sizeof(*s));
+	s->srq.context = pd->context;
+	s->srq.pd = pd;
+	s->srq.srq_context = init->srq_context;
+	s->rq_cap = init->attr.max_wr;
+	s->rq = calloc(s->rq_cap, sizeof(struct fake_recv));
+	pthread_mutex_lock(&lock);
+	add((void **)srqs, s);
+	pthread_mutex_unlock(&lock);
+	return &s->srq;
+}
+
+int ibv_destroy_srq(struct ibv_srq *srq)
+{
+	struct fake_srq *s = container_of(srq, struct fake_srq, srq);
+	pthread_mutex_lock(&lock);
+	for (int i = 0; i < MAX_OBJ; i++)
+		if (qps[i] && qps[i]->srq == s) {
+			violation("ibv_destroy_srq while QP 0x%x uses it", qps[i]->qp.qp_num);
+			pthread_mutex_unlock(&lock);
+			return EBUSY;
+		}
+	int r = del((void **)srqs, s);
+	pthread_mutex_unlock(&lock);
+	if (r < 0) {
+		violation("ibv_destroy_srq of an unknown SRQ");
+		return EINVAL;
+	}
+	free(s->rq);
+	free(s);
+	return 0;
+}
+
+static int fake_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad)
+{
+	struct fake_srq *s = container_of(srq, struct fake_srq, srq);
+	pthread_mutex_lock(&lock);
+	for (; wr; wr = wr->next) {
+		if (wr->num_sge != 1 || !sge_valid(wr->sg_list, "post_srq_recv")) {
+			*bad = wr;
+			pthread_mutex_unlock(&lock);
+			return EINVAL;
+		}
+		if (s->rq_count == s->rq_cap) {
+			*bad = wr;
+			pthread_mutex_unlock(&lock);
+			return ENOMEM;
+		}
+		struct fake_recv *r = &s->rq[(s->rq_head + s->rq_count++) % s->rq_cap];
+		r->wr_id = wr->wr_id;
+		r->addr = wr->sg_list[0].addr;
+		r->length = wr->sg_list[0].length;
+	}
+	pthread_mutex_unlock(&lock);
 	return 0;
 }
 
@@ -656,6 +892,22 @@ static int fake_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr, struct ibv_
 {
 	struct fake_qp *q = container_of(qp, struct fake_qp, qp);
 	pthread_mutex_lock(&lock);
+	if (q->srq) {
+		violation("post_recv on QP 0x%x, which has an SRQ", qp->qp_num);
+		*bad = wr;
+		pthread_mutex_unlock(&lock);
+		return EINVAL;
+	}
+	if (qp->state == IBV_QPS_ERR) {
+		/* A QP in ERROR completes new receives with a flush error at once. */
+		for (; wr; wr = wr->next) {
+			struct ibv_wc wc = { .wr_id = wr->wr_id, .status = IBV_WC_WR_FLUSH_ERR, .opcode = IBV_WC_RECV,
+					     .qp_num = qp->qp_num };
+			push_wc(qp->recv_cq, &wc);
+		}
+		pthread_mutex_unlock(&lock);
+		return 0;
+	}
 	for (; wr; wr = wr->next) {
 		if (wr->num_sge != 1 || !sge_valid(wr->sg_list, "post_recv")) {
 			*bad = wr;
@@ -713,10 +965,139 @@ static void deliver(struct fake_qp *dst, struct fake_qp *src, const struct fake_
 	push_wc(dst->qp.recv_cq, &wc);
 }
 
+/* Whether a buffer still lies in a registered MR with its lkey (no violation: the responder checks). */
+static int mr_covers(uint64_t addr, uint32_t length, uint32_t lkey)
+{
+	for (int i = 0; i < MAX_OBJ; i++) {
+		struct ibv_mr *mr = mrs[i];
+		if (mr && mr->lkey == lkey) {
+			uint64_t start = (uint64_t)(uintptr_t)mr->addr;
+			return addr >= start && addr + length <= start + mr->length;
+		}
+	}
+	return 0;
+}
+
+/* A QP enters ERROR: its own posted receives flush; a QP of an SRQ raises LAST_WQE_REACHED. Lock held. */
+static void rc_error(struct fake_qp *q)
+{
+	q->qp.state = IBV_QPS_ERR;
+	while (q->srq == NULL && q->rq_count > 0) {
+		struct fake_recv r = q->rq[q->rq_head];
+		q->rq_head = (q->rq_head + 1) % q->rq_cap;
+		q->rq_count--;
+		struct ibv_wc wc = { .wr_id = r.wr_id, .status = IBV_WC_WR_FLUSH_ERR, .opcode = IBV_WC_RECV,
+				     .qp_num = q->qp.qp_num };
+		push_wc(q->qp.recv_cq, &wc);
+	}
+	if (q->srq && !q->last_wqe) {
+		q->last_wqe = 1;
+		queue_async(IBV_EVENT_QP_LAST_WQE_REACHED, 0, &q->qp);
+	}
+}
+
+/* The requester's send completes with an error and the QP goes to ERROR (IBA 10.3.1). Lock held. */
+static void rc_fail(struct fake_qp *q, uint64_t wr_id, enum ibv_wc_status status)
+{
+	struct ibv_wc wc = { .wr_id = wr_id, .status = status, .opcode = IBV_WC_SEND, .qp_num = q->qp.qp_num };
+	push_wc(q->qp.send_cq, &wc);
+	rc_error(q);
+}
+
+/* One RC SEND from q to its connected peer; lock held. */
+static void rc_send(struct fake_qp *q, const struct ibv_send_wr *wr)
+{
+	const void *payload = (const void *)(uintptr_t)wr->sg_list[0].addr;
+	uint32_t len = wr->sg_list[0].length;
+	uint32_t mtu = 128u << q->path_mtu;
+	uint32_t packets = len == 0 ? 1 : (len + mtu - 1) / mtu;
+	struct fake_qp *d = NULL;
+	for (int i = 0; i < MAX_OBJ; i++)
+		if (qps[i] && qps[i]->qp.qp_type == IBV_QPT_RC && qps[i]->qp.qp_num == q->dest_qpn)
+			d = qps[i];
+	if (!d || q->av.dlid != FAKE_LID || (d->qp.state != IBV_QPS_RTR && d->qp.state != IBV_QPS_RTS)
+	    || d->dest_qpn != q->qp.qp_num || d->rq_psn != q->sq_psn) {
+		/* No responder answers (gone, not connected to us, or expecting other PSNs): the requester
+		 * times out retry_cnt times, retransmitting, then fails. */
+		rc_retransmissions += q->retry_cnt;
+		rc_fail(q, wr->wr_id, IBV_WC_RETRY_EXC_ERR);
+		return;
+	}
+	if (d->qp.state == IBV_QPS_RTR && !d->established) {
+		d->established = 1;
+		queue_async(IBV_EVENT_COMM_EST, 0, &d->qp);
+	}
+	struct fake_recv *rq = d->srq ? d->srq->rq : d->rq;
+	int *head = d->srq ? &d->srq->rq_head : &d->rq_head;
+	int *count = d->srq ? &d->srq->rq_count : &d->rq_count;
+	int cap = d->srq ? d->srq->rq_cap : d->rq_cap;
+	if (*count == 0) {
+		/* RNR NAK; the fake does not wait: every retry finds no buffer either. */
+		rc_fail(q, wr->wr_id, IBV_WC_RNR_RETRY_EXC_ERR);
+		return;
+	}
+	struct fake_recv r = rq[*head];
+	*head = (*head + 1) % cap;
+	(*count)--;
+	struct ibv_wc rwc = { .wr_id = r.wr_id, .opcode = IBV_WC_RECV, .qp_num = d->qp.qp_num,
+			      .src_qp = q->qp.qp_num, .pkey_index = d->pkey_index, .slid = FAKE_LID, .sl = q->av.sl };
+	uint32_t lkey = 0;
+	for (int i = 0; i < MAX_OBJ; i++)
+		if (mrs[i] && r.addr >= (uint64_t)(uintptr_t)mrs[i]->addr
+		    && r.addr < (uint64_t)(uintptr_t)mrs[i]->addr + mrs[i]->length)
+			lkey = mrs[i]->lkey;
+	if (!lkey || !mr_covers(r.addr, r.length, lkey)) {
+		/* The receive buffer's MR is gone: the responder's local protection error is the
+		 * requester's NAK-Remote Operational Error. */
+		rwc.status = IBV_WC_LOC_PROT_ERR;
+		push_wc(d->qp.recv_cq, &rwc);
+		rc_error(d);
+		rc_fail(q, wr->wr_id, IBV_WC_REM_OP_ERR);
+		return;
+	}
+	if (len > r.length) {
+		rwc.status = IBV_WC_LOC_LEN_ERR;
+		push_wc(d->qp.recv_cq, &rwc);
+		rc_error(d);
+		rc_fail(q, wr->wr_id, IBV_WC_REM_INV_REQ_ERR);
+		return;
+	}
+	memcpy((void *)(uintptr_t)r.addr, payload, len);
+	rwc.status = IBV_WC_SUCCESS;
+	rwc.byte_len = len; /* RC: no GRH area */
+	push_wc(d->qp.recv_cq, &rwc);
+	q->sq_psn = (q->sq_psn + packets) & 0xffffff;
+	d->rq_psn = (d->rq_psn + packets) & 0xffffff;
+	struct ibv_wc swc = { .wr_id = wr->wr_id, .status = IBV_WC_SUCCESS, .opcode = IBV_WC_SEND, .byte_len = len,
+			      .qp_num = q->qp.qp_num };
+	push_wc(q->qp.send_cq, &swc);
+}
+
 static int fake_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad)
 {
 	struct fake_qp *q = container_of(qp, struct fake_qp, qp);
 	pthread_mutex_lock(&lock);
+	if (qp->qp_type == IBV_QPT_RC) {
+		for (; wr; wr = wr->next) {
+			if (qp->state == IBV_QPS_ERR) {
+				struct ibv_wc wc = { .wr_id = wr->wr_id, .status = IBV_WC_WR_FLUSH_ERR,
+						     .opcode = IBV_WC_SEND, .qp_num = qp->qp_num };
+				push_wc(qp->send_cq, &wc);
+				continue;
+			}
+			if (qp->state != IBV_QPS_RTS || wr->opcode != IBV_WR_SEND || wr->num_sge != 1
+			    || !(wr->send_flags & IBV_SEND_SIGNALED) || !sge_valid(wr->sg_list, "post_send")) {
+				violation("post_send RC: state %d opcode %d num_sge %d flags 0x%x", qp->state, wr->opcode,
+					  wr->num_sge, wr->send_flags);
+				*bad = wr;
+				pthread_mutex_unlock(&lock);
+				return EINVAL;
+			}
+			rc_send(q, wr);
+		}
+		pthread_mutex_unlock(&lock);
+		return 0;
+	}
 	for (; wr; wr = wr->next) {
 		struct fake_ah *ah = NULL;
 		for (int i = 0; i < MAX_OBJ; i++)
@@ -765,9 +1146,12 @@ int ibv_get_async_event(struct ibv_context *ctx, struct ibv_async_event *event)
 		return -1;
 	}
 	memset(event, 0, sizeof(*event));
-	event->event_type = async_queue[0][0];
-	event->element.port_num = async_queue[0][1];
-	memmove(async_queue[0], async_queue[1], sizeof(async_queue[0]) * (size_t)(--async_count));
+	event->event_type = async_queue[0].type;
+	if (async_queue[0].element)
+		event->element.qp = async_queue[0].element;
+	else
+		event->element.port_num = async_queue[0].port;
+	memmove(&async_queue[0], &async_queue[1], sizeof(async_queue[0]) * (size_t)(--async_count));
 	if (async_count == 0 && read(ctx->async_fd, &v, sizeof(v)) < 0)
 		violation("async fd read failed");
 	pthread_mutex_unlock(&lock);

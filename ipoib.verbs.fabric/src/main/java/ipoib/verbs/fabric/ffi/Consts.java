@@ -33,11 +33,25 @@ public final class Consts {
     public static final int IBV_QP_PORT = c("IBV_QP_PORT", 1 << 5);
     public static final int IBV_QP_QKEY = c("IBV_QP_QKEY", 1 << 6);
     public static final int IBV_QP_SQ_PSN = c("IBV_QP_SQ_PSN", 1 << 16);
+    // RC: the attributes ibv_modify_qp(3) requires for each transition of an IBV_QPT_RC queue pair
+    public static final int IBV_QPT_RC = c("IBV_QPT_RC", 2);
+    public static final int IBV_QP_ACCESS_FLAGS = c("IBV_QP_ACCESS_FLAGS", 1 << 3);
+    public static final int IBV_QP_AV = c("IBV_QP_AV", 1 << 7);
+    public static final int IBV_QP_PATH_MTU = c("IBV_QP_PATH_MTU", 1 << 8);
+    public static final int IBV_QP_TIMEOUT = c("IBV_QP_TIMEOUT", 1 << 9);
+    public static final int IBV_QP_RETRY_CNT = c("IBV_QP_RETRY_CNT", 1 << 10);
+    public static final int IBV_QP_RNR_RETRY = c("IBV_QP_RNR_RETRY", 1 << 11);
+    public static final int IBV_QP_RQ_PSN = c("IBV_QP_RQ_PSN", 1 << 12);
+    public static final int IBV_QP_MAX_QP_RD_ATOMIC = c("IBV_QP_MAX_QP_RD_ATOMIC", 1 << 13);
+    public static final int IBV_QP_MIN_RNR_TIMER = c("IBV_QP_MIN_RNR_TIMER", 1 << 15);
+    public static final int IBV_QP_MAX_DEST_RD_ATOMIC = c("IBV_QP_MAX_DEST_RD_ATOMIC", 1 << 17);
+    public static final int IBV_QP_DEST_QPN = c("IBV_QP_DEST_QPN", 1 << 20);
 
     // enum ibv_wr_opcode, ibv_send_flags, ibv_access_flags
     public static final int IBV_WR_SEND = c("IBV_WR_SEND", 2);
     public static final int IBV_SEND_SIGNALED = c("IBV_SEND_SIGNALED", 1 << 1);
     public static final int IBV_ACCESS_LOCAL_WRITE = c("IBV_ACCESS_LOCAL_WRITE", 1);
+    public static final int IBV_ACCESS_REMOTE_WRITE = c("IBV_ACCESS_REMOTE_WRITE", 1 << 1);
 
     // enum ibv_wc_status, ibv_wc_opcode, ibv_wc_flags
     public static final int IBV_WC_SUCCESS = c("IBV_WC_SUCCESS", 0);
@@ -46,6 +60,8 @@ public final class Consts {
     public static final int IBV_WC_LOC_PROT_ERR = c("IBV_WC_LOC_PROT_ERR", 4);
     public static final int IBV_WC_WR_FLUSH_ERR = c("IBV_WC_WR_FLUSH_ERR", 5);
     public static final int IBV_WC_REM_INV_REQ_ERR = c("IBV_WC_REM_INV_REQ_ERR", 9);
+    public static final int IBV_WC_REM_ACCESS_ERR = c("IBV_WC_REM_ACCESS_ERR", 10);
+    public static final int IBV_WC_REM_OP_ERR = c("IBV_WC_REM_OP_ERR", 11);
     public static final int IBV_WC_RETRY_EXC_ERR = c("IBV_WC_RETRY_EXC_ERR", 12);
     public static final int IBV_WC_RNR_RETRY_EXC_ERR = c("IBV_WC_RNR_RETRY_EXC_ERR", 13);
     public static final int IBV_WC_SEND = c("IBV_WC_SEND", 0);
@@ -60,6 +76,9 @@ public final class Consts {
     public static final int IBV_PORT_ACTIVE = c("IBV_PORT_ACTIVE", 4);
     public static final int IBV_PORT_ACTIVE_DEFER = c("IBV_PORT_ACTIVE_DEFER", 5);
     public static final int IBV_MTU_256 = c("IBV_MTU_256", 1);
+    public static final int IBV_MTU_512 = c("IBV_MTU_512", 2);
+    public static final int IBV_MTU_1024 = c("IBV_MTU_1024", 3);
+    public static final int IBV_MTU_2048 = c("IBV_MTU_2048", 4);
     public static final int IBV_MTU_4096 = c("IBV_MTU_4096", 5);
     public static final int IBV_LINK_LAYER_INFINIBAND = c("IBV_LINK_LAYER_INFINIBAND", 1);
 
@@ -68,6 +87,7 @@ public final class Consts {
     public static final int IBV_EVENT_QP_FATAL = c("IBV_EVENT_QP_FATAL", 1);
     public static final int IBV_EVENT_QP_REQ_ERR = c("IBV_EVENT_QP_REQ_ERR", 2);
     public static final int IBV_EVENT_QP_ACCESS_ERR = c("IBV_EVENT_QP_ACCESS_ERR", 3);
+    public static final int IBV_EVENT_COMM_EST = c("IBV_EVENT_COMM_EST", 4);
     public static final int IBV_EVENT_DEVICE_FATAL = c("IBV_EVENT_DEVICE_FATAL", 8);
     public static final int IBV_EVENT_PORT_ACTIVE = c("IBV_EVENT_PORT_ACTIVE", 9);
     public static final int IBV_EVENT_PORT_ERR = c("IBV_EVENT_PORT_ERR", 10);
@@ -91,6 +111,7 @@ public final class Consts {
     public static final int EINTR = c("EINTR", 4);
     public static final int EAGAIN = c("EAGAIN", 11);
     public static final int ENOMEM = c("ENOMEM", 12);
+    public static final int EINVAL = c("EINVAL", 22);
     public static final int ETIMEDOUT = c("ETIMEDOUT", 110);
 
     /** Every constant by C name, for the layout test. */

@@ -44,6 +44,8 @@ public final class Ibv {
     public final MethodHandle createQp;
     public final MethodHandle modifyQp;
     public final MethodHandle destroyQp;
+    public final MethodHandle createSrq;
+    public final MethodHandle destroySrq;
     public final MethodHandle createAh;
     public final MethodHandle destroyAh;
     public final MethodHandle attachMcast;
@@ -83,6 +85,8 @@ public final class Ibv {
         createQp = lib.function("ibv_create_qp", FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS), true);
         modifyQp = lib.function("ibv_modify_qp", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_INT), false);
         destroyQp = lib.function("ibv_destroy_qp", FunctionDescriptor.of(JAVA_INT, ADDRESS), false);
+        createSrq = lib.function("ibv_create_srq", FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS), true);
+        destroySrq = lib.function("ibv_destroy_srq", FunctionDescriptor.of(JAVA_INT, ADDRESS), false);
         createAh = lib.function("ibv_create_ah", FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS), true);
         destroyAh = lib.function("ibv_destroy_ah", FunctionDescriptor.of(JAVA_INT, ADDRESS), false);
         attachMcast = lib.function("ibv_attach_mcast",

@@ -37,6 +37,11 @@ public final class IbvContextOps {
     /** {@code int post_recv(struct ibv_qp *, struct ibv_recv_wr *, struct ibv_recv_wr **bad)}. */
     public final MethodHandle postRecv;
     /**
+     * {@code int post_srq_recv(struct ibv_srq *, struct ibv_recv_wr *, struct ibv_recv_wr **bad)}, or
+     * null when the driver has none (then the device offers no shared receive queues).
+     */
+    public final MethodHandle postSrqRecv;
+    /**
      * {@code int query_port(struct ibv_context *, uint8_t, struct ibv_port_attr *, size_t)} of
      * the verbs_context, or null when the context is not extended (then the exported compat
      * {@code ibv_query_port} is used, as the inline does).
@@ -49,6 +54,8 @@ public final class IbvContextOps {
         reqNotifyCq = bind(REQ_NOTIFY_CQ, ctx, "ops.req_notify_cq");
         postSend = bind(POST, ctx, "ops.post_send");
         postRecv = bind(POST, ctx, "ops.post_recv");
+        MemorySegment srqRecv = ctx.get(ADDRESS, Structs.offset(Structs.IBV_CONTEXT, "ops.post_srq_recv"));
+        postSrqRecv = srqRecv.equals(MemorySegment.NULL) ? null : POST.bindTo(srqRecv);
         queryPortEx = extendedQueryPort(context);
     }
 

@@ -118,6 +118,16 @@ public final class Structs {
             m("context", PTR), m("channel", PTR), m("cq_context", PTR), m("handle", U32), m("cqe", U32),
             mutex("mutex"), cond("cond"), m("comp_events_completed", U32), m("async_events_completed", U32)));
 
+    public static final StructLayout IBV_SRQ_ATTR = complete("struct ibv_srq_attr", struct("ibv_srq_attr",
+            m("max_wr", U32), m("max_sge", U32), m("srq_limit", U32)));
+
+    public static final StructLayout IBV_SRQ_INIT_ATTR = complete("struct ibv_srq_init_attr",
+            struct("ibv_srq_init_attr", m("srq_context", PTR), IBV_SRQ_ATTR.withName("attr")));
+
+    public static final StructLayout IBV_SRQ = complete("struct ibv_srq", struct("ibv_srq",
+            m("context", PTR), m("srq_context", PTR), m("pd", PTR), m("handle", U32), mutex("mutex"), cond("cond"),
+            m("events_completed", U32)));
+
     public static final StructLayout IBV_QP_CAP = struct("cap",
             m("max_send_wr", U32), m("max_recv_wr", U32), m("max_send_sge", U32), m("max_recv_sge", U32),
             m("max_inline_data", U32));

@@ -51,8 +51,10 @@ final class FabricCompletionQueue implements CompletionQueue {
     private final int capacity;
     private final ReentrantLock lock = new ReentrantLock();
     private final ReentrantLock awaitLock = new ReentrantLock();
-    /** Queue pairs whose completions arrive here; copy-on-write, scanned by QPN. */
-    private volatile FabricQueuePair[] queuePairs = new FabricQueuePair[0];
+    /** Queue pairs (UD and RC) whose completions arrive here; copy-on-write, scanned by QPN. */
+    private volatile CompletionOwner[] queuePairs = new CompletionOwner[0];
+    /** The work-request id a queue pair hands back (see CompletionOwner#completed); under {@code lock}. */
+    private final long[] completedId = new long[1];
     /** Flush completions made up for queue pairs destroyed with work outstanding. */
     private final ArrayDeque<long[]> synthetic = new ArrayDeque<>();
     private boolean stashed;
@@ -84,11 +86,11 @@ final class FabricCompletionQueue implements CompletionQueue {
         return capacity;
     }
 
-    void attach(FabricQueuePair qp) {
+    void attach(CompletionOwner qp) {
         lock.lock();
         try {
-            FabricQueuePair[] old = queuePairs;
-            FabricQueuePair[] grown = java.util.Arrays.copyOf(old, old.length + 1);
+            CompletionOwner[] old = queuePairs;
+            CompletionOwner[] grown = java.util.Arrays.copyOf(old, old.length + 1);
             grown[old.length] = qp;
             queuePairs = grown;
         } finally {
@@ -96,13 +98,13 @@ final class FabricCompletionQueue implements CompletionQueue {
         }
     }
 
-    void detach(FabricQueuePair qp) {
+    void detach(CompletionOwner qp) {
         lock.lock();
         try {
-            FabricQueuePair[] old = queuePairs;
+            CompletionOwner[] old = queuePairs;
             int n = 0;
-            FabricQueuePair[] kept = new FabricQueuePair[old.length];
-            for (FabricQueuePair q : old) {
+            CompletionOwner[] kept = new CompletionOwner[old.length];
+            for (CompletionOwner q : old) {
                 if (q != qp) {
                     kept[n++] = q;
                 }
@@ -171,20 +173,20 @@ final class FabricCompletionQueue implements CompletionQueue {
     private void translate(MemorySegment wc, long base, WorkCompletions into) {
         long raw = (long) WC_WR_ID.get(wc, base);
         int qpn = (int) WC_QP_NUM.get(wc, base);
-        FabricQueuePair qp = find(qpn);
+        CompletionOwner qp = find(qpn);
         if (qp == null) {
             return; // a queue pair destroyed meanwhile: its work was flushed by addFlush
         }
         boolean send = FabricQueuePair.isSend(raw);
         int slot = FabricQueuePair.slot(raw);
-        long id;
-        synchronized (send ? qp.sendLock : qp.recvLock) {
-            if (!qp.release(send, slot)) {
-                return; // already completed as a flush of the destroyed queue pair
-            }
-            id = (send ? qp.sendIds : qp.recvIds)[slot];
+        if (!qp.completed(send, slot, completedId)) {
+            return; // already completed as a flush of the destroyed queue pair
         }
+        long id = completedId[0];
         int status = (int) WC_STATUS.get(wc, base);
+        if (status != Consts.IBV_WC_SUCCESS && status != Consts.IBV_WC_WR_FLUSH_ERR) {
+            qp.completedWithError();
+        }
         into.add(id, status(status), send ? WorkCompletions.OPCODE_SEND : WorkCompletions.OPCODE_RECEIVE,
                 (int) WC_BYTE_LEN.get(wc, base), qpn, (int) WC_SRC_QP.get(wc, base) & 0xFFFFFF,
                 Short.toUnsignedInt((short) WC_SLID.get(wc, base)), (byte) WC_SL.get(wc, base) & 0xF,
@@ -192,9 +194,9 @@ final class FabricCompletionQueue implements CompletionQueue {
                 ((int) WC_FLAGS.get(wc, base) & Consts.IBV_WC_GRH) != 0);
     }
 
-    private FabricQueuePair find(int qpn) {
-        for (FabricQueuePair qp : queuePairs) {
-            if (qp.qpnValue == qpn) {
+    private CompletionOwner find(int qpn) {
+        for (CompletionOwner qp : queuePairs) {
+            if (qp.queuePairNumber() == qpn) {
                 return qp;
             }
         }
@@ -214,6 +216,10 @@ final class FabricCompletionQueue implements CompletionQueue {
             return CompletionStatus.WORK_REQUEST_FLUSH_ERROR;
         } else if (wcStatus == Consts.IBV_WC_REM_INV_REQ_ERR) {
             return CompletionStatus.REMOTE_INVALID_REQUEST_ERROR;
+        } else if (wcStatus == Consts.IBV_WC_REM_ACCESS_ERR) {
+            return CompletionStatus.REMOTE_ACCESS_ERROR;
+        } else if (wcStatus == Consts.IBV_WC_REM_OP_ERR) {
+            return CompletionStatus.REMOTE_OPERATION_ERROR;
         } else if (wcStatus == Consts.IBV_WC_RETRY_EXC_ERR) {
             return CompletionStatus.RETRY_EXCEEDED;
         } else if (wcStatus == Consts.IBV_WC_RNR_RETRY_EXC_ERR) {

@@ -5,6 +5,7 @@ import ipoib.api.verbs.Device;
 import ipoib.api.verbs.MemoryRegion;
 import ipoib.api.verbs.Port;
 import ipoib.api.verbs.PortEvent;
+import ipoib.api.verbs.RcQueuePairEvent;
 import ipoib.api.verbs.VerbsException;
 import ipoib.verbs.fabric.ffi.Consts;
 import ipoib.verbs.fabric.ffi.Ibv;
@@ -44,7 +45,8 @@ final class FabricDevice implements Device {
 
     /** Attributes of ibv_query_device that the provider checks requests against. */
     record Limits(String firmware, int vendorId, int vendorPartId, int maxQp, int maxQpWr, int maxCq, int maxCqe,
-                  int maxMr, int maxAh, int maxMcastGroups, int maxMcastQpAttach, int maxPkeys, int ports) {}
+                  int maxMr, int maxAh, int maxMcastGroups, int maxMcastQpAttach, int maxPkeys, int ports,
+                  int maxSrq, int maxSrqWr) {}
 
     final FabricRuntime runtime;
     final Ibv ibv;
@@ -57,6 +59,8 @@ final class FabricDevice implements Device {
     private final Guid nodeGuid;
     private final List<Port> ports;
     private final Set<FabricQueuePair> queuePairs = ConcurrentHashMap.newKeySet();
+    private final Set<FabricRcQueuePair> rcQueuePairs = ConcurrentHashMap.newKeySet();
+    private final Set<FabricSharedReceiveQueue> sharedReceiveQueues = ConcurrentHashMap.newKeySet();
     private final Set<FabricAddressHandle> addressHandles = ConcurrentHashMap.newKeySet();
     private final Set<FabricCompletionQueue> completionQueues = ConcurrentHashMap.newKeySet();
     private final Set<FabricMemoryRegion> memoryRegions = ConcurrentHashMap.newKeySet();
@@ -153,7 +157,7 @@ final class FabricDevice implements Device {
                 i(attr, "max_mcast_qp_attach"),
                 Short.toUnsignedInt(attr.get(ValueLayout.JAVA_SHORT, Structs.offset(Structs.IBV_DEVICE_ATTR, "max_pkeys"))),
                 Byte.toUnsignedInt(attr.get(ValueLayout.JAVA_BYTE, Structs.offset(Structs.IBV_DEVICE_ATTR,
-                        "phys_port_cnt"))));
+                        "phys_port_cnt"))), i(attr, "max_srq"), i(attr, "max_srq_wr"));
     }
 
     private static int i(MemorySegment attr, String member) {
@@ -216,6 +220,30 @@ final class FabricDevice implements Device {
 
     void register(FabricQueuePair qp) {
         queuePairs.add(qp);
+    }
+
+    void register(FabricRcQueuePair qp) {
+        rcQueuePairs.add(qp);
+    }
+
+    void register(FabricSharedReceiveQueue srq) {
+        sharedReceiveQueues.add(srq);
+    }
+
+    void closeRcQueuePair(FabricRcQueuePair qp) {
+        if (rcQueuePairs.remove(qp)) {
+            qp.destroy();
+        }
+    }
+
+    void closeSharedReceiveQueue(FabricSharedReceiveQueue srq) {
+        if (srq.inUse()) {
+            throw new VerbsException("close shared receive queue: RC queue pairs of device " + name
+                    + " still use it; close them first");
+        }
+        if (sharedReceiveQueues.remove(srq)) {
+            srq.destroy();
+        }
     }
 
     void register(FabricCompletionQueue cq) {
@@ -315,6 +343,8 @@ final class FabricDevice implements Device {
             if (portNum >= 1 && portNum <= ports.size()) {
                 ((FabricPort) ports.get(portNum - 1)).raise(portType);
             }
+        } else if (rcEventType(type) != null && dispatchRc(rcEventType(type), qpPointer)) {
+            return;
         } else if (type == Consts.IBV_EVENT_QP_FATAL || type == Consts.IBV_EVENT_QP_REQ_ERR
                 || type == Consts.IBV_EVENT_QP_ACCESS_ERR) {
             for (FabricQueuePair qp : queuePairs) {
@@ -327,6 +357,41 @@ final class FabricDevice implements Device {
         } else {
             log.info("async event " + type + " on " + name + " ignored");
         }
+    }
+
+    /** Hands a QP event to the RC queue pair it names; false when no RC queue pair has that pointer. */
+    private boolean dispatchRc(RcQueuePairEvent.Type type, MemorySegment qpPointer) {
+        for (FabricRcQueuePair qp : rcQueuePairs) {
+            if (qp.qp.address() == qpPointer.address()) {
+                if (type != RcQueuePairEvent.Type.COMMUNICATION_ESTABLISHED
+                        && type != RcQueuePairEvent.Type.LAST_WQE_REACHED) {
+                    log.warn(qp + " went to ERROR (async event " + type + ")", null);
+                }
+                qp.raise(type);
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * The RC queue pair event of an ibv_event_type, or null. Path migration (IBV_EVENT_PATH_MIG,
+     * PATH_MIG_ERR) cannot happen: no alternate path is loaded (IBV_QP_ALT_PATH is never set), as
+     * IPoIB-CM sets none; SQ_DRAINED needs SQD, which is never requested.
+     */
+    static RcQueuePairEvent.Type rcEventType(int type) {
+        if (type == Consts.IBV_EVENT_COMM_EST) {
+            return RcQueuePairEvent.Type.COMMUNICATION_ESTABLISHED;
+        } else if (type == Consts.IBV_EVENT_QP_LAST_WQE_REACHED) {
+            return RcQueuePairEvent.Type.LAST_WQE_REACHED;
+        } else if (type == Consts.IBV_EVENT_QP_FATAL) {
+            return RcQueuePairEvent.Type.FATAL;
+        } else if (type == Consts.IBV_EVENT_QP_REQ_ERR) {
+            return RcQueuePairEvent.Type.REQUEST_ERROR;
+        } else if (type == Consts.IBV_EVENT_QP_ACCESS_ERR) {
+            return RcQueuePairEvent.Type.ACCESS_ERROR;
+        }
+        return null;
     }
 
     /** The port event of an ibv_event_type, or null for non-port events. */
@@ -369,6 +434,12 @@ final class FabricDevice implements Device {
         }
         for (FabricQueuePair qp : List.copyOf(queuePairs)) {
             closeQueuePair(qp);
+        }
+        for (FabricRcQueuePair qp : List.copyOf(rcQueuePairs)) {
+            closeRcQueuePair(qp);
+        }
+        for (FabricSharedReceiveQueue srq : List.copyOf(sharedReceiveQueues)) {
+            closeSharedReceiveQueue(srq);
         }
         for (FabricAddressHandle ah : List.copyOf(addressHandles)) {
             closeAddressHandle(ah);

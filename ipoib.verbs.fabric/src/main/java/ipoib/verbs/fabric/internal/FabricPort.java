@@ -15,6 +15,10 @@ import ipoib.api.verbs.Port;
 import ipoib.api.verbs.PortAttributes;
 import ipoib.api.verbs.PortEvent;
 import ipoib.api.verbs.PortState;
+import ipoib.api.verbs.ProviderStatus;
+import ipoib.api.verbs.RcQueuePair;
+import ipoib.api.verbs.RcQueuePairConfig;
+import ipoib.api.verbs.SharedReceiveQueue;
 import ipoib.api.verbs.UdQueuePair;
 import ipoib.api.verbs.UdQueuePairConfig;
 import ipoib.api.verbs.VerbsException;
@@ -361,11 +365,11 @@ final class FabricPort implements Port {
         }
     }
 
-    private static void set(MemorySegment s, java.lang.foreign.MemoryLayout layout, String member, MemorySegment v) {
+    static void set(MemorySegment s, java.lang.foreign.MemoryLayout layout, String member, MemorySegment v) {
         s.set(ValueLayout.ADDRESS, Structs.offset(layout, member), v);
     }
 
-    private static void setInt(MemorySegment s, java.lang.foreign.MemoryLayout layout, String member, int v) {
+    static void setInt(MemorySegment s, java.lang.foreign.MemoryLayout layout, String member, int v) {
         s.set(ValueLayout.JAVA_INT, Structs.offset(layout, member), v);
     }
 
@@ -378,22 +382,7 @@ final class FabricPort implements Port {
         try (Arena a = Arena.ofConfined()) {
             MemorySegment errno = Native.errnoSegment(a);
             MemorySegment attr = a.allocate(Structs.IBV_AH_ATTR);
-            var l = Structs.IBV_AH_ATTR;
-            attr.set(ValueLayout.JAVA_SHORT, Structs.offset(l, "dlid"), (short) vector.destinationLid().value());
-            attr.set(ValueLayout.JAVA_BYTE, Structs.offset(l, "sl"), (byte) vector.serviceLevel());
-            // 0 is IBV_RATE_MAX: the port's rate. The other ibv_rate values equal the IBA codes.
-            attr.set(ValueLayout.JAVA_BYTE, Structs.offset(l, "static_rate"),
-                    (byte) (vector.rate() == null ? 0 : vector.rate().code()));
-            attr.set(ValueLayout.JAVA_BYTE, Structs.offset(l, "is_global"), (byte) (vector.global() ? 1 : 0));
-            attr.set(ValueLayout.JAVA_BYTE, Structs.offset(l, "port_num"), (byte) number);
-            if (vector.global()) {
-                MemorySegment.copy(vector.destinationGid().toBytes(), 0, attr, ValueLayout.JAVA_BYTE,
-                        Structs.offset(l, "grh.dgid"), 16);
-                attr.set(ValueLayout.JAVA_INT, Structs.offset(l, "grh.flow_label"), vector.flowLabel());
-                attr.set(ValueLayout.JAVA_BYTE, Structs.offset(l, "grh.sgid_index"), (byte) vector.sourceGidIndex());
-                attr.set(ValueLayout.JAVA_BYTE, Structs.offset(l, "grh.hop_limit"), (byte) vector.hopLimit());
-                attr.set(ValueLayout.JAVA_BYTE, Structs.offset(l, "grh.traffic_class"), (byte) vector.trafficClass());
-            }
+            fillAddressVector(attr, 0, vector, number);
             MemorySegment ah = (MemorySegment) device.ibv.createAh.invokeExact(errno, device.pd, attr);
             if (ah.equals(MemorySegment.NULL)) {
                 int e = Native.errno(errno);
@@ -408,6 +397,44 @@ final class FabricPort implements Port {
         } catch (Throwable t) {
             throw new VerbsException("create address handle failed", 0, t);
         }
+    }
+
+    /**
+     * Writes an address vector into a {@code struct ibv_ah_attr} at {@code base} of {@code attr}
+     * (an address handle's, or the {@code ah_attr} of an RC queue pair's RTR attributes).
+     */
+    static void fillAddressVector(MemorySegment attr, long base, AddressVector vector, int port) {
+        var l = Structs.IBV_AH_ATTR;
+        attr.set(ValueLayout.JAVA_SHORT, base + Structs.offset(l, "dlid"), (short) vector.destinationLid().value());
+        attr.set(ValueLayout.JAVA_BYTE, base + Structs.offset(l, "sl"), (byte) vector.serviceLevel());
+        // 0 is IBV_RATE_MAX: the port's rate. The other ibv_rate values equal the IBA codes.
+        attr.set(ValueLayout.JAVA_BYTE, base + Structs.offset(l, "static_rate"),
+                (byte) (vector.rate() == null ? 0 : vector.rate().code()));
+        attr.set(ValueLayout.JAVA_BYTE, base + Structs.offset(l, "is_global"), (byte) (vector.global() ? 1 : 0));
+        attr.set(ValueLayout.JAVA_BYTE, base + Structs.offset(l, "port_num"), (byte) port);
+        if (vector.global()) {
+            MemorySegment.copy(vector.destinationGid().toBytes(), 0, attr, ValueLayout.JAVA_BYTE,
+                    base + Structs.offset(l, "grh.dgid"), 16);
+            attr.set(ValueLayout.JAVA_INT, base + Structs.offset(l, "grh.flow_label"), vector.flowLabel());
+            attr.set(ValueLayout.JAVA_BYTE, base + Structs.offset(l, "grh.sgid_index"), (byte) vector.sourceGidIndex());
+            attr.set(ValueLayout.JAVA_BYTE, base + Structs.offset(l, "grh.hop_limit"), (byte) vector.hopLimit());
+            attr.set(ValueLayout.JAVA_BYTE, base + Structs.offset(l, "grh.traffic_class"), (byte) vector.trafficClass());
+        }
+    }
+
+    @Override
+    public ProviderStatus connectedModeSupport() {
+        return CmClassProbe.connectedModeSupport(this);
+    }
+
+    @Override
+    public RcQueuePair createRcQueuePair(RcQueuePairConfig config) {
+        return RcFactory.createRcQueuePair(this, config);
+    }
+
+    @Override
+    public SharedReceiveQueue createSharedReceiveQueue(int capacity) {
+        return RcFactory.createSharedReceiveQueue(this, capacity);
     }
 
     @Override

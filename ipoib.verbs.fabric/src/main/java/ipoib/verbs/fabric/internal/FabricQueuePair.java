@@ -32,8 +32,8 @@ import java.lang.invoke.VarHandle;
 // Restricted methods (native calls, reinterpreting driver pointers) are this code's purpose;
 // the JVM runs with --enable-native-access.
 @SuppressWarnings("restricted")
-final class FabricQueuePair implements UdQueuePair {
-    private static final long SEND_BIT = 1L << 63;
+final class FabricQueuePair implements UdQueuePair, CompletionOwner {
+    static final long SEND_BIT = 1L << 63;
     private static final VarHandle SWR_ID = Structs.field(Structs.IBV_SEND_WR, "wr_id");
     private static final VarHandle SWR_NEXT = Structs.field(Structs.IBV_SEND_WR, "next");
     private static final VarHandle SWR_SG_LIST = Structs.field(Structs.IBV_SEND_WR, "sg_list");
@@ -128,6 +128,22 @@ final class FabricQueuePair implements UdQueuePair {
             recvFree[i] = recvDepth - 1 - i;
         }
         recvFreeCount = recvDepth;
+    }
+
+    @Override
+    public int queuePairNumber() {
+        return qpnValue;
+    }
+
+    @Override
+    public boolean completed(boolean send, int slot, long[] id) {
+        synchronized (send ? sendLock : recvLock) {
+            if (!release(send, slot)) {
+                return false;
+            }
+            id[0] = (send ? sendIds : recvIds)[slot];
+            return true;
+        }
     }
 
     static boolean isSend(long rawWrId) {

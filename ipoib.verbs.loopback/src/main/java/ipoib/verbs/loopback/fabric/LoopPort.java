@@ -16,6 +16,7 @@ import ipoib.api.verbs.Port;
 import ipoib.api.verbs.PortAttributes;
 import ipoib.api.verbs.PortEvent;
 import ipoib.api.verbs.PortState;
+import ipoib.api.verbs.ProviderStatus;
 import ipoib.api.verbs.RcQueuePair;
 import ipoib.api.verbs.RcQueuePairConfig;
 import ipoib.api.verbs.SharedReceiveQueue;
@@ -143,6 +144,12 @@ public final class LoopPort implements Port {
 
     void countQkeyViolation() {
         qkeyViolations.increment();
+    }
+
+    @Override
+    public ProviderStatus connectedModeSupport() {
+        return ProviderStatus.available("loopback fabric: RC queue pairs with go-back-N retransmission, shared "
+                + "receive queues, CM MADs on QP1");
     }
 
     @Override

@@ -6,11 +6,14 @@ import ipoib.api.verbs.CompletionStatus;
 import ipoib.api.verbs.MemoryRegion;
 import ipoib.api.verbs.QueuePairState;
 import ipoib.api.verbs.RcQueuePair;
+import ipoib.api.verbs.RcQueuePairEvent;
 import ipoib.api.verbs.RcReceiveAttributes;
 import ipoib.api.verbs.RcSendAttributes;
 import ipoib.api.verbs.VerbsException;
 import ipoib.api.verbs.WorkCompletions;
 import java.lang.foreign.MemorySegment;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
 
 /**
  * An RC queue pair of the loopback fabric, with the transport an HCA runs (IBA 9.7): messages cut
@@ -39,6 +42,11 @@ final class LoopRcQueuePair implements RcQueuePair {
     private final LoopSharedReceiveQueue receiveQueue;
     private final boolean ownReceiveQueue;
     private volatile QueuePairState state = QueuePairState.INIT;
+    private final CopyOnWriteArrayList<Consumer<RcQueuePairEvent>> listeners = new CopyOnWriteArrayList<>();
+    /** COMM_EST was raised (once: the first packet that arrives in RTR). */
+    private boolean established;
+    /** LAST_WQE_REACHED was raised (once: a queue pair of a shared receive queue entered ERROR). */
+    private boolean lastWqeRaised;
 
     // Path (RTR).
     volatile int remoteQpn;
@@ -215,6 +223,10 @@ final class LoopRcQueuePair implements RcQueuePair {
         synchronized (receiveLock) {
             if (state != QueuePairState.RTR && state != QueuePairState.RTS) {
                 return RcAck.NONE;
+            }
+            if (state == QueuePairState.RTR && !established) {
+                established = true; // IBA 11.6.3.1: a packet arrived in RTR; raised once
+                raise(RcQueuePairEvent.Type.COMMUNICATION_ESTABLISHED);
             }
             int ahead = psnDifference(psn, expectedPsn);
             if (ahead < 0) {
@@ -448,6 +460,11 @@ final class LoopRcQueuePair implements RcQueuePair {
 
     private void flushReceives() {
         synchronized (receiveLock) {
+            if (!ownReceiveQueue && !lastWqeRaised) {
+                // In ERROR the queue pair takes no more buffers from the shared queue (IBA 10.3.1).
+                lastWqeRaised = true;
+                raise(RcQueuePairEvent.Type.LAST_WQE_REACHED);
+            }
             if (inMessage) {
                 recvCq.push(current.wrId, CompletionStatus.WORK_REQUEST_FLUSH_ERROR, WorkCompletions.OPCODE_RECEIVE, 0,
                         qpn, 0, 0, 0, pkeyIndex, false);
@@ -460,6 +477,33 @@ final class LoopRcQueuePair implements RcQueuePair {
                 }
             }
         }
+    }
+
+    @Override
+    public AutoCloseable addEventListener(Consumer<RcQueuePairEvent> listener) {
+        if (listener == null) {
+            throw new IllegalArgumentException("listener must not be null");
+        }
+        listeners.add(listener);
+        return () -> listeners.remove(listener);
+    }
+
+    /** Hands an event to the listeners on the fabric's event thread (never on the data path's). */
+    private void raise(RcQueuePairEvent.Type type) {
+        if (listeners.isEmpty()) {
+            return;
+        }
+        RcQueuePairEvent event = new RcQueuePairEvent(this, type);
+        port.device.fabric.schedule(() -> {
+            for (Consumer<RcQueuePairEvent> l : listeners) {
+                try {
+                    l.accept(event);
+                } catch (RuntimeException e) {
+                    java.util.logging.Logger.getLogger(LoopRcQueuePair.class.getName()).log(
+                            java.util.logging.Level.WARNING, "RC event listener failed on " + event, e);
+                }
+            }
+        }, 0);
     }
 
     @Override

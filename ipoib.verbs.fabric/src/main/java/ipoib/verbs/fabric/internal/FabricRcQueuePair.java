@@ -1,0 +1,406 @@
+package ipoib.verbs.fabric.internal;
+
+import ipoib.api.IbMtu;
+import ipoib.api.Qpn;
+import ipoib.api.verbs.MemoryRegion;
+import ipoib.api.verbs.QueuePairState;
+import ipoib.api.verbs.RcQueuePair;
+import ipoib.api.verbs.RcQueuePairEvent;
+import ipoib.api.verbs.RcReceiveAttributes;
+import ipoib.api.verbs.RcSendAttributes;
+import ipoib.api.verbs.VerbsException;
+import ipoib.api.verbs.WorkCompletions;
+import ipoib.verbs.fabric.ffi.Consts;
+import ipoib.verbs.fabric.ffi.Native;
+import ipoib.verbs.fabric.ffi.Structs;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
+
+/**
+ * An RC {@code ibv_qp} (IBV_QPT_RC), created in INIT; {@link #readyToReceive} and
+ * {@link #readyToSend} make the transitions with the attributes ibv_modify_qp(3) requires of an RC
+ * queue pair (rdma-core libibverbs/man/ibv_modify_qp.3, the IBV_QPT_RC table) and the values
+ * Linux's CM puts there (drivers/infiniband/core/cm.c, cm_init_qp_rtr_attr and
+ * cm_init_qp_rts_attr, which ipoib_cm.c's ipoib_cm_modify_rx_qp and ipoib_cm_rep_handler apply):
+ * <ul>
+ * <li>RTR: IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+ * IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER; max_dest_rd_atomic 0 (IPoIB does no RDMA
+ * read: Linux's passive side gets 0 from an IPoIB REP), min_rnr_timer 0 as cm.c sets it;</li>
+ * <li>RTS: IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
+ * IBV_QP_MAX_QP_RD_ATOMIC; max_rd_atomic 0 (the initiator depth IPoIB's REP carries).</li>
+ * </ul>
+ *
+ * <p>Posting writes one preallocated work request per direction, as the UD queue pair does, so the
+ * data path allocates nothing. Error completions of the send queue (retry exceeded, a NAK) mean
+ * the HCA moved the queue pair to ERROR; {@link #state} follows them, and the asynchronous events
+ * of the queue pair reach the listeners from the device's event thread.
+ */
+// Restricted methods (native calls, reinterpreting driver pointers) are this code's purpose;
+// the JVM runs with --enable-native-access.
+@SuppressWarnings("restricted")
+final class FabricRcQueuePair implements RcQueuePair, CompletionOwner {
+    private static final VarHandle SWR_ID = Structs.field(Structs.IBV_SEND_WR, "wr_id");
+    private static final VarHandle SWR_NEXT = Structs.field(Structs.IBV_SEND_WR, "next");
+    private static final VarHandle SWR_SG_LIST = Structs.field(Structs.IBV_SEND_WR, "sg_list");
+    private static final VarHandle SWR_NUM_SGE = Structs.field(Structs.IBV_SEND_WR, "num_sge");
+    private static final VarHandle SWR_OPCODE = Structs.field(Structs.IBV_SEND_WR, "opcode");
+    private static final VarHandle SWR_FLAGS = Structs.field(Structs.IBV_SEND_WR, "send_flags");
+    private static final VarHandle RWR_ID = Structs.field(Structs.IBV_RECV_WR, "wr_id");
+    private static final VarHandle RWR_NEXT = Structs.field(Structs.IBV_RECV_WR, "next");
+    private static final VarHandle RWR_SG_LIST = Structs.field(Structs.IBV_RECV_WR, "sg_list");
+    private static final VarHandle RWR_NUM_SGE = Structs.field(Structs.IBV_RECV_WR, "num_sge");
+    private static final VarHandle SGE_ADDR = Structs.field(Structs.IBV_SGE, "addr");
+    private static final VarHandle SGE_LENGTH = Structs.field(Structs.IBV_SGE, "length");
+    private static final VarHandle SGE_LKEY = Structs.field(Structs.IBV_SGE, "lkey");
+
+    /** The RTR mask of an RC queue pair (ibv_modify_qp(3); cm.c cm_init_qp_rtr_attr). */
+    static final int RTR_MASK = Consts.IBV_QP_STATE | Consts.IBV_QP_AV | Consts.IBV_QP_PATH_MTU
+            | Consts.IBV_QP_DEST_QPN | Consts.IBV_QP_RQ_PSN | Consts.IBV_QP_MAX_DEST_RD_ATOMIC
+            | Consts.IBV_QP_MIN_RNR_TIMER;
+    /** The RTS mask of an RC queue pair (ibv_modify_qp(3); cm.c cm_init_qp_rts_attr). */
+    static final int RTS_MASK = Consts.IBV_QP_STATE | Consts.IBV_QP_SQ_PSN | Consts.IBV_QP_TIMEOUT
+            | Consts.IBV_QP_RETRY_CNT | Consts.IBV_QP_RNR_RETRY | Consts.IBV_QP_MAX_QP_RD_ATOMIC;
+
+    final FabricPort port;
+    final FabricDevice device;
+    final MemorySegment qp;
+    private final int qpnValue;
+    private final Qpn qpn;
+    final FabricCompletionQueue sendCq;
+    final FabricCompletionQueue recvCq;
+    /** Where its receive buffers come from, or null for a receive queue of its own. */
+    final FabricSharedReceiveQueue srq;
+    private final Arena arena = Arena.ofShared();
+    private final MemorySegment sendWr;
+    private final MemorySegment sendSge;
+    private final MemorySegment badSend;
+    private final MemorySegment recvWr;
+    private final MemorySegment recvSge;
+    private final MemorySegment badRecv;
+    private final Object stateLock = new Object();
+    private final Object sendLock = new Object();
+    private final Object recvLock = new Object();
+    private final WorkSlots sendSlots;
+    private final WorkSlots recvSlots;
+    private final CopyOnWriteArrayList<Consumer<RcQueuePairEvent>> listeners = new CopyOnWriteArrayList<>();
+    private volatile QueuePairState state = QueuePairState.INIT;
+    private volatile boolean closed;
+
+    FabricRcQueuePair(FabricPort port, MemorySegment qp, FabricCompletionQueue sendCq, FabricCompletionQueue recvCq,
+                      FabricSharedReceiveQueue srq, int sendDepth, int recvDepth) {
+        this.port = port;
+        this.device = port.device;
+        this.qp = qp.reinterpret(Structs.IBV_QP.byteSize());
+        this.qpnValue = this.qp.get(ValueLayout.JAVA_INT, Structs.offset(Structs.IBV_QP, "qp_num"));
+        this.qpn = new Qpn(qpnValue);
+        this.sendCq = sendCq;
+        this.recvCq = recvCq;
+        this.srq = srq;
+        sendWr = arena.allocate(Structs.IBV_SEND_WR);
+        sendSge = arena.allocate(Structs.IBV_SGE);
+        badSend = arena.allocate(ValueLayout.ADDRESS);
+        recvWr = arena.allocate(Structs.IBV_RECV_WR);
+        recvSge = arena.allocate(Structs.IBV_SGE);
+        badRecv = arena.allocate(ValueLayout.ADDRESS);
+        SWR_NEXT.set(sendWr, 0L, MemorySegment.NULL);
+        SWR_SG_LIST.set(sendWr, 0L, sendSge);
+        SWR_NUM_SGE.set(sendWr, 0L, 1);
+        SWR_OPCODE.set(sendWr, 0L, Consts.IBV_WR_SEND);
+        SWR_FLAGS.set(sendWr, 0L, Consts.IBV_SEND_SIGNALED);
+        RWR_NEXT.set(recvWr, 0L, MemorySegment.NULL);
+        RWR_SG_LIST.set(recvWr, 0L, recvSge);
+        RWR_NUM_SGE.set(recvWr, 0L, 1);
+        sendSlots = new WorkSlots(sendDepth);
+        recvSlots = srq == null ? new WorkSlots(recvDepth) : null;
+    }
+
+    @Override
+    public Qpn qpn() {
+        return qpn;
+    }
+
+    @Override
+    public int queuePairNumber() {
+        return qpnValue;
+    }
+
+    @Override
+    public QueuePairState state() {
+        return state;
+    }
+
+    @Override
+    public void readyToReceive(RcReceiveAttributes a) {
+        if (a == null) {
+            throw new VerbsException("RC QP " + qpn + ": RTR needs its attributes");
+        }
+        synchronized (stateLock) {
+            checkOpen("RTR");
+            if (state != QueuePairState.INIT) {
+                throw new VerbsException("RC QP " + qpn + ": RTR needs INIT, the queue pair is " + state);
+            }
+            // The path MTU cannot exceed the port's (the HCA refuses it): the smaller one is used.
+            IbMtu portMtu = port.attributes().activeMtu();
+            IbMtu mtu = a.pathMtu().bytes() <= portMtu.bytes() ? a.pathMtu() : portMtu;
+            try (Arena t = Arena.ofConfined()) {
+                MemorySegment attr = t.allocate(Structs.IBV_QP_ATTR);
+                var l = Structs.IBV_QP_ATTR;
+                attr.set(ValueLayout.JAVA_INT, Structs.offset(l, "qp_state"), Consts.IBV_QPS_RTR);
+                FabricPort.fillAddressVector(attr, Structs.offset(l, "ah_attr"), a.destination(), port.number());
+                attr.set(ValueLayout.JAVA_INT, Structs.offset(l, "path_mtu"), mtu.code()); // enum ibv_mtu = IBA code
+                attr.set(ValueLayout.JAVA_INT, Structs.offset(l, "dest_qp_num"), a.remoteQpn().value());
+                attr.set(ValueLayout.JAVA_INT, Structs.offset(l, "rq_psn"), a.receivePsn());
+                attr.set(ValueLayout.JAVA_BYTE, Structs.offset(l, "max_dest_rd_atomic"), (byte) 0);
+                attr.set(ValueLayout.JAVA_BYTE, Structs.offset(l, "min_rnr_timer"), (byte) 0);
+                modify(attr, RTR_MASK, "RTR");
+            }
+            state = QueuePairState.RTR;
+        }
+    }
+
+    @Override
+    public void readyToSend(RcSendAttributes a) {
+        if (a == null) {
+            throw new VerbsException("RC QP " + qpn + ": RTS needs its attributes");
+        }
+        synchronized (stateLock) {
+            checkOpen("RTS");
+            if (state != QueuePairState.RTR) {
+                throw new VerbsException("RC QP " + qpn + ": RTS needs RTR, the queue pair is " + state);
+            }
+            try (Arena t = Arena.ofConfined()) {
+                MemorySegment attr = t.allocate(Structs.IBV_QP_ATTR);
+                var l = Structs.IBV_QP_ATTR;
+                attr.set(ValueLayout.JAVA_INT, Structs.offset(l, "qp_state"), Consts.IBV_QPS_RTS);
+                attr.set(ValueLayout.JAVA_INT, Structs.offset(l, "sq_psn"), a.sendPsn());
+                attr.set(ValueLayout.JAVA_BYTE, Structs.offset(l, "timeout"), (byte) a.timeout());
+                attr.set(ValueLayout.JAVA_BYTE, Structs.offset(l, "retry_cnt"), (byte) a.retryCount());
+                attr.set(ValueLayout.JAVA_BYTE, Structs.offset(l, "rnr_retry"), (byte) a.rnrRetry());
+                attr.set(ValueLayout.JAVA_BYTE, Structs.offset(l, "max_rd_atomic"), (byte) 0);
+                modify(attr, RTS_MASK, "RTS");
+            }
+            state = QueuePairState.RTS;
+        }
+    }
+
+    @Override
+    public void toError() {
+        synchronized (stateLock) {
+            if (closed || state == QueuePairState.ERROR) {
+                state = QueuePairState.ERROR;
+                return;
+            }
+            try (Arena t = Arena.ofConfined()) {
+                MemorySegment attr = t.allocate(Structs.IBV_QP_ATTR);
+                attr.set(ValueLayout.JAVA_INT, Structs.offset(Structs.IBV_QP_ATTR, "qp_state"), Consts.IBV_QPS_ERR);
+                modify(attr, Consts.IBV_QP_STATE, "ERROR");
+            }
+            // The HCA flushes what is outstanding: those completions arrive on the CQs.
+            state = QueuePairState.ERROR;
+        }
+    }
+
+    private void modify(MemorySegment attr, int mask, String to) {
+        int rc;
+        try {
+            rc = (int) device.ibv.modifyQp.invokeExact(qp, attr, mask);
+        } catch (Throwable t) {
+            throw new VerbsException("ibv_modify_qp(" + to + ") of RC QP " + qpn + " failed", 0, t);
+        }
+        if (rc != 0) {
+            throw new VerbsException("ibv_modify_qp(" + to + ") of RC QP " + qpn + " on " + port + " failed: "
+                    + Native.describeErrno(Math.abs(rc)), Math.abs(rc), null);
+        }
+    }
+
+    @Override
+    public boolean postReceive(long workRequestId, MemoryRegion region, long offset, int length) {
+        if (srq != null) {
+            throw new VerbsException("RC QP " + qpn + " takes its buffers from a shared receive queue: post there");
+        }
+        FabricMemoryRegion mr = region(region, "post receive");
+        long address = mr.bufferAddress(offset, length, "post receive");
+        synchronized (recvLock) {
+            checkOpen("post receive");
+            int slot = recvSlots.take(workRequestId);
+            if (slot < 0) {
+                return false;
+            }
+            RWR_ID.set(recvWr, 0L, (long) slot);
+            SGE_ADDR.set(recvSge, 0L, address);
+            SGE_LENGTH.set(recvSge, 0L, length);
+            SGE_LKEY.set(recvSge, 0L, mr.localKey());
+            int rc;
+            try {
+                rc = (int) device.ops.postRecv.invokeExact(qp, recvWr, badRecv);
+            } catch (Throwable t) {
+                recvSlots.release(slot);
+                throw new VerbsException("post_recv failed", 0, t);
+            }
+            if (rc != 0) {
+                recvSlots.release(slot);
+                if (rc == Consts.ENOMEM) {
+                    return false;
+                }
+                throw new VerbsException("post_recv failed: " + Native.describeErrno(rc), rc, null);
+            }
+            return true;
+        }
+    }
+
+    @Override
+    public boolean postSend(long workRequestId, MemoryRegion region, long offset, int length) {
+        FabricMemoryRegion mr = region(region, "post send");
+        long address = mr.bufferAddress(offset, length, "post send");
+        QueuePairState s = state;
+        if (s != QueuePairState.RTS && s != QueuePairState.ERROR) {
+            throw new VerbsException("post send: RC QP " + qpn + " is " + s + ", not RTS");
+        }
+        synchronized (sendLock) {
+            checkOpen("post send");
+            int slot = sendSlots.take(workRequestId);
+            if (slot < 0) {
+                return false;
+            }
+            SWR_ID.set(sendWr, 0L, FabricQueuePair.SEND_BIT | slot);
+            SGE_ADDR.set(sendSge, 0L, address);
+            SGE_LENGTH.set(sendSge, 0L, length);
+            SGE_LKEY.set(sendSge, 0L, mr.localKey());
+            int rc;
+            try {
+                rc = (int) device.ops.postSend.invokeExact(qp, sendWr, badSend);
+            } catch (Throwable t) {
+                sendSlots.release(slot);
+                throw new VerbsException("post_send failed", 0, t);
+            }
+            if (rc != 0) {
+                sendSlots.release(slot);
+                if (rc == Consts.ENOMEM) {
+                    return false;
+                }
+                throw new VerbsException("post_send failed: " + Native.describeErrno(rc), rc, null);
+            }
+            return true;
+        }
+    }
+
+    @Override
+    public boolean completed(boolean send, int slot, long[] id) {
+        if (!send && srq != null) {
+            return srq.completed(slot, id);
+        }
+        WorkSlots slots = send ? sendSlots : recvSlots;
+        synchronized (send ? sendLock : recvLock) {
+            if (!slots.release(slot)) {
+                return false;
+            }
+            id[0] = slots.id(slot);
+            return true;
+        }
+    }
+
+    @Override
+    public void completedWithError() {
+        // An error completion other than a flush: the HCA moved the queue pair to ERROR (IBA 10.3.1).
+        state = QueuePairState.ERROR;
+    }
+
+    private FabricMemoryRegion region(MemoryRegion region, String what) {
+        if (!(region instanceof FabricMemoryRegion mr) || mr.device != device) {
+            throw new VerbsException(what + ": the memory region was not registered with device " + device.name());
+        }
+        return mr;
+    }
+
+    private void checkOpen(String what) {
+        if (closed) {
+            throw new VerbsException(what + ": RC queue pair " + qpn + " is closed");
+        }
+    }
+
+    @Override
+    public AutoCloseable addEventListener(Consumer<RcQueuePairEvent> listener) {
+        if (listener == null) {
+            throw new IllegalArgumentException("listener must not be null");
+        }
+        listeners.add(listener);
+        return () -> listeners.remove(listener);
+    }
+
+    /** An async event of this queue pair (on the device's event thread). */
+    void raise(RcQueuePairEvent.Type type) {
+        if (type != RcQueuePairEvent.Type.COMMUNICATION_ESTABLISHED && type != RcQueuePairEvent.Type.LAST_WQE_REACHED) {
+            state = QueuePairState.ERROR;
+        }
+        RcQueuePairEvent event = new RcQueuePairEvent(this, type);
+        for (Consumer<RcQueuePairEvent> l : listeners) {
+            try {
+                l.accept(event);
+            } catch (RuntimeException e) {
+                device.log.warn("RC event listener failed on " + type + " of " + this, e);
+            }
+        }
+    }
+
+    boolean isClosed() {
+        return closed;
+    }
+
+    @Override
+    public void close() {
+        device.closeRcQueuePair(this);
+    }
+
+    /**
+     * Destroys the QP; called by the device, once. Work still outstanding completes with a flush
+     * error made up here (drivers remove a destroyed QP's completions from its CQs); buffers of a
+     * shared receive queue stay with the queue.
+     */
+    void destroy() {
+        synchronized (stateLock) {
+            synchronized (sendLock) {
+                synchronized (recvLock) {
+                    if (closed) {
+                        return;
+                    }
+                    closed = true;
+                    state = QueuePairState.ERROR;
+                }
+            }
+        }
+        device.call("ibv_destroy_qp", () -> (int) device.ibv.destroyQp.invokeExact(qp));
+        long[] sendFlushes;
+        long[] recvFlushes = new long[0];
+        synchronized (sendLock) {
+            sendFlushes = sendSlots.drainInPostOrder();
+        }
+        if (recvSlots != null) {
+            synchronized (recvLock) {
+                recvFlushes = recvSlots.drainInPostOrder();
+            }
+        }
+        for (long id : sendFlushes) {
+            sendCq.addFlush(id, WorkCompletions.OPCODE_SEND, qpnValue);
+        }
+        for (long id : recvFlushes) {
+            recvCq.addFlush(id, WorkCompletions.OPCODE_RECEIVE, qpnValue);
+        }
+        sendCq.detach(this);
+        if (recvCq != sendCq) {
+            recvCq.detach(this);
+        }
+        if (srq != null) {
+            srq.detach();
+        }
+        arena.close();
+    }
+
+    @Override
+    public String toString() {
+        return "RC QP " + qpn + " on " + port + " (" + state + ")";
+    }
+}

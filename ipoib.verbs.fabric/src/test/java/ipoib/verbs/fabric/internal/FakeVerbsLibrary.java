@@ -1,0 +1,53 @@
+package ipoib.verbs.fabric.internal;
+
+import static org.junit.jupiter.api.Assertions.fail;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.SymbolLookup;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandle;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A C stand-in of src/test/c compiled into a shared library for a test class, with downcalls to
+ * its test hooks. Needs gcc and the rdma-core headers (libibverbs-dev, libibumad-dev).
+ */
+// Restricted methods (native calls) are this code's purpose; the JVM runs with --enable-native-access.
+@SuppressWarnings("restricted")
+final class FakeVerbsLibrary {
+    final String path;
+    private final SymbolLookup lookup;
+
+    private FakeVerbsLibrary(String path, SymbolLookup lookup) {
+        this.path = path;
+        this.lookup = lookup;
+    }
+
+    /** Compiles src/test/c/{@code source} into {@code dir}. */
+    static FakeVerbsLibrary build(Path dir, String source) throws Exception {
+        Path c = Path.of("src/test/c", source).toAbsolutePath();
+        Path so = dir.resolve("lib" + source.replace(".c", "") + ".so");
+        // -Bsymbolic: the fake's own calls stay inside it even if the real library is loaded.
+        Process gcc = new ProcessBuilder("gcc", "-Wall", "-Wno-unused-parameter", "-shared", "-fPIC",
+                "-Wl,-Bsymbolic", "-o", so.toString(), c.toString()).redirectErrorStream(true).start();
+        String out = new String(gcc.getInputStream().readAllBytes());
+        if (!gcc.waitFor(60, TimeUnit.SECONDS) || gcc.exitValue() != 0) {
+            fail("gcc could not build " + source + " (needs gcc, libibverbs-dev and libibumad-dev):\n" + out);
+        }
+        return new FakeVerbsLibrary(so.toString(), SymbolLookup.libraryLookup(so, Arena.global()));
+    }
+
+    MethodHandle hook(String name, FunctionDescriptor descriptor) {
+        return Linker.nativeLinker().downcallHandle(lookup.find(name).orElseThrow(), descriptor);
+    }
+
+    /** A hook returning a C string, read as text. */
+    String text(String name) throws Throwable {
+        MemorySegment s = (MemorySegment) hook(name, FunctionDescriptor.of(ValueLayout.ADDRESS)).invokeExact();
+        return s.reinterpret(8192).getString(0);
+    }
+}
