@@ -82,6 +82,8 @@ final class DeviceReport {
                 }
             }
             sb.append("  P_Keys ").append(p.pkeyTable()).append('\n');
+            ProviderStatus cm = p.connectedModeSupport();
+            sb.append("  connected mode: ").append(cm.available() ? "available: " : "").append(cm.reason()).append('\n');
         } catch (VerbsException e) {
             sb.append("  ").append(e.getMessage()).append('\n');
         }

@@ -85,6 +85,28 @@ class ConnectedModeSupportTest {
         assertEquals(0x07, umad("class"));
         assertEquals(2, umad("version"));
         assertEquals(1L << 3, umad("mask"), "the Send method, which every CM message uses");
+        assertTrue(DeviceReport.port(provider(), "fake0", 1).contains("\n  connected mode: " + s.reason() + "\n"),
+                "the fabric:port report shows it");
+    }
+
+    private ipoib.api.verbs.VerbsProvider provider() {
+        FabricRuntime r = runtime;
+        return new ipoib.api.verbs.VerbsProvider() {
+            @Override
+            public String name() {
+                return "fabric";
+            }
+
+            @Override
+            public ProviderStatus status() {
+                return r.status();
+            }
+
+            @Override
+            public java.util.List<ipoib.api.verbs.Device> devices() {
+                return r.devices();
+            }
+        };
     }
 
     @Test
