@@ -258,6 +258,11 @@ public final class Fabric implements AutoCloseable {
             counters.drop(DropReason.PORT_NOT_ACTIVE);
             return;
         }
+        src.rcCounters().packet();
+        WireTap t = tap;
+        if (t != null) {
+            tapRc(t, sender, psn, first, last, payload, offset, length);
+        }
         Faults f = src.faults;
         int copies = 1;
         long delay = 0;
@@ -308,6 +313,11 @@ public final class Fabric implements AutoCloseable {
             return; // out of sequence behind an outstanding NAK: dropped by the responder, counted there
         }
         counters.countDelivered();
+        dst.rcCounters().answer(ack);
+        WireTap t = tap;
+        if (t != null) {
+            tapRcAck(t, receiver, sender, ack);
+        }
         Faults back = dst.faults;
         if (back.any() && (back.lossPercent() > 0 || back.corruptPercent() > 0)) {
             boolean lost;
@@ -456,6 +466,40 @@ public final class Fabric implements AutoCloseable {
             LOG.log(Level.WARNING, "wire tap failed; removing it", e);
             tap = null;
         }
+    }
+
+    /** Shows an RC SEND packet to the wire tap: its opcode from its place in the message (IBA 9.2). */
+    private void tapRc(WireTap t, LoopRcQueuePair sender, int psn, boolean first, boolean last, MemorySegment payload,
+                       long offset, int length) {
+        int opcode = first && last ? WireTap.RC_SEND_ONLY : first ? WireTap.RC_SEND_FIRST
+                : last ? WireTap.RC_SEND_LAST : WireTap.RC_SEND_MIDDLE;
+        byte[] copy = new byte[length];
+        MemorySegment.copy(payload, ValueLayout.JAVA_BYTE, offset, copy, 0, length);
+        try {
+            // AckReq on the last packet of a message: the requester asks for the ACK that completes it.
+            t.rcPacket(new WireTap.RcPacket(wallNanos(), sender.port.lidValue(), sender.remoteLid, sender.serviceLevel,
+                    sender.pkey.value(), sender.remoteQpn, opcode, last, psn, -1, 0, copy));
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "wire tap failed; removing it", e);
+            tap = null;
+        }
+    }
+
+    /** Shows the responder's ACK or NAK (an ACKNOWLEDGE packet with its AETH) to the wire tap. */
+    private void tapRcAck(WireTap t, LoopRcQueuePair responder, LoopRcQueuePair requester, long ack) {
+        try {
+            t.rcPacket(new WireTap.RcPacket(wallNanos(), responder.port.lidValue(), requester.port.lidValue(),
+                    responder.serviceLevel, responder.pkey.value(), requester.qpnValue(), WireTap.RC_ACKNOWLEDGE, false,
+                    RcAck.psn(ack), RcAck.syndrome(ack), RcAck.msn(ack), new byte[0]));
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "wire tap failed; removing it", e);
+            tap = null;
+        }
+    }
+
+    private static long wallNanos() {
+        Instant now = Instant.now();
+        return now.getEpochSecond() * 1_000_000_000L + now.getNano();
     }
 
     // ---- events and control ------------------------------------------------------------------------

@@ -37,6 +37,7 @@ public final class LoopPort implements Port {
     private final CopyOnWriteArrayList<Consumer<PortEvent>> listeners = new CopyOnWriteArrayList<>();
     private final CopyOnWriteIntMap<LoopQueuePair> queuePairs = new CopyOnWriteIntMap<>();
     private final CopyOnWriteIntMap<LoopRcQueuePair> rcQueuePairs = new CopyOnWriteIntMap<>();
+    private final RcPortCounters rcCounters = new RcPortCounters();
     private final java.util.concurrent.atomic.LongAdder qkeyViolations = new java.util.concurrent.atomic.LongAdder();
     private volatile PortState state = PortState.DOWN;
     private volatile int lid;
@@ -140,6 +141,11 @@ public final class LoopPort implements Port {
     @Override
     public long qkeyViolations() {
         return qkeyViolations.sum();
+    }
+
+    /** The RC traffic of this port (fabric:stats). */
+    public RcPortCounters rcCounters() {
+        return rcCounters;
     }
 
     void countQkeyViolation() {

@@ -51,6 +51,7 @@ final class LoopRcQueuePair implements RcQueuePair {
     // Path (RTR).
     volatile int remoteQpn;
     volatile int remoteLid;
+    volatile int serviceLevel;
     private volatile int mtu;
 
     // Requester (RTS), under sendLock.
@@ -82,6 +83,8 @@ final class LoopRcQueuePair implements RcQueuePair {
     private int expectedPsn;
     /** A NAK went out for {@code expectedPsn}: later packets are dropped silently until it arrives (IBA 9.7.5.2.2). */
     private boolean nakOutstanding;
+    /** Messages this responder completed (the AETH's MSN, IBA 9.7.5.1.1), 24 bits. */
+    private int msn;
 
     LoopRcQueuePair(LoopPort port, int qpn, PKey pkey, int pkeyIndex, LoopCompletionQueue sendCq,
                     LoopCompletionQueue recvCq, LoopSharedReceiveQueue receiveQueue, boolean ownReceiveQueue,
@@ -129,6 +132,7 @@ final class LoopRcQueuePair implements RcQueuePair {
             }
             remoteQpn = a.remoteQpn().value();
             remoteLid = a.destination().destinationLid().value();
+            serviceLevel = a.destination().serviceLevel();
             mtu = Math.min(a.pathMtu().bytes(), port.attributes().activeMtu().bytes());
             expectedPsn = a.receivePsn();
             state = QueuePairState.RTR;
@@ -231,7 +235,7 @@ final class LoopRcQueuePair implements RcQueuePair {
             int ahead = psnDifference(psn, expectedPsn);
             if (ahead < 0) {
                 port.device.fabric.counters().rcDuplicate();
-                return RcAck.of(RcAck.ACK, expectedPsn - 1); // a retransmission of what we have: ACK again
+                return RcAck.of(RcAck.ACK, msn, expectedPsn - 1); // a retransmission of what we have: ACK again
             }
             if (ahead > 0 || first == inMessage) {
                 // A gap, or a packet that does not continue the message in progress: one NAK per gap.
@@ -240,13 +244,13 @@ final class LoopRcQueuePair implements RcQueuePair {
                     return RcAck.SILENT;
                 }
                 nakOutstanding = true;
-                return RcAck.of(RcAck.NAK_SEQUENCE, expectedPsn);
+                return RcAck.of(RcAck.NAK_SEQUENCE, msn, expectedPsn);
             }
             nakOutstanding = false;
             if (first) {
                 if (!receiveQueue.take(current)) {
                     nakOutstanding = true;
-                    return RcAck.of(RcAck.RNR_NAK, expectedPsn);
+                    return RcAck.of(RcAck.RNR_NAK, msn, expectedPsn);
                 }
                 inMessage = true;
                 received = 0;
@@ -257,7 +261,7 @@ final class LoopRcQueuePair implements RcQueuePair {
                 inMessage = false;
                 current.region = null;
                 failLater();
-                return RcAck.of(RcAck.NAK_INVALID_REQUEST, expectedPsn);
+                return RcAck.of(RcAck.NAK_INVALID_REQUEST, msn, expectedPsn);
             }
             MemorySegment.copy(payload, offset, current.region.segment(), current.offset + received, length);
             received += length;
@@ -265,12 +269,13 @@ final class LoopRcQueuePair implements RcQueuePair {
             if (last) {
                 inMessage = false;
                 current.region = null;
+                msn = (msn + 1) & PSN_MASK;
                 if (!recvCq.push(current.wrId, CompletionStatus.SUCCESS, WorkCompletions.OPCODE_RECEIVE, received, qpn,
                         sender.qpnValue(), slid, 0, pkeyIndex, false)) {
                     port.device.fabric.counters().drop(DropReason.CQ_OVERRUN);
                 }
             }
-            return RcAck.of(RcAck.ACK, psn);
+            return RcAck.of(RcAck.ACK, msn, psn);
         }
     }
 
@@ -381,6 +386,7 @@ final class LoopRcQueuePair implements RcQueuePair {
             for (int k = 0; k < packets; k++) {
                 if (psnDifference((first + k) & PSN_MASK, fromPsn) >= 0) {
                     counters.countRcRetransmission();
+                    port.rcCounters().retransmission();
                     sendPacket(segment, offset, length, first, k, packets);
                 }
             }
@@ -415,6 +421,7 @@ final class LoopRcQueuePair implements RcQueuePair {
         }
         if (from >= 0) {
             port.device.fabric.counters().rcTimeout();
+            port.rcCounters().timeout();
             resend(from);
         }
         armTimer();

@@ -34,4 +34,36 @@ public interface WireTap {
                   int sourceQpn, byte[] payload) {}
 
     void packet(Packet packet);
+
+    /**
+     * One RC packet on the wire (IBA 9.2, 9.7): a SEND First/Middle/Last/Only with its payload, or
+     * an ACKNOWLEDGE with its AETH. The loopback fabric connects RC queue pairs within the subnet,
+     * so there is no GRH.
+     *
+     * @param timeNanos when it was sent (wall clock in ns)
+     * @param slid source LID
+     * @param dlid destination LID
+     * @param serviceLevel SL
+     * @param pkey the BTH P_Key
+     * @param destinationQpn the BTH destination QP
+     * @param opcode the BTH OpCode (RC: SEND First 0x00, Middle 0x01, Last 0x02, Only 0x04, ACKNOWLEDGE 0x11)
+     * @param ackRequest the BTH AckReq bit
+     * @param psn the BTH PSN
+     * @param syndrome the AETH syndrome, or -1 without an AETH
+     * @param msn the AETH MSN
+     * @param payload the packet's payload (a copy; empty for an ACK)
+     */
+    record RcPacket(long timeNanos, int slid, int dlid, int serviceLevel, int pkey, int destinationQpn, int opcode,
+                    boolean ackRequest, int psn, int syndrome, int msn, byte[] payload) {}
+
+    /** RC SEND First, Middle, Last, Only and ACKNOWLEDGE (IBA 9.2, table 38: RC, 000 prefix). */
+    int RC_SEND_FIRST = 0x00;
+    int RC_SEND_MIDDLE = 0x01;
+    int RC_SEND_LAST = 0x02;
+    int RC_SEND_ONLY = 0x04;
+    int RC_ACKNOWLEDGE = 0x11;
+
+    /** One RC packet; a tap that does not show RC ignores it. */
+    default void rcPacket(RcPacket packet) {
+    }
 }

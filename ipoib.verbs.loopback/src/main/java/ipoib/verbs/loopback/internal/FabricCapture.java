@@ -18,7 +18,7 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * A capture of every packet on the fabric as full IBA packets (LRH … VCRC) in pcapng, ERF type
- * 21, which Wireshark and tshark decode. The wire tap only queues packets (bounded; drops are
+ * 21, which Wireshark and tshark decode: UD datagrams and MADs, RC SENDs and their ACKs/NAKs. The wire tap only queues packets (bounded; drops are
  * counted); a writer thread renders and writes them, so file I/O stays off the data path.
  */
 final class FabricCapture implements WireTap, AutoCloseable {
@@ -27,7 +27,8 @@ final class FabricCapture implements WireTap, AutoCloseable {
     private final Fabric fabric;
     private final Path file;
     private final long limit;
-    private final BlockingQueue<WireTap.Packet> queue = new ArrayBlockingQueue<>(QUEUE);
+    /** {@link WireTap.Packet}s and {@link WireTap.RcPacket}s in wire order. */
+    private final BlockingQueue<Object> queue = new ArrayBlockingQueue<>(QUEUE);
     private final AtomicLong seen = new AtomicLong();
     private final AtomicLong dropped = new AtomicLong();
     private final AtomicLong written = new AtomicLong();
@@ -52,6 +53,15 @@ final class FabricCapture implements WireTap, AutoCloseable {
 
     @Override
     public void packet(WireTap.Packet packet) {
+        offer(packet);
+    }
+
+    @Override
+    public void rcPacket(WireTap.RcPacket packet) {
+        offer(packet);
+    }
+
+    private void offer(Object packet) {
         if (seen.incrementAndGet() > limit) {
             fabric.setWireTap(null);
             stopping = true;
@@ -65,11 +75,11 @@ final class FabricCapture implements WireTap, AutoCloseable {
     private void drain() {
         try {
             while (!(stopping && queue.isEmpty())) {
-                WireTap.Packet p = queue.poll(100, TimeUnit.MILLISECONDS);
-                if (p != null) {
-                    byte[] wire = IbaPackets.render(p);
-                    writer.writeInfiniband(interfaceId, p.timeNanos(), MemorySegment.ofArray(wire), 0, wire.length);
-                    written.incrementAndGet();
+                Object p = queue.poll(100, TimeUnit.MILLISECONDS);
+                if (p instanceof WireTap.Packet ud) {
+                    write(ud.timeNanos(), IbaPackets.render(ud));
+                } else if (p instanceof WireTap.RcPacket rc) {
+                    write(rc.timeNanos(), IbaPackets.renderRc(rc));
                 }
             }
         } catch (IOException e) {
@@ -86,6 +96,11 @@ final class FabricCapture implements WireTap, AutoCloseable {
                 }
             }
         }
+    }
+
+    private void write(long timeNanos, byte[] wire) throws IOException {
+        writer.writeInfiniband(interfaceId, timeNanos, MemorySegment.ofArray(wire), 0, wire.length);
+        written.incrementAndGet();
     }
 
     boolean isRunning() {

@@ -11,6 +11,7 @@ import ipoib.verbs.loopback.fabric.Faults;
 import ipoib.verbs.loopback.fabric.LoopDevice;
 import ipoib.verbs.loopback.fabric.LoopPort;
 import ipoib.verbs.loopback.fabric.MulticastGroup;
+import ipoib.verbs.loopback.fabric.RcPortCounters;
 import ipoib.verbs.loopback.fabric.SaFaults;
 import ipoib.verbs.loopback.fabric.SubnetAdministratorEmulator;
 import java.util.ArrayList;
@@ -101,7 +102,22 @@ public final class FabricCommands {
     public String stats() {
         StringBuilder out = new StringBuilder();
         fabric.counters().snapshot().forEach((k, v) -> out.append(String.format("%-28s %d%n", k, v)));
+        rcPerPort(out);
         return out.toString();
+    }
+
+    /** RC traffic per port that carried any: data packets, retransmissions, ACK timeouts, ACKs and NAKs sent. */
+    private void rcPerPort(StringBuilder out) {
+        for (LoopDevice d : fabric.devices()) {
+            for (LoopPort p : d.loopPorts()) {
+                RcPortCounters rc = p.rcCounters();
+                if (rc.any()) {
+                    out.append(String.format("rc %-25s", p));
+                    rc.snapshot().forEach((k, v) -> out.append(' ').append(k).append(' ').append(v));
+                    out.append('\n');
+                }
+            }
+        }
     }
 
     @Descriptor("inject a fault: loss|duplicate|reorder|corrupt <percent>, delay <ms> [device/port], "

@@ -17,6 +17,7 @@ import ipoib.api.verbs.MemoryRegion;
 import ipoib.api.verbs.QueuePairState;
 import ipoib.api.verbs.RcQueuePair;
 import ipoib.api.verbs.RcQueuePairConfig;
+import ipoib.api.verbs.RcQueuePairEvent;
 import ipoib.api.verbs.RcReceiveAttributes;
 import ipoib.api.verbs.RcSendAttributes;
 import ipoib.api.verbs.SharedReceiveQueue;
@@ -229,6 +230,31 @@ class RcTransportTest {
         assertTrue(a2.qp.postSend(2, a2.region, 0, 20));
         assertEquals(List.of(CompletionStatus.SUCCESS), b1.await(b1.recvCq, 1, null));
         assertEquals(List.of(CompletionStatus.SUCCESS), b2.await(b2.recvCq, 1, null));
+    }
+
+    @Test
+    void communicationEstablishedOnceInRtrAndLastWqeReachedWhenAnSrqQueuePairFails() throws Exception {
+        Fabric f = fabric();
+        SharedReceiveQueue srq = port(f, 1).createSharedReceiveQueue(8);
+        Side a = new Side(port(f, 0), null, 4);
+        Side b = new Side(port(f, 1), srq, 4);
+        java.util.concurrent.LinkedBlockingQueue<RcQueuePairEvent> events = new java.util.concurrent.LinkedBlockingQueue<>();
+        b.qp.addEventListener(events::add);
+        a.connectTo(b, FAST);
+        // b stays in RTR (its RTU lost, say): the first packet that reaches it establishes the connection.
+        b.qp.readyToReceive(new RcReceiveAttributes(a.qp.qpn(), AddressVector.local(Lid.of(a.port.lidValue()), 0),
+                IbMtu.MTU_2048, 0x100));
+        assertTrue(srq.postReceive(1, b.region, 0, 100));
+        assertTrue(srq.postReceive(2, b.region, 100, 100));
+        assertTrue(a.qp.postSend(1, a.region, 0, 10));
+        assertTrue(a.qp.postSend(2, a.region, 0, 10));
+        assertEquals(List.of(CompletionStatus.SUCCESS, CompletionStatus.SUCCESS), b.await(b.recvCq, 2, null));
+        assertEquals(new RcQueuePairEvent(b.qp, RcQueuePairEvent.Type.COMMUNICATION_ESTABLISHED),
+                events.poll(5, TimeUnit.SECONDS));
+        b.qp.toError();
+        assertEquals(new RcQueuePairEvent(b.qp, RcQueuePairEvent.Type.LAST_WQE_REACHED), events.poll(5, TimeUnit.SECONDS));
+        assertTrue(events.isEmpty(), "each once: " + events);
+        assertTrue(port(f, 0).connectedModeSupport().available(), port(f, 0).connectedModeSupport().reason());
     }
 
     @Test
