@@ -33,13 +33,10 @@ import ipoib.api.verbs.WorkCompletions;
 import ipoib.verbs.fabric.ffi.Consts;
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
-import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.SymbolLookup;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
 import java.lang.management.ManagementFactory;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -80,29 +77,15 @@ class FakeVerbsTest {
 
     @BeforeAll
     static void buildTheFakeLibrary() throws Exception {
-        Path source = Path.of("src/test/c/fake_verbs.c").toAbsolutePath();
-        Path so = dir.resolve("libfakeverbs.so");
-        // -Bsymbolic: the fake's own calls stay inside it even if the real libibverbs is loaded.
-        Process gcc = new ProcessBuilder("gcc", "-Wall", "-Wno-unused-parameter", "-shared", "-fPIC",
-                "-Wl,-Bsymbolic", "-o", so.toString(), source.toString()).redirectErrorStream(true).start();
-        String out = new String(gcc.getInputStream().readAllBytes());
-        if (!gcc.waitFor(60, TimeUnit.SECONDS) || gcc.exitValue() != 0) {
-            fail("gcc could not build the fake libibverbs (needs gcc and libibverbs-dev):\n" + out);
-        }
-        library = so.toString();
-        SymbolLookup fake = SymbolLookup.libraryLookup(so, Arena.global());
-        Linker linker = Linker.nativeLinker();
-        violations = linker.downcallHandle(fake.find("fake_violations").orElseThrow(),
-                FunctionDescriptor.of(ValueLayout.ADDRESS));
-        leaks = linker.downcallHandle(fake.find("fake_leaks").orElseThrow(),
-                FunctionDescriptor.of(ValueLayout.ADDRESS));
-        reset = linker.downcallHandle(fake.find("fake_reset").orElseThrow(), FunctionDescriptor.ofVoid());
-        setLegacy = linker.downcallHandle(fake.find("fake_set_legacy").orElseThrow(),
-                FunctionDescriptor.ofVoid(ValueLayout.JAVA_INT));
-        calls = linker.downcallHandle(fake.find("fake_calls").orElseThrow(),
-                FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.ADDRESS));
-        raiseAsync = linker.downcallHandle(fake.find("fake_raise_async_event").orElseThrow(),
-                FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_INT));
+        FakeVerbsLibrary fake = FakeVerbsLibrary.build(dir, "fake_verbs.c");
+        library = fake.path;
+        violations = fake.hook("fake_violations", FunctionDescriptor.of(ValueLayout.ADDRESS));
+        leaks = fake.hook("fake_leaks", FunctionDescriptor.of(ValueLayout.ADDRESS));
+        reset = fake.hook("fake_reset", FunctionDescriptor.ofVoid());
+        setLegacy = fake.hook("fake_set_legacy", FunctionDescriptor.ofVoid(ValueLayout.JAVA_INT));
+        calls = fake.hook("fake_calls", FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.ADDRESS));
+        raiseAsync = fake.hook("fake_raise_async_event", FunctionDescriptor.of(ValueLayout.JAVA_INT,
+                ValueLayout.JAVA_INT, ValueLayout.JAVA_INT));
     }
 
     private static String text(MethodHandle h) throws Throwable {

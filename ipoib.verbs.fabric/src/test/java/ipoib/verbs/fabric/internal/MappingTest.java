@@ -65,6 +65,8 @@ class MappingTest {
                 FabricCompletionQueue.status(Consts.IBV_WC_WR_FLUSH_ERR));
         // RC errors, numbered as verbs.h's enum ibv_wc_status (LayoutTest checks the constants against it)
         assertEquals(CompletionStatus.REMOTE_INVALID_REQUEST_ERROR, FabricCompletionQueue.status(9));
+        assertEquals(CompletionStatus.REMOTE_ACCESS_ERROR, FabricCompletionQueue.status(10));
+        assertEquals(CompletionStatus.REMOTE_OPERATION_ERROR, FabricCompletionQueue.status(11));
         assertEquals(CompletionStatus.RETRY_EXCEEDED, FabricCompletionQueue.status(12));
         assertEquals(CompletionStatus.RNR_RETRY_EXCEEDED, FabricCompletionQueue.status(13));
         assertEquals(CompletionStatus.GENERAL_ERROR, FabricCompletionQueue.status(21)); // IBV_WC_GENERAL_ERR
