@@ -45,6 +45,24 @@ final class FakeVerbsLibrary {
         return Linker.nativeLinker().downcallHandle(lookup.find(name).orElseThrow(), descriptor);
     }
 
+    /** Polls until {@code want} completions arrived (or 5 s passed); they are copied into {@code wc}. */
+    static int pollUntil(ipoib.api.verbs.CompletionQueue cq, ipoib.api.verbs.WorkCompletions wc, int want) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        ipoib.api.verbs.WorkCompletions batch = new ipoib.api.verbs.WorkCompletions(16);
+        int total = 0;
+        wc.clear();
+        while (total < want && System.nanoTime() < deadline) {
+            int n = cq.poll(batch);
+            for (int i = 0; i < n; i++) {
+                wc.add(batch.workRequestId(i), batch.status(i), batch.opcode(i), batch.byteLength(i),
+                        batch.queuePairNumber(i), batch.sourceQpn(i), batch.sourceLid(i), batch.serviceLevel(i),
+                        batch.pkeyIndex(i), batch.grhPresent(i));
+            }
+            total += n;
+        }
+        return total;
+    }
+
     /** A hook returning a C string, read as text. */
     String text(String name) throws Throwable {
         MemorySegment s = (MemorySegment) hook(name, FunctionDescriptor.of(ValueLayout.ADDRESS)).invokeExact();

@@ -134,20 +134,7 @@ class FakeVerbsTest {
     }
 
     private static int pollUntil(CompletionQueue cq, WorkCompletions wc, int want) {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-        WorkCompletions batch = new WorkCompletions(16);
-        int total = 0;
-        wc.clear();
-        while (total < want && System.nanoTime() < deadline) {
-            int n = cq.poll(batch);
-            for (int i = 0; i < n; i++) {
-                wc.add(batch.workRequestId(i), batch.status(i), batch.opcode(i), batch.byteLength(i),
-                        batch.queuePairNumber(i), batch.sourceQpn(i), batch.sourceLid(i), batch.serviceLevel(i),
-                        batch.pkeyIndex(i), batch.grhPresent(i));
-            }
-            total += n;
-        }
-        return total;
+        return FakeVerbsLibrary.pollUntil(cq, wc, want);
     }
 
     private static ipoib.api.verbs.VerbsProvider provider(FabricRuntime r) {

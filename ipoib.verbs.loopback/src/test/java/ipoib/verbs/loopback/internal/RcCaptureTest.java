@@ -208,16 +208,6 @@ class RcCaptureTest {
     }
 
     private static String tshark(String... args) throws Exception {
-        Path tshark = Path.of("/usr/bin/tshark");
-        if (!Files.isExecutable(tshark)) {
-            fail("tshark is required for this test: install the Debian package 'tshark' (./ipoib test does)");
-        }
-        List<String> command = new ArrayList<>(List.of(tshark.toString()));
-        command.addAll(List.of(args));
-        Process p = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.DISCARD).start();
-        String out = new String(p.getInputStream().readAllBytes());
-        assertTrue(p.waitFor(60, TimeUnit.SECONDS), "tshark did not finish");
-        assertEquals(0, p.exitValue(), "tshark " + String.join(" ", args) + ": " + out);
-        return out;
+        return Tshark.run(args);
     }
 }
