@@ -28,7 +28,6 @@ import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
-import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -341,12 +340,7 @@ class FabricRcTest {
         Pair c = connect(p, true);
         MemoryRegion mr = region(p, 16384);
         WorkCompletions wc = new WorkCompletions(16);
-        com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
-        long thread = Thread.currentThread().threadId();
-        long warm = 0;
-        long measured = 0;
-        for (int round = 0; round < 2; round++) {
-            long before = threads.getThreadAllocatedBytes(thread);
+        long measured = FakeVerbsLibrary.allocatedWhenWarm("RC data path: 20000 SRQ post/send/poll rounds", () -> {
             for (int i = 0; i < 20_000; i++) {
                 c.srq().postReceive(i, mr, 8192, 8192);
                 c.a().postSend(i, mr, 0, 4096);
@@ -359,16 +353,8 @@ class FabricRcTest {
                     n += c.sendCq().poll(wc);
                 }
             }
-            long allocated = threads.getThreadAllocatedBytes(thread) - before;
-            if (round == 0) {
-                warm = allocated;
-            } else {
-                measured = allocated;
-            }
-        }
-        System.out.println("RC data path: 20000 SRQ post/send/poll rounds allocated " + warm + " bytes warming up, "
-                + measured + " bytes warm");
-        assertTrue(measured < 20_000, "20000 RC rounds allocated " + measured + " bytes (warm-up " + warm + ")");
+        });
+        assertTrue(measured < 20_000, "20000 RC rounds allocated " + measured + " bytes when warm");
         assertEquals(QueuePairState.RTS, c.a().state());
         assertFalse(wc.count() == 0);
     }

@@ -63,6 +63,24 @@ final class FakeVerbsLibrary {
         return total;
     }
 
+    /**
+     * The bytes the calling thread allocates running {@code round} a second time: the first run
+     * warms the JIT (the interpreter allocates). Prints both figures under {@code what}.
+     */
+    static long allocatedWhenWarm(String what, Runnable round) {
+        com.sun.management.ThreadMXBean threads =
+                (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+        long thread = Thread.currentThread().threadId();
+        long before = threads.getThreadAllocatedBytes(thread);
+        round.run();
+        long warm = threads.getThreadAllocatedBytes(thread) - before;
+        before = threads.getThreadAllocatedBytes(thread);
+        round.run();
+        long measured = threads.getThreadAllocatedBytes(thread) - before;
+        System.out.println(what + " allocated " + warm + " bytes warming up, " + measured + " bytes warm");
+        return measured;
+    }
+
     /** A hook returning a C string, read as text. */
     String text(String name) throws Throwable {
         MemorySegment s = (MemorySegment) hook(name, FunctionDescriptor.of(ValueLayout.ADDRESS)).invokeExact();
