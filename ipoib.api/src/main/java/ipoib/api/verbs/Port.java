@@ -72,7 +72,9 @@ public interface Port {
      * Whether connected mode can run on this port: reliable-connected queue pairs, a shared receive
      * queue, and a communication manager that can send and receive the CM class (0x07) MADs of
      * the port. Unavailable comes with the reason (e.g. the kernel's ib_cm owns the CM class), so
-     * that a link asked for connected mode can say why it stays in datagram mode.
+     * that a link asked for connected mode can say why it stays in datagram mode. It may probe the
+     * port (the hardware provider registers a MAD agent to find out): call it when choosing a
+     * mode, not per packet.
      *
      * @return available with a summary, or unavailable with the reason
      */

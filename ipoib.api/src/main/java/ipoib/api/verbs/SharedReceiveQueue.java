@@ -22,7 +22,12 @@ public interface SharedReceiveQueue extends AutoCloseable {
      */
     boolean postReceive(long workRequestId, MemoryRegion region, long offset, int length);
 
-    /** Destroys the queue; buffers still posted complete with a flush error on the queue pairs' receive CQs. */
+    /**
+     * Destroys the queue; buffers still posted complete with a flush error on the queue pairs' receive CQs.
+     *
+     * @throws VerbsException when the provider refuses because queue pairs still use it (verbs'
+     *     ibv_destroy_srq does: close them first)
+     */
     @Override
     void close();
 }

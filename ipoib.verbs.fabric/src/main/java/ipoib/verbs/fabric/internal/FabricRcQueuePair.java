@@ -22,22 +22,33 @@ import java.util.function.Consumer;
 
 /**
  * An RC {@code ibv_qp} (IBV_QPT_RC), created in INIT; {@link #readyToReceive} and
- * {@link #readyToSend} make the transitions with the attributes ibv_modify_qp(3) requires of an RC
- * queue pair (rdma-core libibverbs/man/ibv_modify_qp.3, the IBV_QPT_RC table) and the values
- * Linux's CM puts there (drivers/infiniband/core/cm.c, cm_init_qp_rtr_attr and
- * cm_init_qp_rts_attr, which ipoib_cm.c's ipoib_cm_modify_rx_qp and ipoib_cm_rep_handler apply):
+ * {@link #readyToSend} make the transitions with exactly the attributes ibv_modify_qp(3) requires
+ * of an RC queue pair (rdma-core 691953d, libibverbs/man/ibv_modify_qp.3:154-164; the mask bits of
+ * enum ibv_qp_attr_mask, libibverbs/verbs.h:1044-1061) and the values Linux's CM puts there
+ * (drivers/infiniband/core/cm.c, cm_init_qp_rtr_attr at 3511-3582 and cm_init_qp_rts_attr at
+ * 3584-3641 of OFED compat-rdma 81333f0, a Linux 4.x tree), which IPoIB applies through
+ * ib_cm_init_qp_attr (drivers/infiniband/ulp/ipoib/ipoib_cm.c: ipoib_cm_modify_rx_qp at 272-325
+ * on the passive side, ipoib_cm_rep_handler at 954-1020 on the active side):
  * <ul>
  * <li>RTR: IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
  * IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER; max_dest_rd_atomic 0 (IPoIB does no RDMA
- * read: Linux's passive side gets 0 from an IPoIB REP), min_rnr_timer 0 as cm.c sets it;</li>
+ * read: ipoib_cm_send_rep sets no responder resources, so the passive side's are 0 and so is the
+ * active side's from the REP), min_rnr_timer 0 as cm.c sets it;</li>
  * <li>RTS: IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
- * IBV_QP_MAX_QP_RD_ATOMIC; max_rd_atomic 0 (the initiator depth IPoIB's REP carries).</li>
+ * IBV_QP_MAX_QP_RD_ATOMIC; max_rd_atomic 0 (the initiator depth of IPoIB's REP). The timeout,
+ * retry and RNR retry counts are the caller's (IPoIB asks retry_count 0 and rnr_retry_count 0 in
+ * ipoib_cm_send_req, ipoib_cm.c:1079-1080, "RFC draft warns against retries").</li>
  * </ul>
  *
  * <p>Posting writes one preallocated work request per direction, as the UD queue pair does, so the
  * data path allocates nothing. Error completions of the send queue (retry exceeded, a NAK) mean
  * the HCA moved the queue pair to ERROR; {@link #state} follows them, and the asynchronous events
  * of the queue pair reach the listeners from the device's event thread.
+ *
+ * <p>Closing a queue pair of a shared receive queue: a driver removes the destroyed queue pair's
+ * completions from its CQs (mlx5 does), and a buffer of the SRQ consumed by one of them is lost to
+ * its poster. Close it as Linux's ipoib_cm does: {@link #toError}, wait for
+ * {@link RcQueuePairEvent.Type#LAST_WQE_REACHED} and for its receive completions, then close.
  */
 // Restricted methods (native calls, reinterpreting driver pointers) are this code's purpose;
 // the JVM runs with --enable-native-access.

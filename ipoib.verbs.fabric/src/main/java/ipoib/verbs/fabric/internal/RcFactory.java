@@ -143,8 +143,10 @@ final class RcFactory {
 
     /**
      * RESET → INIT with the P_Key index, the port and the access flags ib_cm gives every connected
-     * queue pair (cm.c cm_init_qp_init_attr: IB_ACCESS_REMOTE_WRITE; no read or atomic access
-     * without responder resources).
+     * queue pair (cm.c cm_init_qp_init_attr at 3475-3509 of compat-rdma 81333f0:
+     * IB_ACCESS_REMOTE_WRITE; no read or atomic access without responder resources). IPoIB's
+     * active side sets the same mask itself (ipoib_cm.c ipoib_cm_modify_tx_init, 1086-1107) with
+     * IB_ACCESS_LOCAL_WRITE; neither grants anything to a SEND-only peer, since no rkey is ever given.
      */
     private static void toInit(Arena a, MemorySegment qp, FabricPort port, int pkeyIndex) throws Throwable {
         MemorySegment attr = a.allocate(Structs.IBV_QP_ATTR);
