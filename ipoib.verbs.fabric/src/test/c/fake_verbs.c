@@ -49,6 +49,7 @@
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static char violations[4096];
 static int legacy;
+static int link_layer = IBV_LINK_LAYER_INFINIBAND;
 static int calls_query_port_ex, calls_query_port_compat, cq_event_acks, async_acks;
 static int live_ctx, live_pd, live_channel, live_lists;
 
@@ -154,6 +155,8 @@ const char *fake_violations(void) { return violations; }
 
 void fake_set_legacy(int on) { legacy = on; }
 
+void fake_set_link_layer(int layer) { link_layer = layer; }
+
 int fake_calls(const char *what)
 {
 	if (!strcmp(what, "query_port_ex")) return calls_query_port_ex;
@@ -188,6 +191,7 @@ void fake_reset(void)
 	pthread_mutex_lock(&lock);
 	violations[0] = 0;
 	legacy = 0;
+	link_layer = IBV_LINK_LAYER_INFINIBAND;
 	calls_query_port_ex = calls_query_port_compat = cq_event_acks = async_acks = rc_retransmissions = 0;
 	pthread_mutex_unlock(&lock);
 }
@@ -300,7 +304,7 @@ static void fill_port(struct ibv_port_attr *a)
 	a->active_width = 2;	/* 4x */
 	a->active_speed = 4;	/* QDR: 40 Gb/s */
 	a->phys_state = 5;
-	a->link_layer = IBV_LINK_LAYER_INFINIBAND;
+	a->link_layer = link_layer;
 }
 
 static int fake_query_port(struct ibv_context *ctx, uint8_t port, struct ibv_port_attr *attr, size_t size)

@@ -81,6 +81,7 @@ public final class Consts {
     public static final int IBV_MTU_2048 = c("IBV_MTU_2048", 4);
     public static final int IBV_MTU_4096 = c("IBV_MTU_4096", 5);
     public static final int IBV_LINK_LAYER_INFINIBAND = c("IBV_LINK_LAYER_INFINIBAND", 1);
+    public static final int IBV_LINK_LAYER_ETHERNET = c("IBV_LINK_LAYER_ETHERNET", 2);
 
     // enum ibv_event_type
     public static final int IBV_EVENT_CQ_ERR = c("IBV_EVENT_CQ_ERR", 0);

@@ -2,6 +2,7 @@ package ipoib.verbs.fabric.internal;
 
 import ipoib.api.verbs.ProviderStatus;
 import ipoib.api.verbs.VerbsException;
+import ipoib.verbs.fabric.ffi.Consts;
 import ipoib.verbs.fabric.ffi.Native;
 import ipoib.verbs.fabric.ffi.Umad;
 import java.lang.foreign.Arena;
@@ -43,6 +44,16 @@ final class CmClassProbe {
     static ProviderStatus connectedModeSupport(FabricPort port) {
         FabricDevice device = port.device;
         String where = device.name() + "/" + port.number();
+        int linkLayer;
+        try {
+            linkLayer = port.linkLayer();
+        } catch (VerbsException e) {
+            return ProviderStatus.unavailable("connected mode is not available on " + where + ": " + e.getMessage());
+        }
+        if (linkLayer == Consts.IBV_LINK_LAYER_ETHERNET) {
+            return ProviderStatus.unavailable("connected mode is not available on " + where
+                    + ": the port is Ethernet (RoCE), and IPoIB runs on InfiniBand ports");
+        }
         if (device.ops.postSrqRecv == null || device.limits.maxSrq() == 0) {
             return ProviderStatus.unavailable("connected mode is not available on " + where
                     + ": the device offers no shared receive queues (max_srq " + device.limits.maxSrq() + ")");

@@ -354,6 +354,9 @@ final class FabricDevice implements Device {
                             null);
                 }
             }
+        } else if (type == Consts.IBV_EVENT_SRQ_ERR) {
+            // The SRQ failed: its queue pairs' receives end in ERROR and flush; say which device.
+            log.warn("a shared receive queue of " + name + " failed (IBV_EVENT_SRQ_ERR)", null);
         } else {
             log.info("async event " + type + " on " + name + " ignored");
         }

@@ -34,6 +34,8 @@ class ConnectedModeSupportTest {
     private static MethodHandle kernelCm;
     private static MethodHandle umadState;
     private static MethodHandle umadReset;
+    private static MethodHandle verbsReset;
+    private static MethodHandle linkLayer;
 
     private FabricRuntime runtime;
 
@@ -44,11 +46,14 @@ class ConnectedModeSupportTest {
         kernelCm = umad.hook("fake_umad_kernel_cm", FunctionDescriptor.ofVoid(ValueLayout.JAVA_INT));
         umadState = umad.hook("fake_umad", FunctionDescriptor.of(ValueLayout.JAVA_LONG, ValueLayout.ADDRESS));
         umadReset = umad.hook("fake_umad_reset", FunctionDescriptor.ofVoid());
+        verbsReset = verbs.hook("fake_reset", FunctionDescriptor.ofVoid());
+        linkLayer = verbs.hook("fake_set_link_layer", FunctionDescriptor.ofVoid(ValueLayout.JAVA_INT));
     }
 
     @BeforeEach
     void reset() throws Throwable {
         umadReset.invokeExact();
+        verbsReset.invokeExact();
     }
 
     @AfterEach
@@ -116,6 +121,15 @@ class ConnectedModeSupportTest {
         assertEquals("connected mode is not available on fake0/1: the CM class (0x07) of the port is free (ib_cm is "
                 + "not loaded) and RC queue pairs work, but this provider has no CM MAD transport over umad yet; "
                 + "connected mode runs on the loopback fabric", s.reason());
+    }
+
+    @Test
+    void aRoCEPortHasNoIpoib() throws Throwable {
+        linkLayer.invokeExact(2); // IBV_LINK_LAYER_ETHERNET
+        ProviderStatus s = support(umad.path);
+        assertEquals("connected mode is not available on fake0/1: the port is Ethernet (RoCE), and IPoIB runs on "
+                + "InfiniBand ports", s.reason());
+        assertEquals(-1, umad("class"), "no agent was tried");
     }
 
     @Test
