@@ -233,6 +233,37 @@ class RcTransportTest {
     }
 
     @Test
+    void theRcDataPathAllocatesNothingPerMessage() {
+        Fabric f = fabric();
+        Side[] s = connected(f, PATIENT); // no ACK timer fires during the run
+        Side a = s[0];
+        Side b = s[1];
+        Runnable round = () -> {
+            b.qp.postReceive(1, b.region, 0, 8192);
+            a.qp.postSend(1, a.region, 0, 4096); // two packets of 2048, each acknowledged
+            while (a.sendCq.poll(a.completions) == 0) {
+                Thread.onSpinWait();
+            }
+            while (b.recvCq.poll(b.completions) == 0) {
+                Thread.onSpinWait();
+            }
+        };
+        for (int i = 0; i < 20_000; i++) {
+            round.run();
+        }
+        com.sun.management.ThreadMXBean threads =
+                (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+        long before = threads.getCurrentThreadAllocatedBytes();
+        for (int i = 0; i < 10_000; i++) {
+            round.run();
+        }
+        long allocated = threads.getCurrentThreadAllocatedBytes() - before;
+        // One object per message would be at least 160 000 bytes.
+        assertTrue(allocated < 10_000, allocated + " bytes allocated by 10 000 RC messages");
+        assertEquals(0, f.counters().rcRetransmitted());
+    }
+
+    @Test
     void communicationEstablishedOnceInRtrAndLastWqeReachedWhenAnSrqQueuePairFails() throws Exception {
         Fabric f = fabric();
         SharedReceiveQueue srq = port(f, 1).createSharedReceiveQueue(8);
