@@ -41,10 +41,11 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code fabric:capture} shows RC traffic as a wire carries it, and {@code fabric:stats} counts it
- * per port: an RC transfer with packet loss, captured and read back by tshark — SEND First,
- * Middle, Last and Only with their PSNs, ACKNOWLEDGE packets with the AETH (ACKs and
- * PSN-sequence-error NAKs), retransmitted PSNs — with the ICRC and VCRC tshark checks, and no
- * malformed packet or expert warning.
+ * per port: an RC transfer that starts before the receiver posted buffers (RNR NAKs) and then
+ * loses a quarter of its packets, captured and read back by tshark — SEND First, Middle, Last and
+ * Only with their PSNs, ACKNOWLEDGE packets with the AETH (ACKs, RNR NAKs, PSN-sequence-error
+ * NAKs), retransmitted PSNs — whose VCRC and ICRC check, with no malformed packet or expert
+ * warning.
  */
 class RcCaptureTest {
     @TempDir
@@ -80,18 +81,25 @@ class RcCaptureTest {
             for (int i = 0; i < MESSAGES * 8192; i++) {
                 am.segment().set(ValueLayout.JAVA_BYTE, i, (byte) (i * 31 + 7));
             }
+            FabricCapture capture = new FabricCapture(fabric, file, 100_000);
+            // The first message finds no buffer: b answers RNR NAK and a tries again (rnr_retry 7:
+            // for ever) until the buffers are posted.
+            assertTrue(a.postSend(0, am, 0, length(0)));
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+            while (pb.rcCounters().snapshot().get("rnr_naks") == 0 && System.nanoTime() < deadline) {
+                Thread.onSpinWait();
+            }
             for (int i = 0; i < MESSAGES; i++) {
                 assertTrue(srq.postReceive(i, bm, i * 8192L, 8192));
             }
-            FabricCapture capture = new FabricCapture(fabric, file, 100_000);
-            fabric.setFaults(pa, new Faults(25, 0, 0, 0, 0)); // a quarter of a's data packets are lost
-            for (int i = 0; i < MESSAGES; i++) {
+            fabric.setFaults(pa, new Faults(25, 0, 0, 0, 0)); // then a quarter of a's data packets are lost
+            for (int i = 1; i < MESSAGES; i++) {
                 assertTrue(a.postSend(i, am, i * 8192L, length(i)));
             }
             assertEquals(List.of(CompletionStatus.SUCCESS), distinct(await(aCq, MESSAGES)), "every send completes");
             List<Integer> lengths = new ArrayList<>();
             WorkCompletions wc = new WorkCompletions(64);
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+            deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
             while (lengths.size() < MESSAGES && System.nanoTime() < deadline) {
                 for (int i = 0, n = bCq.poll(wc); i < n; i++) {
                     assertEquals(CompletionStatus.SUCCESS, wc.status(i));
@@ -124,6 +132,7 @@ class RcCaptureTest {
             Map<Integer, Integer> opcodes = new HashMap<>();
             Map<Integer, Integer> dataPsns = new HashMap<>();
             int naks = 0;
+            int rnrNaks = 0;
             int acks = 0;
             int aLid = pa.attributes().lid().value();
             for (String line : fields.lines().toList()) {
@@ -135,6 +144,8 @@ class RcCaptureTest {
                     int syndrome = Integer.decode(f[4]);
                     if (syndrome == 0x60) {
                         naks++; // NAK, PSN sequence error
+                    } else if (syndrome == 0x21) {
+                        rnrNaks++; // RNR NAK, timer code 1
                     } else {
                         assertEquals(0x1F, syndrome, "an ACK with no credit count: " + line);
                         acks++;
@@ -154,7 +165,10 @@ class RcCaptureTest {
             assertTrue(dataPsns.keySet().containsAll(List.of(0x100, 0x100 + firstTransmissions - 1)), "" + dataPsns);
             long resent = dataPsns.values().stream().filter(n -> n > 1).count();
             assertTrue(resent > 0, "retransmitted PSNs appear again: " + dataPsns);
-            assertTrue(naks > 0, "a gap was NAKed with a PSN sequence error");
+            assertTrue(rnrNaks > 0, "the message without a buffer was answered with RNR NAKs");
+            // Each loss is repaired after a NAK of the gap behind it, or after the ACK timeout when
+            // nothing followed it.
+            assertTrue(naks + pa.rcCounters().snapshot().get("ack_timeouts") > 0, "losses were repaired");
 
             // fabric:stats counts the same per port.
             Map<String, Long> rcA = pa.rcCounters().snapshot();
@@ -164,6 +178,7 @@ class RcCaptureTest {
             assertEquals(dataPackets - firstTransmissions, rcA.get("retransmitted"));
             assertEquals(acks, rcB.get("acks"));
             assertEquals(naks, rcB.get("naks"));
+            assertEquals(rnrNaks, rcB.get("rnr_naks"));
             String stats = new FabricCommands(fabric, null).stats();
             assertTrue(stats.contains("rc " + pa), stats);
             assertTrue(stats.contains(" packets " + dataPackets + " retransmitted " + (dataPackets - firstTransmissions)),
