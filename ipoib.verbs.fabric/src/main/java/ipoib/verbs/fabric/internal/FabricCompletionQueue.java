@@ -52,7 +52,7 @@ final class FabricCompletionQueue implements CompletionQueue {
     private final ReentrantLock lock = new ReentrantLock();
     private final ReentrantLock awaitLock = new ReentrantLock();
     /** Queue pairs (UD and RC) whose completions arrive here; copy-on-write, scanned by QPN. */
-    private volatile CompletionOwner[] queuePairs = new CompletionOwner[0];
+    private volatile CompletionOwners queuePairs = CompletionOwners.EMPTY;
     /** The work-request id a queue pair hands back (see CompletionOwner#completed); under {@code lock}. */
     private final long[] completedId = new long[1];
     /** Flush completions made up for queue pairs destroyed with work outstanding. */
@@ -89,10 +89,7 @@ final class FabricCompletionQueue implements CompletionQueue {
     void attach(CompletionOwner qp) {
         lock.lock();
         try {
-            CompletionOwner[] old = queuePairs;
-            CompletionOwner[] grown = java.util.Arrays.copyOf(old, old.length + 1);
-            grown[old.length] = qp;
-            queuePairs = grown;
+            queuePairs = queuePairs.with(qp);
         } finally {
             lock.unlock();
         }
@@ -101,22 +98,14 @@ final class FabricCompletionQueue implements CompletionQueue {
     void detach(CompletionOwner qp) {
         lock.lock();
         try {
-            CompletionOwner[] old = queuePairs;
-            int n = 0;
-            CompletionOwner[] kept = new CompletionOwner[old.length];
-            for (CompletionOwner q : old) {
-                if (q != qp) {
-                    kept[n++] = q;
-                }
-            }
-            queuePairs = java.util.Arrays.copyOf(kept, n);
+            queuePairs = queuePairs.without(qp);
         } finally {
             lock.unlock();
         }
     }
 
     boolean inUse() {
-        return queuePairs.length > 0;
+        return !queuePairs.isEmpty();
     }
 
     /** Queues a flush completion of a destroyed queue pair (see FabricQueuePair#destroy). */
@@ -173,7 +162,7 @@ final class FabricCompletionQueue implements CompletionQueue {
     private void translate(MemorySegment wc, long base, WorkCompletions into) {
         long raw = (long) WC_WR_ID.get(wc, base);
         int qpn = (int) WC_QP_NUM.get(wc, base);
-        CompletionOwner qp = find(qpn);
+        CompletionOwner qp = queuePairs.find(qpn);
         if (qp == null) {
             return; // a queue pair destroyed meanwhile: its work was flushed by addFlush
         }
@@ -192,15 +181,6 @@ final class FabricCompletionQueue implements CompletionQueue {
                 Short.toUnsignedInt((short) WC_SLID.get(wc, base)), (byte) WC_SL.get(wc, base) & 0xF,
                 Short.toUnsignedInt((short) WC_PKEY_INDEX.get(wc, base)),
                 ((int) WC_FLAGS.get(wc, base) & Consts.IBV_WC_GRH) != 0);
-    }
-
-    private CompletionOwner find(int qpn) {
-        for (CompletionOwner qp : queuePairs) {
-            if (qp.queuePairNumber() == qpn) {
-                return qp;
-            }
-        }
-        return null;
     }
 
     static CompletionStatus status(int wcStatus) {
