@@ -30,8 +30,9 @@ import java.util.logging.Logger;
  * A loopback InfiniBand subnet: HCAs and their ports, the subnet manager, the data path
  * between queue pairs, port and subnet events, fault injection and the wire tap.
  *
- * <p>Size (~600 lines): UD and RC delivery share the fault draw, the bounded hold-back and the
- * counters; the queue pairs' own rules are in {@link LoopQueuePair} and {@link LoopRcQueuePair}.
+ * <p>Size (~650 lines): UD and RC delivery share the fault draw, the bounded hold-back, the
+ * counters and the wire tap; the queue pairs' own rules are in {@link LoopQueuePair} and
+ * {@link LoopRcQueuePair}, the rendering of packets in {@link IbaPackets}.
  */
 public final class Fabric implements AutoCloseable {
     private static final Logger LOG = Logger.getLogger(Fabric.class.getName());
