@@ -10,7 +10,8 @@
  * two QPs of the fake in-process. Their transitions must carry exactly the attribute masks that
  * ibv_modify_qp(3) requires of IBV_QPT_RC; the attribute values are kept for the test to read
  * (fake_rc_attr). A send is segmented into PSNs of the path MTU; the responder accepts it only
- * when the PSNs the two sides were given agree, answers a missing receive with RNR, a too-short
+ * when the PSNs the two sides were given agree, answers a missing receive with an RNR NAK that it
+ * does not wait out (the requester fails with IBV_WC_RNR_RETRY_EXC_ERR at once), a too-short
  * buffer with an invalid-request NAK, a buffer whose MR is gone with a remote operational error;
  * a peer that is not connected never answers, so the requester fails with a retry-exceeded error
  * after retry_cnt retransmissions. An error moves a QP to ERROR, where its outstanding and new work

@@ -248,6 +248,19 @@ class FabricRcTest {
     }
 
     @Test
+    void aResponderWithoutABufferEndsInAnRnrError() {
+        Port p = port();
+        Pair c = connect(p, true);
+        MemoryRegion mr = region(p, 4096);
+        assertTrue(c.a().postSend(6, mr, 0, 10));
+        WorkCompletions wc = new WorkCompletions(8);
+        assertEquals(1, pollUntil(c.sendCq(), wc, 1));
+        assertEquals(6, wc.workRequestId(0));
+        assertEquals(CompletionStatus.RNR_RETRY_EXCEEDED, wc.status(0));
+        assertEquals(QueuePairState.ERROR, c.a().state());
+    }
+
+    @Test
     void aMessageLongerThanTheBufferFailsBothSidesAndTheSrqQueuePairReachesItsLastWqe() throws Throwable {
         Port p = port();
         Pair c = connect(p, true);
