@@ -16,7 +16,6 @@ import ipoib.verbs.fabric.ffi.Structs;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.lang.invoke.VarHandle;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
 
@@ -54,20 +53,6 @@ import java.util.function.Consumer;
 // the JVM runs with --enable-native-access.
 @SuppressWarnings("restricted")
 final class FabricRcQueuePair implements RcQueuePair, CompletionOwner {
-    private static final VarHandle SWR_ID = Structs.field(Structs.IBV_SEND_WR, "wr_id");
-    private static final VarHandle SWR_NEXT = Structs.field(Structs.IBV_SEND_WR, "next");
-    private static final VarHandle SWR_SG_LIST = Structs.field(Structs.IBV_SEND_WR, "sg_list");
-    private static final VarHandle SWR_NUM_SGE = Structs.field(Structs.IBV_SEND_WR, "num_sge");
-    private static final VarHandle SWR_OPCODE = Structs.field(Structs.IBV_SEND_WR, "opcode");
-    private static final VarHandle SWR_FLAGS = Structs.field(Structs.IBV_SEND_WR, "send_flags");
-    private static final VarHandle RWR_ID = Structs.field(Structs.IBV_RECV_WR, "wr_id");
-    private static final VarHandle RWR_NEXT = Structs.field(Structs.IBV_RECV_WR, "next");
-    private static final VarHandle RWR_SG_LIST = Structs.field(Structs.IBV_RECV_WR, "sg_list");
-    private static final VarHandle RWR_NUM_SGE = Structs.field(Structs.IBV_RECV_WR, "num_sge");
-    private static final VarHandle SGE_ADDR = Structs.field(Structs.IBV_SGE, "addr");
-    private static final VarHandle SGE_LENGTH = Structs.field(Structs.IBV_SGE, "length");
-    private static final VarHandle SGE_LKEY = Structs.field(Structs.IBV_SGE, "lkey");
-
     /** The RTR mask of an RC queue pair (ibv_modify_qp(3); cm.c cm_init_qp_rtr_attr). */
     static final int RTR_MASK = Consts.IBV_QP_STATE | Consts.IBV_QP_AV | Consts.IBV_QP_PATH_MTU
             | Consts.IBV_QP_DEST_QPN | Consts.IBV_QP_RQ_PSN | Consts.IBV_QP_MAX_DEST_RD_ATOMIC
@@ -86,12 +71,8 @@ final class FabricRcQueuePair implements RcQueuePair, CompletionOwner {
     /** Where its receive buffers come from, or null for a receive queue of its own. */
     final FabricSharedReceiveQueue srq;
     private final Arena arena = Arena.ofShared();
-    private final MemorySegment sendWr;
-    private final MemorySegment sendSge;
-    private final MemorySegment badSend;
-    private final MemorySegment recvWr;
-    private final MemorySegment recvSge;
-    private final MemorySegment badRecv;
+    private final SingleWorkRequest sendRequest;
+    private final SingleWorkRequest recvRequest;
     private final Object stateLock = new Object();
     private final Object sendLock = new Object();
     private final Object recvLock = new Object();
@@ -111,20 +92,8 @@ final class FabricRcQueuePair implements RcQueuePair, CompletionOwner {
         this.sendCq = sendCq;
         this.recvCq = recvCq;
         this.srq = srq;
-        sendWr = arena.allocate(Structs.IBV_SEND_WR);
-        sendSge = arena.allocate(Structs.IBV_SGE);
-        badSend = arena.allocate(ValueLayout.ADDRESS);
-        recvWr = arena.allocate(Structs.IBV_RECV_WR);
-        recvSge = arena.allocate(Structs.IBV_SGE);
-        badRecv = arena.allocate(ValueLayout.ADDRESS);
-        SWR_NEXT.set(sendWr, 0L, MemorySegment.NULL);
-        SWR_SG_LIST.set(sendWr, 0L, sendSge);
-        SWR_NUM_SGE.set(sendWr, 0L, 1);
-        SWR_OPCODE.set(sendWr, 0L, Consts.IBV_WR_SEND);
-        SWR_FLAGS.set(sendWr, 0L, Consts.IBV_SEND_SIGNALED);
-        RWR_NEXT.set(recvWr, 0L, MemorySegment.NULL);
-        RWR_SG_LIST.set(recvWr, 0L, recvSge);
-        RWR_NUM_SGE.set(recvWr, 0L, 1);
+        sendRequest = SingleWorkRequest.send(arena, "post_send");
+        recvRequest = SingleWorkRequest.receive(arena, "post_recv");
         sendSlots = new WorkSlots(sendDepth);
         recvSlots = srq == null ? new WorkSlots(recvDepth) : null;
     }
@@ -237,29 +206,7 @@ final class FabricRcQueuePair implements RcQueuePair, CompletionOwner {
         long address = mr.bufferAddress(offset, length, "post receive");
         synchronized (recvLock) {
             checkOpen("post receive");
-            int slot = recvSlots.take(workRequestId);
-            if (slot < 0) {
-                return false;
-            }
-            RWR_ID.set(recvWr, 0L, (long) slot);
-            SGE_ADDR.set(recvSge, 0L, address);
-            SGE_LENGTH.set(recvSge, 0L, length);
-            SGE_LKEY.set(recvSge, 0L, mr.localKey());
-            int rc;
-            try {
-                rc = (int) device.ops.postRecv.invokeExact(qp, recvWr, badRecv);
-            } catch (Throwable t) {
-                recvSlots.release(slot);
-                throw new VerbsException("post_recv failed", 0, t);
-            }
-            if (rc != 0) {
-                recvSlots.release(slot);
-                if (rc == Consts.ENOMEM) {
-                    return false;
-                }
-                throw new VerbsException("post_recv failed: " + Native.describeErrno(rc), rc, null);
-            }
-            return true;
+            return recvRequest.post(recvSlots, workRequestId, device.ops.postRecv, qp, address, length, mr.localKey());
         }
     }
 
@@ -273,29 +220,7 @@ final class FabricRcQueuePair implements RcQueuePair, CompletionOwner {
         }
         synchronized (sendLock) {
             checkOpen("post send");
-            int slot = sendSlots.take(workRequestId);
-            if (slot < 0) {
-                return false;
-            }
-            SWR_ID.set(sendWr, 0L, FabricQueuePair.SEND_BIT | slot);
-            SGE_ADDR.set(sendSge, 0L, address);
-            SGE_LENGTH.set(sendSge, 0L, length);
-            SGE_LKEY.set(sendSge, 0L, mr.localKey());
-            int rc;
-            try {
-                rc = (int) device.ops.postSend.invokeExact(qp, sendWr, badSend);
-            } catch (Throwable t) {
-                sendSlots.release(slot);
-                throw new VerbsException("post_send failed", 0, t);
-            }
-            if (rc != 0) {
-                sendSlots.release(slot);
-                if (rc == Consts.ENOMEM) {
-                    return false;
-                }
-                throw new VerbsException("post_send failed: " + Native.describeErrno(rc), rc, null);
-            }
-            return true;
+            return sendRequest.post(sendSlots, workRequestId, device.ops.postSend, qp, address, length, mr.localKey());
         }
     }
 

@@ -4,13 +4,9 @@ import ipoib.api.verbs.MemoryRegion;
 import ipoib.api.verbs.SharedReceiveQueue;
 import ipoib.api.verbs.VerbsException;
 import ipoib.api.verbs.WorkCompletions;
-import ipoib.verbs.fabric.ffi.Consts;
-import ipoib.verbs.fabric.ffi.Native;
 import ipoib.verbs.fabric.ffi.Structs;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
-import java.lang.invoke.VarHandle;
 
 /**
  * An {@code ibv_srq}. Posting writes one preallocated {@code ibv_recv_wr} + {@code ibv_sge} and
@@ -26,20 +22,10 @@ import java.lang.invoke.VarHandle;
 // Restricted methods (native calls) are this code's purpose; the JVM runs with --enable-native-access.
 @SuppressWarnings("restricted")
 final class FabricSharedReceiveQueue implements SharedReceiveQueue {
-    private static final VarHandle RWR_ID = Structs.field(Structs.IBV_RECV_WR, "wr_id");
-    private static final VarHandle RWR_NEXT = Structs.field(Structs.IBV_RECV_WR, "next");
-    private static final VarHandle RWR_SG_LIST = Structs.field(Structs.IBV_RECV_WR, "sg_list");
-    private static final VarHandle RWR_NUM_SGE = Structs.field(Structs.IBV_RECV_WR, "num_sge");
-    private static final VarHandle SGE_ADDR = Structs.field(Structs.IBV_SGE, "addr");
-    private static final VarHandle SGE_LENGTH = Structs.field(Structs.IBV_SGE, "length");
-    private static final VarHandle SGE_LKEY = Structs.field(Structs.IBV_SGE, "lkey");
-
     final FabricDevice device;
     final MemorySegment srq;
     private final Arena arena = Arena.ofShared();
-    private final MemorySegment recvWr;
-    private final MemorySegment recvSge;
-    private final MemorySegment badRecv;
+    private final SingleWorkRequest request;
     private final Object lock = new Object();
     private final WorkSlots slots;
     /** RC queue pairs created on it and not yet destroyed; under {@code lock}. */
@@ -53,12 +39,7 @@ final class FabricSharedReceiveQueue implements SharedReceiveQueue {
         this.device = device;
         this.srq = srq.reinterpret(Structs.IBV_SRQ.byteSize());
         this.slots = new WorkSlots(capacity);
-        recvWr = arena.allocate(Structs.IBV_RECV_WR);
-        recvSge = arena.allocate(Structs.IBV_SGE);
-        badRecv = arena.allocate(ValueLayout.ADDRESS);
-        RWR_NEXT.set(recvWr, 0L, MemorySegment.NULL);
-        RWR_SG_LIST.set(recvWr, 0L, recvSge);
-        RWR_NUM_SGE.set(recvWr, 0L, 1);
+        request = SingleWorkRequest.receive(arena, "post_srq_recv");
     }
 
     @Override
@@ -77,29 +58,7 @@ final class FabricSharedReceiveQueue implements SharedReceiveQueue {
             if (closed) {
                 throw new VerbsException("post SRQ receive: the shared receive queue is closed");
             }
-            int slot = slots.take(workRequestId);
-            if (slot < 0) {
-                return false;
-            }
-            RWR_ID.set(recvWr, 0L, (long) slot);
-            SGE_ADDR.set(recvSge, 0L, address);
-            SGE_LENGTH.set(recvSge, 0L, length);
-            SGE_LKEY.set(recvSge, 0L, mr.localKey());
-            int rc;
-            try {
-                rc = (int) device.ops.postSrqRecv.invokeExact(srq, recvWr, badRecv);
-            } catch (Throwable t) {
-                slots.release(slot);
-                throw new VerbsException("post_srq_recv failed", 0, t);
-            }
-            if (rc != 0) {
-                slots.release(slot);
-                if (rc == Consts.ENOMEM) {
-                    return false;
-                }
-                throw new VerbsException("post_srq_recv failed: " + Native.describeErrno(rc), rc, null);
-            }
-            return true;
+            return request.post(slots, workRequestId, device.ops.postSrqRecv, srq, address, length, mr.localKey());
         }
     }
 
