@@ -42,11 +42,18 @@ final class RmppTransfers {
         final RmppSender sender;
         final Key key;
         Cancellable timer;
+        /** The sender's retransmissions already added to the counter. */
+        long retransmissionsCounted;
         final Set<Integer> lostOnce = new HashSet<>();
+        final Set<Integer> acksLostOnce = new HashSet<>();
+        final Set<Integer> acksLost;
 
         Transfer(Key key, RmppSender sender) {
             this.key = key;
             this.sender = sender;
+            this.acksLost = faults.acksLost();
+            lostOnce.addAll(faults.segmentsLostOnce());
+            acksLostOnce.addAll(faults.acksLostOnce());
         }
     }
 
@@ -84,7 +91,6 @@ final class RmppTransfers {
             old.timer.cancel(); // the request came again: the new answer replaces the old transfer
         }
         Transfer t = new Transfer(key, new RmppSender(header, payload, RETRIES));
-        t.lostOnce.addAll(faults.segmentsLostOnce());
         active.put(key, t);
         transfers.increment();
         apply(t, t.sender.start());
@@ -95,7 +101,7 @@ final class RmppTransfers {
         Transfer t = active.get(new Key(from, mad.header().transactionId()));
         RmppHeader rmpp = mad.rmpp();
         if (rmpp.type() == RmppHeader.TYPE_ACK) {
-            if (faults.acksLost().contains(rmpp.data1())) {
+            if (t != null && (t.acksLost.contains(rmpp.data1()) || t.acksLostOnce.remove(rmpp.data1()))) {
                 acksLost.increment();
                 return;
             }
@@ -116,7 +122,6 @@ final class RmppTransfers {
     }
 
     private void apply(Transfer t, RmppSender.Step step) {
-        long before = t.sender.retransmitted();
         for (byte[] mad : step.mads()) {
             RmppHeader rmpp = rmppOf(mad);
             if (rmpp.type() == RmppHeader.TYPE_DATA) {
@@ -128,7 +133,8 @@ final class RmppTransfers {
             }
             deliver.accept(t.key.port(), mad);
         }
-        retransmitted.add(t.sender.retransmitted() - before);
+        retransmitted.add(t.sender.retransmitted() - t.retransmissionsCounted);
+        t.retransmissionsCounted = t.sender.retransmitted();
         if (t.timer != null) {
             t.timer.cancel();
             t.timer = null;

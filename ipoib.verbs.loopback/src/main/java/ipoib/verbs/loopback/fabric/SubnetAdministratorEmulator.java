@@ -109,6 +109,11 @@ public final class SubnetAdministratorEmulator implements GroupTrapSink, AutoClo
         }
     }
 
+    /** Waits until the SA thread has run every task posted before (tests: a quiet point). */
+    void sync() throws Exception {
+        executor.submit(() -> { }).get(30, TimeUnit.SECONDS);
+    }
+
     /** Deterministic RMPP loss (tests of retransmission, lost ACKs and aborts). */
     void setRmppFaults(RmppFaults faults) {
         rmpp.setFaults(faults);
