@@ -51,7 +51,7 @@ import java.util.logging.Logger;
  * {@link SaException#isTimeout()}. Answers shorter than a MAD are read as if zero-padded.
  *
  * <p>Answers sent with RMPP (IBA 13.6; every GetTableResp of OpenSM through a kernel MAD layer,
- * and of the loopback SA) are put together by an {@link RmppReassembler} per request: the client
+ * and of the loopback SA) are put together by an {@link RmppReception}, one transfer per request: the client
  * acknowledges the SA's windows itself (the hardware transport registers its agent without kernel
  * RMPP, so the kernel hands it each segment, ib_mad.c "user rmpp is in effect"). While segments
  * arrive the request is not sent again; a transfer that stalls for {@link #RMPP_STALL_MILLIS} is
@@ -62,8 +62,9 @@ import java.util.logging.Logger;
  * records are returned; when a further record had begun the table is counted as cut
  * ({@code tables_cut}) and logged, never passed off as whole in silence.
  *
- * <p>Size (~540 lines): requests, retransmission, answer matching, Reports and subscriptions
- * share one TID space and one pending table; the record codecs it uses live in ipoib.codec.mad.
+ * <p>Size (~710 lines): requests, retransmission, answer matching, RMPP answers, Reports and
+ * subscriptions share one TID space and one pending table; the record codecs it uses live in
+ * ipoib.codec.mad, the RMPP protocol in {@link RmppReception} and {@link RmppReassembler}.
  */
 public final class SaClient implements SubnetAdministrator, AutoCloseable {
     private static final Logger LOG = Logger.getLogger(SaClient.class.getName());
@@ -100,20 +101,7 @@ public final class SaClient implements SubnetAdministrator, AutoCloseable {
     private final LongAdder localFailures = new LongAdder();
     private final LongAdder reports = new LongAdder();
     private final LongAdder duplicateReports = new LongAdder();
-    private final LongAdder rmppSegments = new LongAdder();
-    private final LongAdder rmppDuplicates = new LongAdder();
-    private final LongAdder rmppTransfers = new LongAdder();
-    private final LongAdder rmppAborted = new LongAdder();
-    private final LongAdder tablesCut = new LongAdder();
-    /** The final ACKs of recently completed RMPP transfers by TID, to answer a repeated last window. */
-    private final Map<Integer, byte[]> completedTransfers = java.util.Collections.synchronizedMap(
-            new java.util.LinkedHashMap<>(16, 0.75f, false) {
-                @Override
-                protected boolean removeEldestEntry(Map.Entry<Integer, byte[]> eldest) {
-                    return size() > 64;
-                }
-            });
-    private final int rmppWindow;
+    private final RmppReception rmpp;
     /** TIDs of the last reports handed on, to drop the SA's retransmissions of them. */
     private final RecentIds recentReports = new RecentIds(256);
     /** The last trap handed on since the subscriptions last changed, to drop its repeat (guarded by itself). */
@@ -146,7 +134,7 @@ public final class SaClient implements SubnetAdministrator, AutoCloseable {
         if (rmppWindow < 1 || rmppWindow > 1024) {
             throw new IllegalArgumentException("invalid RMPP window " + rmppWindow + ": allowed 1..1024 segments");
         }
-        this.rmppWindow = rmppWindow;
+        this.rmpp = new RmppReception(mad -> sendQuietly(mad, "RMPP ACK/STOP/ABORT"), rmppWindow, RMPP_MAX_PAYLOAD);
         this.transport = Objects.requireNonNull(transport, "transport");
         this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
         if (timeoutMillis < 1 || timeoutMillis > 60_000) {
@@ -170,8 +158,6 @@ public final class SaClient implements SubnetAdministrator, AutoCloseable {
         final CompletableFuture<Answer> future = new CompletableFuture<>();
         int sends;
         ScheduledFuture<?> timer;
-        /** The RMPP transfer of the answer, from its first segment on (guarded by the request). */
-        RmppReassembler transfer;
 
         Request(String description, int tid, byte[] mad) {
             this.description = description;
@@ -291,7 +277,7 @@ public final class SaClient implements SubnetAdministrator, AutoCloseable {
                     }
                     if (a.unsegmented && at < end && !isZero(a.data, at, end)) {
                         // A record had begun past the MAD's end: the table went on beyond what arrived.
-                        tablesCut.increment();
+                        rmpp.tableCut();
                         LOG.warning(() -> description + ": the SA sent the table as one unsegmented RMPP message "
                                 + "(RMPPVersion 0) and only its first MAD arrived: " + out.size()
                                 + " records, the rest is cut (OpenSM under umad2sim/ibsim; a kernel MAD layer would "
@@ -424,14 +410,12 @@ public final class SaClient implements SubnetAdministrator, AutoCloseable {
     /** Counters of this client; {@code pending} and {@code subscriptions} are the current numbers. */
     @Override
     public Map<String, Long> statistics() {
-        return Map.ofEntries(Map.entry("sent", sent.sum()), Map.entry("retransmitted", retransmitted.sum()),
-                Map.entry("timed_out", timedOut.sum()), Map.entry("unmatched_answers", unmatched.sum()),
-                Map.entry("malformed_answers", malformed.sum()), Map.entry("not_sent", localFailures.sum()),
-                Map.entry("reports", reports.sum()), Map.entry("duplicate_reports", duplicateReports.sum()),
-                Map.entry("rmpp_transfers", rmppTransfers.sum()), Map.entry("rmpp_segments", rmppSegments.sum()),
-                Map.entry("rmpp_duplicate_segments", rmppDuplicates.sum()), Map.entry("rmpp_aborted", rmppAborted.sum()),
-                Map.entry("tables_cut", tablesCut.sum()), Map.entry("pending", (long) pending.size()),
-                Map.entry("subscriptions", (long) subscriptions.size()));
+        Map<String, Long> out = new java.util.HashMap<>(Map.of("sent", sent.sum(), "retransmitted", retransmitted.sum(),
+                "timed_out", timedOut.sum(), "unmatched_answers", unmatched.sum(), "malformed_answers", malformed.sum(),
+                "not_sent", localFailures.sum(), "reports", reports.sum(), "duplicate_reports", duplicateReports.sum(),
+                "pending", (long) pending.size(), "subscriptions", (long) subscriptions.size()));
+        out.putAll(rmpp.statistics());
+        return Map.copyOf(out);
     }
 
     // ---- requests --------------------------------------------------------------------------------------
@@ -508,10 +492,8 @@ public final class SaClient implements SubnetAdministrator, AutoCloseable {
         if (request.future.isDone()) {
             return;
         }
-        synchronized (request) {
-            if (request.transfer != null) {
-                return; // segments arrive: the stall timer of the transfer runs instead
-            }
+        if (rmpp.inProgress(request.tid)) {
+            return; // segments arrive: the transfer's stall timer runs instead
         }
         if (request.sends < attempts && !closed) {
             send(request);
@@ -523,6 +505,7 @@ public final class SaClient implements SubnetAdministrator, AutoCloseable {
 
     private void fail(Request request, SaException failure) {
         pending.remove(request.tid, request);
+        rmpp.forget(request.tid);
         cancelTimer(request);
         request.future.completeExceptionally(failure);
     }
@@ -558,14 +541,11 @@ public final class SaClient implements SubnetAdministrator, AutoCloseable {
             unmatched.increment();
             return;
         }
-        boolean unsegmented = false;
-        if (mad.rmpp().active()) {
-            if (mad.rmpp().version() != 0 || mad.rmpp().type() != 0) {
-                onRmpp(mad, data);
-                return;
-            }
-            unsegmented = true; // OpenSM's whole answer, not segmented: see the class comment
+        if (RmppReception.isSegmented(mad)) {
+            onRmpp(mad, data);
+            return;
         }
+        boolean unsegmented = RmppReception.isUnsegmented(mad); // OpenSM on ibsim: see the class comment
         Request request = pending.remove((int) mad.header().transactionId());
         if (request == null) {
             unmatched.increment();
@@ -584,96 +564,65 @@ public final class SaClient implements SubnetAdministrator, AutoCloseable {
     private void onRmpp(SaMad mad, MemorySegment data) {
         int tid = (int) mad.header().transactionId();
         Request request = pending.get(tid);
-        if (request == null) {
-            byte[] ack = completedTransfers.get(tid);
-            if (ack != null && mad.rmpp().type() == ipoib.codec.mad.RmppHeader.TYPE_DATA) {
-                // The SA repeats a segment of a transfer we completed: our last ACK was lost.
-                rmppDuplicates.increment();
-                sendQuietly(ack, "RMPP ACK (again)");
-            } else {
-                unmatched.increment();
-            }
-            return;
-        }
-        RmppReassembler.Step step;
-        synchronized (request) {
-            if (request.future.isDone()) {
-                return;
-            }
-            if (request.transfer == null) {
-                request.transfer = new RmppReassembler(rmppWindow, RMPP_MAX_PAYLOAD);
-                rmppTransfers.increment();
-            }
-            if (mad.rmpp().type() == ipoib.codec.mad.RmppHeader.TYPE_DATA) {
-                rmppSegments.increment();
-            }
-            step = request.transfer.accept(data, mad.rmpp());
-            if (step.answer() == null && step.failure() == null) {
-                // Progress or not, the transfer is alive: the stall timer starts again.
-                if (request.timer != null) {
-                    request.timer.cancel(false);
+        RmppReception.Outcome outcome = rmpp.accept(tid, request != null && !request.future.isDone(), mad, data);
+        switch (outcome) {
+            case RmppReception.NotPending n -> {
+                if (!n.answered()) {
+                    unmatched.increment();
                 }
+            }
+            case RmppReception.Continuing c -> {
+                // Progress or not, the transfer is alive: its stall timer starts again.
+                synchronized (request) {
+                    if (request.timer != null) {
+                        request.timer.cancel(false);
+                    }
+                    try {
+                        request.timer = scheduler.schedule(() -> onStall(request), RMPP_STALL_MILLIS,
+                                TimeUnit.MILLISECONDS);
+                    } catch (java.util.concurrent.RejectedExecutionException stopping) {
+                        request.timer = null;
+                    }
+                }
+            }
+            case RmppReception.Complete c -> {
+                pending.remove(tid, request);
+                cancelTimer(request);
+                SaMad header;
                 try {
-                    request.timer = scheduler.schedule(() -> onStall(request), RMPP_STALL_MILLIS,
-                            TimeUnit.MILLISECONDS);
-                } catch (java.util.concurrent.RejectedExecutionException stopping) {
-                    request.timer = null;
+                    header = SaMad.decode(c.answer(), 0);
+                } catch (DecodeException e) {
+                    malformed.increment();
+                    fail(request, new SaException(request.description + " (malformed RMPP answer: " + e.getMessage()
+                            + ")", SaStatus.INVALID_ATTRIBUTE_VALUE));
+                    return;
+                }
+                int status = header.header().status();
+                if (status != SaStatus.SUCCESS) {
+                    request.future.completeExceptionally(new SaException(request.description, status));
+                } else {
+                    request.future.complete(new Answer(header, c.answer(), false));
                 }
             }
-        }
-        if (step.duplicate()) {
-            rmppDuplicates.increment();
-        }
-        if (step.reply() != null) {
-            sendQuietly(step.reply(), "RMPP " + (step.failure() == null ? "ACK" : "ABORT/STOP"));
-        }
-        if (step.answer() != null) {
-            pending.remove(tid, request);
-            cancelTimer(request);
-            completedTransfers.put(tid, step.reply());
-            MemorySegment whole = step.answer();
-            SaMad header;
-            try {
-                header = SaMad.decode(whole, 0);
-            } catch (DecodeException e) {
-                malformed.increment();
-                fail(request, new SaException(request.description + " (malformed RMPP answer: " + e.getMessage()
-                        + ")", SaStatus.INVALID_ATTRIBUTE_VALUE));
-                return;
+            case RmppReception.Failed f -> {
+                LOG.info(() -> request.description + ": RMPP transfer ended without the answer: " + f.reason());
+                fail(request, new SaException(request.description + " (RMPP: " + f.reason() + ")",
+                        SaStatus.NO_RESOURCES));
             }
-            int status = header.header().status();
-            if (status != SaStatus.SUCCESS) {
-                request.future.completeExceptionally(new SaException(request.description, status));
-            } else {
-                request.future.complete(new Answer(header, whole, false));
-            }
-        } else if (step.failure() != null) {
-            rmppAborted.increment();
-            LOG.info(() -> request.description + ": RMPP transfer ended without the answer: " + step.failure());
-            fail(request, new SaException(request.description + " (RMPP: " + step.failure() + ")",
-                    SaStatus.NO_RESOURCES));
         }
     }
 
     /** No segment for {@link #RMPP_STALL_MILLIS}: the client aborts the transfer (status 118) and fails. */
     private void onStall(Request request) {
-        byte[] abort;
-        int held;
-        synchronized (request) {
-            if (request.future.isDone() || request.transfer == null) {
-                return;
-            }
-            MemorySegment first = request.transfer.firstHeader();
-            held = request.transfer.lastInSequence();
-            abort = first == null ? null : request.transfer.abortForTimeout(first);
+        if (request.future.isDone()) {
+            return;
         }
-        if (abort != null) {
-            sendQuietly(abort, "RMPP ABORT");
+        String what = rmpp.abortStalled(request.tid);
+        if (what != null) {
+            timedOut.increment();
+            fail(request, SaException.timeout(request.description + " (" + what + ")", request.sends,
+                    RMPP_STALL_MILLIS));
         }
-        rmppAborted.increment();
-        timedOut.increment();
-        fail(request, SaException.timeout(request.description + " (RMPP transfer stalled after segment " + held
-                + ", ABORT 118 sent)", request.sends, RMPP_STALL_MILLIS));
     }
 
     private void sendQuietly(byte[] mad, String what) {

@@ -22,10 +22,13 @@ import java.util.function.Consumer;
  * (SA, class version 2) that also accepts unsolicited Reports (method 0x06, the SM's trap
  * notices), sends to the SM's LID on QP1 with the GSI Q_Key, and receives on a daemon thread.
  *
- * <p>No RMPP: the agent registers with RMPP version 0, so a GetTable answer longer than one MAD
- * is cut to its first segment (ibsim has no RMPP either). Answers shorter than a MAD (ibsim
- * sends successful answers short) are padded with zeros to {@value MadTransport#MAD_LENGTH}
- * octets before the receiver sees them. The kernel (and umad2sim) rewrites the upper 32 bits of
+ * <p>The agent registers with RMPP version 0: the kernel does no RMPP for it and hands each
+ * RMPP segment of an answer to the receiver (ib_mad.c ib_mad_complete_recv, "user rmpp is in
+ * effect"); the SA client reassembles them and sends its ACKs through {@link #send}. Under
+ * umad2sim there is no kernel: OpenSM's GetTable answer comes unsegmented and cut to its first
+ * 256 octets (see the SA client). Answers shorter than a MAD (ibsim sends successful answers
+ * short) are padded with zeros to {@value MadTransport#MAD_LENGTH} octets before the receiver
+ * sees them. The kernel (and umad2sim) rewrites the upper 32 bits of
  * the transaction ID of every sent MAD with the agent's ID: the client must match answers on
  * the lower 32 bits.
  */
