@@ -215,8 +215,10 @@ public final class UmadTransport implements MadTransport, AutoCloseable {
                 if (rc < 0) {
                     throw new VerbsException("umad_set_addr failed: " + rc);
                 }
-                // timeout 0, retries 0: the SA client matches, times out and retries itself.
-                rc = (int) umad.send.invokeExact(fd, agent, sendBuf, MAD_LENGTH, 0, 0);
+                // Retries 0: the SA client times out and retries itself. A request waits in the
+                // kernel for its response, which the kernel hands on only then (see below).
+                int wait = kernelResponseWait(mad);
+                rc = (int) umad.send.invokeExact(fd, agent, sendBuf, MAD_LENGTH, wait, 0);
                 if (rc < 0) {
                     throw new VerbsException("umad_send to SM LID " + port.smLid() + " failed: "
                             + Native.describeErrno(-rc), -rc, null);
@@ -228,6 +230,27 @@ public final class UmadTransport implements MadTransport, AutoCloseable {
             }
         }
     }
+
+    /**
+     * How long the kernel keeps a sent MAD waiting for its response: {@link #RESPONSE_WAIT_MILLIS}
+     * for a request, 0 for a response (a ReportResp) or an RMPP ACK, STOP or ABORT, which get none.
+     * The kernel passes a response to the agent only when it matches a send still waiting for one
+     * (ib_mad.c ib_mad_complete_recv and ib_find_send_mad, which needs {@code wr->timeout}); a
+     * response to a send of timeout 0 is dropped unless it is an RMPP segment ("user rmpp is in
+     * effect"). umad2sim ignores the timeout.
+     */
+    static int kernelResponseWait(ByteBuffer mad) {
+        int method = mad.get(mad.position() + 3) & 0xFF;
+        boolean rmppActive = (mad.get(mad.position() + 26) & 0x1) != 0;
+        return (method & 0x80) == 0 && !rmppActive ? RESPONSE_WAIT_MILLIS : 0;
+    }
+
+    /**
+     * The kernel's wait for a response: at least the SA client's longest timeout per attempt
+     * (60 s), so that no answer the client still waits for is dropped; an unanswered request
+     * comes back with status ETIMEDOUT after it, which is ignored.
+     */
+    static final int RESPONSE_WAIT_MILLIS = 60_000;
 
     @Override
     public void setReceiver(Consumer<ByteBuffer> receiver) {
@@ -264,6 +287,9 @@ public final class UmadTransport implements MadTransport, AutoCloseable {
             }
             failures = 0;
             int status = recvBuf.get(ValueLayout.JAVA_INT, statusOffset);
+            if (status == Consts.ETIMEDOUT) {
+                continue; // a request's wait in the kernel ended unanswered: the client retried already
+            }
             if (status != 0) {
                 // A send the kernel could not complete (e.g. no route): the client will time out.
                 log.warn("umad: a MAD on " + info.caName() + "/" + info.port() + " came back with status "
