@@ -8,8 +8,8 @@ import org.junit.jupiter.api.Test;
 /**
  * Which sends wait in the kernel for a response: Linux hands a response to a umad agent only
  * when a send of it still waits (ib_mad.c ib_find_send_mad needs a timeout), except RMPP
- * segments of an agent without kernel RMPP. Requests wait; responses and RMPP control MADs,
- * which get no answer, do not.
+ * segments of an agent without kernel RMPP. Requests wait (here 900 ms, nine tenths of a client
+ * timeout of 1 s); responses and RMPP control MADs, which get no answer, do not.
  */
 class UmadResponseWaitTest {
 
@@ -21,15 +21,15 @@ class UmadResponseWaitTest {
 
     @Test
     void requestsWaitForTheirResponseAndNothingElseDoes() {
-        assertEquals(UmadTransport.RESPONSE_WAIT_MILLIS, UmadTransport.kernelResponseWait(mad(0x01, 0)), "Get");
-        assertEquals(UmadTransport.RESPONSE_WAIT_MILLIS, UmadTransport.kernelResponseWait(mad(0x02, 0)), "Set");
-        assertEquals(UmadTransport.RESPONSE_WAIT_MILLIS, UmadTransport.kernelResponseWait(mad(0x12, 0)), "GetTable");
-        assertEquals(UmadTransport.RESPONSE_WAIT_MILLIS, UmadTransport.kernelResponseWait(mad(0x15, 0)), "Delete");
-        assertEquals(0, UmadTransport.kernelResponseWait(mad(0x12, 0x01)), "an RMPP ACK (GetTable, Active)");
-        assertEquals(0, UmadTransport.kernelResponseWait(mad(0x86, 0)), "ReportResp");
+        assertEquals(900, UmadTransport.kernelResponseWait(mad(0x01, 0), 900), "Get");
+        assertEquals(900, UmadTransport.kernelResponseWait(mad(0x02, 0), 900), "Set");
+        assertEquals(900, UmadTransport.kernelResponseWait(mad(0x12, 0), 900), "GetTable");
+        assertEquals(900, UmadTransport.kernelResponseWait(mad(0x15, 0), 900), "Delete");
+        assertEquals(0, UmadTransport.kernelResponseWait(mad(0x12, 0x01), 900), "an RMPP ACK (GetTable, Active)");
+        assertEquals(0, UmadTransport.kernelResponseWait(mad(0x86, 0), 900), "ReportResp");
         ByteBuffer offset = ByteBuffer.allocate(300);
         offset.position(10);
         offset.put(13, (byte) 0x86);
-        assertEquals(0, UmadTransport.kernelResponseWait(offset), "read from the buffer's position");
+        assertEquals(0, UmadTransport.kernelResponseWait(offset, 900), "read from the buffer's position");
     }
 }
