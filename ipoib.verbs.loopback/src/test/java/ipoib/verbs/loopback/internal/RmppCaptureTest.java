@@ -2,7 +2,6 @@ package ipoib.verbs.loopback.internal;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
 import ipoib.api.IbMtu;
 import ipoib.api.JoinState;
@@ -16,9 +15,7 @@ import ipoib.api.sa.SubnetAdministrator;
 import ipoib.verbs.loopback.fabric.FabricConfig;
 import ipoib.verbs.loopback.fabric.LoopPort;
 import ipoib.verbs.loopback.fabric.LoopbackSubnet;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -77,16 +74,6 @@ class RmppCaptureTest {
     }
 
     private static String tshark(String... args) throws Exception {
-        Path tshark = Path.of("/usr/bin/tshark");
-        if (!Files.isExecutable(tshark)) {
-            fail("tshark is required for this test: install the Debian package 'tshark' (./ipoib test does)");
-        }
-        List<String> command = new ArrayList<>(List.of(tshark.toString()));
-        command.addAll(List.of(args));
-        Process p = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.DISCARD).start();
-        String out = new String(p.getInputStream().readAllBytes());
-        assertTrue(p.waitFor(60, TimeUnit.SECONDS), "tshark did not finish");
-        assertEquals(0, p.exitValue(), "tshark " + String.join(" ", args) + ": " + out);
-        return out;
+        return FabricCaptureTest.tshark(args);
     }
 }
