@@ -60,6 +60,7 @@ final class RmppTransfers {
     private final Executor saThread;
     private final Timers timers;
     private final BiConsumer<LoopPort, byte[]> deliver;
+    private final java.util.function.BooleanSupplier randomLoss;
     private final Map<Key, Transfer> active = new java.util.concurrent.ConcurrentHashMap<>();
     private volatile RmppFaults faults = RmppFaults.NONE;
     private final LongAdder transfers = new LongAdder();
@@ -72,10 +73,15 @@ final class RmppTransfers {
     private final LongAdder acksLost = new LongAdder();
     private final LongAdder unmatched = new LongAdder();
 
-    RmppTransfers(Executor saThread, Timers timers, BiConsumer<LoopPort, byte[]> deliver) {
+    /**
+     * @param randomLoss asked for every DATA segment: whether the {@code sa-rmpp-loss} fault loses it
+     */
+    RmppTransfers(Executor saThread, Timers timers, BiConsumer<LoopPort, byte[]> deliver,
+                  java.util.function.BooleanSupplier randomLoss) {
         this.saThread = saThread;
         this.timers = timers;
         this.deliver = deliver;
+        this.randomLoss = randomLoss;
     }
 
     void setFaults(RmppFaults faults) {
@@ -126,7 +132,7 @@ final class RmppTransfers {
             RmppHeader rmpp = rmppOf(mad);
             if (rmpp.type() == RmppHeader.TYPE_DATA) {
                 segmentsSent.increment();
-                if (t.lostOnce.remove(rmpp.data1())) {
+                if (t.lostOnce.remove(rmpp.data1()) || randomLoss.getAsBoolean()) {
                     segmentsLost.increment();
                     continue;
                 }

@@ -98,7 +98,8 @@ public final class SubnetAdministratorEmulator implements GroupTrapSink, AutoClo
                 return ipoib.runtime.Cancellable.NONE; // the SA is closing: no more retransmissions
             }
         };
-        this.rmpp = new RmppTransfers(this::runOnSaThread, timers, (port, mad) -> transport(port).deliver(mad));
+        this.rmpp = new RmppTransfers(this::runOnSaThread, timers, (port, mad) -> transport(port).deliver(mad),
+                this::loseRmppSegment);
     }
 
     private void runOnSaThread(Runnable task) {
@@ -106,6 +107,17 @@ public final class SubnetAdministratorEmulator implements GroupTrapSink, AutoClo
             executor.execute(task);
         } catch (java.util.concurrent.RejectedExecutionException closing) {
             // The SA is closing: the transfer ends with it.
+        }
+    }
+
+    /** The {@code sa-rmpp-loss} fault: whether this RMPP segment is lost. */
+    private boolean loseRmppSegment() {
+        int percent = faults.rmppLossPercent();
+        if (percent == 0) {
+            return false;
+        }
+        synchronized (random) {
+            return random.nextInt(100) < percent;
         }
     }
 

@@ -148,6 +148,29 @@ class RmppTransferTest {
     }
 
     @Test
+    void underTheRmppLossFaultTheTableArrivesWholeThroughRetransmissions() throws Exception {
+        // fabric:fault sa-rmpp-loss 20: a fifth of the segments lost, each window sent again on the
+        // ACK timer until every segment got through.
+        sa.setFaults(SaFaults.NONE.with("sa-rmpp-loss", 20));
+        CompletableFuture<List<McMemberRecord>> table = client.groups().toCompletableFuture();
+        for (int timeouts = 0; !table.isDone() && timeouts < 20; timeouts++) {
+            long sent = saCounter("RMPP segments sent");
+            // Quiet: the SA thread idle with its ACK timer armed, or the table complete.
+            await(() -> table.isDone() || rmppClock.scheduled() == 1, "the SA waits for an ACK");
+            sa.sync();
+            if (!table.isDone() && saCounter("RMPP segments sent") == sent) {
+                rmppClock.advance(RmppTransfers.ACK_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS);
+            }
+        }
+        assertEquals(GROUPS, ours(table.get(WAIT_MILLIS, TimeUnit.MILLISECONDS)));
+        sa.sync();
+        long lost = saCounter("RMPP segments lost (fault)");
+        assertTrue(lost > 0, "segments lost: " + sa.statistics());
+        assertTrue(saCounter("RMPP segments retransmitted") >= lost, "each lost segment sent again: " + sa.statistics());
+        assertEquals(0, saCounter("RMPP transfers aborted"));
+    }
+
+    @Test
     void aTransferWithoutAcksIsAbortedAfterTheRetriesAndTheRequestFails() throws Exception {
         sa.setRmppFaults(new RmppFaults(Set.of(), Set.of(), Set.of(1)));
         CompletableFuture<List<McMemberRecord>> table = client.groups().toCompletableFuture();
