@@ -1,7 +1,7 @@
 package ipoib.codec.sa;
 
-import java.util.ArrayList;
-import java.util.Comparator;
+import ipoib.runtime.Cancellable;
+import ipoib.runtime.ManualControlLoop;
 import java.util.List;
 import java.util.concurrent.AbstractExecutorService;
 import java.util.concurrent.Callable;
@@ -11,111 +11,70 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A scheduler on a manual clock for the SA client's timers: nothing runs until the test moves
- * the clock with {@link #advance}, which runs each due task on the test's thread in time order.
- * Only {@code schedule(Runnable, ...)} and {@code execute} are supported.
+ * The SA client's timers (a {@link ScheduledExecutorService}) on the runtime's
+ * {@link ManualControlLoop}: nothing runs until the test moves the clock with {@link #advance}.
+ * Only {@code schedule(Runnable, ...)} and {@code execute} are supported; the returned futures
+ * can be cancelled, nothing else.
  */
 final class ManualScheduler extends AbstractExecutorService implements ScheduledExecutorService {
-    private final List<Task> tasks = new ArrayList<>();
-    private long now;
-    private long sequence;
-    private boolean shutdown;
+    private final ManualControlLoop loop = new ManualControlLoop();
 
-    private final class Task implements ScheduledFuture<Object> {
-        final long at;
-        final long seq;
-        final Runnable body;
-        boolean cancelled;
-        boolean done;
-
-        Task(long at, long seq, Runnable body) {
-            this.at = at;
-            this.seq = seq;
-            this.body = body;
+    private record Timer(Cancellable handle) implements ScheduledFuture<Object> {
+        @Override
+        public boolean cancel(boolean mayInterrupt) {
+            handle.cancel();
+            return true;
         }
 
         @Override
         public long getDelay(TimeUnit unit) {
-            synchronized (ManualScheduler.this) {
-                return unit.convert(at - now, TimeUnit.NANOSECONDS);
-            }
+            throw new UnsupportedOperationException();
         }
 
         @Override
         public int compareTo(Delayed o) {
-            return Long.compare(getDelay(TimeUnit.NANOSECONDS), o.getDelay(TimeUnit.NANOSECONDS));
-        }
-
-        @Override
-        public boolean cancel(boolean mayInterrupt) {
-            synchronized (ManualScheduler.this) {
-                cancelled = !done;
-                tasks.remove(this);
-                return cancelled;
-            }
+            throw new UnsupportedOperationException();
         }
 
         @Override
         public boolean isCancelled() {
-            return cancelled;
+            throw new UnsupportedOperationException();
         }
 
         @Override
         public boolean isDone() {
-            return done || cancelled;
+            throw new UnsupportedOperationException();
         }
 
         @Override
         public Object get() {
-            throw new UnsupportedOperationException("not waited on by the SA client");
+            throw new UnsupportedOperationException();
         }
 
         @Override
         public Object get(long timeout, TimeUnit unit) {
-            throw new UnsupportedOperationException("not waited on by the SA client");
+            throw new UnsupportedOperationException();
         }
     }
 
     @Override
-    public synchronized ScheduledFuture<?> schedule(Runnable command, long delay, TimeUnit unit) {
-        Task t = new Task(now + unit.toNanos(Math.max(0, delay)), sequence++, command);
-        if (!shutdown) {
-            tasks.add(t);
-        }
-        return t;
+    public ScheduledFuture<?> schedule(Runnable command, long delay, TimeUnit unit) {
+        return new Timer(loop.schedule(command, delay, unit));
     }
 
     /** Timers waiting. */
-    synchronized int pending() {
-        return tasks.size();
+    int pending() {
+        return loop.scheduled();
     }
 
-    /** Moves the clock forward, running every task that falls due on the way, in time order. */
+    /** Moves the clock forward, running every timer that falls due on the way, in time order. */
     void advance(long amount, TimeUnit unit) {
-        long target;
-        synchronized (this) {
-            target = now + unit.toNanos(amount);
-        }
-        while (true) {
-            Task next;
-            synchronized (this) {
-                next = tasks.stream().filter(t -> t.at <= target)
-                        .min(Comparator.<Task>comparingLong(t -> t.at).thenComparingLong(t -> t.seq)).orElse(null);
-                if (next == null) {
-                    now = target;
-                    return;
-                }
-                tasks.remove(next);
-                now = next.at;
-                next.done = true;
-            }
-            next.body.run();
-        }
+        loop.advance(amount, unit);
     }
 
     @Override
     public void execute(Runnable command) {
-        schedule(command, 0, TimeUnit.NANOSECONDS);
+        loop.execute(command);
     }
 
     @Override
@@ -134,26 +93,24 @@ final class ManualScheduler extends AbstractExecutorService implements Scheduled
     }
 
     @Override
-    public synchronized void shutdown() {
-        shutdown = true;
+    public void shutdown() {
+        loop.close();
     }
 
     @Override
-    public synchronized List<Runnable> shutdownNow() {
-        shutdown = true;
-        List<Runnable> left = tasks.stream().map(t -> t.body).toList();
-        tasks.clear();
-        return left;
+    public List<Runnable> shutdownNow() {
+        loop.close();
+        return List.of();
     }
 
     @Override
-    public synchronized boolean isShutdown() {
-        return shutdown;
+    public boolean isShutdown() {
+        return loop.isClosed();
     }
 
     @Override
-    public synchronized boolean isTerminated() {
-        return shutdown;
+    public boolean isTerminated() {
+        return loop.isClosed();
     }
 
     @Override
