@@ -45,8 +45,9 @@ import java.util.logging.Logger;
  * reports group traps to subscribers as Notices. Runs on its own thread, so a request never
  * blocks the data path or the requester.
  *
- * <p>Size (~600 lines): one dispatch per attribute and method, as OpenSM's osm_sa_*.c has; the
- * MCMemberRecord rules themselves are in {@link McMemberRules}, faults in {@link SaFaults}.
+ * <p>Size (~670 lines): one dispatch per attribute and method, as OpenSM's osm_sa_*.c has; the
+ * MCMemberRecord rules themselves are in {@link McMemberRules}, faults in {@link SaFaults}, RMPP
+ * sends in {@link RmppTransfers}.
  */
 public final class SubnetAdministratorEmulator implements GroupTrapSink, AutoCloseable {
     private static final Logger LOG = Logger.getLogger(SubnetAdministratorEmulator.class.getName());
