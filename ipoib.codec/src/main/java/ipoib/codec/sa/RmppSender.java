@@ -17,8 +17,9 @@ import java.util.Objects;
  *
  * <p>Follows the Linux sender (drivers/infiniband/core/mad_rmpp.c: send_next_seg for the
  * PayloadLength of the first and last segments, process_rmpp_ack for the checks of an ACK,
- * ib_retry_rmpp for the retransmission from the last ACK). The window starts at one segment,
- * as init_newwin's default.
+ * ib_retry_rmpp for the retransmission from the last ACK; mad.c alloc_send_rmpp_list for
+ * RMPPVersion 1, type DATA and Active, with RRespTime left as the answer had it). The window
+ * starts at one segment, as init_newwin's default.
  *
  * <p>Pure state: no clock, no threads, not thread-safe. Its owner sends what each call returns,
  * arms an ACK timer while {@link #waiting()} and calls {@link #onTimeout()} when it fires.
