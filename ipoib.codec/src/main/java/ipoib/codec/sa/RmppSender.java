@@ -24,7 +24,7 @@ import java.util.Objects;
  * <p>Pure state: no clock, no threads, not thread-safe. Its owner sends what each call returns,
  * arms an ACK timer while {@link #waiting()} and calls {@link #onTimeout()} when it fires.
  *
- * @since 1.1
+ * @since 1.2
  */
 public final class RmppSender {
 

@@ -127,7 +127,7 @@ public final class SaClient implements SubnetAdministrator, AutoCloseable {
      * A client whose RMPP receive window is {@code rmppWindow} segments (1..1024) instead of
      * {@link #RMPP_WINDOW}.
      *
-     * @since 1.1
+     * @since 1.2
      */
     public SaClient(MadTransport transport, ScheduledExecutorService scheduler, long timeoutMillis, int attempts,
                     long smKey, int rmppWindow) {
