@@ -31,6 +31,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import ipoib.neighbour.testing.FakeLink;
 
 /**
  * The state machine with a hand-driven clock and a direct executor: every transition happens
