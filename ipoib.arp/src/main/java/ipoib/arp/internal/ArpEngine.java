@@ -22,6 +22,7 @@ import ipoib.neighbour.EngineResolver;
 import ipoib.neighbour.EngineTimer;
 import ipoib.neighbour.LogLines;
 import ipoib.neighbour.NeighbourEngine;
+import ipoib.neighbour.OwnAddresses;
 import ipoib.neighbour.Protocol;
 import ipoib.neighbour.Reporter;
 import ipoib.neighbour.ResolverLinks;
@@ -250,17 +251,7 @@ public final class ArpEngine extends EngineResolver implements FrameHandler, Lin
 
     @Override
     public String notANeighbour(String linkName, long high, long low) {
-        InterfaceAddresses table = addresses;
-        if (table == null) {
-            return null;
-        }
-        InetAddress a = AddressBits.address(false, high, low);
-        for (var mine : table.addresses(linkName)) {
-            if (mine.address().equals(a)) {
-                return "it is an address of interface " + mine.link() + " itself";
-            }
-        }
-        return null;
+        return OwnAddresses.notANeighbour(addresses, linkName, AddressBits.address(false, high, low));
     }
 
     @Override

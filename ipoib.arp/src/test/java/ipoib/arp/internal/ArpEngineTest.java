@@ -19,6 +19,7 @@ import ipoib.codec.arp.ArpCodec;
 import ipoib.codec.arp.ArpPacket;
 import ipoib.neighbour.Settings;
 import ipoib.neighbour.testing.FakeAddresses;
+import ipoib.neighbour.testing.FakeFrame;
 import ipoib.neighbour.testing.FakeLink;
 import ipoib.neighbour.testing.RecordingReporter;
 import ipoib.runtime.ManualClock;
@@ -101,18 +102,7 @@ class ArpEngineTest {
     }
 
     static ReceivedFrame frame(MemorySegment buffer, int sourceQpn) {
-        return new ReceivedFrame() {
-            @Override public int etherType() { return EtherType.ARP; }
-            @Override public MemorySegment buffer() { return buffer.asReadOnly(); }
-            @Override public long payloadOffset() { return 0; }
-            @Override public int payloadLength() { return (int) buffer.byteSize(); }
-            @Override public int sourceQpn() { return sourceQpn; }
-            @Override public int sourceLid() { return 2; }
-            @Override public boolean grhPresent() { return false; }
-            @Override public Gid sourceGid() { return null; }
-            @Override public Gid destinationGid() { return null; }
-            @Override public boolean multicast() { return false; }
-        };
+        return new FakeFrame(EtherType.ARP, buffer, sourceQpn, false);
     }
 
     NeighbourEntry entry() {

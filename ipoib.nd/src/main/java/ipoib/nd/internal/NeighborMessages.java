@@ -3,7 +3,6 @@ package ipoib.nd.internal;
 import ipoib.api.LinkAddress;
 import ipoib.api.host.AddressState;
 import ipoib.api.host.InterfaceAddress;
-import ipoib.api.host.InterfaceAddresses;
 import ipoib.api.link.EtherType;
 import ipoib.api.link.IpoibLink;
 import ipoib.api.mcast.MulticastService;
@@ -12,11 +11,11 @@ import ipoib.codec.nd.NeighborAdvertisement;
 import ipoib.codec.nd.NeighborSolicitation;
 import ipoib.neighbour.LogLines;
 import ipoib.neighbour.NeighbourEngine;
+import ipoib.neighbour.OwnAddresses;
 import ipoib.neighbour.Protocol;
 import ipoib.neighbour.Route;
 import ipoib.runtime.RateLimiter;
 import java.net.Inet6Address;
-import java.net.InetAddress;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
@@ -73,17 +72,7 @@ final class NeighborMessages implements Protocol {
 
     @Override
     public String notANeighbour(String linkName, long high, long low) {
-        InterfaceAddresses table = nd.addresses;
-        if (table == null) {
-            return null;
-        }
-        InetAddress a = AddressBits.address(true, high, low);
-        for (var mine : table.addresses(linkName)) {
-            if (mine.address().equals(a)) {
-                return "it is an address of interface " + mine.link() + " itself";
-            }
-        }
-        return null;
+        return OwnAddresses.notANeighbour(nd.addresses, linkName, AddressBits.address(true, high, low));
     }
 
     @Override

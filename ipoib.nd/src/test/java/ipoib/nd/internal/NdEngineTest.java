@@ -22,6 +22,7 @@ import ipoib.codec.nd.RouterAdvertisement;
 import ipoib.codec.nd.RouterSolicitation;
 import ipoib.neighbour.Settings;
 import ipoib.neighbour.testing.FakeAddresses;
+import ipoib.neighbour.testing.FakeFrame;
 import ipoib.neighbour.testing.FakeLink;
 import ipoib.neighbour.testing.FakeMulticast;
 import ipoib.neighbour.testing.RecordingReporter;
@@ -108,18 +109,7 @@ class NdEngineTest {
     static ReceivedFrame frame(NdMessage message) {
         MemorySegment buffer = MemorySegment.ofArray(new byte[NdCodec.encodedLength(message)]);
         NdCodec.encode(buffer, 0, message);
-        return new ReceivedFrame() {
-            @Override public int etherType() { return EtherType.IPV6; }
-            @Override public MemorySegment buffer() { return buffer.asReadOnly(); }
-            @Override public long payloadOffset() { return 0; }
-            @Override public int payloadLength() { return (int) buffer.byteSize(); }
-            @Override public int sourceQpn() { return 0x48; }
-            @Override public int sourceLid() { return 2; }
-            @Override public boolean grhPresent() { return false; }
-            @Override public Gid sourceGid() { return null; }
-            @Override public Gid destinationGid() { return null; }
-            @Override public boolean multicast() { return true; }
-        };
+        return new FakeFrame(EtherType.IPV6, buffer, 0x48, true);
     }
 
     @Test
