@@ -132,6 +132,22 @@ class ArpEngineTest {
         assertTrue(reporter.events.contains("ipoib/neighbour/FAILED"), reporter.events.toString());
     }
 
+    /** A new configuration applies to the next resolution: 300 ms between requests, 2 requests. */
+    @Test
+    void theConfiguredRetransmitTimeAndRequestCountApply() {
+        arp.reconfigure(new Settings(300, 2, 1, 3, 1024, 30_000, 300_000, 3_000, 30_000, false), false);
+        arp.send(link, PEER, EtherType.IPV4, MemorySegment.ofArray(new byte[20]));
+        loop.runPending();
+        assertEquals(1, requests().size());
+        advanceMillis(299);
+        assertEquals(1, requests().size(), "not before 300 ms");
+        advanceMillis(1);
+        assertEquals(2, requests().size());
+        advanceMillis(300);
+        assertEquals(2, requests().size(), "two requests, no third");
+        assertEquals(NeighbourState.FAILED, entry().state());
+    }
+
     @Test
     void aReplyResolvesTheNeighbourAndTheQueuedFrameGoesOutUnicast() {
         arp.send(link, PEER, EtherType.IPV4, MemorySegment.ofArray(new byte[] {42}));

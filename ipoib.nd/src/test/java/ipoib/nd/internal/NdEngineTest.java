@@ -71,6 +71,10 @@ class NdEngineTest {
         addresses.listener(nd);
         nd.setMulticast(multicast);
         nd.setAddresses(addresses);
+    }
+
+    /** The link is bound, UP: its link-local address is added and DAD starts. */
+    void up() {
         nd.addLink(link);
         loop.runPending();
     }
@@ -114,6 +118,7 @@ class NdEngineTest {
 
     @Test
     void theLinkLocalAddressComesFromTheGuidAndItsGroupsAreJoined() {
+        up();
         assertEquals(AddressOrigin.LINK_LOCAL, addresses.get("ib0", LINK_LOCAL).origin());
         assertEquals(AddressState.TENTATIVE, state(LINK_LOCAL), "tentative until DAD passes");
         assertEquals(1, multicast.listeners.get("ib0 " + ALL_NODES.getHostAddress()));
@@ -122,6 +127,7 @@ class NdEngineTest {
 
     @Test
     void dadProbesOnceFromTheUnspecifiedAddressAndPassesOneRetransTimerLater() {
+        up();
         List<NdMessage> probes = sentTo(SOLICITED_NODE);
         assertEquals(1, probes.size(), "DupAddrDetectTransmits 1");
         NeighborSolicitation ns = (NeighborSolicitation) probes.get(0);
@@ -142,8 +148,26 @@ class NdEngineTest {
         assertEquals(Optional.of(link.address()), na.targetLinkAddress());
     }
 
+    /** RFC 4862 §5.4.2: DupAddrDetectTransmits probes RetransTimer apart; the address passes RetransTimer after the last. */
+    @Test
+    void twoDadTransmitsAreRetransTimerApartAndTheAddressPassesRetransTimerAfterTheLast() {
+        nd.reconfigure(settings, new NdOptions(false, true, 2, 3, 4_000, true));
+        up();
+        assertEquals(1, sentTo(SOLICITED_NODE).size());
+        advanceMillis(settings.retransmitMillis() - 1);
+        assertEquals(1, sentTo(SOLICITED_NODE).size(), "the second probe not before RetransTimer");
+        advanceMillis(1);
+        assertEquals(2, sentTo(SOLICITED_NODE).size());
+        advanceMillis(settings.retransmitMillis() - 1);
+        assertEquals(AddressState.TENTATIVE, state(LINK_LOCAL));
+        advanceMillis(1);
+        assertEquals(AddressState.PREFERRED, state(LINK_LOCAL));
+        assertEquals(2, sentTo(SOLICITED_NODE).size(), "DupAddrDetectTransmits 2: no third probe");
+    }
+
     @Test
     void anAdvertisementForATentativeAddressMakesItDuplicateAndItsGroupIsLeft() {
+        up();
         LinkAddress other = LinkAddress.of(Qpn.of(0x77), PEER_GID);
         nd.onNeighborDiscovery(link, frame(new NeighborAdvertisement((Inet6Address) LINK_LOCAL, (Inet6Address) ALL_NODES,
                 false, false, true, (Inet6Address) LINK_LOCAL, Optional.of(other))), 136);
@@ -159,6 +183,7 @@ class NdEngineTest {
 
     @Test
     void routerSolicitationsAreThreeFourSecondsApartThenStop() {
+        up();
         passDad();
         List<NdMessage> rs = sentTo(ALL_ROUTERS);
         assertEquals(1, rs.size(), "the first once the link-local address is usable");
@@ -178,6 +203,7 @@ class NdEngineTest {
 
     @Test
     void aRouterAdvertisementEndsTheSolicitationsAndItsMtuAppliesWithinTheLinks() {
+        up();
         passDad();
         assertEquals(1, sentTo(ALL_ROUTERS).size());
         RouterAdvertisement ra = new RouterAdvertisement(PEER, (Inet6Address) ALL_NODES, 64, false, false, 1800, 0, 0,
@@ -197,6 +223,7 @@ class NdEngineTest {
 
     @Test
     void neighbourSolicitationsAreRetransmittedThreeTimesOneSecondApart() {
+        up();
         passDad();
         multicast.sent.clear();
         InetAddress peerGroup = InetAddress.ofLiteral("ff02::1:ff00:201");
@@ -220,6 +247,7 @@ class NdEngineTest {
 
     @Test
     void aSolicitedAdvertisementResolvesTheNeighbour() {
+        up();
         passDad();
         link.pathQuery = gid -> java.util.concurrent.CompletableFuture.completedFuture(
                 FakeLink.path(gid, link.gid, 0x22, 0));
@@ -236,6 +264,7 @@ class NdEngineTest {
 
     @Test
     void theLinkGoingDownStopsRouterSolicitation() {
+        up();
         passDad();
         link.state = ipoib.api.link.LinkState.DOWN;
         nd.linkChanged(link, LinkListener.Change.DOWN);
@@ -245,6 +274,7 @@ class NdEngineTest {
 
     @Test
     void closingLeavesTheGroupsJoinedForNd() {
+        up();
         nd.close();
         assertEquals(0, multicast.listeners.get("ib0 " + ALL_NODES.getHostAddress()));
         assertEquals(0, multicast.listeners.get("ib0 " + SOLICITED_NODE.getHostAddress()));
