@@ -4,7 +4,6 @@ import ipoib.api.LinkAddress;
 import ipoib.api.host.AddressListener;
 import ipoib.api.host.InterfaceAddress;
 import ipoib.api.host.InterfaceAddresses;
-import ipoib.api.link.EtherType;
 import ipoib.api.link.FrameHandler;
 import ipoib.api.link.IpoibLink;
 import ipoib.api.link.LinkListener;
@@ -13,16 +12,9 @@ import ipoib.api.link.ReceivedFrame;
 import ipoib.api.link.TransmitResult;
 import ipoib.api.resolve.AddressBits;
 import ipoib.api.resolve.PathInfoAnswer;
-import ipoib.codec.DecodeException;
-import ipoib.codec.arp.ArpCodec;
-import ipoib.codec.arp.ArpOperation;
-import ipoib.codec.arp.ArpPacket;
-import ipoib.codec.ip.Ipv4Header;
 import ipoib.neighbour.EngineResolver;
 import ipoib.neighbour.EngineTimer;
-import ipoib.neighbour.LogLines;
 import ipoib.neighbour.NeighbourEngine;
-import ipoib.neighbour.OwnAddresses;
 import ipoib.neighbour.Protocol;
 import ipoib.neighbour.Reporter;
 import ipoib.neighbour.ResolverLinks;
@@ -30,21 +22,15 @@ import ipoib.neighbour.Route;
 import ipoib.neighbour.Settings;
 import ipoib.runtime.ControlLoop;
 import ipoib.runtime.Counters;
-import ipoib.runtime.RateLimiter;
 import java.lang.foreign.MemorySegment;
 import java.net.Inet4Address;
 import java.net.InetAddress;
-import java.util.List;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.LongAdder;
 
 /**
- * ARP over IPoIB (RFC 4391 §9.2, RFC 826): requests go to the link's broadcast group, replies
- * unicast to the requester's QPN (through the requester's neighbour entry, whose path is looked
- * up first). A packet merges its sender into an existing entry, and creates one when it is
- * meant for us (RFC 826's algorithm). Gratuitous ARP announces an address when it is added and
- * when its interface comes up. Only addresses of the interface the packet arrived on are
- * answered for, so that two interfaces of this host on one IPoIB link stay distinct.
+ * ARP over IPoIB (RFC 4391 §9.2, RFC 826): the neighbour table of IPv4 ({@link NeighbourEngine})
+ * with {@link ArpMessages} as its protocol, the links and the address table it is bound to, the
+ * events that make it announce the interface's addresses (gratuitous ARP when an address is added,
+ * when its interface comes up, when the link's paths went stale), and the resolver's operations.
  *
  * <p>A plain class: {@link ArpResolver} (the DS component) builds it from its configuration and
  * binds links and the address table to it; tests and benchmarks build it with the constructor,
@@ -53,27 +39,15 @@ import java.util.concurrent.atomic.LongAdder;
  */
 public final class ArpEngine extends EngineResolver implements FrameHandler, LinkListener, AddressListener, Protocol,
         AutoCloseable {
+    // Protocol is implemented here, handed on to ArpMessages: the table is built with its protocol,
+    // and ArpMessages needs the table.
 
     private final ControlLoop control;
-    private final Reporter reporter;
     private final Counters counters = new Counters();
     private final NeighbourEngine engine;
     private final ResolverLinks links;
     private final EngineTimer timer;
-    private final RateLimiter malformedLog;
-    private final RateLimiter conflictLog;
-    private volatile InterfaceAddresses addresses;
-    private volatile boolean gratuitous;
-
-    private final LongAdder requestsIn = counters.counter("requests_received");
-    private final LongAdder repliesIn = counters.counter("replies_received");
-    private final LongAdder requestsOut = counters.counter("requests_sent");
-    private final LongAdder repliesOut = counters.counter("replies_sent");
-    private final LongAdder gratuitousOut = counters.counter("gratuitous_sent");
-    private final LongAdder announcementsIn = counters.counter("announcements_heard");
-    private final LongAdder malformed = counters.counter("rx_malformed");
-    private final LongAdder ignored = counters.counter("rx_ignored");
-    private final LongAdder conflicts = counters.counter("address_conflicts");
+    private final ArpMessages messages;
 
     /**
      * @param settings   the neighbour table's knobs ({@link Settings#DEFAULTS} are ARP's defaults)
@@ -83,12 +57,9 @@ public final class ArpEngine extends EngineResolver implements FrameHandler, Lin
      */
     public ArpEngine(Settings settings, boolean gratuitous, ControlLoop control, Reporter reporter) {
         this.control = control;
-        this.reporter = reporter;
-        this.gratuitous = gratuitous;
-        this.malformedLog = new RateLimiter(control.clock(), 10, TimeUnit.SECONDS);
-        this.conflictLog = new RateLimiter(control.clock(), 10, TimeUnit.SECONDS);
         this.engine = new NeighbourEngine(false, this, settings, reporter, counters, control::execute,
                 control.clock()::nanoTime);
+        this.messages = new ArpMessages(gratuitous, engine, counters, control, reporter);
         this.links = new ResolverLinks(engine);
         this.timer = new EngineTimer(control, settings.tickMillis(), engine::tick);
     }
@@ -96,7 +67,7 @@ public final class ArpEngine extends EngineResolver implements FrameHandler, Lin
     /** A new configuration, applied without losing the tables. */
     public void reconfigure(Settings settings, boolean gratuitous) {
         engine.settings(settings);
-        this.gratuitous = gratuitous;
+        messages.gratuitous = gratuitous;
         timer.period(settings.tickMillis());
     }
 
@@ -112,7 +83,7 @@ public final class ArpEngine extends EngineResolver implements FrameHandler, Lin
     /** A link to resolve on: its addresses are announced when it is UP. */
     public void addLink(IpoibLink link) {
         if (links.add(link)) {
-            announceAll(link);
+            messages.announceAll(link);
         }
     }
 
@@ -122,17 +93,17 @@ public final class ArpEngine extends EngineResolver implements FrameHandler, Lin
 
     /** The host's address table: which addresses are ours, and the source of requests. */
     public void setAddresses(InterfaceAddresses table) {
-        this.addresses = table;
+        messages.addresses = table;
         for (IpoibLink link : links.all()) {
             if (link.state() == LinkState.UP) {
-                announceAll(link);
+                messages.announceAll(link);
             }
         }
     }
 
     public void unsetAddresses(InterfaceAddresses table) {
-        if (this.addresses == table) {
-            this.addresses = null;
+        if (messages.addresses == table) {
+            messages.addresses = null;
         }
     }
 
@@ -143,13 +114,13 @@ public final class ArpEngine extends EngineResolver implements FrameHandler, Lin
         switch (change) {
             case UP -> {
                 links.up(link);
-                announceAll(link);
+                messages.announceAll(link);
             }
             case DOWN -> engine.linkDown(link);
             case PATHS_STALE -> {
                 // The link refreshes its own paths; the neighbours learn that their paths to us may
                 // have changed (our LID, a new SM) from a gratuitous ARP, and query them again.
-                announceAll(link);
+                messages.announceAll(link);
             }
             case MULTICAST_RESET -> {
                 // ARP uses only the broadcast group, which the link re-joins itself.
@@ -166,172 +137,31 @@ public final class ArpEngine extends EngineResolver implements FrameHandler, Lin
             IpoibLink link = links.get(address.link());
             if (link != null && link.state() == LinkState.UP) {
                 int ip = AddressBits.ipv4(address.address());
-                run(() -> announce(link, ip));
+                control.execute(() -> messages.announce(link, ip));
             }
         }
     }
 
-    private void announceAll(IpoibLink link) {
-        run(() -> {
-            for (InterfaceAddress a : usable(link)) {
-                announce(link, AddressBits.ipv4(a.address()));
-            }
-        });
-    }
-
-    /** A gratuitous ARP request (sender and target protocol address both ours), to the broadcast group. */
-    private void announce(IpoibLink link, int ip) {
-        LinkAddress self = link.address();
-        if (!gratuitous || self == null) {
-            return;
-        }
-        ArpPacket packet = new ArpPacket(ArpOperation.REQUEST, self, ip, ArpPacket.UNKNOWN_HARDWARE_ADDRESS, ip);
-        if (!link.sendBroadcast(EtherType.ARP, encode(packet)).isDrop()) {
-            gratuitousOut.increment();
-        }
-    }
-
-    private void run(Runnable task) {
-        control.execute(task);
-    }
-
-    // ---- addresses ----------------------------------------------------------------------------------
-
-    /** The usable IPv4 addresses of a link. */
-    private List<InterfaceAddress> usable(IpoibLink link) {
-        InterfaceAddresses table = addresses;
-        if (table == null) {
-            return List.of();
-        }
-        return table.addresses(link.name()).stream().filter(a -> !a.ipv6() && a.state().usable()).toList();
-    }
-
-    private static boolean contains(List<InterfaceAddress> list, int ip) {
-        for (InterfaceAddress a : list) {
-            if (AddressBits.ipv4(a.address()) == ip) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    /** The source of a request for {@code target}: an address whose prefix holds it, else the first; 0 when none. */
-    private int source(List<InterfaceAddress> mine, int target) {
-        InetAddress t = AddressBits.ipv4(target);
-        for (InterfaceAddress a : mine) {
-            if (a.contains(t)) {
-                return AddressBits.ipv4(a.address());
-            }
-        }
-        return mine.isEmpty() ? 0 : AddressBits.ipv4(mine.get(0).address());
-    }
-
-    // ---- Protocol (engine callbacks) --------------------------------------------------------------------
+    // ---- the protocol and receive: ArpMessages -----------------------------------------------------------
 
     @Override
     public String solicit(IpoibLink link, long high, long low, Route unicast) {
-        int target = (int) low;
-        LinkAddress self = link.address();
-        if (self == null) {
-            return "interface " + link.name() + " is not UP";
-        }
-        int source = source(usable(link), target);
-        if (source == 0) {
-            return "no IPv4 address on " + link.name() + " to send ARP requests from";
-        }
-        MemorySegment packet = encode(ArpPacket.request(self, source, target));
-        TransmitResult result = unicast == null ? link.sendBroadcast(EtherType.ARP, packet)
-                : link.sendUnicast(unicast.path(), unicast.qpn(), EtherType.ARP, packet);
-        if (!result.isDrop()) {
-            requestsOut.increment();
-        }
-        // A request the link dropped is retransmitted like a lost one.
-        return null;
-    }
-
-    @Override
-    public String notANeighbour(String linkName, long high, long low) {
-        return OwnAddresses.notANeighbour(addresses, linkName, AddressBits.address(false, high, low));
+        return messages.solicit(link, high, low, unicast);
     }
 
     @Override
     public String cannotResolve(IpoibLink link, long high, long low) {
-        if (addresses == null) {
-            return "no interface addresses (the host layer is not running)";
-        }
-        if (usable(link).isEmpty()) {
-            return "no IPv4 address on " + link.name();
-        }
-        return null;
+        return messages.cannotResolve(link, high, low);
     }
 
-    private static MemorySegment encode(ArpPacket packet) {
-        MemorySegment segment = MemorySegment.ofArray(new byte[ArpCodec.LENGTH]);
-        ArpCodec.encode(segment, 0, packet);
-        return segment;
+    @Override
+    public String notANeighbour(String linkName, long high, long low) {
+        return messages.notANeighbour(linkName, high, low);
     }
-
-    // ---- receive --------------------------------------------------------------------------------------
 
     @Override
     public void onFrame(IpoibLink link, ReceivedFrame frame) {
-        ArpPacket packet;
-        try {
-            packet = ArpCodec.decode(frame.buffer().asSlice(frame.payloadOffset(), frame.payloadLength()), 0,
-                    frame.etherType());
-        } catch (DecodeException e) {
-            malformed.increment();
-            String line = LogLines.limit(malformedLog, "malformed ARP packet on " + link.name() + " from QPN "
-                    + String.format("0x%06x", frame.sourceQpn()) + ": " + e.getMessage());
-            if (line != null) {
-                reporter.debug(line);
-            }
-            return;
-        }
-        LinkAddress self = link.address();
-        if (self == null || (packet.operation() != ArpOperation.REQUEST && packet.operation() != ArpOperation.REPLY)) {
-            ignored.increment();
-            return;
-        }
-        LinkAddress sender = packet.senderHardwareAddress().withoutFlags();
-        if (sender.isMulticast() || sender.gid().isMulticast() || sender.equals(self.withoutFlags())) {
-            ignored.increment();
-            return;
-        }
-        if (packet.operation() == ArpOperation.REPLY) {
-            repliesIn.increment();
-        } else {
-            requestsIn.increment();
-        }
-        int spa = packet.senderProtocolAddress();
-        int tpa = packet.targetProtocolAddress();
-        List<InterfaceAddress> mine = usable(link);
-        if (spa == 0) {
-            // An address probe (RFC 5227): nothing to learn.
-            ignored.increment();
-            return;
-        }
-        if (contains(mine, spa)) {
-            conflicts.increment();
-            String line = LogLines.limit(conflictLog, "address conflict on " + link.name() + ": " + Ipv4Header.text(spa)
-                    + " is ours, but " + sender + " claims it");
-            if (line != null) {
-                reporter.warn(line);
-            }
-            return;
-        }
-        boolean forMe = contains(mine, tpa);
-        long key = spa & 0xFFFF_FFFFL;
-        engine.learn(link, 0, key, sender, forMe, forMe && packet.operation() == ArpOperation.REPLY);
-        if (spa == tpa && engine.announced(link, 0, key)) {
-            announcementsIn.increment(); // a gratuitous ARP: the sender's path may have changed
-        }
-        if (forMe && packet.operation() == ArpOperation.REQUEST) {
-            TransmitResult result = engine.send(link, 0, key, EtherType.ARP, encode(ArpPacket.replyTo(packet, self)));
-            if (!result.isDrop()) {
-                repliesOut.increment();
-            }
-        }
+        messages.onFrame(link, frame);
     }
 
     // ---- NeighbourResolver ------------------------------------------------------------------------------
