@@ -9,6 +9,7 @@ import ipoib.codec.nd.InterfaceIdentifiers;
 import ipoib.codec.nd.PrefixInformation;
 import java.net.Inet6Address;
 import java.time.Instant;
+import java.time.InstantSource;
 
 /**
  * Stateless address autoconfiguration (RFC 4862 §5.5.3): an address from each /64 prefix with
@@ -18,11 +19,14 @@ import java.time.Instant;
 final class Autoconfiguration {
     private final NdServices nd;
     private final LinkLocalAddresses linkLocals;
+    /** The wall clock of the address table's lifetimes. */
+    private final InstantSource wallClock;
     private long lastExpiry;
 
-    Autoconfiguration(NdServices nd, LinkLocalAddresses linkLocals) {
+    Autoconfiguration(NdServices nd, LinkLocalAddresses linkLocals, InstantSource wallClock) {
         this.nd = nd;
         this.linkLocals = linkLocals;
+        this.wallClock = wallClock;
         this.lastExpiry = nd.now() - 1_000_000_000L; // the first tick checks at once
     }
 
@@ -55,7 +59,7 @@ final class Autoconfiguration {
             return;
         }
         Instant until = p.validLifetime() == PrefixInformation.INFINITE ? null
-                : Instant.now().plusSeconds(p.validLifetime());
+                : wallClock.instant().plusSeconds(p.validLifetime());
         if (existing == null) {
             nd.counters.autoconfigured.increment();
             nd.reporter.info("autoconfigured " + AddressBits.text(address) + "/64 on " + link.name() + " from " + router);
@@ -74,7 +78,7 @@ final class Autoconfiguration {
         if (table == null) {
             return;
         }
-        Instant wall = Instant.now();
+        Instant wall = wallClock.instant();
         for (InterfaceAddress a : table.addresses(null)) {
             if (a.origin() == AddressOrigin.AUTOCONF && a.validUntil() != null && wall.isAfter(a.validUntil())) {
                 nd.reporter.info(a.cidr() + " on " + a.link() + " expired (valid lifetime over)");

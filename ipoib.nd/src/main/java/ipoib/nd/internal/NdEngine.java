@@ -38,6 +38,7 @@ import ipoib.runtime.RateLimiter;
 import java.lang.foreign.MemorySegment;
 import java.net.Inet6Address;
 import java.net.InetAddress;
+import java.time.InstantSource;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -85,6 +86,15 @@ public final class NdEngine extends EngineResolver implements NeighborDiscoveryR
      * @param reporter logging and events
      */
     public NdEngine(Settings settings, NdOptions options, ControlLoop control, Reporter reporter) {
+        this(settings, options, control, reporter, InstantSource.system());
+    }
+
+    /**
+     * {@link #NdEngine(Settings, NdOptions, ControlLoop, Reporter)} with the wall clock of the
+     * autoconfigured addresses' lifetimes (the host's address table keeps them as instants).
+     */
+    public NdEngine(Settings settings, NdOptions options, ControlLoop control, Reporter reporter,
+                    InstantSource wallClock) {
         this.control = control;
         this.reporter = reporter;
         Counters counters = new Counters();
@@ -96,7 +106,7 @@ public final class NdEngine extends EngineResolver implements NeighborDiscoveryR
         this.linkLocals = new LinkLocalAddresses(nd);
         this.memberships = new Memberships(nd);
         this.advertisements = new UnsolicitedAdvertisements(nd);
-        this.autoconf = new Autoconfiguration(nd, linkLocals);
+        this.autoconf = new Autoconfiguration(nd, linkLocals, wallClock);
         this.routers = new RouterDiscovery(nd, linkLocals, autoconf, neighbours);
         this.dad = new DuplicateAddressDetection(nd, memberships, advertisements, routers,
                 () -> neighbours.settings().retransmitMillis());

@@ -1,6 +1,7 @@
 package ipoib.nd.internal;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ipoib.api.Gid;
@@ -18,6 +19,7 @@ import ipoib.codec.nd.NdCodec;
 import ipoib.codec.nd.NdMessage;
 import ipoib.codec.nd.NeighborAdvertisement;
 import ipoib.codec.nd.NeighborSolicitation;
+import ipoib.codec.nd.PrefixInformation;
 import ipoib.codec.nd.RouterAdvertisement;
 import ipoib.codec.nd.RouterSolicitation;
 import ipoib.neighbour.Settings;
@@ -31,6 +33,7 @@ import ipoib.runtime.ManualControlLoop;
 import java.lang.foreign.MemorySegment;
 import java.net.Inet6Address;
 import java.net.InetAddress;
+import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -57,6 +60,8 @@ class NdEngineTest {
     static final Inet6Address PEER = (Inet6Address) InetAddress.ofLiteral("fe80::202:c903:0:201");
     static final Gid PEER_GID = new Gid(Gid.DEFAULT_SUBNET_PREFIX, 0x0002_c903_0000_0201L);
 
+    static final Instant WALL_START = Instant.parse("2026-01-01T00:00:00Z");
+
     final Settings settings = Settings.DEFAULTS; // RetransTimer 1 s, MAX_MULTICAST_SOLICIT 3
     final ManualControlLoop loop = new ManualControlLoop(new ManualClock(), null);
     final RecordingReporter reporter = new RecordingReporter();
@@ -67,7 +72,9 @@ class NdEngineTest {
 
     @BeforeEach
     void setUp() {
-        nd = new NdEngine(settings, NdOptions.DEFAULTS, loop, reporter);
+        // The wall clock of address lifetimes moves with the loop's clock.
+        nd = new NdEngine(settings, NdOptions.DEFAULTS, loop, reporter,
+                () -> WALL_START.plusNanos(loop.clock().nanoTime()));
         addresses.listener(nd);
         nd.setMulticast(multicast);
         nd.setAddresses(addresses);
@@ -219,6 +226,35 @@ class NdEngineTest {
         loop.runPending();
         assertEquals(1500, nd.linkMtu("ib0"), "one beyond the link MTU (2044) is ignored");
         assertEquals(1, nd.counters().get("ra_mtu_ignored"));
+    }
+
+    /**
+     * RFC 4862 §5.5.3: a /64 prefix with the A flag forms prefix + interface identifier, tentative
+     * (DAD runs), valid for the prefix's valid lifetime; when that ends the address goes. A prefix
+     * of another length cannot take the 64-bit identifier and is ignored.
+     */
+    @Test
+    void aPrefixWithTheAFlagFormsAnAddressThatEndsWithItsValidLifetime() {
+        up();
+        passDad();
+        InetAddress formed = InetAddress.ofLiteral("2001:db8:1:2:202:c903:0:101");
+        Inet6Address prefix = (Inet6Address) InetAddress.ofLiteral("2001:db8:1:2::");
+        RouterAdvertisement ra = new RouterAdvertisement(PEER, (Inet6Address) ALL_NODES, 64, false, false, 1800, 0, 0,
+                Optional.empty(), OptionalLong.empty(), List.of(new PrefixInformation(64, true, true, 10, 5, prefix),
+                new PrefixInformation(48, true, true, 10, 5, (Inet6Address) InetAddress.ofLiteral("2001:db8:9::"))));
+        nd.onNeighborDiscovery(link, frame(ra), 134);
+        loop.runPending();
+        var a = addresses.get("ib0", formed);
+        assertEquals(AddressOrigin.AUTOCONF, a.origin());
+        assertEquals(AddressState.TENTATIVE, a.state(), "a new address goes through DAD");
+        assertEquals(WALL_START.plusMillis(settings.retransmitMillis()).plusSeconds(10), a.validUntil());
+        assertEquals(2, addresses.addresses("ib0").size(), "the link-local and the /64 one; the /48 is ignored");
+        advanceMillis(settings.retransmitMillis());
+        assertEquals(AddressState.PREFERRED, state(formed));
+        advanceMillis(8_000);
+        assertEquals(AddressState.PREFERRED, state(formed), "within its valid lifetime");
+        advanceMillis(2_000);
+        assertNull(addresses.get("ib0", formed), "gone once the valid lifetime is over");
     }
 
     @Test
