@@ -15,10 +15,9 @@ import ipoib.api.resolve.PathInfoAnswer;
 import ipoib.neighbour.EngineResolver;
 import ipoib.neighbour.EngineTimer;
 import ipoib.neighbour.NeighbourEngine;
-import ipoib.neighbour.Protocol;
+import ipoib.neighbour.DeferredProtocol;
 import ipoib.neighbour.Reporter;
 import ipoib.neighbour.ResolverLinks;
-import ipoib.neighbour.Route;
 import ipoib.neighbour.Settings;
 import ipoib.runtime.ControlLoop;
 import ipoib.runtime.Counters;
@@ -37,10 +36,8 @@ import java.net.InetAddress;
  * on a manual or thread control loop. Solicitations, announcements and the timer run on the
  * control loop; frames arrive on the links' receive threads.
  */
-public final class ArpEngine extends EngineResolver implements FrameHandler, LinkListener, AddressListener, Protocol,
+public final class ArpEngine extends EngineResolver implements FrameHandler, LinkListener, AddressListener,
         AutoCloseable {
-    // Protocol is implemented here, handed on to ArpMessages: the table is built with its protocol,
-    // and ArpMessages needs the table.
 
     private final ControlLoop control;
     private final Counters counters = new Counters();
@@ -57,9 +54,11 @@ public final class ArpEngine extends EngineResolver implements FrameHandler, Lin
      */
     public ArpEngine(Settings settings, boolean gratuitous, ControlLoop control, Reporter reporter) {
         this.control = control;
-        this.engine = new NeighbourEngine(false, this, settings, reporter, counters, control::execute,
+        DeferredProtocol protocol = new DeferredProtocol();
+        this.engine = new NeighbourEngine(false, protocol, settings, reporter, counters, control::execute,
                 control.clock()::nanoTime);
         this.messages = new ArpMessages(gratuitous, engine, counters, control, reporter);
+        protocol.bind(messages);
         this.links = new ResolverLinks(engine);
         this.timer = new EngineTimer(control, settings.tickMillis(), engine::tick);
     }
@@ -142,22 +141,7 @@ public final class ArpEngine extends EngineResolver implements FrameHandler, Lin
         }
     }
 
-    // ---- the protocol and receive: ArpMessages -----------------------------------------------------------
-
-    @Override
-    public String solicit(IpoibLink link, long high, long low, Route unicast) {
-        return messages.solicit(link, high, low, unicast);
-    }
-
-    @Override
-    public String cannotResolve(IpoibLink link, long high, long low) {
-        return messages.cannotResolve(link, high, low);
-    }
-
-    @Override
-    public String notANeighbour(String linkName, long high, long low) {
-        return messages.notANeighbour(linkName, high, low);
-    }
+    // ---- receive: ArpMessages ------------------------------------------------------------------------
 
     @Override
     public void onFrame(IpoibLink link, ReceivedFrame frame) {

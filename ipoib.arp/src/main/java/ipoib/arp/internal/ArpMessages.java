@@ -55,7 +55,7 @@ final class ArpMessages implements Protocol {
     private final LongAdder ignored;
     private final LongAdder conflicts;
 
-    /** @param neighbours the table this protocol serves (through {@link ArpEngine}, which hands the calls on) */
+    /** @param neighbours the table this protocol serves (it reaches this protocol through a {@link ipoib.neighbour.DeferredProtocol}) */
     ArpMessages(boolean gratuitous, NeighbourEngine neighbours, Counters counters, ControlLoop control, Reporter reporter) {
         this.gratuitous = gratuitous;
         this.neighbours = neighbours;

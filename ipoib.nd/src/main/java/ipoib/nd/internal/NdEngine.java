@@ -27,10 +27,9 @@ import ipoib.neighbour.EngineResolver;
 import ipoib.neighbour.EngineTimer;
 import ipoib.neighbour.LogLines;
 import ipoib.neighbour.NeighbourEngine;
-import ipoib.neighbour.Protocol;
+import ipoib.neighbour.DeferredProtocol;
 import ipoib.neighbour.Reporter;
 import ipoib.neighbour.ResolverLinks;
-import ipoib.neighbour.Route;
 import ipoib.neighbour.Settings;
 import ipoib.runtime.ControlLoop;
 import ipoib.runtime.Counters;
@@ -63,7 +62,7 @@ import java.util.concurrent.TimeUnit;
  * arrive on the links' receive threads and are answered there when that needs no state of ND.
  */
 public final class NdEngine extends EngineResolver implements NeighborDiscoveryReceiver, LinkListener,
-        AddressListener, Protocol, AutoCloseable {
+        AddressListener, AutoCloseable {
 
     private final ControlLoop control;
     private final Reporter reporter;
@@ -100,7 +99,8 @@ public final class NdEngine extends EngineResolver implements NeighborDiscoveryR
         Counters counters = new Counters();
         NdCounters c = new NdCounters(counters);
         this.malformedLog = new RateLimiter(control.clock(), 10, TimeUnit.SECONDS);
-        this.neighbours = new NeighbourEngine(true, this, settings, reporter, counters, control::execute,
+        DeferredProtocol protocol = new DeferredProtocol();
+        this.neighbours = new NeighbourEngine(true, protocol, settings, reporter, counters, control::execute,
                 control.clock()::nanoTime);
         this.nd = new NdServices(options, new ResolverLinks(neighbours), control, reporter, c);
         this.linkLocals = new LinkLocalAddresses(nd);
@@ -111,6 +111,7 @@ public final class NdEngine extends EngineResolver implements NeighborDiscoveryR
         this.dad = new DuplicateAddressDetection(nd, memberships, advertisements, routers,
                 () -> neighbours.settings().retransmitMillis());
         this.messages = new NeighborMessages(nd, dad, neighbours);
+        protocol.bind(messages);
         this.timer = new EngineTimer(control, settings.tickMillis(), this::tick);
     }
 
@@ -341,23 +342,6 @@ public final class NdEngine extends EngineResolver implements NeighborDiscoveryR
             case RouterSolicitation rs -> nd.counters.ignored.increment();
             case Redirect r -> nd.counters.ignored.increment();
         }
-    }
-
-    // ---- Protocol (the neighbour table's callbacks) ------------------------------------------------------
-
-    @Override
-    public String solicit(IpoibLink link, long high, long low, Route unicast) {
-        return messages.solicit(link, high, low, unicast);
-    }
-
-    @Override
-    public String cannotResolve(IpoibLink link, long high, long low) {
-        return messages.cannotResolve(link, high, low);
-    }
-
-    @Override
-    public String notANeighbour(String linkName, long high, long low) {
-        return messages.notANeighbour(linkName, high, low);
     }
 
     // ---- NeighbourResolver ------------------------------------------------------------------------------

@@ -32,7 +32,7 @@ final class NeighborMessages implements Protocol {
     private final RateLimiter conflictLog;
     private final NeighbourEngine neighbours;
 
-    /** @param neighbours the table this protocol serves (through {@link NdEngine}, which hands the calls on) */
+    /** @param neighbours the table this protocol serves (it reaches this protocol through a {@link ipoib.neighbour.DeferredProtocol}) */
     NeighborMessages(NdServices nd, DuplicateAddressDetection dad, NeighbourEngine neighbours) {
         this.nd = nd;
         this.dad = dad;
