@@ -2,8 +2,6 @@ package ipoib.nd.internal;
 
 import ipoib.api.LinkAddress;
 import ipoib.api.host.AddressListener;
-import ipoib.api.host.AddressOrigin;
-import ipoib.api.host.AddressState;
 import ipoib.api.host.InterfaceAddress;
 import ipoib.api.host.InterfaceAddresses;
 import ipoib.api.host.NeighborDiscoveryReceiver;
@@ -56,6 +54,8 @@ import java.util.concurrent.TimeUnit;
  *     usable, RA processing, SLAAC.
  * </ul>
  *
+ * <p>{@link LinkEvents} runs what a link's UP, DOWN and address changes mean for these parts.
+ *
  * <p>A plain class: {@link NdResolver} (the DS component) builds it from its configuration and
  * binds the links, the address table and the multicast manager to it; tests build it with the
  * constructor on a manual control loop. Control-plane work runs on the control loop; frames
@@ -69,13 +69,13 @@ public final class NdEngine extends EngineResolver implements NeighborDiscoveryR
     private final NeighbourEngine neighbours;
     private final NdServices nd;
     private final EngineTimer timer;
-    private final LinkLocalAddresses linkLocals;
     private final Memberships memberships;
     private final UnsolicitedAdvertisements advertisements;
     private final RouterDiscovery routers;
     private final Autoconfiguration autoconf;
     private final DuplicateAddressDetection dad;
     private final NeighborMessages messages;
+    private final LinkEvents events;
     private final RateLimiter malformedLog;
 
     /**
@@ -103,7 +103,7 @@ public final class NdEngine extends EngineResolver implements NeighborDiscoveryR
         this.neighbours = new NeighbourEngine(true, protocol, settings, reporter, counters, control::execute,
                 control.clock()::nanoTime);
         this.nd = new NdServices(options, new ResolverLinks(neighbours), control, reporter, c);
-        this.linkLocals = new LinkLocalAddresses(nd);
+        LinkLocalAddresses linkLocals = new LinkLocalAddresses(nd);
         this.memberships = new Memberships(nd);
         this.advertisements = new UnsolicitedAdvertisements(nd);
         this.autoconf = new Autoconfiguration(nd, linkLocals, wallClock);
@@ -112,6 +112,7 @@ public final class NdEngine extends EngineResolver implements NeighborDiscoveryR
                 () -> neighbours.settings().retransmitMillis());
         this.messages = new NeighborMessages(nd, dad, neighbours);
         protocol.bind(messages);
+        this.events = new LinkEvents(nd, memberships, linkLocals, dad, routers);
         this.timer = new EngineTimer(control, settings.tickMillis(), this::tick);
     }
 
@@ -127,7 +128,7 @@ public final class NdEngine extends EngineResolver implements NeighborDiscoveryR
         timer.period(settings.tickMillis());
         if (before.lidIdentifier() != options.lidIdentifier() || before.linkLocal() != options.linkLocal()) {
             for (IpoibLink link : nd.links.all()) {
-                nd.run(() -> linkUp(link, false));
+                nd.run(() -> events.up(link, false));
             }
         }
     }
@@ -159,27 +160,19 @@ public final class NdEngine extends EngineResolver implements NeighborDiscoveryR
     /** A link to run ND on: brought up when UP. */
     public void addLink(IpoibLink link) {
         if (nd.links.add(link)) {
-            nd.run(() -> linkUp(link, false));
+            nd.run(() -> events.up(link, false));
         }
     }
 
     public void removeLink(IpoibLink link) {
         nd.links.remove(link);
-        nd.run(() -> {
-            // The multicast manager keeps an interface's listeners across a re-registration of its
-            // service: leave ours, the next service of the name is joined anew by linkUp.
-            LinkNd state = nd.state.remove(link.name());
-            if (state != null) {
-                memberships.leaveAll(link.name(), state);
-            }
-            dad.forgetLink(link.name());
-        });
+        nd.run(() -> events.unbound(link));
     }
 
     /** The host's address table. */
     public void setAddresses(InterfaceAddresses table) {
         nd.addresses = table;
-        nd.run(this::resume);
+        nd.run(events::resumeAll);
     }
 
     public void unsetAddresses(InterfaceAddresses table) {
@@ -193,7 +186,7 @@ public final class NdEngine extends EngineResolver implements NeighborDiscoveryR
         nd.multicast = service;
         nd.run(() -> {
             memberships.forgetAll(); // a new multicast manager knows none of our joins
-            resume();
+            events.resumeAll();
         });
     }
 
@@ -204,15 +197,6 @@ public final class NdEngine extends EngineResolver implements NeighborDiscoveryR
         }
     }
 
-    /** After a service came (back): the UP links' joins, link-local addresses and pending DADs. */
-    private void resume() {
-        for (IpoibLink link : nd.links.all()) {
-            if (link.state() == LinkState.UP) {
-                linkUp(link, false);
-            }
-        }
-    }
-
     // ---- link and address events ----------------------------------------------------------------------
 
     @Override
@@ -220,11 +204,11 @@ public final class NdEngine extends EngineResolver implements NeighborDiscoveryR
         switch (change) {
             case UP -> {
                 nd.links.up(link);
-                nd.run(() -> linkUp(link, true));
+                nd.run(() -> events.up(link, true));
             }
             case DOWN -> {
                 neighbours.linkDown(link);
-                nd.run(() -> linkDown(link));
+                nd.run(() -> events.down(link));
             }
             case PATHS_STALE -> {
                 // The link refreshes its own paths; the neighbours learn that their paths to us may
@@ -246,67 +230,7 @@ public final class NdEngine extends EngineResolver implements NeighborDiscoveryR
         if (link == null) {
             return;
         }
-        Inet6Address a = (Inet6Address) address.address();
-        switch (change) {
-            case ADDED, STATE -> {
-                if (address.state() == AddressState.TENTATIVE) {
-                    nd.run(() -> dad.start(link, a));
-                } else if (address.state() == AddressState.DUPLICATE) {
-                    nd.run(() -> memberships.update(link));
-                }
-            }
-            case REMOVED -> nd.run(() -> {
-                dad.forget(link.name(), a);
-                memberships.update(link);
-            });
-            case UPDATED -> {
-                // Lifetimes only.
-            }
-        }
-    }
-
-    /**
-     * The link is UP: join all-nodes, make sure of the link-local address, and run DAD. A
-     * {@code fresh} UP (the interface came up) tests every address again (RFC 4862 §5.4); when
-     * this component merely (re)started, usable addresses stay as they are.
-     */
-    private void linkUp(IpoibLink link, boolean fresh) {
-        if (link.state() != LinkState.UP) {
-            return;
-        }
-        LinkNd state = nd.state.computeIfAbsent(link.name(), k -> new LinkNd());
-        if (fresh) {
-            state.raMtu = 0;
-            state.routers.clear();
-            state.routerAdvertisementSeen = false;
-        }
-        InterfaceAddresses table = nd.addresses;
-        if (table == null) {
-            return;
-        }
-        memberships.update(link);
-        linkLocals.ensure(link, table);
-        for (InterfaceAddress a : table.addresses(link.name())) {
-            if (!a.ipv6()) {
-                continue;
-            }
-            if (a.state() == AddressState.TENTATIVE) {
-                dad.start(link, (Inet6Address) a.address());
-            } else if (fresh && a.state() != AddressState.DUPLICATE) {
-                table.setState(link.name(), a.address(), AddressState.TENTATIVE);
-            } else if (!fresh && a.origin() == AddressOrigin.LINK_LOCAL && a.state().usable()) {
-                routers.start(link);
-            }
-        }
-    }
-
-    private void linkDown(IpoibLink link) {
-        dad.forgetLink(link.name());
-        LinkNd state = nd.state.get(link.name());
-        if (state != null) {
-            state.raMtu = 0;
-            state.routerSolicitationsLeft = 0;
-        }
+        events.addressChanged(link, address, change);
     }
 
     // ---- receive (the link's receive thread) -------------------------------------------------------------
