@@ -308,6 +308,23 @@ class NdEngineTest {
         assertEquals(1, sentTo(ALL_ROUTERS).size());
     }
 
+    /** RFC 4862 §5.4: an interface that comes up again tests its addresses again. */
+    @Test
+    void anInterfaceThatComesUpAgainRunsDadAgain() {
+        up();
+        passDad();
+        link.state = ipoib.api.link.LinkState.DOWN;
+        nd.linkChanged(link, LinkListener.Change.DOWN);
+        loop.runPending();
+        link.state = ipoib.api.link.LinkState.UP;
+        nd.linkChanged(link, LinkListener.Change.UP);
+        loop.runPending();
+        assertEquals(AddressState.TENTATIVE, state(LINK_LOCAL));
+        assertEquals(2, sentTo(SOLICITED_NODE).size(), "a second DAD probe");
+        advanceMillis(settings.retransmitMillis());
+        assertEquals(AddressState.PREFERRED, state(LINK_LOCAL));
+    }
+
     @Test
     void closingLeavesTheGroupsJoinedForNd() {
         up();
