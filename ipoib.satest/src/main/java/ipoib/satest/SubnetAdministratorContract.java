@@ -22,6 +22,8 @@ import ipoib.api.sa.SaCapabilities;
 import ipoib.api.sa.SaException;
 import ipoib.api.sa.SaStatus;
 import ipoib.api.sa.SubnetAdministrator;
+import ipoib.codec.mad.SaPathRecord;
+import ipoib.codec.mad.Selector;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.List;
@@ -573,6 +575,182 @@ public abstract class SubnetAdministratorContract {
                 IbMtu.MTU_4096)), "the path cannot carry exactly 4096");
         assertEquals(IbMtu.MTU_2048, get(a.pathRecord(a.portGid(), b.portGid(), PKey.DEFAULT, 3, IbMtu.MTU_256)).mtu());
         assertEquals(IbMtu.MTU_2048, get(a.pathRecord(a.portGid(), b.portGid(), PKey.DEFAULT, 0, IbMtu.MTU_1024)).mtu());
+    }
+
+    // ---- rule 6: PathRecord selectors, NumbPath, Reversible, ServiceID (osm_sa_path_record.c) -----
+
+    /** OpenSM's default subnet_timeout (osm_subnet.c), the PacketLifeTime of every non-loopback path. */
+    private static final int SUBNET_TIMEOUT = 18;
+
+    /** A PathRecord query from a to b in the default partition with the selectors and values given. */
+    private static SaPathRecord pathQuery(SaHost a, SaHost b, int rateSelector, int rate, int lifeSelector, int life) {
+        return new SaPathRecord(0, b.portGid(), a.portGid(), 0, 0, false, 0, 0, 0, false, 0, PKey.DEFAULT.value(), 0,
+                0, Selector.GREATER_THAN, 0, Selector.fromCode(rateSelector), rate, Selector.fromCode(lifeSelector),
+                life, 0);
+    }
+
+    private static final long PAIR = SaPathRecord.CM_DGID | SaPathRecord.CM_SGID | SaPathRecord.CM_PKEY;
+    private static final long RATE = PAIR | SaPathRecord.CM_RATE_SELECTOR | SaPathRecord.CM_RATE;
+    private static final long LIFE = PAIR | SaPathRecord.CM_PACKET_LIFE_TIME_SELECTOR | SaPathRecord.CM_PACKET_LIFE_TIME;
+
+    /** The one record of a Get, or the SA's status. */
+    private static SaPathRecord onePath(SaHost from, SaPathRecord query, long mask) throws Exception {
+        List<SaPathRecord> records = get(from.pathRecords(false, query, mask));
+        assertEquals(1, records.size(), "a Get answers one record: " + records);
+        return records.get(0);
+    }
+
+    @Test
+    void pathRecordRateSelectorsChooseOrRefuseTheRate() throws Exception {
+        // The path runs at 10 Gb/s (code 3); rate codes order by speed as OpenSM's ordered_rates
+        // (osm_helper.c): 2.5 (2) < 5 (5) < 10 (3) < 20 (6). Selectors (osm_sa_path_record.c:527-565).
+        SaHost a = host(0);
+        SaHost b = host(1);
+        assertEquals(SaStatus.NO_RECORDS, status(a.pathRecords(false, pathQuery(a, b, 0, 3, 0, 0), RATE)),
+                "no path faster than 10 Gb/s");
+        assertEquals(3, onePath(a, pathQuery(a, b, 0, 5, 0, 0), RATE).rate(), "faster than 5 Gb/s: the path's 10");
+        assertEquals(5, onePath(a, pathQuery(a, b, 1, 3, 0, 0), RATE).rate(),
+                "slower than 10 Gb/s: the next lower rate, 5 Gb/s (ib_path_rate_get_prev)");
+        assertEquals(3, onePath(a, pathQuery(a, b, 1, 6, 0, 0), RATE).rate(), "slower than 20 Gb/s: the path's 10");
+        assertEquals(SaStatus.NO_RECORDS, status(a.pathRecords(false, pathQuery(a, b, 1, 2, 0, 0), RATE)),
+                "nothing is slower than 2.5 Gb/s");
+        assertEquals(3, onePath(a, pathQuery(a, b, 2, 3, 0, 0), RATE).rate(), "exactly 10 Gb/s");
+        assertEquals(SaStatus.NO_RECORDS, status(a.pathRecords(false, pathQuery(a, b, 2, 5, 0, 0), RATE)),
+                "exactly 5 Gb/s: unlike the MTU, a rate is not lowered to match");
+        assertEquals(3, onePath(a, pathQuery(a, b, 3, 2, 0, 0), RATE).rate(), "the largest available");
+        assertEquals(3, onePath(a, pathQuery(a, b, 0, 5, 0, 0), PAIR | SaPathRecord.CM_RATE).rate(),
+                "a rate without its selector component is ignored");
+    }
+
+    @Test
+    void pathRecordWithAnInvalidRateOrMtuCodeIsRequestInvalid() {
+        // osm_pr_rcv_process: ib_rate_is_valid (codes 2..22) and ib_mtu_is_valid (1..5), before anything else.
+        SaHost a = host(0);
+        SaHost b = host(1);
+        assertEquals(SaStatus.REQUEST_INVALID, status(a.pathRecords(false, pathQuery(a, b, 2, 1, 0, 0), RATE)));
+        assertEquals(SaStatus.REQUEST_INVALID, status(a.pathRecords(false, pathQuery(a, b, 2, 0x3f, 0, 0), RATE)));
+        SaPathRecord mtu = new SaPathRecord(0, b.portGid(), a.portGid(), 0, 0, false, 0, 0, 0, false, 0,
+                PKey.DEFAULT.value(), 0, 0, Selector.EXACTLY, 7, Selector.GREATER_THAN, 0, Selector.GREATER_THAN, 0, 0);
+        assertEquals(SaStatus.REQUEST_INVALID, status(a.pathRecords(false, mtu,
+                PAIR | SaPathRecord.CM_MTU_SELECTOR | SaPathRecord.CM_MTU)));
+    }
+
+    @Test
+    void pathRecordPacketLifeTimeSelectorsChooseOrRefuseTheLifetime() throws Exception {
+        // Every path between two ports has the subnet timeout, 18 (osm_sa_path_record.c:466-471, 571-606).
+        SaHost a = host(0);
+        SaHost b = host(1);
+        assertEquals(SUBNET_TIMEOUT, onePath(a, pathQuery(a, b, 0, 0, 0, 0), PAIR).packetLifeTime());
+        assertEquals(SaStatus.NO_RECORDS, status(a.pathRecords(false, pathQuery(a, b, 0, 0, 0, SUBNET_TIMEOUT), LIFE)),
+                "no path with a lifetime above 18");
+        assertEquals(SUBNET_TIMEOUT, onePath(a, pathQuery(a, b, 0, 0, 0, 10), LIFE).packetLifeTime());
+        assertEquals(SUBNET_TIMEOUT - 1, onePath(a, pathQuery(a, b, 0, 0, 1, SUBNET_TIMEOUT), LIFE).packetLifeTime(),
+                "less than 18: the highest below, 17");
+        assertEquals(SUBNET_TIMEOUT, onePath(a, pathQuery(a, b, 0, 0, 1, 20), LIFE).packetLifeTime());
+        assertEquals(SaStatus.NO_RECORDS, status(a.pathRecords(false, pathQuery(a, b, 0, 0, 1, 1), LIFE)),
+                "nothing below 1");
+        assertEquals(16, onePath(a, pathQuery(a, b, 0, 0, 2, 16), LIFE).packetLifeTime(), "exactly 16: lowered to it");
+        assertEquals(SaStatus.NO_RECORDS, status(a.pathRecords(false, pathQuery(a, b, 0, 0, 2, 19), LIFE)),
+                "exactly 19: above the path's");
+        assertEquals(SUBNET_TIMEOUT, onePath(a, pathQuery(a, b, 0, 0, 3, 1), LIFE).packetLifeTime(),
+                "the smallest available");
+    }
+
+    @Test
+    void aPathRecordAnswerIsReversibleWithNumbPathZeroAndExactSelectors() throws Exception {
+        // pr_rcv_build_pr (osm_sa_path_record.c:940-967): num_path = 0x80 when the reverse path
+        // exists, so Reversible 1 and NumbPath 0; selectors "exactly"; ServiceID and TClass zero.
+        SaHost a = host(0);
+        SaHost b = host(1);
+        SaPathRecord p = onePath(a, pathQuery(a, b, 0, 0, 0, 0), PAIR);
+        assertTrue(p.reversible(), "reversible: " + p);
+        assertEquals(0, p.numberOfPaths(), "NumbPath in an answer: " + p);
+        assertEquals(Selector.EXACTLY, p.mtuSelector());
+        assertEquals(Selector.EXACTLY, p.rateSelector());
+        assertEquals(Selector.EXACTLY, p.packetLifeTimeSelector());
+        assertEquals(b.lid().value(), p.destinationLid());
+        assertEquals(a.lid().value(), p.sourceLid());
+        assertEquals(0, p.preference(), "the preferred path");
+        assertEquals(0, p.serviceId());
+        assertEquals(0, p.trafficClass());
+        SaPathRecord reversible = new SaPathRecord(0, b.portGid(), a.portGid(), 0, 0, false, 0, 0, 0, true, 0,
+                PKey.DEFAULT.value(), 0, 0, Selector.GREATER_THAN, 0, Selector.GREATER_THAN, 0, Selector.GREATER_THAN, 0, 0);
+        assertTrue(onePath(a, reversible, PAIR | SaPathRecord.CM_REVERSIBLE).reversible(),
+                "a path asked reversible is");
+    }
+
+    @Test
+    void getTableAnswersOnePathPerLidPairUpToNumbPath() throws Exception {
+        // pr_rcv_get_port_pair_paths (osm_sa_path_record.c:1188-1196): a Get is one path; a
+        // GetTable as many as NumbPath asks (all without the component). With LMC 0 a port pair has
+        // one LID pair, so one path; NumbPath 0 asks for none, an empty table.
+        SaHost a = host(0);
+        SaHost b = host(1);
+        assertEquals(1, get(a.pathRecords(true, pathQuery(a, b, 0, 0, 0, 0), PAIR)).size());
+        SaPathRecord two = new SaPathRecord(0, b.portGid(), a.portGid(), 0, 0, false, 0, 0, 0, false, 2,
+                PKey.DEFAULT.value(), 0, 0, Selector.GREATER_THAN, 0, Selector.GREATER_THAN, 0, Selector.GREATER_THAN, 0, 0);
+        List<SaPathRecord> paths = get(a.pathRecords(true, two, PAIR | SaPathRecord.CM_NUMB_PATH));
+        assertEquals(1, paths.size(), "two asked, one exists: " + paths);
+        assertEquals(b.lid().value(), paths.get(0).destinationLid());
+        SaPathRecord none = new SaPathRecord(0, b.portGid(), a.portGid(), 0, 0, false, 0, 0, 0, false, 0,
+                PKey.DEFAULT.value(), 0, 0, Selector.GREATER_THAN, 0, Selector.GREATER_THAN, 0, Selector.GREATER_THAN, 0, 0);
+        assertEquals(List.of(), get(a.pathRecords(true, none, PAIR | SaPathRecord.CM_NUMB_PATH)));
+        assertEquals(List.of(), get(a.pathRecords(true, pathQuery(a, b, 0, 3, 0, 0), RATE)),
+                "a GetTable no path matches is an empty table, not an error (osm_sa_respond)");
+    }
+
+    @Test
+    void aServiceIdIsGivenWholeOrNotAtAll() throws Exception {
+        // osm_pr_rcv_process: one ServiceID half without the other is ERR_REQ_INSUFFICIENT_COMPONENTS;
+        // with both, the ServiceID only matters to a QoS policy (off by default): the path is the same.
+        SaHost a = host(0);
+        SaHost b = host(1);
+        SaPathRecord withService = new SaPathRecord(0x1000_0000_0001_0001L, b.portGid(), a.portGid(), 0, 0, false, 0,
+                0, 0, false, 0, PKey.DEFAULT.value(), 0, 0, Selector.GREATER_THAN, 0, Selector.GREATER_THAN, 0,
+                Selector.GREATER_THAN, 0, 0);
+        assertEquals(SaStatus.INSUFFICIENT_COMPONENTS, status(a.pathRecords(false, withService, PAIR | 0b01L)));
+        assertEquals(SaStatus.INSUFFICIENT_COMPONENTS, status(a.pathRecords(false, withService, PAIR | 0b10L)));
+        SaPathRecord p = onePath(a, withService, PAIR | SaPathRecord.CM_SERVICE_ID);
+        assertEquals(b.lid().value(), p.destinationLid());
+        assertEquals(0, p.serviceLevel(), "the partition's SL: no QoS level by ServiceID");
+    }
+
+    // ---- ClassPortInfo: OpenSM's defaults ------------------------------------------------------
+
+    /**
+     * OpenSM 3.3.23's ClassPortInfo with its default options (osm_sa_class_port_info.c:108-179):
+     * CapabilityMask Get/Set Notice (1), UD multicast (9), PortInfo CapabilityMask match (13), and
+     * IsMultiPathSupported (10) as Debian builds it (VENDOR_RMPP_SUPPORT and DUAL_SIDED_RMPP,
+     * lines 158-161: the opensm 3.3.23-2 package answers 0x2602);
+     * CapabilityMask2 the fixed bits 5, 6, 7, 8, 10, 12, 13, 15 plus MulticastFDBTop (3, use_mfttop
+     * on by default), QoS (1) off; RespTimeValue 16 for the 200 ms transaction timeout (the
+     * smallest 4.096 µs × 2^n ≥ 200 ms is n = 16).
+     */
+    public static final int OPENSM_CAPABILITY_MASK = 1 << 1 | 1 << 9 | 1 << 10 | 1 << 13;
+    public static final int OPENSM_CAPABILITY_MASK2 = 1 << 3 | 1 << 5 | 1 << 6 | 1 << 7 | 1 << 8 | 1 << 10 | 1 << 12
+            | 1 << 13 | 1 << 15;
+
+    /**
+     * CapabilityMask bits of OpenSM's this SA deliberately does not advertise (its documentation
+     * says why); none by default.
+     */
+    protected int capabilityMaskNotAdvertised() {
+        return 0;
+    }
+
+    /** CapabilityMask2 bits of OpenSM's default this SA deliberately does not advertise; none by default. */
+    protected int capabilityMask2NotAdvertised() {
+        return 0;
+    }
+
+    @Test
+    void classPortInfoIsOpenSmsWithItsDefaultOptions() throws Exception {
+        SaCapabilities caps = get(host(0).sa().capabilities());
+        assertEquals(Integer.toHexString(OPENSM_CAPABILITY_MASK & ~capabilityMaskNotAdvertised()),
+                Integer.toHexString(caps.capabilityMask()), "CapabilityMask " + caps);
+        assertEquals(Integer.toHexString(OPENSM_CAPABILITY_MASK2 & ~capabilityMask2NotAdvertised()),
+                Integer.toHexString(caps.capabilityMask2()), "CapabilityMask2 " + caps);
+        assertEquals(16, caps.responseTimeValue(), "RespTimeValue " + caps);
     }
 
     // ---- traps ---------------------------------------------------------------------------------

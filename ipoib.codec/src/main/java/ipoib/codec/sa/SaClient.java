@@ -156,6 +156,31 @@ public final class SaClient implements SubnetAdministrator, AutoCloseable {
                 .thenApply(a -> decode(() -> SaPathRecord.decode(a.data, SaMad.DATA_OFFSET).toApi()));
     }
 
+    /**
+     * PathRecord Get or GetTable with the components of {@code mask} taken from {@code query}
+     * ({@link SaPathRecord}'s CM_* bits: selectors, NumbPath, Reversible, ServiceID, ...), the
+     * records as the SA wrote them. Without RMPP, what fits into one MAD (three records).
+     */
+    public CompletionStage<List<SaPathRecord>> pathRecords(boolean table, SaPathRecord query, long mask) {
+        return request(String.format("PathRecord %s (components 0x%x)", table ? "GetTable" : "Get", mask),
+                table ? MadMethod.GET_TABLE : MadMethod.GET, SaPathRecord.ATTRIBUTE_ID, mask, query::encode)
+                .thenApply(a -> decode(() -> {
+                    int stride = table ? a.mad.sa().attributeOffset() * 8 : SaPathRecord.LENGTH;
+                    List<SaPathRecord> out = new ArrayList<>();
+                    if (stride < SaPathRecord.LENGTH) {
+                        return out;
+                    }
+                    for (int at = SaMad.DATA_OFFSET; at + SaPathRecord.LENGTH <= SaMad.LENGTH; at += stride) {
+                        SaPathRecord r = SaPathRecord.decode(a.data, at);
+                        if (r.destinationGid().equals(Gid.ZERO) || !table && !out.isEmpty()) {
+                            break;
+                        }
+                        out.add(r);
+                    }
+                    return out;
+                }));
+    }
+
     @Override
     public CompletionStage<McMemberRecord> join(Mgid mgid, Gid portGid, JoinState state) {
         SaMcMemberRecord record = SaMcMemberRecord.join(mgid, portGid, state);

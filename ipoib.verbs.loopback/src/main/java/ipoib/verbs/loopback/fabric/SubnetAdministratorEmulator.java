@@ -196,9 +196,20 @@ public final class SubnetAdministratorEmulator implements GroupTrapSink, AutoClo
     /**
      * What OpenSM 3.3.23 answers (osm_sa_class_port_info.c:108-179): CapabilityMask with
      * Get/Set Notice (bit 1), PortInfo CapabilityMask match (13) and UD multicast (9);
-     * CapabilityMask2 with OpenSM's default bits, SendOnlyFullMember (12) among them;
+     * CapabilityMask2 with OpenSM's fixed bits (162-169), SendOnlyFullMember (12) among them;
      * RespTimeValue 16 for the default transaction timeout of 200 ms (4.096 µs × 2^16 ≈ 268 ms).
+     * Two deliberate differences, bits clients do not read (Linux reads CapabilityMask2 bit 12
+     * only): OpenSM as Debian builds it (VENDOR_RMPP_SUPPORT and DUAL_SIDED_RMPP, lines 158-161)
+     * sets IsMultiPathSupported (CapabilityMask bit 10), but the emulation answers no
+     * MultiPathRecord; and OpenSM sets IsMulticastFDBTopSupported (CapabilityMask2 bit 3,
+     * {@code use_mfttop}, on by default), which says the SM programs the switches'
+     * MulticastFDBTop, and the loopback fabric has no switches. {@link #CAPABILITY_MASK_NOT_ADVERTISED},
+     * {@link #CAPABILITY_MASK2_NOT_ADVERTISED}.
      */
+    /** OpenSM's CapabilityMask bits the emulation deliberately leaves out: IsMultiPathSupported (10). */
+    public static final int CAPABILITY_MASK_NOT_ADVERTISED = 1 << 10;
+    /** OpenSM's default CapabilityMask2 bits the emulation deliberately leaves out: MulticastFDBTop (3). */
+    public static final int CAPABILITY_MASK2_NOT_ADVERTISED = 1 << 3;
     static final ClassPortInfo CLASS_PORT_INFO = new ClassPortInfo(1, 2, 1 << 1 | 1 << 13 | 1 << 9,
             1 << 5 | 1 << 6 | 1 << 7 | 1 << 8 | 1 << 10 | 1 << 12 | 1 << 13 | 1 << 15, 16);
 
@@ -215,10 +226,11 @@ public final class SubnetAdministratorEmulator implements GroupTrapSink, AutoClo
     private void pathRecord(LoopPort from, SaMad request, MemorySegment in) throws SaStatusException, DecodeException {
         int method = request.header().method();
         if (method != MadMethod.GET && method != MadMethod.GET_TABLE) {
-            throw new SaStatusException(SaStatus.METHOD_ATTRIBUTE_NOT_SUPPORTED, "PathRecord method " + method);
+            throw new SaStatusException(SaStatus.METHOD_ATTRIBUTE_NOT_SUPPORTED, "ERR 1F17: PathRecord method " + method);
         }
         long mask = request.sa().componentMask();
         SaPathRecord query = SaPathRecord.decode(in, SaMad.DATA_OFFSET);
+        PathRecordSelection.checkRequest(mask, query);
         if ((mask & SaPathRecord.CM_DGID) == 0 && (mask & SaPathRecord.CM_DLID) == 0) {
             throw new SaStatusException(SaStatus.INSUFFICIENT_COMPONENTS, "PathRecord needs a DGID or DLID");
         }
@@ -236,38 +248,28 @@ public final class SubnetAdministratorEmulator implements GroupTrapSink, AutoClo
             destination = dst.gid(0);
         }
         PKey pkey = (mask & SaPathRecord.CM_PKEY) != 0 ? pkeyOf(query.pkey()) : PKey.DEFAULT;
-        PathRecord path = withMtuSelector(mask, query, sm.pathRecord(source, destination, pkey));
-        SaPathRecord answer = SaPathRecord.fromApi(path);
-        answer(from, request, SaStatus.SUCCESS, (seg, off) -> answer.encode(seg, off),
-                method == MadMethod.GET_TABLE ? SaPathRecord.LENGTH : 0);
-    }
-
-    /**
-     * The MTU selector of a PathRecord query as OpenSM 3.3.23 applies it (pr_rcv_get_path_parms,
-     * osm_sa_path_record.c:486-520), only when both MTU components are given: greater than
-     * (none when the path's MTU is not), less than (the highest MTU below the one asked), exactly
-     * (none when the path cannot carry it), largest available.
-     */
-    private static PathRecord withMtuSelector(long mask, SaPathRecord q, PathRecord path) throws SaStatusException {
-        long both = SaPathRecord.CM_MTU_SELECTOR | SaPathRecord.CM_MTU;
-        if ((mask & both) != both) {
-            return path;
+        boolean table = method == MadMethod.GET_TABLE;
+        List<SaPathRecord> paths;
+        try {
+            paths = PathRecordSelection.select(mask, query, table, sm.pathRecord(source, destination, pkey));
+        } catch (SaStatusException noPath) {
+            if (!table) {
+                throw noPath;
+            }
+            paths = List.of(); // osm_sa_respond: a GetTable without records is an empty table
         }
-        int mtu = path.mtu().code();
-        int required = q.mtu();
-        int chosen = switch (q.mtuSelector()) {
-            case GREATER_THAN -> mtu > required ? mtu : -1;
-            case LESS_THAN -> mtu < required ? mtu : required > 1 ? required - 1 : -1;
-            case EXACTLY -> mtu < required ? -1 : required;
-            case LARGEST_AVAILABLE -> mtu;
-        };
-        if (chosen < 1 || chosen > IbMtu.MTU_4096.code()) {
-            throw new SaStatusException(SaStatus.NO_RECORDS, "no path with an MTU " + q.mtuSelector() + " code "
-                    + required + " (the path carries " + path.mtu() + ")");
+        if (paths.isEmpty() && !table) {
+            throw new SaStatusException(SaStatus.NO_RECORDS, "no path from " + source + " to " + destination
+                    + " meets the request's selectors, NumbPath and components (pr_rcv_get_path_parms)");
         }
-        return new PathRecord(path.destinationGid(), path.sourceGid(), path.destinationLid(), path.sourceLid(),
-                path.flowLabel(), path.pkey(), path.serviceLevel(), IbMtu.fromCode(chosen), path.rate(),
-                path.packetLifetime(), path.hopLimit(), path.trafficClass());
+        List<SaPathRecord> answer = paths.subList(0, Math.min(paths.size(), SaMad.DATA_LENGTH / SaPathRecord.LENGTH));
+        answer(from, request, SaStatus.SUCCESS, (seg, off) -> {
+            long at = off;
+            for (SaPathRecord r : answer) {
+                r.encode(seg, at);
+                at += SaPathRecord.LENGTH;
+            }
+        }, table ? SaPathRecord.LENGTH : 0);
     }
 
     /**

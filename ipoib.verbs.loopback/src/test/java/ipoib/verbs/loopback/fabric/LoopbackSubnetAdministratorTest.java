@@ -38,6 +38,16 @@ class LoopbackSubnetAdministratorTest extends SubnetAdministratorContract {
         return hosts.get(index);
     }
 
+    @Override
+    protected int capabilityMaskNotAdvertised() {
+        return SubnetAdministratorEmulator.CAPABILITY_MASK_NOT_ADVERTISED;
+    }
+
+    @Override
+    protected int capabilityMask2NotAdvertised() {
+        return SubnetAdministratorEmulator.CAPABILITY_MASK2_NOT_ADVERTISED;
+    }
+
     private record Host(LoopPort port) implements SaHost {
         @Override
         public String name() {
@@ -66,10 +76,9 @@ class LoopbackSubnetAdministratorTest extends SubnetAdministratorContract {
         }
 
         @Override
-        public java.util.concurrent.CompletionStage<ipoib.api.PathRecord> pathRecord(Gid source, Gid destination,
-                ipoib.api.PKey pkey, int mtuSelector, IbMtu mtu) {
-            return ((SaClient) port.subnetAdministrator()).pathRecord(source, destination, pkey,
-                    ipoib.codec.mad.Selector.fromCode(mtuSelector), mtu);
+        public java.util.concurrent.CompletionStage<List<ipoib.codec.mad.SaPathRecord>> pathRecords(boolean table,
+                ipoib.codec.mad.SaPathRecord query, long mask) {
+            return ((SaClient) port.subnetAdministrator()).pathRecords(table, query, mask);
         }
 
         @Override
