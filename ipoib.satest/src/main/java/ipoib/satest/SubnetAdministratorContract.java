@@ -51,7 +51,7 @@ import org.junit.jupiter.api.TestInstance;
  * <p>Every test leaves the groups it joined, so that a table query sees only its own records:
  * without RMPP one answer holds three MCMemberRecords.
  *
- * <p>Size (~620 lines): one test per OpenSM rule, all on the one subnet a fabric under test
+ * <p>Size (~800 lines): one test per OpenSM rule, all on the one subnet a fabric under test
  * starts per class (OpenSM on ibsim takes seconds to start); several base classes would each
  * need that lifecycle.
  */

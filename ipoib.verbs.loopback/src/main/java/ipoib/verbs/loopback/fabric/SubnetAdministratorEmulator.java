@@ -46,7 +46,8 @@ import java.util.logging.Logger;
  * blocks the data path or the requester.
  *
  * <p>Size (~600 lines): one dispatch per attribute and method, as OpenSM's osm_sa_*.c has; the
- * MCMemberRecord rules themselves are in {@link McMemberRules}, faults in {@link SaFaults}.
+ * MCMemberRecord rules themselves are in {@link McMemberRules}, the PathRecord components in
+ * {@link PathRecordSelection}, faults in {@link SaFaults}.
  */
 public final class SubnetAdministratorEmulator implements GroupTrapSink, AutoCloseable {
     private static final Logger LOG = Logger.getLogger(SubnetAdministratorEmulator.class.getName());
