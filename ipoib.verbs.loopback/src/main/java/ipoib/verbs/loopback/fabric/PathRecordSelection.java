@@ -4,6 +4,7 @@ import ipoib.api.PathRecord;
 import ipoib.api.sa.SaStatus;
 import ipoib.codec.mad.SaPathRecord;
 import ipoib.codec.mad.Selector;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -15,8 +16,10 @@ import java.util.List;
  * {@code pr_rcv_build_pr} writes (875-972). A selector nobody meets disqualifies the path
  * silently, as in OpenSM: a Get then answers no records, a GetTable an empty table.
  *
- * <p>The loopback fabric has no LMC, so a port pair has one LID pair and one path; every path is
- * reversible (the partitions are symmetric); there is no QoS policy, so a ServiceID changes nothing.
+ * <p>With LMC > 0 a port pair has several LID pairs, each a path, in OpenSM's order: first the
+ * "fully redundant" pairs (base+i to base+i, Preference 0), then the rest (Preference 2). Every
+ * path is reversible (the partitions are symmetric); there is no QoS policy, so a ServiceID
+ * changes nothing.
  */
 final class PathRecordSelection {
     /**
@@ -52,29 +55,54 @@ final class PathRecordSelection {
         }
     }
 
+    /** A range of LIDs of one end: the port's 2^LMC LIDs, or the one a SLID/DLID component names. */
+    record LidRange(int min, int max) {}
+
     /**
-     * The answer records for the path between a port pair: none when a selector disqualifies it or
-     * a GetTable asks for NumbPath 0, else the one path as OpenSM writes it.
+     * The answer records for a port pair: none when a selector disqualifies the path or a GetTable
+     * asks for NumbPath 0, else one record per LID pair (up to NumbPath) as OpenSM writes them.
+     *
+     * @param path the path between the base LIDs (its MTU, rate, lifetime, P_Key, SL)
      */
-    static List<SaPathRecord> select(long mask, SaPathRecord q, boolean getTable, PathRecord path) {
+    static List<SaPathRecord> select(long mask, SaPathRecord q, boolean getTable, PathRecord path, LidRange source,
+                                     LidRange destination) {
         // "If SubnAdmGet, assume NumbPaths 1 (1.2 erratum)"; a GetTable asks NumbPath or all.
         int wanted = !getTable ? 1 : (mask & SaPathRecord.CM_NUMB_PATH) != 0 ? q.numberOfPaths() : Integer.MAX_VALUE;
-        if (wanted == 0) {
-            return List.of();
-        }
         int mtu = select(mask, SaPathRecord.CM_MTU_SELECTOR | SaPathRecord.CM_MTU, q.mtuSelector(), q.mtu(),
                 path.mtu().code());
         int rate = selectRate(mask, q, path.rate().code());
         int life = select(mask, SaPathRecord.CM_PACKET_LIFE_TIME_SELECTOR | SaPathRecord.CM_PACKET_LIFE_TIME,
                 q.packetLifeTimeSelector(), q.packetLifeTime(), path.packetLifetime());
-        if (mtu < 1 || rate < 1 || life < 0) {
-            return List.of();
+        List<SaPathRecord> out = new ArrayList<>();
+        if (wanted == 0 || mtu < 1 || rate < 1 || life < 0) {
+            return out;
         }
-        // pr_rcv_build_pr: a fresh record (ServiceID, TClass, FlowLabel, HopLimit, QoSClass zero on
-        // one subnet); num_path 0x80: Reversible, NumbPath 0; selectors "exactly".
-        return List.of(new SaPathRecord(0, path.destinationGid(), path.sourceGid(), path.destinationLid().value(),
-                path.sourceLid().value(), false, 0, 0, 0, true, 0, path.pkey().value(), 0, path.serviceLevel(),
-                Selector.EXACTLY, mtu, Selector.EXACTLY, rate, Selector.EXACTLY, life, 0));
+        // pr_rcv_get_port_pair_paths: the pairs base+i <-> base+i first (Preference 0) ...
+        for (int s = source.min(), d = destination.min(); out.size() < wanted; s++, d++) {
+            out.add(record(path, s, d, 0, mtu, rate, life));
+            if (s + 1 > source.max() || d + 1 > destination.max()) {
+                break;
+            }
+        }
+        // ... then every other pair (Preference 2), skipping those with equal offsets.
+        for (int s = source.min(); s <= source.max() && out.size() < wanted; s++) {
+            for (int d = destination.min(); d <= destination.max() && out.size() < wanted; d++) {
+                if (s - source.min() != d - destination.min()) {
+                    out.add(record(path, s, d, 2, mtu, rate, life));
+                }
+            }
+        }
+        return out;
+    }
+
+    /**
+     * pr_rcv_build_pr: a fresh record (ServiceID, TClass, FlowLabel, HopLimit, QoSClass zero on
+     * one subnet); num_path 0x80: Reversible, NumbPath 0; selectors "exactly".
+     */
+    private static SaPathRecord record(PathRecord path, int slid, int dlid, int preference, int mtu, int rate, int life) {
+        return new SaPathRecord(0, path.destinationGid(), path.sourceGid(), dlid, slid, false, 0, 0, 0, true, 0,
+                path.pkey().value(), 0, path.serviceLevel(), Selector.EXACTLY, mtu, Selector.EXACTLY, rate,
+                Selector.EXACTLY, life, preference);
     }
 
     /**

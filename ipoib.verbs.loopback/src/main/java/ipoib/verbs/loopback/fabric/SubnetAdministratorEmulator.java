@@ -12,6 +12,7 @@ import ipoib.api.PathRecord;
 import ipoib.api.QKey;
 import ipoib.api.Rate;
 import ipoib.api.sa.GroupTrap;
+import ipoib.api.sa.SaCapabilities;
 import ipoib.api.sa.SaStatus;
 import ipoib.codec.DecodeException;
 import ipoib.codec.mad.ClassPortInfo;
@@ -70,6 +71,8 @@ public final class SubnetAdministratorEmulator implements GroupTrapSink, AutoClo
     private final LongAdder trapsSent = new LongAdder();
     private final LongAdder trapsLost = new LongAdder();
     private volatile SaFaults faults = SaFaults.NONE;
+    /** SendOnlyFullMember support advertised and accepted (OpenSM 3.3.23's); off emulates an SM without it. */
+    private volatile boolean sendOnlyFullMember = true;
 
     public SubnetAdministratorEmulator(Fabric fabric) {
         this.fabric = fabric;
@@ -95,6 +98,15 @@ public final class SubnetAdministratorEmulator implements GroupTrapSink, AutoClo
 
     public SaFaults faults() {
         return faults;
+    }
+
+    /**
+     * Whether the SA advertises SendOnlyFullMember in ClassPortInfo (CapabilityMask2 bit 12) and
+     * accepts JoinState 0x8, as OpenSM 3.3.23 does; off, it answers as an SM without the support:
+     * the bit clear and such joins refused with ERR_REQ_INVALID.
+     */
+    public void setSendOnlyFullMember(boolean supported) {
+        this.sendOnlyFullMember = supported;
     }
 
     void submit(LoopPort from, byte[] mad) {
@@ -219,7 +231,11 @@ public final class SubnetAdministratorEmulator implements GroupTrapSink, AutoClo
             throw new SaStatusException(SaStatus.METHOD_ATTRIBUTE_NOT_SUPPORTED, "ClassPortInfo method "
                     + request.header().method());
         }
-        answer(from, request, SaStatus.SUCCESS, CLASS_PORT_INFO::encode, 0);
+        ClassPortInfo info = sendOnlyFullMember ? CLASS_PORT_INFO : new ClassPortInfo(CLASS_PORT_INFO.baseVersion(),
+                CLASS_PORT_INFO.classVersion(), CLASS_PORT_INFO.capabilityMask(),
+                CLASS_PORT_INFO.capabilityMask2() & ~SaCapabilities.SEND_ONLY_FULL_MEMBER,
+                CLASS_PORT_INFO.responseTimeValue());
+        answer(from, request, SaStatus.SUCCESS, info::encode, 0);
     }
 
     // ---- PathRecord ------------------------------------------------------------------------------------
@@ -239,22 +255,26 @@ public final class SubnetAdministratorEmulator implements GroupTrapSink, AutoClo
             multicastPath(from, request, mask, query);
             return;
         }
-        Gid source = (mask & SaPathRecord.CM_SGID) != 0 ? query.sourceGid() : from.gid(0);
-        Gid destination = query.destinationGid();
-        if ((mask & SaPathRecord.CM_DGID) == 0) {
-            LoopPort dst = sm.portByLid(query.destinationLid());
-            if (dst == null) {
-                throw new SaStatusException(SaStatus.NO_RECORDS, "no port with LID " + query.destinationLid());
-            }
-            destination = dst.gid(0);
-        }
         PKey pkey = (mask & SaPathRecord.CM_PKEY) != 0 ? pkeyOf(query.pkey()) : PKey.DEFAULT;
         boolean table = method == MadMethod.GET_TABLE;
         List<SaPathRecord> paths;
+        Gid source = null;
+        Gid destination = null;
         try {
-            paths = PathRecordSelection.select(mask, query, table, sm.pathRecord(source, destination, pkey));
+            source = (mask & SaPathRecord.CM_SGID) != 0 ? query.sourceGid()
+                    : (mask & SaPathRecord.CM_SLID) != 0 ? gidOfLid(query.sourceLid(), "source") : from.gid(0);
+            destination = (mask & SaPathRecord.CM_DGID) != 0 ? query.destinationGid()
+                    : gidOfLid(query.destinationLid(), "dest");
+            // osm_pr_rcv_process: a SGID and a SLID (a DGID and a DLID) of different ports are invalid.
+            checkSamePort(mask, SaPathRecord.CM_SGID | SaPathRecord.CM_SLID, source, query.sourceLid(), "SGID", "SLID");
+            checkSamePort(mask, SaPathRecord.CM_DGID | SaPathRecord.CM_DLID, destination, query.destinationLid(),
+                    "DGID", "DLID");
+            PathRecord base = sm.pathRecord(source, destination, pkey);
+            paths = PathRecordSelection.select(mask, query, table, base,
+                    lids(mask & SaPathRecord.CM_SLID, query.sourceLid(), base.sourceLid().value()),
+                    lids(mask & SaPathRecord.CM_DLID, query.destinationLid(), base.destinationLid().value()));
         } catch (SaStatusException noPath) {
-            if (!table) {
+            if (!table || noPath.status() != SaStatus.NO_RECORDS) {
                 throw noPath;
             }
             paths = List.of(); // osm_sa_respond: a GetTable without records is an empty table
@@ -271,6 +291,38 @@ public final class SubnetAdministratorEmulator implements GroupTrapSink, AutoClo
                 at += SaPathRecord.LENGTH;
             }
         }, table ? SaPathRecord.LENGTH : 0);
+    }
+
+    /** The GID of the port with a LID (any of its 2^LMC LIDs), for a query naming an end by LID only. */
+    private Gid gidOfLid(int lid, String end) throws SaStatusException {
+        LoopPort port = sm.portByLid(lid);
+        if (port == null) {
+            throw new SaStatusException(SaStatus.NO_RECORDS, "No " + end + " port with LID " + lid
+                    + " (osm_pr_get_end_points)");
+        }
+        return port.gid(0);
+    }
+
+    private void checkSamePort(long mask, long both, Gid gid, int lid, String gidName, String lidName)
+            throws SaStatusException {
+        if ((mask & both) != both) {
+            return;
+        }
+        LoopPort byLid = sm.portByLid(lid);
+        if (byLid == null) {
+            throw new SaStatusException(SaStatus.NO_RECORDS, "No port with " + lidName + " " + lid
+                    + " (osm_pr_get_end_points)");
+        }
+        if (!byLid.gid(0).equals(gid)) {
+            throw new SaStatusException(SaStatus.REQUEST_INVALID, "Port for " + gidName + " " + gid
+                    + " not same as port for " + lidName + " " + lid + " (osm_pr_rcv_process)");
+        }
+    }
+
+    /** An end's LIDs: the one a SLID/DLID component names, else the port's 2^LMC LIDs from its base. */
+    private PathRecordSelection.LidRange lids(long component, int asked, int base) {
+        return component != 0 ? new PathRecordSelection.LidRange(asked, asked)
+                : new PathRecordSelection.LidRange(base, base + sm.lidsPerPort() - 1);
     }
 
     /**
@@ -336,6 +388,10 @@ public final class SubnetAdministratorEmulator implements GroupTrapSink, AutoClo
             throw new SaStatusException(SaStatus.INSUFFICIENT_COMPONENTS, "join needs MGID, PortGID and JoinState");
         }
         checkRequester(from, record);
+        if (!sendOnlyFullMember && (record.joinState() & JoinState.SEND_ONLY_FULL_MEMBER.bit()) != 0) {
+            throw new SaStatusException(SaStatus.REQUEST_INVALID, "JoinState SendOnlyFullMember is not supported "
+                    + "by this SA (ClassPortInfo CapabilityMask2 bit 12 clear)");
+        }
         Mgid mgid = mgidOf(record);
         LoopPort member = sm.portByGid(record.portGid());
         McMemberRecord joined;

@@ -48,4 +48,10 @@ import org.osgi.service.metatype.annotations.Option;
     @AttributeDefinition(name = "SA retries", description = "SA client: attempts per request, 1..20.",
             min = "1", max = "20")
     int saRetries() default 5;
+
+    @AttributeDefinition(name = "SA SendOnlyFullMember",
+            description = "Whether the emulated SA advertises SendOnlyFullMember joins (ClassPortInfo CapabilityMask2 "
+                    + "bit 12) and accepts them, as OpenSM 3.3.23 does; false emulates an SM without the support "
+                    + "(senders then join as SendOnlyNonMember).")
+    boolean saSendOnlyFullMember() default true;
 }

@@ -107,6 +107,7 @@ public final class LoopbackProvider {
             running = null;
         }
         LoopbackSubnet subnet = new LoopbackSubnet(config, configuration.saTimeoutMillis(), configuration.saRetries());
+        subnet.subnetAdministrator().setSendOnlyFullMember(configuration.saSendOnlyFullMember());
         Hashtable<String, Object> props = new Hashtable<>();
         props.put("osgi.command.scope", "fabric");
         props.put("osgi.command.function", FabricCommands.FUNCTIONS);

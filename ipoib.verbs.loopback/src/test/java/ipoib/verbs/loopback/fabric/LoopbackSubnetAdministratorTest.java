@@ -24,7 +24,8 @@ class LoopbackSubnetAdministratorTest extends SubnetAdministratorContract {
     void startSubnet() {
         FabricConfig d = FabricConfig.defaults();
         subnet = new LoopbackSubnet(new FabricConfig(3, 1, d.subnetPrefix(), d.nodeGuidBase(), IbMtu.MTU_2048,
-                Rate.RATE_10_GBPS, PARTITIONS.stream().map(PartitionConfig::parse).toList(), 3), 300, 3, TRUSTED_SM_KEY);
+                Rate.RATE_10_GBPS, PARTITIONS.stream().map(PartitionConfig::parse).toList(), 3, LMC), 300, 3,
+                TRUSTED_SM_KEY);
         hosts = subnet.fabric().devices().stream().map(dev -> (SaHost) new Host(dev.loopPorts().get(0))).toList();
     }
 
