@@ -38,6 +38,12 @@ import org.osgi.service.metatype.annotations.Option;
                     + "e.g. 'Default=0x7fff, ipoib, mtu=4, rate=3, sl=0, Q_Key=0x0b1b, defmember=full : ALL ;'")
     String[] partitions() default {"Default=0x7fff, ipoib, mtu=4, rate=3, sl=0, Q_Key=0x0b1b, defmember=full : ALL ;"};
 
+    @AttributeDefinition(name = "LMC",
+            description = "LID mask control, 0..7: every port answers to 2^LMC LIDs from a base LID that is a multiple "
+                    + "of 2^LMC, and the SA answers that many paths per port pair (as OpenSM's -l).",
+            min = "0", max = "7")
+    int lmc() default 0;
+
     @AttributeDefinition(name = "Seed", description = "Seed of QPN allocation and fault injection, to replay a run.")
     long seed() default 1;
 

@@ -171,7 +171,7 @@ public final class LoopbackProvider {
             throw new IllegalArgumentException("invalid loopback property 'saRetries' value " + c.saRetries()
                     + ": allowed 1..20");
         }
-        return new FabricConfig(c.hcas(), c.portsPerHca(), prefix, guidBase, mtu, rate, partitions, c.seed());
+        return new FabricConfig(c.hcas(), c.portsPerHca(), prefix, guidBase, mtu, rate, partitions, c.seed(), c.lmc());
     }
 
     @Deactivate
