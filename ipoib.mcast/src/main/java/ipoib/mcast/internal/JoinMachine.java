@@ -6,6 +6,7 @@ import ipoib.api.McMemberRecord;
 import ipoib.api.Mgid;
 import ipoib.api.event.IpoibEvents;
 import ipoib.api.mcast.GroupInfo;
+import ipoib.codec.sa.JoinOrCreate;
 
 /**
  * The join state machine of one link's groups (control loop only): brings each group's
@@ -131,8 +132,10 @@ final class JoinMachine {
         Mgid mgid = g.mgid;
         Gid self = ctx.portGid;
         var admin = ctx.sa;
-        McMemberRecord template = LinkContext.creates(want) ? GroupTemplate.of(mgid, self, ctx.broadcastRecord, want)
-                : null;
+        // The create components make a missing group: a listener's FullMember join, or a
+        // sender's SendOnlyFullMember join where the SA supports it (LinkContext.sendOnlyState).
+        McMemberRecord template = LinkContext.creates(want)
+                ? JoinOrCreate.likeBroadcast(mgid, self, ctx.broadcastRecord).forMember(self, want) : null;
         ctx.requests.call(() -> template != null ? admin.create(template) : admin.join(mgid, self, want), (record, failure) -> {
             if (e != ctx.epoch || t != g.token || !ctx.table.holds(g)) {
                 if (failure == null && e == ctx.epoch && g.held != want && g.requested != want
