@@ -87,12 +87,14 @@ final class LinkContext {
      * The membership a sender takes: the one place it is chosen. SendOnlyFullMember (JoinState
      * 0x8, which creates the group and keeps it while the sender is a member) when the SA
      * advertises it in ClassPortInfo's CapabilityMask2 (bit 12), as Linux's ipoib_multicast.c
-     * chooses it ({@code ipoib_mcast_join}: {@code SENDONLY_FULLMEMBER_JOIN} when
+     * chose it from 2016 ({@code ipoib_mcast_join}: {@code SENDONLY_FULLMEMBER_JOIN} when
      * {@code priv->sm_fullmember_sendonly_support}, which {@code ipoib_mcast_carrier_on_task}
-     * takes from {@code ib_sa_sendonly_fullmem_support}, Linux 4.8 to 5.11); else
-     * SendOnlyNonMember (IBA 1.2.1 §15.2.5.17, RFC 4391 §10). Linux fell back to a FullMember
-     * join instead, which also receives the group's traffic; RFC 4391's send-only membership
-     * does not. Until the SA's answer is in, {@link #capabilitiesKnown()} holds send-only joins back.
+     * takes from {@code ib_sa_sendonly_fullmem_support}) until the check was dropped in 2021
+     * ("IB/core: Remove Subnet Manager sendonly join checks"; since then Linux always asks for
+     * SendOnlyFullMember); else SendOnlyNonMember (IBA 1.2.1 §15.2.5.17, RFC 4391 §10). Linux
+     * fell back to a FullMember join instead, which also receives the group's traffic; RFC 4391's
+     * send-only membership does not. Until the SA's answer is in, {@link #capabilitiesKnown()}
+     * holds send-only joins back.
      */
     JoinState sendOnlyState() {
         return capabilities != null && capabilities.sendOnlyFullMember() ? JoinState.SEND_ONLY_FULL_MEMBER
