@@ -745,6 +745,32 @@ public abstract class SubnetAdministratorContract {
         assertEquals(0, p.serviceLevel(), "the partition's SL: no QoS level by ServiceID");
     }
 
+    @Test
+    void aMulticastPathRecordIsTheRequestWithTheGroupsFields() throws Exception {
+        // pr_process_multicast (osm_sa_path_record.c:1706-1734): the request copied, then the
+        // group's MGID, MLID, TClass, P_Key, SL, FlowLabel, HopLimit; NumbPath set to 1 (so
+        // Reversible 0, whatever was asked); MTU, rate and lifetime "exactly" the group's.
+        SaHost a = host(0);
+        McMemberRecord member = joined(a, BROADCAST, a.portGid(), JoinState.FULL_MEMBER,
+                get(a.sa().join(BROADCAST, a.portGid(), JoinState.FULL_MEMBER)));
+        SaPathRecord query = new SaPathRecord(0x1000_0000_0000_0042L, BROADCAST.gid(), a.portGid(), 0, 0, false, 0, 0,
+                0, true, 0, PKey.DEFAULT.value(), 0, 0, Selector.GREATER_THAN, 0, Selector.GREATER_THAN, 0,
+                Selector.GREATER_THAN, 0, 0);
+        SaPathRecord p = onePath(a, query, PAIR | SaPathRecord.CM_SERVICE_ID | SaPathRecord.CM_REVERSIBLE);
+        assertEquals(member.mlid().value(), p.destinationLid());
+        assertEquals(BROADCAST.gid(), p.destinationGid());
+        assertEquals(a.portGid(), p.sourceGid());
+        assertEquals(1, p.numberOfPaths());
+        assertEquals(false, p.reversible(), "the NumbPath octet is 1: Reversible 0");
+        assertEquals(0x1000_0000_0000_0042L, p.serviceId(), "copied from the request");
+        assertEquals(Selector.EXACTLY, p.mtuSelector());
+        assertEquals(IbMtu.MTU_2048.code(), p.mtu());
+        assertEquals(Selector.EXACTLY, p.rateSelector());
+        assertEquals(Rate.RATE_10_GBPS.code(), p.rate());
+        assertEquals(0, p.hopLimit(), "a link-local group keeps its HopLimit");
+        assertEquals(0xffff, p.pkey(), "the group's P_Key");
+    }
+
     // ---- ClassPortInfo: OpenSM's defaults ------------------------------------------------------
 
     /**

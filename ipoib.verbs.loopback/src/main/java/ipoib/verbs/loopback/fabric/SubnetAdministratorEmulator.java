@@ -353,8 +353,10 @@ public final class SubnetAdministratorEmulator implements GroupTrapSink, AutoClo
         }
         // Link-local groups keep their hop limit; others get the maximum (OpenSM line 1728).
         int hopLimit = g.mgid().scope() == Mgid.SCOPE_LINK_LOCAL ? g.hopLimit : 0xFF;
+        // The NumbPath octet is set to 1 (line 1710), which clears Reversible; HopFlowRaw is
+        // rewritten whole (1733), which clears RawTraffic.
         SaPathRecord answer = new SaPathRecord(q.serviceId(), g.mgid().gid(), q.sourceGid(), g.mlid, q.sourceLid(),
-                q.rawTraffic(), g.flowLabel, hopLimit, g.trafficClass, q.reversible(), 1, g.pkey.value(), 0,
+                false, g.flowLabel, hopLimit, g.trafficClass, false, 1, g.pkey.value(), 0,
                 g.serviceLevel, Selector.EXACTLY, g.mtu.code(), Selector.EXACTLY, g.rate.code(), Selector.EXACTLY,
                 g.packetLifetime, q.preference());
         answer(from, request, SaStatus.SUCCESS, answer::encode,
