@@ -12,7 +12,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.BeforeClass;
 import org.junit.Rule;
@@ -20,8 +19,8 @@ import org.junit.Test;
 import org.junit.rules.TemporaryFolder;
 
 /**
- * Issue 14 item 8, as a user sees it: the appliance with its defaults, an interface taken DOWN
- * and UP again while {@code ipoib:capture} records it; tshark reads the capture. The Router
+ * Issue 14 item 8, as a user sees it: the appliance with its defaults, the ports taken DOWN
+ * and UP again while {@code ipoib:capture} records ib0_1_ffff; tshark reads the capture. The Router
  * Solicitation that ND sends to ff02::2 goes out within seconds of the UP although no router
  * (no member of ff02::2) exists, because the send-only join is a SendOnlyFullMember join that
  * creates the group (the loopback SA advertises it in ClassPortInfo, as OpenSM 3.3.23 does);
@@ -67,15 +66,25 @@ public class SendOnlyJoinIT {
         }
     }
 
-    @Test
-    public void aRouterSolicitationGoesOutSoonAfterUpAndAllNodesAnswerAPing() throws Exception {
-        Path capture = tmp.getRoot().toPath().resolve("ib0.pcapng");
+    /** What one run of the appliance showed: its output and tshark's fields of the capture. */
+    private record Seen(String out, List<String[]> frames, Path capture) {}
+
+    /**
+     * Runs the appliance: both ports DOWN (the SM forgets their memberships, so ff02::2 is gone)
+     * and UP again while ib0_1_ffff is captured, the SA's SendOnlyFullMember support set first;
+     * then an all-nodes ping and {@code ipoib:mcast}.
+     */
+    private Seen upWithCapture(boolean sendOnlyFullMember) throws Exception {
+        Path capture = tmp.getRoot().toPath().resolve("ib0-" + sendOnlyFullMember + ".pcapng");
         Path script = tmp.newFile().toPath();
         Files.writeString(script, String.join("\n",
                 "ipoib:await all 30",
+                "fabric:sa sendOnlyFullMember " + sendOnlyFullMember,
                 "ipoib:capture ib0_1_ffff " + capture + " 1000",
                 "fabric:down loop0/1",
+                "fabric:down loop1/1",
                 "fabric:up loop0/1",
+                "fabric:up loop1/1",
                 "ipoib:await all 30",
                 "ipoib:addr await",
                 "ipoib:ping -c 3 -i 1 -W 5 'ff02::1%ib0_1_ffff'",
@@ -83,50 +92,63 @@ public class SendOnlyJoinIT {
                 "ipoib:mcast ib0_1_ffff",
                 ""), StandardCharsets.UTF_8);
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        Run appliance = run(List.of(java, "--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow",
+        Run run = run(List.of(java, "--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow",
                 "-Dorg.osgi.service.http.port=0", "-Dipoib.script=" + script,
-                "-Dgosh.args=--nointeractive --noshutdown", "-jar", SendOnlyJoinIT.appliance.getPath()));
-        String out = appliance.out();
-        assertEquals("exit status; stdout:\n" + out + "\nstderr: " + appliance.err(), 0, appliance.status());
+                "-Dgosh.args=--nointeractive --noshutdown", "-jar", appliance.getPath()));
+        assertEquals("exit status; stdout:\n" + run.out() + "\nstderr: " + run.err(), 0, run.status());
+        assertTrue("the other host answers the all-nodes ping:\n" + run.out(),
+                run.out().contains("3 packets transmitted, 3 received, 0% packet loss"));
+        assertTrue(run.out(), run.out().contains("from fe80::202:c903:0:201"));
+        Run fields = tshark(capture, "-T", "fields", "-E", "separator=|", "-e", "frame.time_relative",
+                "-e", "ipv6.src", "-e", "ipv6.dst", "-e", "icmpv6.type");
+        assertEquals(fields.err(), 0, fields.status());
+        List<String[]> frames = fields.out().lines().map(l -> l.split("\\|", -1)).filter(f -> f.length >= 4).toList();
+        Run malformed = tshark(capture, "-Y", "_ws.malformed || _ws.expert.severity >= \"warning\"");
+        assertEquals("no malformed frames or warnings:\n" + malformed.out(), "", malformed.out().strip());
+        return new Seen(run.out(), frames, capture);
+    }
 
-        assertTrue("the other host answers the all-nodes ping:\n" + out,
-                out.contains("3 packets transmitted, 3 received, 0% packet loss"));
-        assertTrue(out, out.contains("from fe80::202:c903:0:201"));
-        String mcast = out.substring(out.indexOf("g! ipoib:mcast ib0_1_ffff"));
+    /** The time of the first frame matching, or -1. */
+    private static double first(List<String[]> frames, java.util.function.Predicate<String[]> which) {
+        return frames.stream().filter(which).mapToDouble(f -> Double.parseDouble(f[0])).findFirst().orElse(-1);
+    }
+
+    private static String text(List<String[]> frames) {
+        return frames.stream().map(f -> String.join(" ", f)).collect(java.util.stream.Collectors.joining("\n"));
+    }
+
+    @Test
+    public void aRouterSolicitationGoesOutSoonAfterUpAndAllNodesAnswerAPing() throws Exception {
+        Seen seen = upWithCapture(true);
+        String mcast = seen.out().substring(seen.out().indexOf("g! ipoib:mcast ib0_1_ffff"));
         assertTrue("ff02::2 joined as SendOnlyFullMember:\n" + mcast,
                 Pattern.compile("ff12:601b:ffff::2\\s+ff02::2\\s+MLID 0x\\p{XDigit}+ SendOnlyFullMember\\s+SEND_ONLY .*JOINED")
                         .matcher(mcast).find());
         assertTrue("all-hosts joined as FullMember:\n" + mcast,
                 Pattern.compile("224\\.0\\.0\\.1\\s+MLID 0x\\p{XDigit}+ FullMember\\s+LISTENER .*JOINED").matcher(mcast).find());
-
         // tshark's reading of the capture: the DAD probe (from ::) marks the UP; the RS follows.
-        Run frames = tshark(capture, "-T", "fields", "-E", "separator=|", "-e", "frame.time_relative",
-                "-e", "ipv6.src", "-e", "ipv6.dst", "-e", "icmpv6.type", "-e", "_ws.expert.severity");
-        assertEquals(frames.err(), 0, frames.status());
-        double dad = -1;
-        double rs = -1;
-        for (String line : frames.out().lines().toList()) {
-            String[] f = line.split("\\|", -1);
-            if (f.length < 5) {
-                continue;
-            }
-            if (f[1].equals("::") && f[3].equals("135") && dad < 0) {
-                dad = Double.parseDouble(f[0]);
-            }
-            if (f[3].equals("133") && f[2].equals("ff02::2") && rs < 0) {
-                rs = Double.parseDouble(f[0]);
-                assertEquals("the RS comes from the link-local address", "fe80::202:c903:0:101", f[1]);
-            }
-        }
-        assertTrue("a DAD Neighbor Solicitation after the UP:\n" + frames.out(), dad >= 0);
-        assertTrue("a Router Solicitation to ff02::2 on the wire:\n" + frames.out(), rs >= 0);
-        assertTrue("the RS " + (rs - dad) + " s after the DAD probe:\n" + frames.out(), rs - dad < 5.0);
-
-        Run summary = tshark(capture, "-Y", "icmpv6.type == 133");
+        double dad = first(seen.frames(), f -> f[1].equals("::") && f[3].equals("135"));
+        double rs = first(seen.frames(), f -> f[3].equals("133") && f[2].equals("ff02::2"));
+        assertTrue("a DAD Neighbor Solicitation after the UP:\n" + text(seen.frames()), dad >= 0);
+        assertTrue("a Router Solicitation to ff02::2 on the wire:\n" + text(seen.frames()), rs >= 0);
+        assertTrue("the RS " + (rs - dad) + " s after the DAD probe:\n" + text(seen.frames()), rs - dad < 5.0);
+        assertTrue("the RS comes from the link-local address", seen.frames().stream().filter(f -> f[3].equals("133"))
+                .allMatch(f -> f[1].equals("fe80::202:c903:0:101")));
+        Run summary = tshark(seen.capture(), "-Y", "icmpv6.type == 133");
         assertTrue(summary.out(), summary.out().contains("Router Solicitation"));
-        Run malformed = tshark(capture, "-Y", "_ws.malformed || _ws.expert.severity >= \"warning\"");
-        assertEquals("no malformed frames or warnings:\n" + malformed.out(), "", malformed.out().strip());
-        Matcher written = Pattern.compile("(\\d+) frames written").matcher(out);
-        assertTrue(out, written.find());
+    }
+
+    @Test
+    public void withoutSendOnlyFullMemberTheRouterSolicitationToAnAbsentGroupIsDropped() throws Exception {
+        // The contrast (RFC 4391 §10 with a SendOnlyNonMember join): no member of ff02::2, so the
+        // group does not exist, and a link-local group has no all-routers fallback.
+        Seen seen = upWithCapture(false);
+        String mcast = seen.out().substring(seen.out().indexOf("g! ipoib:mcast ib0_1_ffff"));
+        assertTrue("ff02::2 absent:\n" + mcast, Pattern.compile("ff12:601b:ffff::2\\s+ff02::2\\s.*ABSENT")
+                .matcher(mcast).find());
+        assertTrue("the DAD probe is there:\n" + text(seen.frames()),
+                first(seen.frames(), f -> f[1].equals("::") && f[3].equals("135")) >= 0);
+        assertEquals("no Router Solicitation on the wire:\n" + text(seen.frames()), -1.0,
+                first(seen.frames(), f -> f[3].equals("133")), 0.0);
     }
 }

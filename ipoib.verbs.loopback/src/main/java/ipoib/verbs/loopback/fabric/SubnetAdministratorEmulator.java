@@ -109,6 +109,10 @@ public final class SubnetAdministratorEmulator implements GroupTrapSink, AutoClo
         this.sendOnlyFullMember = supported;
     }
 
+    public boolean sendOnlyFullMember() {
+        return sendOnlyFullMember;
+    }
+
     void submit(LoopPort from, byte[] mad) {
         SaFaults f = faults;
         if (f.any()) {
