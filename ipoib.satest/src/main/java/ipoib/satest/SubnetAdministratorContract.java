@@ -49,10 +49,11 @@ import org.junit.jupiter.api.TestInstance;
  * every member; {@link SaHost#sa(long)} gives the untrusted view Linux has), and
  * {@link #trapSubscriber()} able to receive Reports.
  *
- * <p>Every test leaves the groups it joined, so that a table query sees only its own records:
- * without RMPP one answer holds three MCMemberRecords.
+ * <p>Every test leaves the groups it joined, so that a table query sees only its own records.
+ * Tables longer than one MAD (three MCMemberRecords) come with RMPP; an SA under test that
+ * cannot deliver them says why in {@link #rmppLimit()}, and the RMPP tests say so for it.
  *
- * <p>Size (~800 lines): one test per OpenSM rule, all on the one subnet a fabric under test
+ * <p>Size (~950 lines): one test per OpenSM rule, all on the one subnet a fabric under test
  * starts per class (OpenSM on ibsim takes seconds to start); several base classes would each
  * need that lifecycle.
  */
@@ -706,9 +707,9 @@ public abstract class SubnetAdministratorContract {
         // pr_rcv_get_port_pair_paths (osm_sa_path_record.c:1045-1271): with LMC 1 a port pair has
         // four LID pairs: base+i to base+i first (Preference 0, "redundant"), then the others
         // (Preference 2); a Get is the first; a GetTable as many as NumbPath asks; NumbPath 0 none.
-        // At most two records per answer here: on ibsim an unsegmented RMPP answer arrives cut after
-        // 224 octets, which spoils a third PathRecord although OpenSM logs "Returning 3 records";
-        // longer tables are RMPP's business (rule 7).
+        // At most two records per answer: under umad2sim an RMPP answer reaches the client
+        // unsegmented and cut within its first MAD (README, known limits), which spoils a third
+        // PathRecord although OpenSM logs "Returning 3 records".
         SaHost a = host(0);
         SaHost b = host(1);
         SaPathRecord first = onePath(a, numbPath(a, b, 0, 0), PAIR);
@@ -727,6 +728,19 @@ public abstract class SubnetAdministratorContract {
                 | SaPathRecord.CM_DLID).destinationGid(), "a destination by its second LID alone");
         assertEquals(List.of(), get(a.pathRecords(true, pathQuery(a, b, 0, 3, 0, 0), RATE)),
                 "a GetTable no path matches is an empty table, not an error (osm_sa_respond)");
+    }
+
+    @Test
+    void aGetTableWithoutNumbPathAnswersEveryLidPair() throws Exception {
+        // iterations = -1 without the NumbPath component: all four LID pairs of LMC 1, 256
+        // octets of records, so RMPP carries them (rule 7).
+        String limit = rmppLimit();
+        org.junit.jupiter.api.Assumptions.assumeTrue(limit == null, () -> "NOT VERIFIED against this SA: four "
+                + "PathRecords need more than one MAD: " + limit);
+        SaHost a = host(0);
+        SaHost b = host(1);
+        assertEquals(List.of("a+0>b+0/0", "a+1>b+1/0", "a+0>b+1/2", "a+1>b+0/2"), get(a.pathRecords(true,
+                numbPath(a, b, 0, 0), PAIR)).stream().map(p -> pair(a, b, p)).toList());
     }
 
     @Test
@@ -807,6 +821,86 @@ public abstract class SubnetAdministratorContract {
         assertEquals(Integer.toHexString(OPENSM_CAPABILITY_MASK2 & ~capabilityMask2NotAdvertised()),
                 Integer.toHexString(caps.capabilityMask2()), "CapabilityMask2 " + caps);
         assertEquals(16, caps.responseTimeValue(), "RespTimeValue " + caps);
+    }
+
+    // ---- rule 7: RMPP -------------------------------------------------------------------------
+
+    /** Groups of the RMPP tests: 60 MCMemberRecords are 3360 octets, 17 RMPP segments. */
+    private static final int TABLE_GROUPS = 60;
+    /** MCMemberRecords in one MAD: 200 data octets, 56 per record. */
+    private static final int RECORDS_PER_MAD = 3;
+
+    /**
+     * Why the SA under test, as this fabric reaches it, cannot deliver a table longer than one
+     * MAD; null when it can. The whole-table test then stops with this reason instead of passing.
+     */
+    protected String rmppLimit() {
+        return null;
+    }
+
+    private List<Mgid> createGroups(SaHost a, int first, int count) throws Exception {
+        List<Mgid> made = new java.util.ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            Mgid g = group(first + i);
+            joined(a, g, a.portGid(), JoinState.FULL_MEMBER, get(a.sa().create(template(g, a.portGid(), IbMtu.MTU_2048))));
+            made.add(g);
+        }
+        return made;
+    }
+
+    private static long delta(java.util.Map<String, Long> before, java.util.Map<String, Long> after, String counter) {
+        return after.getOrDefault(counter, 0L) - before.getOrDefault(counter, 0L);
+    }
+
+    @Test
+    void aMemberTableOfSixtyGroupsArrivesWhole() throws Exception {
+        String limit = rmppLimit();
+        org.junit.jupiter.api.Assumptions.assumeTrue(limit == null, () -> "NOT VERIFIED against this SA: a table of "
+                + TABLE_GROUPS + " records cannot arrive: " + limit);
+        SaHost a = host(0);
+        List<Mgid> made = createGroups(a, 200, TABLE_GROUPS);
+        java.util.Map<String, Long> before = a.sa().statistics();
+        List<McMemberRecord> table = get(a.sa().groups());
+        java.util.Map<String, Long> after = a.sa().statistics();
+        List<McMemberRecord> ours = table.stream().filter(r -> made.contains(r.mgid())).toList();
+        java.util.Comparator<Mgid> order = java.util.Comparator.comparing(Mgid::toString);
+        assertEquals(made.stream().sorted(order).toList(), ours.stream().map(McMemberRecord::mgid).sorted(order).toList(),
+                "every group once in the trusted table");
+        for (McMemberRecord r : ours) {
+            assertEquals(a.portGid(), r.portGid(), r.mgid() + " member");
+            assertEquals(JoinState.FULL_MEMBER, r.joinState(), r.mgid() + " join state");
+            assertEquals(QKey.of(0x0b1b), r.qkey(), r.mgid() + " Q_Key");
+            assertTrue(r.mlid().isMulticast(), r.mgid() + " MLID " + r.mlid());
+        }
+        assertEquals(TABLE_GROUPS, ours.stream().map(McMemberRecord::mlid).distinct().count(), "one MLID per group");
+        // 60 records of 56 octets in segments of 200: at least 17 segments came in.
+        assertTrue(delta(before, after, "rmpp_segments") >= 17, "RMPP segments " + before + " -> " + after);
+        assertEquals(0, delta(before, after, "tables_cut"), "nothing cut");
+
+        // The untrusted view (SM_Key 0, as Linux asks): one record per group, as long a table.
+        List<Mgid> seen = get(host(1).sa(0).groups()).stream().map(McMemberRecord::mgid).filter(made::contains)
+                .distinct().toList();
+        assertEquals(TABLE_GROUPS, seen.size(), "groups in the untrusted table: " + seen.size());
+    }
+
+    @Test
+    void aTableLongerThanOneMadArrivesWholeOrIsReportedCut() throws Exception {
+        // Runs against every SA: either RMPP brings the whole table, or the client counts the
+        // answer as cut (tables_cut) and returns only what arrived complete; never a silent cut.
+        SaHost a = host(0);
+        List<Mgid> made = createGroups(a, 300, 8);
+        java.util.Map<String, Long> before = a.sa().statistics();
+        List<McMemberRecord> table = get(a.sa().groups());
+        java.util.Map<String, Long> after = a.sa().statistics();
+        long cut = delta(before, after, "tables_cut");
+        long ours = table.stream().filter(r -> made.contains(r.mgid())).count();
+        if (rmppLimit() == null) {
+            assertEquals(made.size(), ours, "the whole table: " + table);
+            assertEquals(0, cut, "nothing cut");
+        } else {
+            assertEquals(1, cut, "the cut answer is counted: " + before + " -> " + after);
+            assertEquals(RECORDS_PER_MAD, table.size(), "the records of the first MAD: " + table);
+        }
     }
 
     // ---- traps ---------------------------------------------------------------------------------
