@@ -64,6 +64,7 @@ struct transfer {
     struct transfer *next;
     int fd, agent, retries_left, max_retries;
     int seg_count, pad, seg_num, last_ack, newwin;
+    int windows_by_ack, timeouts; /* for the end-of-transfer line the test reads */
     struct timespec deadline;
     struct ib_user_mad *umad; /* OpenSM's whole send: umad header, then the long MAD */
 };
@@ -163,8 +164,15 @@ static void send_window(struct transfer *t)
         send_next_seg(t);
 }
 
-static void drop(struct transfer *t)
+/* Ends a transfer, with one line on stderr (OpenSM's output) saying how it went. */
+static void drop(struct transfer *t, const char *how)
 {
+    uint64_t tid = 0;
+    for (int i = 0; i < 8; i++)
+        tid = tid << 8 | mad_of(t->umad)[M_TID + i];
+    fprintf(stderr, "umad_rmpp_shim: TID 0x%016llx: %s after %d of %d segments; %d windows opened by ACKs, "
+            "%d ACK timeouts\n", (unsigned long long)tid, how, t->last_ack, t->seg_count, t->windows_by_ack,
+            t->timeouts);
     for (struct transfer **p = &transfers; *p; p = &(*p)->next)
         if (*p == t) {
             *p = t->next;
@@ -214,13 +222,13 @@ static void on_ack(struct transfer *t, const uint8_t *mad)
 
     if (mad[R_STATUS]) {
         nack(t, mad, STATUS_BAD_STATUS);
-        drop(t);
+        drop(t, "ABORT 124 (ACK with a status) sent");
     } else if (newwin < seg_num) {
         nack(t, mad, STATUS_W2S);
-        drop(t);
+        drop(t, "ABORT 122 (window too small) sent");
     } else if (seg_num > t->seg_count || seg_num > t->newwin) {
         nack(t, mad, STATUS_S2B);
-        drop(t);
+        drop(t, "ABORT 123 (segment number too big) sent");
     } else if (newwin < t->newwin || seg_num < t->last_ack) {
         /* an old ACK */
     } else {
@@ -229,10 +237,12 @@ static void on_ack(struct transfer *t, const uint8_t *mad)
             t->retries_left = t->max_retries;
         }
         t->newwin = newwin;
-        if (t->last_ack == t->seg_count)
-            drop(t); /* no response expected: the final ACK completes the send (mad_rmpp.c:701-712) */
-        else
+        if (t->last_ack == t->seg_count) {
+            drop(t, "done"); /* no response expected: the final ACK completes the send (mad_rmpp.c:701-712) */
+        } else if (t->seg_num < t->newwin && t->seg_num < t->seg_count) {
+            t->windows_by_ack++;
             send_window(t);
+        }
     }
 }
 
@@ -243,9 +253,7 @@ static void on_stop_or_abort(struct transfer *t, const uint8_t *mad)
     int s = mad[R_STATUS];
     if (mad[R_TYPE] == TYPE_STOP ? s != STATUS_RESX : (s < ABORT_MIN || s > ABORT_MAX))
         nack(t, mad, STATUS_BAD_STATUS);
-    fprintf(stderr, "umad_rmpp_shim: the receiver ended a transfer with RMPP %s status %d after segment %d\n",
-            mad[R_TYPE] == TYPE_STOP ? "STOP" : "ABORT", s, t->last_ack);
-    drop(t);
+    drop(t, mad[R_TYPE] == TYPE_STOP ? "ended by the receiver's STOP" : "ended by the receiver's ABORT");
 }
 
 int umad_send(int fd, int agent, void *umad, int length, int timeout_ms, int retries)
@@ -322,10 +330,9 @@ static void *retransmit(void *unused)
             after = t->next;
             if (t->deadline.tv_sec < now.tv_sec
                     || (t->deadline.tv_sec == now.tv_sec && t->deadline.tv_nsec <= now.tv_nsec)) {
+                t->timeouts++;
                 if (t->retries_left-- <= 0) {
-                    fprintf(stderr, "umad_rmpp_shim: no ACK after segment %d of %d: transfer dropped\n",
-                            t->last_ack, t->seg_count);
-                    drop(t);
+                    drop(t, "dropped, no ACK within the retries");
                     continue;
                 }
                 t->seg_num = t->last_ack;

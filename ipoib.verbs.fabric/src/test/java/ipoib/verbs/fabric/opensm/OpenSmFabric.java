@@ -64,7 +64,7 @@ final class OpenSmFabric implements AutoCloseable {
      * Fails the test, naming what to install, when a program is missing.
      */
     static OpenSmFabric start(Path workDir, List<String> hostNames, java.util.Set<String> reportReceivers,
-                              long saTimeoutMillis, int saAttempts) throws Exception {
+                              long saTimeoutMillis, int saAttempts, Map<String, Integer> rmppWindows) throws Exception {
         requireProgram("ibsim", "ibsim-utils");
         requireProgram("opensm", "opensm");
         if (!Files.isRegularFile(Path.of(UMAD2SIM))) {
@@ -79,7 +79,7 @@ final class OpenSmFabric implements AutoCloseable {
             for (String h : hostNames) {
                 Path dir = Files.createDirectories(workDir.resolve(h));
                 f.hosts.put(h, RemoteSaHost.fork(h, dir, f.env, workDir.resolve(h + ".log"), saTimeoutMillis,
-                        saAttempts, reportReceivers.contains(h)));
+                        saAttempts, reportReceivers.contains(h), rmppWindows.getOrDefault(h, 0)));
                 f.processes.add(f.hosts.get(h).process());
             }
             for (RemoteSaHost h : f.hosts.values()) {
@@ -192,6 +192,11 @@ final class OpenSmFabric implements AutoCloseable {
 
     List<RemoteSaHost> hosts() {
         return List.copyOf(hosts.values());
+    }
+
+    /** What OpenSM wrote to stdout and stderr so far (the RMPP shim's lines among it). */
+    List<String> openSmOutput() throws IOException {
+        return Files.readAllLines(osmLog.resolveSibling("opensm.out"), StandardCharsets.ISO_8859_1);
     }
 
     /** OpenSM's log so far. */

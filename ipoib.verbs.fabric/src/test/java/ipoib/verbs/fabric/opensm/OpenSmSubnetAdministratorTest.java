@@ -4,11 +4,19 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ipoib.api.Gid;
+import ipoib.api.IbMtu;
+import ipoib.api.JoinState;
+import ipoib.api.McMemberRecord;
+import ipoib.api.Mgid;
+import ipoib.api.PKey;
+import ipoib.api.QKey;
+import ipoib.api.Rate;
 import ipoib.api.Lid;
 import ipoib.satest.SaHost;
 import ipoib.satest.SubnetAdministratorContract;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -36,12 +44,14 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class OpenSmSubnetAdministratorTest extends SubnetAdministratorContract {
     private static final List<String> HOSTS = List.of("H1", "H2", "H3");
+    private static final int SMALL_WINDOW = 3;
     private OpenSmFabric fabric;
 
     @BeforeAll
     void startSubnet(@TempDir Path dir) throws Exception {
         // H3 is the trap subscriber: see SaHostMain.becomeReportReceiver for why ibsim needs help.
-        fabric = OpenSmFabric.start(dir, HOSTS, Set.of("H3"), 300, 3);
+        // H3's client acknowledges every SMALL_WINDOW segments (theShimAdvancesOpenSmsWindowOnEachAck).
+        fabric = OpenSmFabric.start(dir, HOSTS, Set.of("H3"), 300, 3, Map.of("H3", SMALL_WINDOW));
     }
 
     @AfterAll
@@ -60,6 +70,48 @@ class OpenSmSubnetAdministratorTest extends SubnetAdministratorContract {
     @Override
     protected SaHost host(int index) {
         return fabric.hosts().get(index);
+    }
+
+    /**
+     * A client whose RMPP window is three segments: OpenSM's answer of 30 and more groups (at
+     * least 9 segments) comes in windows of three, each opened by the client's ACK, which the
+     * shim (as mad_rmpp.c process_rmpp_ack) takes to send on; its line for the transfer says
+     * so. (A shim deaf to ACKs would still finish, a window per 2-second ACK timeout.)
+     */
+    @Test
+    void theShimAdvancesOpenSmsWindowOnEachAck() throws Exception {
+        SaHost small = fabric.hosts().get(2);
+        List<Mgid> made = new java.util.ArrayList<>();
+        for (int i = 0; i < 30; i++) {
+            Mgid g = Mgid.parse("ff12:401b:ffff::e000:" + Integer.toHexString(0x600 + i));
+            get(small.sa().create(new McMemberRecord(g, small.portGid(), QKey.of(0x0b1b), Lid.UNASSIGNED,
+                    IbMtu.MTU_2048, 0, PKey.DEFAULT, Rate.RATE_10_GBPS, 0, 0, 0, 0, JoinState.FULL_MEMBER, false)));
+            made.add(g);
+        }
+        try {
+            Map<String, Long> before = small.sa().statistics();
+            int shimLines = fabric.openSmOutput().size();
+            List<Mgid> seen = get(small.sa().groups()).stream().map(McMemberRecord::mgid).filter(made::contains)
+                    .distinct().toList();
+            Map<String, Long> after = small.sa().statistics();
+            assertEquals(made.size(), seen.size(), "our groups in the table: " + seen);
+            long segments = after.getOrDefault("rmpp_segments", 0L) - before.getOrDefault("rmpp_segments", 0L);
+            assertTrue(segments >= 9, "30 records of 56 octets are at least 9 segments of 200: " + segments);
+            assertEquals(before.getOrDefault("rmpp_aborted", 0L), after.getOrDefault("rmpp_aborted", 0L), "aborted");
+            // "umad_rmpp_shim: TID 0x...: done after 9 of 9 segments; 3 windows opened by ACKs, 0 ACK timeouts"
+            List<String> lines = fabric.openSmOutput();
+            List<String> transfer = lines.subList(shimLines, lines.size()).stream()
+                    .filter(l -> l.startsWith("umad_rmpp_shim: TID ")).toList();
+            assertEquals(1, transfer.size(), "the shim's line for the table: " + transfer);
+            java.util.regex.Matcher m = java.util.regex.Pattern
+                    .compile(": done after (\\d+) of \\1 segments; (\\d+) windows opened by ACKs").matcher(transfer.get(0));
+            assertTrue(m.find(), transfer.get(0));
+            assertTrue(Integer.parseInt(m.group(1)) >= 9 && Integer.parseInt(m.group(2)) >= 1, transfer.get(0));
+        } finally {
+            for (Mgid g : made) {
+                get(small.sa().leave(g, small.portGid(), JoinState.FULL_MEMBER));
+            }
+        }
     }
 
     @Test
