@@ -40,7 +40,7 @@
 
 #define MAD_SIZE 256
 #define HDR_LEN 56            /* MAD + RMPP + SA header: ib_get_mad_data_offset for the SA class */
-#define SEG_SIZE (MAD_SIZE - HDR_LEN)  /* 200 attribute octets per segment (mad.c:884) */
+#define SEG_SIZE (MAD_SIZE - HDR_LEN)  /* 200 attribute octets per segment (mad.c:883) */
 #define RMPP_DATA (MAD_SIZE - 36)      /* IB_MGMT_RMPP_DATA: PayloadLength counts the SA header */
 #define ACK_TIMEOUT_MS 2000   /* mad_rmpp.c:583-586 send_next_seg: "2 seconds for an ACK" */
 
@@ -104,10 +104,11 @@ int umad_register(int fd, int mgmt_class, int mgmt_version, uint8_t rmpp_version
     return id;
 }
 
-/* The classes whose MADs carry an RMPP header (ib_mad.h ib_is_mad_class_rmpp). */
+/* Of the classes with RMPP (mad.c:1002-1012 ib_is_mad_class_rmpp) only subnet administration,
+ * whose 56 header octets (ib_get_mad_data_offset) this shim knows: the one OpenSM segments. */
 static int rmpp_class(int c)
 {
-    return c == 0x03 || c == 0x05 || c == 0x06 || (c >= 0x30 && c <= 0x4f);
+    return c == 0x03;
 }
 
 static void deadline_in(struct timespec *t, int ms)
