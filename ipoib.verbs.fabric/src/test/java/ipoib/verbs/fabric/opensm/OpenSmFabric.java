@@ -50,6 +50,7 @@ final class OpenSmFabric implements AutoCloseable {
     private final Map<String, RemoteSaHost> hosts = new LinkedHashMap<>();
     private final Map<String, String> env = new LinkedHashMap<>();
     private Path osmLog;
+    private Process openSm;
 
     /** Stops the processes if the test JVM exits without {@link #close()} (a killed fork). */
     private final Thread exitHook = new Thread(() -> processes.forEach(OpenSmFabric::stop), "opensm-fabric-exit");
@@ -154,7 +155,8 @@ final class OpenSmFabric implements AutoCloseable {
         opensm.environment().put("LD_PRELOAD", rmppShim + ":" + preload);
         opensm.environment().put("OSM_TMP_DIR", osmDir.toString());
         opensm.environment().put("OSM_CACHE_DIR", osmDir.toString());
-        processes.add(opensm.start());
+        openSm = opensm.start();
+        processes.add(openSm);
         awaitLine(osmLog, "SUBNET UP", "opensm");
     }
 
@@ -197,6 +199,29 @@ final class OpenSmFabric implements AutoCloseable {
     /** What OpenSM wrote to stdout and stderr so far (the RMPP shim's lines among it). */
     List<String> openSmOutput() throws IOException {
         return Files.readAllLines(osmLog.resolveSibling("opensm.out"), StandardCharsets.ISO_8859_1);
+    }
+
+    /**
+     * The lines OpenSM writes after its first {@code skip} lines that start with {@code prefix},
+     * once there is one: the shim writes a transfer's line when OpenSM's receive thread takes the
+     * final ACK, which may be after the client has the answer.
+     */
+    List<String> awaitOpenSmOutput(int skip, String prefix) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(START_TIMEOUT_MILLIS);
+        while (true) {
+            List<String> all = openSmOutput();
+            List<String> found = all.subList(Math.min(skip, all.size()), all.size()).stream()
+                    .filter(l -> l.startsWith(prefix)).toList();
+            if (!found.isEmpty() || System.nanoTime() > deadline) {
+                return found;
+            }
+            try {
+                openSm.onExit().get(20, TimeUnit.MILLISECONDS); // a pause that ends early if OpenSM dies
+                return found;
+            } catch (java.util.concurrent.TimeoutException stillRunning) {
+                // poll again
+            }
+        }
     }
 
     /** OpenSM's log so far. */
