@@ -28,6 +28,7 @@
  * not reported to user space).
  */
 #define _GNU_SOURCE
+#include <arpa/inet.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
@@ -171,9 +172,9 @@ static void drop(struct transfer *t, const char *how)
     uint64_t tid = 0;
     for (int i = 0; i < 8; i++)
         tid = tid << 8 | mad_of(t->umad)[M_TID + i];
-    fprintf(stderr, "umad_rmpp_shim: TID 0x%016llx: %s after %d of %d segments; %d windows opened by ACKs, "
-            "%d ACK timeouts\n", (unsigned long long)tid, how, t->last_ack, t->seg_count, t->windows_by_ack,
-            t->timeouts);
+    fprintf(stderr, "umad_rmpp_shim: TID 0x%016llx to LID %u: %s after %d of %d segments; %d windows opened by "
+            "ACKs, %d ACK timeouts\n", (unsigned long long)tid, ntohs(t->umad->addr.lid), how, t->last_ack,
+            t->seg_count, t->windows_by_ack, t->timeouts);
     for (struct transfer **p = &transfers; *p; p = &(*p)->next)
         if (*p == t) {
             *p = t->next;

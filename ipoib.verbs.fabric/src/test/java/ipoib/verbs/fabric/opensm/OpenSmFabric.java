@@ -203,16 +203,16 @@ final class OpenSmFabric implements AutoCloseable {
     }
 
     /**
-     * The lines OpenSM writes after its first {@code skip} lines that start with {@code prefix},
-     * once there is one: the shim writes a transfer's line when OpenSM's receive thread takes the
-     * final ACK, which may be after the client has the answer.
+     * The lines OpenSM writes after its first {@code skip} lines that match, once there is one
+     * (empty after {@link #START_TIMEOUT_MILLIS}): the shim writes a transfer's line when OpenSM's
+     * receive thread takes the final ACK, which may be after the client has the answer.
      */
-    List<String> awaitOpenSmOutput(int skip, String prefix) throws Exception {
+    List<String> awaitOpenSmOutput(int skip, java.util.function.Predicate<String> match) throws Exception {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(START_TIMEOUT_MILLIS);
         while (true) {
             List<String> all = openSmOutput();
             List<String> found = all.subList(Math.min(skip, all.size()), all.size()).stream()
-                    .filter(l -> l.startsWith(prefix)).toList();
+                    .filter(match).toList();
             if (!found.isEmpty() || System.nanoTime() > deadline) {
                 return found;
             }

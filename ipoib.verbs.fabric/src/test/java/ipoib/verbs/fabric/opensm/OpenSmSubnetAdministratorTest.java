@@ -98,8 +98,11 @@ class OpenSmSubnetAdministratorTest extends SubnetAdministratorContract {
             long segments = after.getOrDefault("rmpp_segments", 0L) - before.getOrDefault("rmpp_segments", 0L);
             assertTrue(segments >= 9, "30 records of 56 octets are at least 9 segments of 200: " + segments);
             assertEquals(before.getOrDefault("rmpp_aborted", 0L), after.getOrDefault("rmpp_aborted", 0L), "aborted");
-            // "umad_rmpp_shim: TID 0x...: done after 9 of 9 segments; 3 windows opened by ACKs, 0 ACK timeouts"
-            List<String> transfer = fabric.awaitOpenSmOutput(shimLines, "umad_rmpp_shim: TID ");
+            // "umad_rmpp_shim: TID 0x... to LID 4: done after 9 of 9 segments; 3 windows opened by ACKs, 0 ACK
+            // timeouts". OpenSM took this host's earlier ACKs before the creates that followed them.
+            String to = " to LID " + small.lid().value() + ": ";
+            List<String> transfer = fabric.awaitOpenSmOutput(shimLines,
+                    l -> l.startsWith("umad_rmpp_shim: TID ") && l.contains(to));
             assertEquals(1, transfer.size(), "the shim's line for the table: " + transfer);
             java.util.regex.Matcher m = java.util.regex.Pattern
                     .compile(": done after (\\d+) of \\1 segments; (\\d+) windows opened by ACKs").matcher(transfer.get(0));
