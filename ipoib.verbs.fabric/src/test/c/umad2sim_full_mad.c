@@ -15,7 +15,7 @@
  * (umad2sim.c:1145) finds: it sees each whole packet as umad2sim's receiver thread reads it
  * from the simulator (umad2sim.c:806) and keeps its MAD. The reader side wraps read() ahead of
  * umad2sim: when umad2sim hands over a MAD, the kept copy of that MAD (the same first 224
- * octets) supplies the last 32. Nothing else is changed.
+ * octets, among the newest 256 kept) supplies the last 32. Nothing else is changed.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
