@@ -29,7 +29,13 @@ final class Neighbour {
 
     // Guarded by this.
     NeighbourState state = NeighbourState.INCOMPLETE;
+    /** The peer's address without capability flags: its identity. */
     LinkAddress linkAddress;
+    /**
+     * The capability flags the peer announced last (its address's first octet): carried on the
+     * route so that a connected-mode link knows which peers accept a connection.
+     */
+    int flags;
     boolean permanent;
     boolean removed;
 

@@ -149,7 +149,7 @@ public final class NeighbourEngine implements AutoCloseable {
                     if (!n.used) {
                         n.used = true;
                     }
-                    return link.sendUnicast(r.path(), r.qpn(), etherType, frame);
+                    return link.sendUnicast(r.path(), r.linkAddress(), etherType, frame);
                 }
             }
             return missedSend(ctx, n, high, low, etherType, frame);
@@ -200,7 +200,7 @@ public final class NeighbourEngine implements AutoCloseable {
                 Route r = n.route;
                 if (r != null) {
                     n.used = true;
-                    return ctx.link.sendUnicast(r.path(), r.qpn(), etherType, frame);
+                    return ctx.link.sendUnicast(r.path(), r.linkAddress(), etherType, frame);
                 }
                 if (n.state == NeighbourState.FAILED) {
                     if (now - n.deadlineNanos < 0) {
@@ -426,11 +426,16 @@ public final class NeighbourEngine implements AutoCloseable {
             if (!override && old != null && !old.equals(address) && n.state != NeighbourState.FAILED) {
                 return true;
             }
+            n.flags = heard.flags();
             if (old == null) {
                 n.linkAddress = address;
                 n.confirmedNanos = now;
                 after.add(startPath(n, now, false));
             } else if (old.equals(address)) {
+                Route current = n.route;
+                if (current != null && current.linkAddress().flags() != n.flags) {
+                    n.route = current.withAddress(flagged(n)); // the peer switched its mode (datagram/connected)
+                }
                 if (n.state == NeighbourState.FAILED) {
                     n.failure = null;
                     n.confirmedNanos = now;
@@ -457,7 +462,7 @@ public final class NeighbourEngine implements AutoCloseable {
                 n.confirmedNanos = now;
                 Route r = n.route;
                 if (r != null) {
-                    n.route = r.withAddress(address);
+                    n.route = r.withAddress(flagged(n));
                     n.state(NeighbourState.RESOLVED, now);
                     n.probes = 0;
                 } else if (n.state == NeighbourState.FAILED) {
@@ -474,6 +479,12 @@ public final class NeighbourEngine implements AutoCloseable {
         }
         after.forEach(Runnable::run);
         return true;
+    }
+
+    /** The neighbour's address with the flags it announced: what its route carries to the link. */
+    private static LinkAddress flagged(Neighbour n) {
+        LinkAddress a = n.linkAddress;
+        return n.flags == a.flags() ? a : new LinkAddress(n.flags, a.qpn(), a.gid());
     }
 
     private Runnable changed(Neighbour n, LinkAddress old, LinkAddress now) {
@@ -584,11 +595,11 @@ public final class NeighbourEngine implements AutoCloseable {
 
     private void pathResolved(Neighbour n, LinkPath path, long now, List<Runnable> after) {
         IpoibLink link = n.context.link;
-        Route route = new Route(path, n.linkAddress.qpn(), n.linkAddress);
+        Route route = new Route(path, n.linkAddress.qpn(), flagged(n));
         // The frames queued meanwhile go first, then the route is published: a sender that finds
         // no route takes this lock and queues behind them, so the order holds.
         for (Neighbour.Pending p : n.drainQueue()) {
-            link.sendUnicast(path, route.qpn(), p.etherType(), p.frame());
+            link.sendUnicast(path, route.linkAddress(), p.etherType(), p.frame());
             c.queuedSent.increment();
         }
         retire(n.route, now);

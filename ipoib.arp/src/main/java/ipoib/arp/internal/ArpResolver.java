@@ -364,7 +364,8 @@ public final class ArpResolver extends EngineResolver implements FrameHandler, L
         }
         boolean forMe = contains(mine, tpa);
         long key = spa & 0xFFFF_FFFFL;
-        engine.learn(link, 0, key, sender, forMe, forMe && packet.operation() == ArpOperation.REPLY);
+        // With its capability flags: the table keys on the address without them, the route carries them.
+        engine.learn(link, 0, key, packet.senderHardwareAddress(), forMe, forMe && packet.operation() == ArpOperation.REPLY);
         if (spa == tpa && engine.announced(link, 0, key)) {
             announcementsIn.increment(); // a gratuitous ARP: the sender's path may have changed
         }

@@ -71,6 +71,10 @@ final class LinkEngine implements IpoibLink {
     private Cancellable reaper;
     private int scopeInUse;
 
+    /** The administrative mode: connected (RFC 4755) or datagram (the default). */
+    private volatile boolean connectedMode;
+    /** Why connected mode does not run although asked for; null when it runs or was not asked for. */
+    private volatile String modeProblem;
     private volatile LinkState state = LinkState.DOWN;
     private volatile String reason = "no verbs provider";
     private volatile LinkResources resources;
@@ -166,7 +170,7 @@ final class LinkEngine implements IpoibLink {
     @Override
     public int mtu() {
         LinkResources r = resources;
-        return r == null ? 0 : r.mtu;
+        return r == null ? 0 : r.connected != null ? ConnectedMode.MTU : r.mtu;
     }
 
     @Override
@@ -212,6 +216,51 @@ final class LinkEngine implements IpoibLink {
             return stats.drop(TransmitResult.DROPPED_NO_ROUTE);
         }
         return r.sendUnicast(ref.entry, remoteQpn, etherType, payload);
+    }
+
+    @Override
+    public TransmitResult sendUnicast(LinkPath path, LinkAddress destination, int etherType, MemorySegment payload) {
+        LinkResources r = resources;
+        if (r == null || state != LinkState.UP) {
+            return stats.drop(TransmitResult.DROPPED_LINK_DOWN);
+        }
+        if (!(path instanceof PathEntry.Reference ref) || ref.released()) {
+            return stats.drop(TransmitResult.DROPPED_NO_ROUTE);
+        }
+        return r.sendUnicast(ref.entry, destination, etherType, payload);
+    }
+
+    // ---- connected mode (ConnectedMode, ModeSwitch) ----------------------------------------------------
+
+    /** Switches the mode at runtime (asynchronously, on the control thread); kept across DOWN/UP. */
+    void setConnectedMode(boolean connected) {
+        control.execute(() -> {
+            connectedMode = connected;
+            LinkResources r = resources;
+            modeProblem = r != null && state == LinkState.UP ? ModeSwitch.apply(this, r, connected) : null;
+        });
+    }
+
+    /** {@code connected}, {@code datagram}, or {@code datagram (connected refused: why)}. */
+    String mode() {
+        LinkResources r = resources;
+        if (r != null && r.connected != null) {
+            return "connected";
+        }
+        String problem = modeProblem;
+        return connectedMode && problem != null ? "datagram (connected mode asked for: " + problem + ")"
+                : connectedMode ? "connected (when UP)" : "datagram";
+    }
+
+    /** Connected mode of the current UP period, or null. */
+    ConnectedMode connectedMode() {
+        LinkResources r = resources;
+        return r == null ? null : r.connected;
+    }
+
+    /** The current resources, for connected mode's fallback to UD. */
+    LinkResources resourcesForConnectedMode() {
+        return resources;
     }
 
     @Override
@@ -404,6 +453,7 @@ final class LinkEngine implements IpoibLink {
                 + record.mgid());
         startWatchdog();
         startReaper();
+        modeProblem = connectedMode ? ModeSwitch.apply(this, r, true) : null;
         hooks.notifyListeners(this, LinkListener.Change.UP);
     }
 
@@ -628,6 +678,10 @@ final class LinkEngine implements IpoibLink {
             LinkResources r = resources;
             if (r != null) {
                 r.reapHandles();
+                ConnectedMode cm = r.connected;
+                if (cm != null) {
+                    cm.reapIdle();
+                }
             }
         });
     }

@@ -44,7 +44,12 @@ final class LinkResources {
     final QKey qkey;
     final Qpn qpn;
     final Gid gid;
-    final LinkAddress address;
+    /** The own address: its flags octet carries the RC flag while connected mode runs. */
+    volatile LinkAddress address;
+    /** Connected mode, while the interface runs it (else null: every frame goes over UD). */
+    volatile ConnectedMode connected;
+    /** The port's CM agent (null when the provider offers no CM MADs). */
+    final CmPortAgent cmAgent;
     final int serviceLevel;
     volatile int ownLid;
 
@@ -141,6 +146,7 @@ final class LinkResources {
         this.broadcastHandle = createdAh;
         this.qpn = qp.qpn();
         this.address = LinkAddress.of(qpn, gid);
+        this.cmAgent = acquireCmAgent(port);
         PKey partition = config.pkey();
         this.paths = new PathCache(destination -> port.subnetAdministrator().pathRecord(gid, destination, partition),
                 (record, sl) -> port.createAddressHandle(PathCache.vector(record, sl)),
@@ -165,6 +171,35 @@ final class LinkResources {
     }
 
     // ---- transmit ----------------------------------------------------------------------------------
+
+    private static CmPortAgent acquireCmAgent(Port port) {
+        try {
+            return CmPortAgent.acquire(port);
+        } catch (RuntimeException noCm) {
+            return null; // connected mode says why when it is asked for
+        }
+    }
+
+    /**
+     * Sends on a unicast path: over the peer's connection when connected mode runs and the peer's
+     * address carries the RC flag (Linux's ipoib_cm_enabled), else over UD.
+     */
+    TransmitResult sendUnicast(PathEntry path, LinkAddress destination, int etherType, MemorySegment payload) {
+        ConnectedMode cm = connected;
+        if (cm != null && (destination.flags() & ipoib.codec.ipoib.CapabilityFlags.CONNECTED) != 0
+                && path.cache == paths) {
+            TransmitResult result = cm.send(path, destination, etherType, payload);
+            if (result != null) {
+                return result;
+            }
+        }
+        return sendUnicast(path, destination.qpn(), etherType, payload);
+    }
+
+    /** Sends frames a failed connection held over UD (frames too big for it are dropped as such). */
+    TransmitResult sendUnicastOverUd(PathEntry path, Qpn remoteQpn, int etherType, MemorySegment payload) {
+        return sendUnicast(path, remoteQpn, etherType, payload);
+    }
 
     /** Sends on a unicast path of this link. */
     TransmitResult sendUnicast(PathEntry path, Qpn remoteQpn, int etherType, MemorySegment payload) {
@@ -424,6 +459,14 @@ final class LinkResources {
     void close() {
         synchronized (this) {
             running = false; // addGroup refuses from now on: no route is added after the cleanup below
+        }
+        ConnectedMode cm = connected;
+        connected = null;
+        if (cm != null) {
+            cm.close();
+        }
+        if (cmAgent != null) {
+            cmAgent.release();
         }
         receiver.stop();
         paths.close("link " + engine.name() + " went down");

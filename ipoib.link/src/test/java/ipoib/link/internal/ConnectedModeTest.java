@@ -1,0 +1,306 @@
+package ipoib.link.internal;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import ipoib.api.LinkAddress;
+import ipoib.api.PKey;
+import ipoib.api.link.FrameHandler;
+import ipoib.api.link.IpoibLink;
+import ipoib.api.link.LinkListener;
+import ipoib.api.link.LinkPath;
+import ipoib.api.link.LinkState;
+import ipoib.api.link.TransmitResult;
+import ipoib.codec.cm.CmRej;
+import ipoib.runtime.ManualControlLoop;
+import ipoib.verbs.loopback.fabric.FabricConfig;
+import ipoib.verbs.loopback.fabric.Faults;
+import ipoib.verbs.loopback.fabric.LoopbackSubnet;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Connected mode between two interfaces on the loopback fabric: the CM exchange on each port's
+ * QP1, frames of up to 65 520 octets over RC, the fallback to UD for peers without the RC flag and
+ * after a REJ, repair of loss and reordering by the RC transport, teardown on a port reset and of
+ * idle connections. The link's timers (idle check, retry after a failure) run on a manual loop;
+ * the CM and the fabric on their own threads, which the test waits for by polling.
+ */
+class ConnectedModeTest {
+    private static final int ETHERTYPE = 0x88B5;
+
+    final LoopbackSubnet subnet = new LoopbackSubnet(FabricConfig.defaults(), 200, 5);
+    final ManualControlLoop loop = new ManualControlLoop();
+    final List<String> log = new CopyOnWriteArrayList<>();
+    final List<byte[]> receivedByB = new CopyOnWriteArrayList<>();
+    final List<Integer> sourceQpnsAtB = new CopyOnWriteArrayList<>();
+    final List<byte[]> receivedByA = new CopyOnWriteArrayList<>();
+    LinkEngine a;
+    LinkEngine b;
+
+    LinkHooks hooks(List<byte[]> into, List<Integer> sources) {
+        FrameHandler[] handler = {(link, frame) -> {
+            byte[] copy = new byte[frame.payloadLength()];
+            MemorySegment.copy(frame.buffer(), ValueLayout.JAVA_BYTE, frame.payloadOffset(), copy, 0, copy.length);
+            into.add(copy);
+            if (sources != null) {
+                sources.add(frame.sourceQpn());
+            }
+        }};
+        return new LinkHooks() {
+            @Override public FrameHandler[] handlers(int etherType) { return etherType == ETHERTYPE ? handler : new FrameHandler[0]; }
+            @Override public void notifyListeners(IpoibLink link, LinkListener.Change change) { }
+            @Override public void postEvent(String topic, Map<String, Object> properties) { }
+            @Override public void info(String message) { log.add("INFO " + message); }
+            @Override public void warn(String message, Throwable cause) { log.add("WARN " + message); }
+            @Override public void error(String message, Throwable cause) { log.add("ERROR " + message + " " + cause); }
+        };
+    }
+
+    @AfterEach
+    void close() {
+        for (LinkEngine e : new LinkEngine[] {a, b}) {
+            if (e != null) {
+                e.close();
+            }
+        }
+        subnet.close();
+    }
+
+    void until(String what, BooleanSupplier condition) {
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while (true) {
+            loop.runPending();
+            if (condition.getAsBoolean()) {
+                return;
+            }
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("timed out waiting for " + what + "; log " + log);
+            }
+            LockSupport.parkNanos(1_000_000);
+        }
+    }
+
+    LinkEngine up(String name, String device, List<byte[]> into, List<Integer> sources, boolean connected) {
+        LinkEngine e = new LinkEngine(new LinkConfig(name, device, 1, PKey.DEFAULT, 2, false, 64, 64, 1000, 5, 5000, true),
+                hooks(into, sources), loop);
+        e.setConnectedMode(connected);
+        e.providerAvailable(subnet);
+        until(name + " UP", () -> e.state() == LinkState.UP);
+        return e;
+    }
+
+    LinkPath path(LinkEngine from, LinkEngine to) throws Exception {
+        CompletableFuture<LinkPath> f = from.acquirePath(to.gid(), false).toCompletableFuture();
+        until("the path", f::isDone);
+        return f.get();
+    }
+
+    static byte[] pattern(int length, int seed) {
+        byte[] b = new byte[length];
+        for (int i = 0; i < length; i++) {
+            b[i] = (byte) (i * 31 + seed * 7 + (i >>> 8));
+        }
+        return b;
+    }
+
+    static CmLinkConnection only(LinkEngine e, boolean active) {
+        List<CmLinkConnection> list = e.connectedMode().connections().stream().filter(c -> c.active == active).toList();
+        assertEquals(1, list.size(), "connections " + list);
+        return list.get(0);
+    }
+
+    @Test
+    void connectedInterfacesCarry60000OctetFramesOverOneConnectionPerDirection() throws Exception {
+        a = up("a", "loop0", receivedByA, null, true);
+        b = up("b", "loop1", receivedByB, sourceQpnsAtB, true);
+        assertEquals(65520, a.mtu(), "IPOIB_CM_MTU");
+        assertEquals(0x80, a.address().flags(), "the RC flag, Linux's IPOIB_FLAGS_RC");
+        assertEquals("connected", a.mode());
+
+        LinkPath ab = path(a, b);
+        byte[] big = pattern(60_000, 1);
+        TransmitResult first = a.sendUnicast(ab, b.address(), ETHERTYPE, MemorySegment.ofArray(big));
+        assertEquals(TransmitResult.QUEUED, first, "held while the REQ is answered");
+        until("the frame over RC", () -> receivedByB.size() == 1);
+        assertArrayEquals(big, receivedByB.get(0));
+        assertEquals(List.of(a.qpn().value()), sourceQpnsAtB, "the sender's UD QPN, from the REQ's private data");
+        CmLinkConnection tx = only(a, true);
+        assertEquals(CmLinkConnection.State.UP, tx.state);
+        assertEquals(65520, tx.sendLimit - 4, "b receives 65 524-octet frames (IPOIB_CM_BUF_SIZE)");
+        until("b's passive side established by the RTU", () -> only(b, false).state == CmLinkConnection.State.UP);
+
+        LinkPath ba = path(b, a);
+        for (int i = 0; i < 5; i++) {
+            byte[] back = pattern(65_520, 10 + i);
+            TransmitResult r;
+            while ((r = b.sendUnicast(ba, a.address(), ETHERTYPE, MemorySegment.ofArray(back))) == TransmitResult.DROPPED_NO_BUFFER) {
+                Thread.onSpinWait();
+            }
+            assertTrue(r == TransmitResult.SENT || r == TransmitResult.QUEUED, r.toString());
+        }
+        until("five frames back", () -> receivedByA.size() == 5);
+        for (int i = 0; i < 5; i++) {
+            assertArrayEquals(pattern(65_520, 10 + i), receivedByA.get(i), "frame " + i + " in order and intact");
+        }
+        assertEquals(1, a.connectedMode().connections().stream().filter(c -> c.active).count(), "one tx per direction");
+        assertEquals(1, a.connectedMode().connections().stream().filter(c -> !c.active).count(), "and one rx");
+        assertEquals(TransmitResult.DROPPED_TOO_BIG,
+                a.sendUnicast(ab, b.address(), ETHERTYPE, MemorySegment.ofArray(new byte[65_521])));
+    }
+
+    @Test
+    void aPeerWithoutTheRcFlagGetsUdAndWhatDoesNotFitUdIsTooBig() throws Exception {
+        a = up("a", "loop0", receivedByA, null, true);
+        b = up("b", "loop1", receivedByB, null, false);
+        assertEquals(0, b.address().flags());
+        assertEquals(2044, b.mtu());
+        LinkPath ab = path(a, b);
+        byte[] small = pattern(2044, 3);
+        assertEquals(TransmitResult.SENT, a.sendUnicast(ab, b.address(), ETHERTYPE, MemorySegment.ofArray(small)));
+        until("the frame over UD", () -> receivedByB.size() == 1);
+        assertArrayEquals(small, receivedByB.get(0));
+        assertEquals(TransmitResult.DROPPED_TOO_BIG,
+                a.sendUnicast(ab, b.address(), ETHERTYPE, MemorySegment.ofArray(new byte[2045])));
+        assertTrue(a.connectedMode().connections().isEmpty(), "no connection to a datagram-mode peer");
+
+        // and the datagram-mode side sends to the connected one over UD
+        LinkPath ba = path(b, a);
+        assertEquals(TransmitResult.SENT, b.sendUnicast(ba, a.address(), ETHERTYPE, MemorySegment.ofArray(small)));
+        until("b's frame over UD", () -> receivedByA.size() == 1);
+        assertTrue(a.connectedMode().connections().isEmpty());
+    }
+
+    @Test
+    void aRejectFallsBackToUdAndTheConnectionIsTriedAgainLater() throws Exception {
+        a = up("a", "loop0", receivedByA, null, true);
+        b = up("b", "loop1", receivedByB, null, false);
+        LinkPath ab = path(a, b);
+        // An address that claims RC although b does not listen: b's port CM rejects the REQ.
+        LinkAddress claimed = new LinkAddress(0x80, b.qpn(), b.gid());
+        byte[] small = pattern(1000, 4);
+        assertEquals(TransmitResult.QUEUED, a.sendUnicast(ab, claimed, ETHERTYPE, MemorySegment.ofArray(small)));
+        until("the held frame sent over UD after the REJ", () -> receivedByB.size() == 1);
+        assertArrayEquals(small, receivedByB.get(0));
+        CmLinkConnection failed = only(a, true);
+        assertEquals(CmLinkConnection.State.FAILED, failed.state);
+        assertTrue(failed.why.contains("reason " + CmRej.INVALID_SERVICE_ID), failed.why);
+        assertEquals(1, a.connectedMode().rejected.sum());
+        assertEquals(TransmitResult.SENT, a.sendUnicast(ab, claimed, ETHERTYPE, MemorySegment.ofArray(small)),
+                "UD meanwhile");
+        until("second frame over UD", () -> receivedByB.size() == 2);
+
+        b.setConnectedMode(true);
+        until("b listens", () -> b.connectedMode() != null);
+        loop.advance(ConnectedMode.RETRY_NANOS, TimeUnit.NANOSECONDS);
+        byte[] big = pattern(60_000, 5);
+        assertEquals(TransmitResult.QUEUED, a.sendUnicast(ab, claimed, ETHERTYPE, MemorySegment.ofArray(big)),
+                "a new attempt after the retry interval");
+        until("the frame over the new connection", () -> receivedByB.size() == 3);
+        assertArrayEquals(big, receivedByB.get(2));
+        assertEquals(CmLinkConnection.State.UP, only(a, true).state);
+    }
+
+    @Test
+    void lossAndReorderingOnRcAreRepairedByteForByte() throws Exception {
+        a = up("a", "loop0", receivedByA, null, true);
+        b = up("b", "loop1", receivedByB, null, true);
+        LinkPath ab = path(a, b);
+        a.sendUnicast(ab, b.address(), ETHERTYPE, MemorySegment.ofArray(pattern(100, 0)));
+        until("connected", () -> receivedByB.size() == 1);
+        subnet.fabric().setFaults(null, new Faults(5, 0, 10, 0, 0));
+        int frames = 30;
+        for (int i = 1; i <= frames; i++) {
+            TransmitResult r;
+            while ((r = a.sendUnicast(ab, b.address(), ETHERTYPE, MemorySegment.ofArray(pattern(60_000, i))))
+                    == TransmitResult.DROPPED_NO_BUFFER) {
+                Thread.onSpinWait();
+            }
+            assertEquals(TransmitResult.SENT, r);
+        }
+        until(frames + " frames through loss and reordering", () -> receivedByB.size() == frames + 1);
+        for (int i = 1; i <= frames; i++) {
+            assertArrayEquals(pattern(60_000, i), receivedByB.get(i), "frame " + i);
+        }
+        assertTrue(subnet.fabric().counters().rcRetransmitted() > 0, "repaired by retransmission");
+    }
+
+    @Test
+    void aPortResetTearsTheConnectionsDownAndTheyComeBack() throws Exception {
+        a = up("a", "loop0", receivedByA, null, true);
+        b = up("b", "loop1", receivedByB, null, true);
+        LinkPath ab = path(a, b);
+        a.sendUnicast(ab, b.address(), ETHERTYPE, MemorySegment.ofArray(pattern(30_000, 1)));
+        until("connected", () -> receivedByB.size() == 1);
+        ConnectedMode before = b.connectedMode();
+        var oldQpn = b.qpn();
+
+        subnet.fabric().resetPort(subnet.fabric().port("loop1", 1));
+        until("b UP again with a new QPN", () -> b.state() == LinkState.UP && b.qpn() != null && !b.qpn().equals(oldQpn));
+        assertTrue(before.connections().isEmpty(), "b's connections went with the reset");
+        assertNotEquals(before, b.connectedMode());
+        assertEquals(0x80, b.address().flags(), "still connected mode");
+
+        // a learns the new address (ARP would tell it) and connects anew; the old connection is replaced.
+        byte[] big = pattern(60_000, 2);
+        until("a frame to b's new QPN over a new connection", () -> {
+            a.sendUnicast(ab, b.address(), ETHERTYPE, MemorySegment.ofArray(big));
+            return receivedByB.size() >= 2;
+        });
+        assertArrayEquals(big, receivedByB.get(1));
+        CmLinkConnection tx = only(a, true);
+        assertEquals(b.qpn().value(), tx.peerUdQpn);
+        assertEquals(CmLinkConnection.State.UP, tx.state);
+    }
+
+    @Test
+    void idleConnectionsAreReapedAfter256SecondsOnTheLinksClock() throws Exception {
+        a = up("a", "loop0", receivedByA, null, true);
+        b = up("b", "loop1", receivedByB, null, true);
+        LinkPath ab = path(a, b);
+        a.sendUnicast(ab, b.address(), ETHERTYPE, MemorySegment.ofArray(pattern(100, 1)));
+        until("connected", () -> receivedByB.size() == 1 && !b.connectedMode().connections().isEmpty());
+        loop.advance(255, TimeUnit.SECONDS);
+        assertEquals(CmLinkConnection.State.UP, only(a, true).state, "not idle long enough");
+        loop.advance(2, TimeUnit.SECONDS);
+        assertTrue(a.connectedMode().connections().isEmpty(), "reaped");
+        assertEquals(1, a.connectedMode().reaped.sum());
+        assertNull(ab instanceof PathEntry.Reference r ? r.entry.connection : null);
+        until("b's side closed by the DREQ", () -> b.connectedMode().connections().isEmpty());
+        // the next frame connects again
+        a.sendUnicast(ab, b.address(), ETHERTYPE, MemorySegment.ofArray(pattern(100, 2)));
+        until("reconnected", () -> receivedByB.size() == 2);
+        assertEquals(CmLinkConnection.State.UP, only(a, true).state);
+    }
+
+    @Test
+    void theModeSwitchesAtRuntimeBothWays() throws Exception {
+        a = up("a", "loop0", receivedByA, null, false);
+        assertEquals("datagram", a.mode());
+        assertEquals(2044, a.mtu());
+        var qpn = a.qpn();
+        a.setConnectedMode(true);
+        loop.runPending();
+        assertEquals("connected", a.mode());
+        assertEquals(65520, a.mtu());
+        assertEquals(new LinkAddress(0x80, qpn, a.gid()), a.address(), "same QPN: the interface kept running");
+        a.setConnectedMode(false);
+        loop.runPending();
+        assertEquals("datagram", a.mode());
+        assertEquals(LinkAddress.of(qpn, a.gid()), a.address());
+        assertEquals(2044, a.mtu());
+    }
+}
