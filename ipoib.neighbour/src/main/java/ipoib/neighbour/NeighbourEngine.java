@@ -904,7 +904,7 @@ public final class NeighbourEngine implements AutoCloseable {
                         continue;
                     }
                     Route r = n.route;
-                    out.add(new NeighbourEntry(ctx.name, n.address, n.linkAddress,
+                    out.add(new NeighbourEntry(ctx.name, n.address, n.linkAddress == null ? null : flagged(n),
                             r == null ? null : r.record().destinationLid(), r == null ? -1 : r.serviceLevel(), n.state,
                             Duration.ofNanos(Math.max(0, now - n.confirmedNanos)), n.queued(), n.permanent));
                 }

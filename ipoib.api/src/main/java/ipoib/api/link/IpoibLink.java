@@ -113,6 +113,16 @@ public interface IpoibLink {
     }
 
     /**
+     * Whether frames to this peer go over an established reliable connection now (connected mode);
+     * false in datagram mode.
+     *
+     * @since 2.1
+     */
+    default boolean connectionUp(LinkAddress peer) {
+        return false;
+    }
+
+    /**
      * Sends to a multicast group the port is a member of (FullMember or SendOnlyNonMember); the
      * egress decision of RFC 4391 §10 belongs to the multicast manager.
      */

@@ -696,6 +696,13 @@ final class ConnectedMode {
         return serviceId;
     }
 
+    /** The port's CM agent's counters (messages sent and received by kind, retransmissions, timeouts). */
+    java.util.Map<String, Long> agentCounters() {
+        java.util.Map<String, Long> out = new java.util.TreeMap<>(portAgent.agent.counters());
+        out.put("malformed", portAgent.malformed.sum());
+        return out;
+    }
+
     /** Holds this: the connection is over; its queue pair destroyed, its held frames freed. */
     private void discard(CmLinkConnection c, String why) {
         if (c.state == CmLinkConnection.State.CLOSED) {

@@ -56,6 +56,8 @@ public final class IpoibLinkComponent implements LinkHooks {
 
     // Guarded by this: the configuration in force and what runs it (null while refused).
     private LinkConfig config;
+    /** The mode property: applied to the running engine without a restart (ModeSwitch). */
+    private boolean connectedMode;
     private Running running;
     private boolean deactivated;
 
@@ -84,8 +86,13 @@ public final class IpoibLinkComponent implements LinkHooks {
         }
         synchronized (this) {
             config = checked;
+            connectedMode = connected(configuration);
             start();
         }
+    }
+
+    private static boolean connected(LinkConfiguration configuration) {
+        return "connected".equals(configuration.mode());
     }
 
     /**
@@ -104,8 +111,10 @@ public final class IpoibLinkComponent implements LinkHooks {
             return;
         }
         synchronized (this) {
+            boolean nextMode = connected(configuration);
             if (config == null) {
                 config = next; // the first configuration was refused: try this one
+                connectedMode = nextMode;
                 start();
                 return;
             }
@@ -116,11 +125,16 @@ public final class IpoibLinkComponent implements LinkHooks {
             }
             claims.refusedUpdate(config.name(), null);
             if (next.equals(config) && running != null) {
+                if (nextMode != connectedMode) {
+                    connectedMode = nextMode; // the mode alone changed: the interface keeps running
+                    running.engine().setConnectedMode(nextMode);
+                }
                 return;
             }
             stop();
             claims.release(this);
             config = next;
+            connectedMode = nextMode;
             start();
         }
     }
@@ -150,6 +164,7 @@ public final class IpoibLinkComponent implements LinkHooks {
             return;
         }
         LinkEngine engine = new LinkEngine(config, this);
+        engine.setConnectedMode(connectedMode);
         Hashtable<String, Object> props = new Hashtable<>();
         props.put(IpoibLink.NAME_PROPERTY, config.name());
         props.putAll(config.describe());

@@ -87,6 +87,9 @@ public final class LinkCommands {
                 out.append(" (in use ").append(inUse).append(')');
             }
             out.append("  broadcast ").append(link.broadcastGid()).append('\n');
+            if (engine != null) {
+                out.append("    mode ").append(engine.mode()).append('\n');
+            }
             if (link.address() != null) {
                 out.append("    qpn ").append(link.qpn()).append("  gid ").append(link.gid()).append('\n');
                 out.append("    lladdr ").append(link.address()).append('\n');

@@ -31,7 +31,8 @@ import org.osgi.service.component.annotations.ReferencePolicy;
         "osgi.command.scope=ipoib",
         "osgi.command.function=create",
         "osgi.command.function=delete",
-        "osgi.command.function=await"})
+        "osgi.command.function=await",
+        "osgi.command.function=mode"})
 public final class LinkConfigCommands {
 
     private final List<IpoibLink> links = new CopyOnWriteArrayList<>();
@@ -104,26 +105,64 @@ public final class LinkConfigCommands {
         return "created " + linkName + " on " + device + " port " + portNumber + " P_Key " + key;
     }
 
+    @Descriptor("show or set an interface's mode, datagram or connected (Linux's sysfs mode); setting it writes the "
+            + "interface's configuration, and the interface switches without a restart")
+    public String mode(@Descriptor("<interface> [datagram|connected]") String... args)
+            throws IOException, InvalidSyntaxException {
+        String usage = "ipoib:mode <interface> [datagram|connected]";
+        if (args.length < 1 || args.length > 2) {
+            throw usage(usage, args.length < 1 ? "an interface name is required" : "too many arguments");
+        }
+        IpoibLink live = links.stream().filter(l -> l.name().equals(args[0])).findFirst().orElse(null);
+        if (args.length == 1) {
+            if (!(live instanceof LinkEngine engine)) {
+                throw usage(usage, "no interface '" + args[0] + "'");
+            }
+            return engine.name() + ": " + engine.mode() + ", mtu " + engine.mtu();
+        }
+        String mode = args[1];
+        if (!mode.equals("datagram") && !mode.equals("connected")) {
+            throw usage(usage, "invalid mode '" + mode + "': allowed datagram or connected");
+        }
+        Configuration c = configurationOf(args[0], live);
+        if (c == null) {
+            throw usage(usage, "no configured interface '" + args[0] + "'");
+        }
+        Dictionary<String, Object> props = c.getProperties();
+        props.put("mode", mode);
+        c.update(props);
+        return args[0] + ": mode " + mode + " configured";
+    }
+
+    /** The factory configuration of an interface: by its name, or by the P_Key of a derived name. */
+    private Configuration configurationOf(String name, IpoibLink live) throws IOException, InvalidSyntaxException {
+        Configuration[] configurations = configurationAdmin.listConfigurations(
+                "(service.factoryPid=" + IpoibLinkComponent.FACTORY_PID + ")");
+        if (configurations != null) {
+            for (Configuration c : configurations) {
+                Object n = c.getProperties().get("name");
+                boolean named = name.equals(n);
+                boolean derived = (n == null || n.toString().isBlank()) && live != null
+                        && live.pkey().toString().equals(String.valueOf(c.getProperties().get("pkey")));
+                if (named || derived) {
+                    return c;
+                }
+            }
+        }
+        return null;
+    }
+
     @Descriptor("delete an IPoIB interface")
     public String delete(@Descriptor("<interface>") String... args) throws IOException, InvalidSyntaxException {
         if (args.length != 1) {
             throw usage("ipoib:delete <interface>", "expected one interface name");
         }
         String name = args[0];
-        Configuration[] configurations = configurationAdmin.listConfigurations(
-                "(service.factoryPid=" + IpoibLinkComponent.FACTORY_PID + ")");
-        if (configurations != null) {
-            for (Configuration c : configurations) {
-                Object n = c.getProperties().get("name");
-                IpoibLink live = links.stream().filter(l -> l.name().equals(name)).findFirst().orElse(null);
-                boolean named = name.equals(n);
-                boolean derived = (n == null || n.toString().isBlank()) && live != null
-                        && live.pkey().toString().equals(String.valueOf(c.getProperties().get("pkey")));
-                if (named || derived) {
-                    c.delete();
-                    return "deleted " + name;
-                }
-            }
+        IpoibLink live = links.stream().filter(l -> l.name().equals(name)).findFirst().orElse(null);
+        Configuration c = configurationOf(name, live);
+        if (c != null) {
+            c.delete();
+            return "deleted " + name;
         }
         throw usage("ipoib:delete <interface>", "no configured interface '" + name + "'");
     }

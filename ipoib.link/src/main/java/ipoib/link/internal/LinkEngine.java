@@ -268,6 +268,12 @@ final class LinkEngine implements IpoibLink {
                 : connectedMode ? "connected (once UP)" : "datagram";
     }
 
+    @Override
+    public boolean connectionUp(LinkAddress peer) {
+        ConnectedMode cm = connectedMode();
+        return cm != null && peer != null && cm.connectedTo(peer.gid(), peer.qpn().value());
+    }
+
     /** Connected mode of the current UP period, or null. */
     ConnectedMode connectedMode() {
         LinkResources r = status.resources();

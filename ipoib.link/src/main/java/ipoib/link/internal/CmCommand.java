@@ -1,0 +1,83 @@
+package ipoib.link.internal;
+
+import static ipoib.link.internal.LinkCommands.usage;
+
+import ipoib.api.link.IpoibLink;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.apache.felix.service.command.Descriptor;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.component.annotations.ReferenceCardinality;
+import org.osgi.service.component.annotations.ReferencePolicy;
+
+/**
+ * {@code ipoib:cm}: the connections of connected-mode interfaces, as Linux's debug files and
+ * {@code ipoib_cm} counters show them: per connection its direction and state, the peer's UD QPN,
+ * LID and GID, both RC QPNs, the MTU, the idle time and the counters; per interface the service
+ * ID it listens on and the set-up outcomes; per port the CM agent's message counters.
+ */
+@Component(service = CmCommand.class, property = {"osgi.command.scope=ipoib", "osgi.command.function=cm"})
+public final class CmCommand {
+
+    private final List<IpoibLink> links = new CopyOnWriteArrayList<>();
+
+    @Reference(cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC)
+    void addLink(IpoibLink link) {
+        links.add(link);
+    }
+
+    void removeLink(IpoibLink link) {
+        links.remove(link);
+    }
+
+    @Descriptor("list the reliable connections of connected-mode interfaces (or of one): direction, state, peer UD QPN, "
+            + "LID, GID, RC QPNs, MTU, idle seconds, counters; the service ID and the port's CM counters")
+    public String cm(@Descriptor("interface name (optional)") String... names) {
+        if (names.length > 1) {
+            throw usage("ipoib:cm [interface]", "expected at most one interface name");
+        }
+        List<IpoibLink> shown = new ArrayList<>(links);
+        shown.sort(Comparator.comparing(IpoibLink::name));
+        StringBuilder out = new StringBuilder();
+        boolean found = false;
+        for (IpoibLink link : shown) {
+            if (names.length == 1 && !link.name().equals(names[0])) {
+                continue;
+            }
+            found = true;
+            if (link instanceof LinkEngine engine) {
+                out.append(describe(engine));
+            }
+        }
+        if (!found) {
+            throw usage("ipoib:cm [interface]", names.length == 1 ? "no interface '" + names[0] + "'" : "no interfaces");
+        }
+        return out.toString();
+    }
+
+    static String describe(LinkEngine engine) {
+        StringBuilder out = new StringBuilder(engine.name()).append(": ").append(engine.mode()).append('\n');
+        ConnectedMode cm = engine.connectedMode();
+        if (cm == null) {
+            return out.toString();
+        }
+        out.append(String.format("    listening on service ID 0x%016x  established %d  rejected %d  failures %d"
+                        + "  reaped %d  sent over UD while failed %d%n", cm.serviceId(), cm.established.sum(),
+                cm.rejected.sum(), cm.failures.sum(), cm.reaped.sum(), cm.sentOverUd.sum()));
+        long now = engine.control().clock().nanoTime();
+        for (CmLinkConnection c : cm.connections()) {
+            out.append("    ").append(c.describe(now)).append('\n');
+        }
+        Map<String, Long> agent = cm.agentCounters();
+        if (!agent.isEmpty()) {
+            StringBuilder line = new StringBuilder("    port CM:");
+            agent.forEach((k, v) -> line.append(' ').append(k).append(' ').append(v));
+            out.append(line).append('\n');
+        }
+        return out.toString();
+    }
+}
