@@ -66,8 +66,9 @@ public final class CmCommand {
             return out.toString();
         }
         out.append(String.format("    listening on service ID 0x%016x  established %d  rejected %d  failures %d"
-                        + "  reaped %d  sent over UD while failed %d%n", cm.serviceId(), cm.established.sum(),
-                cm.rejected.sum(), cm.failures.sum(), cm.reaped.sum(), cm.sentOverUd.sum()));
+                        + "  reaped %d  sent over UD while failed %d  ICMP too-big %d%n", cm.serviceId(),
+                cm.established.sum(), cm.rejected.sum(), cm.failures.sum(), cm.reaped.sum(), cm.sentOverUd.sum(),
+                cm.tooBigNotices.sum()));
         long now = engine.control().clock().nanoTime();
         for (CmLinkConnection c : cm.connections()) {
             out.append("    ").append(c.describe(now)).append('\n');

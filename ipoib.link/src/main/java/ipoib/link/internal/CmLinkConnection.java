@@ -44,6 +44,9 @@ final class CmLinkConnection {
     /** The local RC QPN the data path matches completions with; 0 until the queue pair exists. */
     volatile int localQpn;
     volatile int remoteQpn;
+    /** The first PSN this side sends (its REQ's or REP's starting PSN) and the first it receives. */
+    volatile int sendPsn;
+    volatile int receivePsn;
     /** Octets of one frame (header included) the peer receives (its private data's MTU). */
     volatile int sendLimit;
     volatile long lastUsedNanos;
@@ -78,9 +81,9 @@ final class CmLinkConnection {
 
     /** One line of {@code ipoib:cm}, as Linux's debug files list a connection. */
     String describe(long now) {
-        return String.format("%s %-10s peer qpn 0x%06x lid %d gid %s  rc qpn 0x%06x -> 0x%06x  mtu %d  idle %d s"
-                        + "  tx %d/%d B  rx %d/%d B  errors %d%s%s",
-                active ? "tx" : "rx", state, peerUdQpn, peerLid, peerGid, localQpn, remoteQpn,
+        return String.format("%s %-10s peer qpn 0x%06x lid %d gid %s  rc qpn 0x%06x -> 0x%06x  psn 0x%06x/0x%06x"
+                        + "  mtu %d  idle %d s  tx %d/%d B  rx %d/%d B  errors %d%s%s",
+                active ? "tx" : "rx", state, peerUdQpn, peerLid, peerGid, localQpn, remoteQpn, sendPsn, receivePsn,
                 Math.max(0, sendLimit - 4), (now - lastUsedNanos) / 1_000_000_000L,
                 txPackets.sum(), txBytes.sum(), rxPackets.sum(), rxBytes.sum(), txErrors.sum(),
                 setupNanos >= 0 ? String.format("  setup %.3f ms", setupNanos / 1e6) : "",

@@ -114,6 +114,8 @@ final class ConnectedMode {
     final LongAdder reaped = new LongAdder();
     final LongAdder established = new LongAdder();
     final LongAdder sentOverUd = new LongAdder();
+    /** ICMP "fragmentation needed" / "packet too big" handed to the local stack. */
+    final LongAdder tooBigNotices = new LongAdder();
 
     /**
      * Creates the shared receive queue, the completion queue and the buffers, and listens.
@@ -370,6 +372,8 @@ final class ConnectedMode {
             return CmDecision.reject(CmRej.NO_RESOURCES);
         }
         c.remoteQpn = rep.localQpn();
+        c.sendPsn = psn;
+        c.receivePsn = rep.startingPsn();
         c.sendLimit = Math.min(peerMtu, RECEIVE_MTU);
         return CmDecision.ready();
     }
@@ -486,6 +490,8 @@ final class ConnectedMode {
                 c.qp = qp;
                 c.localQpn = qp.qpn().value();
                 c.remoteQpn = req.localQpn();
+                c.sendPsn = psn;
+                c.receivePsn = req.startingPsn();
                 try {
                     c.sendLimit = Math.min(IpoibCm.receiveMtu(req.privateData()), RECEIVE_MTU);
                 } catch (DecodeException impossible) {
@@ -652,6 +658,43 @@ final class ConnectedMode {
         @Override public boolean grhPresent() { return false; }
         @Override public Gid sourceGid() { return from.peerGid; }
         @Override public Gid destinationGid() { return gid; }
+        @Override public boolean multicast() { return false; }
+    }
+
+    // ---- the ICMP Linux emulates for frames only UD can carry ------------------------------------------
+
+    /**
+     * An IP packet that UD refused as too big for {@code udMtu}: its ICMP "fragmentation needed" or
+     * ICMPv6 "packet too big" goes to the local stack's frame handlers, on the control thread (not
+     * the sender's: the handler may send), as if it had arrived.
+     */
+    void tooBig(int etherType, MemorySegment payload, int udMtu) {
+        byte[] notice = TooBigNotice.build(etherType, payload, udMtu);
+        if (notice == null) {
+            return;
+        }
+        tooBigNotices.increment();
+        engine.control().execute(() -> {
+            LocalFrame f = new LocalFrame(etherType, MemorySegment.ofArray(notice).asReadOnly(), udQpn, gid);
+            for (FrameHandler handler : engine.hooks().handlers(etherType)) {
+                try {
+                    handler.onFrame(engine, f);
+                } catch (Throwable t) {
+                    stats.handlerErrors.increment();
+                    engine.logHandlerError(handler, t);
+                }
+            }
+        });
+    }
+
+    /** A frame the link made itself (the ICMP error): the whole buffer is the payload. */
+    private record LocalFrame(int etherType, MemorySegment buffer, int sourceQpn, Gid destinationGid)
+            implements ReceivedFrame {
+        @Override public long payloadOffset() { return 0; }
+        @Override public int payloadLength() { return (int) buffer.byteSize(); }
+        @Override public int sourceLid() { return 0; }
+        @Override public boolean grhPresent() { return false; }
+        @Override public Gid sourceGid() { return destinationGid; }
         @Override public boolean multicast() { return false; }
     }
 

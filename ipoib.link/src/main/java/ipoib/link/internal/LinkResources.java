@@ -152,11 +152,21 @@ final class LinkResources {
         if (path.cache != paths) {
             return engine.stats.drop(TransmitResult.DROPPED_NO_ROUTE); // a path of an earlier UP period
         }
-        return sendRing.send(path, null, remoteQpn, etherType, payload, false);
+        return tooBig(sendRing.send(path, null, remoteQpn, etherType, payload, false), etherType, payload);
     }
 
     TransmitResult sendBroadcast(int etherType, MemorySegment payload) {
-        return sendRing.send(null, groups.broadcastHandle(), Qpn.MULTICAST, etherType, payload, true);
+        return tooBig(sendRing.send(null, groups.broadcastHandle(), Qpn.MULTICAST, etherType, payload, true),
+                etherType, payload);
+    }
+
+    /** A frame UD refused as too big while connected mode's MTU is in force: Linux's ICMP emulation (TooBigNotice). */
+    private TransmitResult tooBig(TransmitResult result, int etherType, MemorySegment payload) {
+        ConnectedMode cm = connected;
+        if (result == TransmitResult.DROPPED_TOO_BIG && cm != null) {
+            cm.tooBig(etherType, payload, mtu);
+        }
+        return result;
     }
 
     TransmitResult sendMulticast(Mgid group, int etherType, MemorySegment payload) {
@@ -164,7 +174,7 @@ final class LinkResources {
         if (handle == null) {
             return engine.stats.drop(TransmitResult.DROPPED_NO_ROUTE);
         }
-        return sendRing.send(null, handle, Qpn.MULTICAST, etherType, payload, true);
+        return tooBig(sendRing.send(null, handle, Qpn.MULTICAST, etherType, payload, true), etherType, payload);
     }
 
     /**

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ipoib.api.LinkAddress;
 import ipoib.api.PKey;
+import ipoib.api.link.EtherType;
 import ipoib.api.link.FrameHandler;
 import ipoib.api.link.IpoibLink;
 import ipoib.api.link.LinkListener;
@@ -48,6 +49,7 @@ class ConnectedModeTest {
     final List<byte[]> receivedByB = new CopyOnWriteArrayList<>();
     final List<Integer> sourceQpnsAtB = new CopyOnWriteArrayList<>();
     final List<byte[]> receivedByA = new CopyOnWriteArrayList<>();
+    final List<byte[]> ipFrames = new CopyOnWriteArrayList<>();
     LinkEngine a;
     LinkEngine b;
 
@@ -60,8 +62,16 @@ class ConnectedModeTest {
                 sources.add(frame.sourceQpn());
             }
         }};
+        FrameHandler[] ip = {(link, frame) -> {
+            byte[] copy = new byte[frame.payloadLength()];
+            MemorySegment.copy(frame.buffer(), ValueLayout.JAVA_BYTE, frame.payloadOffset(), copy, 0, copy.length);
+            ipFrames.add(copy);
+        }};
         return new LinkHooks() {
-            @Override public FrameHandler[] handlers(int etherType) { return etherType == ETHERTYPE ? handler : new FrameHandler[0]; }
+            @Override public FrameHandler[] handlers(int etherType) {
+                return etherType == ETHERTYPE ? handler
+                        : etherType == EtherType.IPV4 || etherType == EtherType.IPV6 ? ip : new FrameHandler[0];
+            }
             @Override public void notifyListeners(IpoibLink link, LinkListener.Change change) { }
             @Override public void postEvent(String topic, Map<String, Object> properties) { }
             @Override public void info(String message) { log.add("INFO " + message); }
@@ -284,6 +294,73 @@ class ConnectedModeTest {
         a.sendUnicast(ab, b.address(), ETHERTYPE, MemorySegment.ofArray(pattern(100, 2)));
         until("reconnected", () -> receivedByB.size() == 2);
         assertEquals(CmLinkConnection.State.UP, only(a, true).state);
+    }
+
+    /** RFC 1071 one's-complement sum of 16-bit words (an independent model of the checksum). */
+    static int onesComplementSum(byte[] b, int from, int to, long initial) {
+        long sum = initial;
+        for (int i = from; i < to; i += 2) {
+            sum += ((b[i] & 0xFF) << 8) | (i + 1 < to ? b[i + 1] & 0xFF : 0);
+        }
+        while ((sum >>> 16) != 0) {
+            sum = (sum & 0xFFFF) + (sum >>> 16);
+        }
+        return (int) sum;
+    }
+
+    static int u16(byte[] b, int at) {
+        return ((b[at] & 0xFF) << 8) | (b[at + 1] & 0xFF);
+    }
+
+    @Test
+    void aPacketOnlyUdCanCarryButTooBigForItGetsLinuxsIcmpErrorWithTheUdMtu() throws Exception {
+        a = up("a", "loop0", receivedByA, null, true);
+        // IPv4: 3000 octets, UDP, from 10.9.0.1 to the subnet broadcast: multicast stays on UD.
+        byte[] v4 = pattern(3000, 9);
+        MemorySegment s4 = MemorySegment.ofArray(v4);
+        ipoib.codec.ip.Ipv4Header.write(s4, 0, 0, 3000, 0x1234, true, 64, 17, 0x0A090001, 0x0A0900FF);
+        assertEquals(TransmitResult.DROPPED_TOO_BIG, a.sendBroadcast(EtherType.IPV4, s4));
+        until("the ICMP error", () -> ipFrames.size() == 1);
+        byte[] icmp = ipFrames.get(0);
+        assertEquals(20 + 8 + 28, icmp.length, "IPv4 header, ICMP header, the packet's header and 8 octets");
+        assertEquals(0xFFFF, onesComplementSum(icmp, 0, 20, 0), "IPv4 header checksum");
+        assertEquals(1, icmp[9], "protocol ICMP");
+        assertEquals(0x0A090001, java.nio.ByteBuffer.wrap(icmp).getInt(12), "from the packet's source");
+        assertEquals(0x0A090001, java.nio.ByteBuffer.wrap(icmp).getInt(16), "to the packet's source");
+        assertEquals(3, icmp[20], "destination unreachable");
+        assertEquals(4, icmp[21], "fragmentation needed and DF set");
+        assertEquals(2044, u16(icmp, 26), "next-hop MTU: the UD MTU (RFC 1191)");
+        assertEquals(0xFFFF, onesComplementSum(icmp, 20, icmp.length, 0), "ICMP checksum");
+        assertArrayEquals(java.util.Arrays.copyOf(v4, 28), java.util.Arrays.copyOfRange(icmp, 28, 56));
+
+        // IPv6: 3000 octets to ff02::1.
+        byte[] v6 = pattern(3000, 10);
+        MemorySegment s6 = MemorySegment.ofArray(v6);
+        ipoib.codec.ip.Ipv6Header.write(s6, 0, 2960, 17, 64, 0xfd00_0009_0000_0000L, 1, 0xff02_0000_0000_0000L, 1);
+        assertEquals(TransmitResult.DROPPED_TOO_BIG, a.sendBroadcast(EtherType.IPV6, s6));
+        until("the ICMPv6 error", () -> ipFrames.size() == 2);
+        byte[] ptb = ipFrames.get(1);
+        assertEquals(1280, ptb.length, "as much of the packet as fits the IPv6 minimum MTU (RFC 4443 §3.1)");
+        assertEquals(58, ptb[6], "next header ICMPv6");
+        assertArrayEquals(java.util.Arrays.copyOfRange(v6, 8, 24), java.util.Arrays.copyOfRange(ptb, 8, 24), "source");
+        assertArrayEquals(java.util.Arrays.copyOfRange(v6, 8, 24), java.util.Arrays.copyOfRange(ptb, 24, 40),
+                "to the packet's source");
+        assertEquals(2, ptb[40], "packet too big");
+        assertEquals(0, ptb[41]);
+        assertEquals(2044, java.nio.ByteBuffer.wrap(ptb).getInt(44), "the UD MTU");
+        long pseudo = onesComplementSum(ptb, 8, 40, 0) + (1280 - 40) + 58;
+        assertEquals(0xFFFF, onesComplementSum(ptb, 40, 1280, pseudo), "ICMPv6 checksum with the pseudo-header");
+        assertArrayEquals(java.util.Arrays.copyOf(v6, 1232), java.util.Arrays.copyOfRange(ptb, 48, 1280));
+        assertEquals(2, a.connectedMode().tooBigNotices.sum());
+
+        // No error about an ICMP error, and none in datagram mode (the MTU is the UD MTU there).
+        assertEquals(TransmitResult.DROPPED_TOO_BIG, a.sendBroadcast(EtherType.IPV4, MemorySegment.ofArray(
+                java.util.Arrays.copyOf(icmp, 3000))));
+        a.setConnectedMode(false);
+        loop.runPending();
+        assertEquals(TransmitResult.DROPPED_TOO_BIG, a.sendBroadcast(EtherType.IPV4, s4));
+        loop.runPending();
+        assertEquals(2, ipFrames.size());
     }
 
     @Test
