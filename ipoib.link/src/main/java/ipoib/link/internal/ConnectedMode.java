@@ -262,9 +262,13 @@ final class ConnectedMode {
                 c.pendingLength[c.pendingCount++] = length;
                 return TransmitResult.QUEUED;
             }
+            if (c.state == CmLinkConnection.State.CONNECTING) {
+                releaseSendBufferLocked(index);
+                return stats.drop(TransmitResult.DROPPED_NO_BUFFER); // the hold is full
+            }
             if (c.state != CmLinkConnection.State.UP) {
                 releaseSendBufferLocked(index);
-                return stats.drop(TransmitResult.DROPPED_NO_BUFFER);
+                return null; // rejected or closed meanwhile: UD takes it
             }
         }
         return postBuffer(c, index, length); // it came up meanwhile
@@ -401,6 +405,12 @@ final class ConnectedMode {
             c.state = CmLinkConnection.State.UP;
         }
         established.increment();
+        // A DREQ from the peer (it left connected mode, went idle, went down) ends this side too.
+        cm.whenClosed().thenRun(() -> {
+            synchronized (this) {
+                discard(c, "disconnected by the peer");
+            }
+        });
         engine.hooks().info(engine.name() + ": connected to QPN 0x" + Integer.toHexString(c.peerUdQpn) + " (LID "
                 + c.peerLid + ", RC QPN 0x" + Integer.toHexString(c.remoteQpn) + ", MTU " + (c.sendLimit - 4) + ")");
     }

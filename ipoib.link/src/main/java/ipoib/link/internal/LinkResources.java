@@ -132,8 +132,10 @@ final class LinkResources {
      */
     TransmitResult sendUnicast(PathEntry path, LinkAddress destination, int etherType, MemorySegment payload) {
         ConnectedMode cm = connected;
+        // ARP stays on UD (seed 001 §3.3: "All ARP packets MUST only be exchanged over IPoIB-UD";
+        // Linux: unicast_arp_send in ipoib_main.c sends over the path's UD address handle).
         if (cm != null && (destination.flags() & ipoib.codec.ipoib.CapabilityFlags.CONNECTED) != 0
-                && path.cache == paths) {
+                && etherType != ipoib.api.link.EtherType.ARP && path.cache == paths) {
             TransmitResult result = cm.send(path, destination, etherType, payload);
             if (result != null) {
                 return result;

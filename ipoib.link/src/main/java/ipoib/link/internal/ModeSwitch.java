@@ -37,13 +37,19 @@ final class ModeSwitch {
                     problem = "connected mode refused by the provider: " + e.getMessage();
                 }
             }
-        } else {
+        }
+        // Address and MTU (which reads r.connected) change together as a reader sees them: the flag
+        // is set after connected mode runs and cleared before it stops.
+        int flags = connected && r.connected != null ? CapabilityFlags.CONNECTED : 0;
+        boolean changed = r.address.flags() != flags;
+        if (changed) {
+            r.address = new LinkAddress(flags, r.qpn, r.gid);
+        }
+        if (!connected) {
             r.connected = null;
             running.close();
         }
-        int flags = r.connected != null ? CapabilityFlags.CONNECTED : 0;
-        if (r.address.flags() != flags) {
-            r.address = new LinkAddress(flags, r.qpn, r.gid);
+        if (changed) {
             engine.hooks().info(engine.name() + ": " + (flags != 0 ? "connected" : "datagram") + " mode, MTU "
                     + engine.mtu() + ", link address " + r.address);
             engine.hooks().notifyListeners(engine, LinkListener.Change.PATHS_STALE);

@@ -144,7 +144,8 @@ class ConnectedModeTest {
         LinkPath ab = path(a, b);
         byte[] big = pattern(60_000, 1);
         TransmitResult first = a.sendUnicast(ab, b.address(), ETHERTYPE, MemorySegment.ofArray(big));
-        assertEquals(TransmitResult.QUEUED, first, "held while the REQ is answered");
+        // Held while the REQ is answered (or sent at once when the set-up won the race with the copy).
+        assertTrue(first == TransmitResult.QUEUED || first == TransmitResult.SENT, first.toString());
         until("the frame over RC", () -> receivedByB.size() == 1);
         assertArrayEquals(big, receivedByB.get(0));
         assertEquals(List.of(a.qpn().value()), sourceQpnsAtB, "the sender's UD QPN, from the REQ's private data");
@@ -202,7 +203,8 @@ class ConnectedModeTest {
         // An address that claims RC although b does not listen: b's port CM rejects the REQ.
         LinkAddress claimed = new LinkAddress(0x80, b.qpn(), b.gid());
         byte[] small = pattern(1000, 4);
-        assertEquals(TransmitResult.QUEUED, a.sendUnicast(ab, claimed, ETHERTYPE, MemorySegment.ofArray(small)));
+        TransmitResult held = a.sendUnicast(ab, claimed, ETHERTYPE, MemorySegment.ofArray(small));
+        assertTrue(held == TransmitResult.QUEUED || held == TransmitResult.SENT, "held, or over UD once rejected: " + held);
         until("the held frame sent over UD after the REJ", () -> receivedByB.size() == 1);
         assertArrayEquals(small, receivedByB.get(0));
         CmLinkConnection failed = only(a, true);
@@ -217,8 +219,9 @@ class ConnectedModeTest {
         until("b listens", () -> b.connectedMode() != null);
         loop.advance(ConnectedMode.RETRY_NANOS, TimeUnit.NANOSECONDS);
         byte[] big = pattern(60_000, 5);
-        assertEquals(TransmitResult.QUEUED, a.sendUnicast(ab, claimed, ETHERTYPE, MemorySegment.ofArray(big)),
-                "a new attempt after the retry interval");
+        TransmitResult again = a.sendUnicast(ab, claimed, ETHERTYPE, MemorySegment.ofArray(big));
+        assertTrue(again == TransmitResult.QUEUED || again == TransmitResult.SENT,
+                "a new attempt after the retry interval (a 60 000-octet frame does not fit UD): " + again);
         until("the frame over the new connection", () -> receivedByB.size() == 3);
         assertArrayEquals(big, receivedByB.get(2));
         assertEquals(CmLinkConnection.State.UP, only(a, true).state);
