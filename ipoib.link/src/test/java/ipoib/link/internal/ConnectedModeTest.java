@@ -228,6 +228,39 @@ class ConnectedModeTest {
     }
 
     @Test
+    void aRepWithAnMtuOfFourOrLessIsRejectedAsLinuxDoes() throws Exception {
+        a = up("a", "loop0", receivedByA, null, true);
+        b = up("b", "loop1", receivedByB, null, false);
+        // A passive side on b's port that answers with receive MTU 4 (ipoib_cm_rep_handler refuses it).
+        CmPortAgent bAgent = CmPortAgent.acquire(b.port());
+        try {
+            java.util.List<String> closed = new CopyOnWriteArrayList<>();
+            bAgent.agent.listen(ipoib.codec.cm.IpoibCm.serviceId(b.qpn().value()), new ipoib.cm.CmAgent.PassiveHandler() {
+                @Override
+                public ipoib.cm.CmDecision onRequest(ipoib.codec.cm.CmReq request, ipoib.cm.CmEndpoint from) {
+                    return ipoib.cm.CmDecision.accept(0x123, 0x456, ipoib.codec.cm.IpoibCm.privateData(b.qpn().value(), 4));
+                }
+
+                @Override
+                public void onClosed(ipoib.cm.CmConnection connection, String why) {
+                    closed.add(why);
+                }
+            });
+            LinkPath ab = path(a, b);
+            LinkAddress claimed = new LinkAddress(0x80, b.qpn(), b.gid());
+            a.sendUnicast(ab, claimed, ETHERTYPE, MemorySegment.ofArray(pattern(500, 1)));
+            until("the frame over UD after the refused REP", () -> receivedByB.size() == 1);
+            CmLinkConnection c = only(a, true);
+            assertEquals(CmLinkConnection.State.FAILED, c.state);
+            assertEquals("the REP's MTU 4 is not above 4", c.why);
+            until("b's side rejected with reason consumer-defined", () -> closed.size() == 1);
+            assertTrue(closed.get(0).contains("reason " + CmRej.CONSUMER_DEFINED), closed.toString());
+        } finally {
+            bAgent.release();
+        }
+    }
+
+    @Test
     void lossAndReorderingOnRcAreRepairedByteForByte() throws Exception {
         a = up("a", "loop0", receivedByA, null, true);
         b = up("b", "loop1", receivedByB, null, true);
