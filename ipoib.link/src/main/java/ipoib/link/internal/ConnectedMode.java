@@ -69,7 +69,11 @@ final class ConnectedMode {
     static final int MTU = 0x10000 - 0x10;
     /** IPOIB_CM_BUF_SIZE: the MTU plus the 4-octet header, what REQ and REP announce as the receive MTU. */
     static final int RECEIVE_MTU = MTU + EncapsulationHeader.LENGTH;
-    /** A connection without traffic this long is torn down (ipoib_cm.c:63, IPOIB_CM_RX_UPDATE_TIME, 256 s). */
+    /**
+     * A connection without traffic this long is torn down: 256 s, Linux's IPOIB_CM_RX_UPDATE_TIME
+     * (ipoib_cm.c:63). Linux's passive side calls a connection stale after IPOIB_CM_RX_TIMEOUT (2 × 256 s,
+     * ipoib_cm.c:64), checked every IPOIB_CM_RX_DELAY (3 × 256 s); its active side goes with the neighbour.
+     */
     static final long IDLE_NANOS = TimeUnit.SECONDS.toNanos(256);
     /** After a REJ or a failure, the peer's frames go over UD this long before the next attempt. */
     static final long RETRY_NANOS = TimeUnit.SECONDS.toNanos(10);
@@ -754,6 +758,21 @@ final class ConnectedMode {
         java.util.Map<String, Long> out = new java.util.TreeMap<>(portAgent.agent.counters());
         out.put("malformed", portAgent.malformed.sum());
         return out;
+    }
+
+    /**
+     * Tears a connection down now (DREQ) and forgets it; the next frame to its peer sets up a new
+     * one. For the benchmarks' set-up figure ({@link StandaloneLink#connectionSetupNanos}).
+     */
+    void disconnect(CmLinkConnection c) {
+        CmConnection cm;
+        synchronized (this) {
+            cm = c.cm;
+            discard(c, "disconnected locally");
+        }
+        if (cm != null) {
+            portAgent.agent.disconnect(cm);
+        }
     }
 
     /** Holds this: the connection is over; its queue pair destroyed, its held frames freed. */

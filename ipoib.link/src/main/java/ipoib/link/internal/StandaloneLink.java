@@ -91,6 +91,55 @@ public final class StandaloneLink implements AutoCloseable {
         return engine;
     }
 
+    /**
+     * Switches between datagram and connected mode and waits until the switch took effect (the MTU
+     * says so).
+     *
+     * @throws IllegalStateException when connected mode does not run within 10 s (the reason given)
+     */
+    public void setConnectedMode(boolean connected) throws InterruptedException {
+        engine.setConnectedMode(connected);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while ((engine.connectedMode() != null) != connected) {
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException(engine.name() + " not in " + (connected ? "connected" : "datagram")
+                        + " mode within 10 s: " + engine.mode());
+            }
+            Thread.sleep(1);
+        }
+    }
+
+    /**
+     * Sets up a new connection to {@code peer} (tearing down the current one) by sending it
+     * {@code frame}, and returns the time from the REQ to the RTU in nanoseconds.
+     *
+     * @throws IllegalStateException when the interface is not in connected mode or the connection
+     *     does not come up within 10 s
+     */
+    public long connectionSetupNanos(ipoib.api.link.LinkPath path, ipoib.api.LinkAddress peer, int etherType,
+                                     java.lang.foreign.MemorySegment frame) throws InterruptedException {
+        ConnectedMode cm = engine.connectedMode();
+        if (cm == null || !(path instanceof PathEntry.Reference ref)) {
+            throw new IllegalStateException(engine.name() + " is not in connected mode (" + engine.mode() + ")");
+        }
+        CmLinkConnection old = ref.entry.connection;
+        if (old != null) {
+            cm.disconnect(old);
+        }
+        engine.sendUnicast(path, peer, etherType, frame);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (true) {
+            CmLinkConnection c = ref.entry.connection;
+            if (c != null && c != old && c.state == CmLinkConnection.State.UP) {
+                return c.setupNanos;
+            }
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("no connection from " + engine.name() + " within 10 s: " + c);
+            }
+            Thread.onSpinWait();
+        }
+    }
+
     /** The interface's multicast-attach role (for a multicast manager). */
     public MulticastAttachment multicast() {
         return new LinkMulticast(engine);
