@@ -61,8 +61,11 @@ import java.util.concurrent.atomic.LongAdder;
  * object's lock (a CM callback that waited on the link's control thread while the control thread
  * waited on the CM thread would hang both).
  *
- * <p>Size: the data path, the CM callbacks and the teardown of one set of verbs resources are
- * one concept here (the connections share the queue, the buffers and the lock); ~480 lines.
+ * <p>Size (~620 lines, over the usual 500 on purpose): the send path, the active side's set-up
+ * and fallback, idle reaping and teardown all change one connection table under one lock, and
+ * splitting them would spread that lock's rule over several classes. What does not need the
+ * table's lock is out: the passive side ({@link CmPassiveSide}), the completion thread
+ * ({@link CmReceiveThread}), the buffers ({@link CmBuffers}), the ICMP error ({@link TooBigNotice}).
  */
 final class ConnectedMode {
     /** IPOIB_CM_MTU (drivers/infiniband/ulp/ipoib/ipoib.h): 64 KiB − 16, the largest IP packet. */
@@ -77,14 +80,10 @@ final class ConnectedMode {
     static final long IDLE_NANOS = TimeUnit.SECONDS.toNanos(256);
     /** After a REJ or a failure, the peer's frames go over UD this long before the next attempt. */
     static final long RETRY_NANOS = TimeUnit.SECONDS.toNanos(10);
-    private static final int BUFFER = 0x10000;
-    private static final int RECEIVE_BUFFERS = 64;
-    private static final int SEND_BUFFERS = 64;
     private static final int SEND_DEPTH = 32;
-    private static final long SEND_TAG = 1L << 40;
     /** RC ACK timeout code 14 (≈ 67 ms) and 7 retries, as Linux's ipoib_cm.c sets up the tx QP. */
-    private static final int ACK_TIMEOUT = 14;
-    private static final int RETRIES = 7;
+    static final int ACK_TIMEOUT = 14;
+    static final int RETRIES = 7;
 
     private final LinkEngine engine;
     private final LinkStatistics stats;
@@ -97,17 +96,11 @@ final class ConnectedMode {
     private final Gid gid;
     private final long serviceId;
     private final CompletionQueue cq;
-    private final SharedReceiveQueue srq;
-    private final MemoryRegion region;
-    private final MemorySegment buffers;
-    private final MemorySegment[] receiveViews = new MemorySegment[RECEIVE_BUFFERS];
-    private final Frame frame = new Frame();
-    private final Thread poller;
+    private final CmBuffers buffers;
+    private final CmReceiveThread receiver;
     private final SplittableRandom psns = new SplittableRandom();
 
     // Guarded by this.
-    private final int[] freeSend = new int[SEND_BUFFERS];
-    private int freeTop;
     private final List<CmLinkConnection> connections = new ArrayList<>();
     /** What the receive thread scans by local QPN (a copy made on every change: no lock, no allocation per packet). */
     private volatile CmLinkConnection[] byQpn = new CmLinkConnection[0];
@@ -137,46 +130,21 @@ final class ConnectedMode {
         this.udQpn = udQpn.value();
         this.gid = gid;
         this.serviceId = IpoibCm.serviceId(this.udQpn);
-        CompletionQueue createdCq = null;
-        SharedReceiveQueue createdSrq = null;
-        MemoryRegion createdRegion = null;
+        this.cq = port.createCompletionQueue(CmBuffers.RECEIVE + CmBuffers.SEND * 2);
         try {
-            createdCq = port.createCompletionQueue(RECEIVE_BUFFERS + SEND_BUFFERS * 2);
-            createdSrq = port.createSharedReceiveQueue(RECEIVE_BUFFERS);
-            this.buffers = Arena.ofAuto().allocate((long) BUFFER * (RECEIVE_BUFFERS + SEND_BUFFERS), 64);
-            createdRegion = port.device().registerMemory(buffers);
+            this.buffers = new CmBuffers(port);
         } catch (RuntimeException e) {
-            closeQuietly(createdSrq, createdCq, createdRegion);
+            LinkResources.closeQuietly(cq);
             throw e;
         }
-        this.cq = createdCq;
-        this.srq = createdSrq;
-        this.region = createdRegion;
-        for (int i = 0; i < RECEIVE_BUFFERS; i++) {
-            receiveViews[i] = buffers.asSlice(receiveOffset(i), BUFFER).asReadOnly();
-            srq.postReceive(i, region, receiveOffset(i), BUFFER);
-        }
-        for (int i = 0; i < SEND_BUFFERS; i++) {
-            freeSend[i] = i;
-        }
-        freeTop = SEND_BUFFERS;
-        poller = new Thread(this::pollLoop, "ipoib-cm-rx-" + engine.name());
-        poller.setDaemon(true);
-        poller.start();
+        this.receiver = new CmReceiveThread(this, engine, cq, buffers, gid);
+        receiver.start();
         try {
-            portAgent.agent.listen(serviceId, new Passive());
+            portAgent.agent.listen(serviceId, new CmPassiveSide(this));
         } catch (RuntimeException e) {
             close();
             throw e;
         }
-    }
-
-    private static long receiveOffset(int index) {
-        return (long) index * BUFFER;
-    }
-
-    private static long sendOffset(int index) {
-        return (long) (RECEIVE_BUFFERS + index) * BUFFER;
     }
 
     // ---- the data path ---------------------------------------------------------------------------------
@@ -219,29 +187,26 @@ final class ConnectedMode {
     }
 
     private TransmitResult post(CmLinkConnection c, int etherType, MemorySegment payload, int length) {
-        int index = takeSendBuffer();
-        if (index < 0) {
-            return stats.drop(TransmitResult.DROPPED_NO_BUFFER);
-        }
-        long at = sendOffset(index);
-        EncapsulationHeader.write(buffers, at, etherType);
-        MemorySegment.copy(payload, 0, buffers, at + EncapsulationHeader.LENGTH, payload.byteSize());
-        return postBuffer(c, index, length);
+        int index = buffers.fill(etherType, payload);
+        return index < 0 ? stats.drop(TransmitResult.DROPPED_NO_BUFFER) : postBuffer(c, index, length);
     }
 
     private TransmitResult postBuffer(CmLinkConnection c, int index, int length) {
         RcQueuePair qp = c.qp;
+        // Before the post: the transport may deliver the frame before postSend returns, and a
+        // reader that saw the frame arrive must see the connection used (the idle check).
+        c.lastUsedNanos = clock.nanoTime();
         boolean posted;
         try {
-            posted = qp != null && qp.postSend(SEND_TAG | index, region, sendOffset(index), length);
+            posted = qp != null && qp.postSend(CmReceiveThread.SEND_TAG | index, buffers.region,
+                    CmBuffers.sendOffset(index), length);
         } catch (VerbsException e) {
             posted = false; // the queue pair went to ERROR: the frame is lost like a failed send
         }
         if (!posted) {
-            releaseSendBuffer(index);
+            buffers.release(index);
             return stats.drop(TransmitResult.DROPPED_NO_BUFFER);
         }
-        c.lastUsedNanos = clock.nanoTime();
         c.txPackets.increment();
         c.txBytes.add(length - EncapsulationHeader.LENGTH);
         stats.txPackets.increment();
@@ -253,13 +218,10 @@ final class ConnectedMode {
         if (length > RECEIVE_MTU) {
             return stats.drop(TransmitResult.DROPPED_TOO_BIG);
         }
-        int index = takeSendBuffer();
+        int index = buffers.fill(etherType, payload);
         if (index < 0) {
             return stats.drop(TransmitResult.DROPPED_NO_BUFFER);
         }
-        long at = sendOffset(index);
-        EncapsulationHeader.write(buffers, at, etherType);
-        MemorySegment.copy(payload, 0, buffers, at + EncapsulationHeader.LENGTH, payload.byteSize());
         synchronized (this) {
             if (c.state == CmLinkConnection.State.CONNECTING && c.pendingCount < CmLinkConnection.PENDING) {
                 c.pendingBuffer[c.pendingCount] = index;
@@ -267,27 +229,15 @@ final class ConnectedMode {
                 return TransmitResult.QUEUED;
             }
             if (c.state == CmLinkConnection.State.CONNECTING) {
-                releaseSendBufferLocked(index);
+                buffers.release(index);
                 return stats.drop(TransmitResult.DROPPED_NO_BUFFER); // the hold is full
             }
             if (c.state != CmLinkConnection.State.UP) {
-                releaseSendBufferLocked(index);
+                buffers.release(index);
                 return null; // rejected or closed meanwhile: UD takes it
             }
         }
         return postBuffer(c, index, length); // it came up meanwhile
-    }
-
-    private synchronized int takeSendBuffer() {
-        return freeTop == 0 ? -1 : freeSend[--freeTop];
-    }
-
-    private synchronized void releaseSendBuffer(int index) {
-        releaseSendBufferLocked(index);
-    }
-
-    private void releaseSendBufferLocked(int index) {
-        freeSend[freeTop++] = index;
     }
 
     // ---- the active side -------------------------------------------------------------------------------
@@ -323,10 +273,10 @@ final class ConnectedMode {
     private void startRequest(CmLinkConnection c, PathRecord record, int serviceLevel) {
         int psn = nextPsn();
         try {
-            RcQueuePair qp = port.createRcQueuePair(new RcQueuePairConfig(cq, cq, srq, SEND_DEPTH, 1, pkeyIndex));
+            RcQueuePair qp = createQueuePair();
             synchronized (this) {
                 if (c.state != CmLinkConnection.State.CONNECTING || !running) {
-                    closeQuietly(qp);
+                    LinkResources.closeQuietly(qp);
                     return;
                 }
                 c.qp = qp;
@@ -441,7 +391,7 @@ final class ConnectedMode {
         }
         for (int[] h : held) {
             sendHeldOverUd(c, h[0], h[1]);
-            releaseSendBuffer(h[0]);
+            buffers.release(h[0]);
         }
         engine.hooks().info(engine.name() + ": no connection to QPN 0x" + Integer.toHexString(c.peerUdQpn) + " (LID "
                 + c.peerLid + "): " + why + "; datagram mode for it, next attempt in "
@@ -453,92 +403,48 @@ final class ConnectedMode {
         if (r == null || c.path == null) {
             return;
         }
-        long at = sendOffset(index);
+        long at = CmBuffers.sendOffset(index);
         try {
-            int etherType = EncapsulationHeader.etherType(buffers, at);
+            int etherType = EncapsulationHeader.etherType(buffers.block(), at);
             r.sendUnicastOverUd(c.path, Qpn.of(c.peerUdQpn), etherType,
-                    buffers.asSlice(at + EncapsulationHeader.LENGTH, length - EncapsulationHeader.LENGTH));
+                    buffers.block().asSlice(at + EncapsulationHeader.LENGTH, length - EncapsulationHeader.LENGTH));
         } catch (DecodeException e) {
             stats.txErrors.increment();
         }
     }
 
-    // ---- the passive side ------------------------------------------------------------------------------
+    // ---- what the passive side (CmPassiveSide) and the receive thread (CmReceiveThread) use ----------
 
-    /** The REQs for this interface's service ID (runs on the CM thread). */
-    private final class Passive implements CmAgent.PassiveHandler {
-        @Override
-        public CmDecision onRequest(CmReq req, CmEndpoint from) {
-            int peerQpn;
-            try {
-                peerQpn = IpoibCm.udQpn(req.privateData());
-            } catch (DecodeException e) {
-                return CmDecision.reject(CmRej.CONSUMER_DEFINED);
-            }
-            CmPath p = req.primary();
-            CmLinkConnection c = new CmLinkConnection(false, ConnectedMode.this, null, peerQpn, p.localLid(),
-                    p.localGid(), clock.nanoTime());
-            int psn = nextPsn();
-            RcQueuePair qp;
-            try {
-                qp = port.createRcQueuePair(new RcQueuePairConfig(cq, cq, srq, SEND_DEPTH, 1, pkeyIndex));
-            } catch (RuntimeException e) {
-                return CmDecision.reject(CmRej.NO_QP);
-            }
-            try {
-                AddressVector back = new AddressVector(Lid.of(p.localLid()), p.serviceLevel(),
-                        Rate.fromCode(p.packetRate()), !p.subnetLocal(), p.subnetLocal() ? null : p.localGid(),
-                        p.flowLabel(), p.hopLimit(), p.trafficClass(), 0);
-                qp.readyToReceive(new RcReceiveAttributes(Qpn.of(req.localQpn()), back, IbMtu.fromCode(req.pathMtu()),
-                        req.startingPsn()));
-                qp.readyToSend(new RcSendAttributes(psn, ACK_TIMEOUT, RETRIES, 7));
-            } catch (RuntimeException e) {
-                closeQuietly(qp);
-                return CmDecision.reject(CmRej.NO_RESOURCES);
-            }
-            synchronized (ConnectedMode.this) {
-                if (!running) {
-                    closeQuietly(qp);
-                    return CmDecision.reject(CmRej.NO_RESOURCES);
-                }
-                c.qp = qp;
-                c.localQpn = qp.qpn().value();
-                c.remoteQpn = req.localQpn();
-                c.sendPsn = psn;
-                c.receivePsn = req.startingPsn();
-                try {
-                    c.sendLimit = Math.min(IpoibCm.receiveMtu(req.privateData()), RECEIVE_MTU);
-                } catch (DecodeException impossible) {
-                    c.sendLimit = 0;
-                }
-                connections.add(c);
-                publish();
-            }
-            return CmDecision.accept(c.localQpn, psn, IpoibCm.privateData(udQpn, RECEIVE_MTU));
-        }
-
-        @Override
-        public void onEstablished(CmConnection connection) {
-            CmLinkConnection c = byLocalQpn(connection.localQpn());
-            if (c != null) {
-                c.cm = connection;
-                c.state = CmLinkConnection.State.UP;
-                established.increment();
-            }
-        }
-
-        @Override
-        public void onClosed(CmConnection connection, String why) {
-            CmLinkConnection c = byLocalQpn(connection.localQpn());
-            if (c != null) {
-                synchronized (ConnectedMode.this) {
-                    discard(c, why);
-                }
-            }
-        }
+    /** An RC queue pair on this interface's completion queue and shared receive queue, in INIT. */
+    RcQueuePair createQueuePair() {
+        return port.createRcQueuePair(new RcQueuePairConfig(cq, cq, buffers.srq, SEND_DEPTH, 1, pkeyIndex));
     }
 
-    private CmLinkConnection byLocalQpn(int qpn) {
+    /** Adds a passive connection; false when this mode is closing. */
+    synchronized boolean register(CmLinkConnection c) {
+        if (!running) {
+            return false;
+        }
+        connections.add(c);
+        publish();
+        return true;
+    }
+
+    /** The connection is over (the peer disconnected, or it failed). */
+    synchronized void end(CmLinkConnection c, String why) {
+        discard(c, why);
+    }
+
+    int udQpn() {
+        return udQpn;
+    }
+
+    long now() {
+        return clock.nanoTime();
+    }
+
+    /** The connection whose RC queue pair has that number (no lock, no allocation: the receive thread's lookup). */
+    CmLinkConnection byLocalQpn(int qpn) {
         for (CmLinkConnection c : byQpn) {
             if (c.localQpn == qpn) {
                 return c;
@@ -547,52 +453,8 @@ final class ConnectedMode {
         return null;
     }
 
-    // ---- completions -----------------------------------------------------------------------------------
-
-    private void pollLoop() {
-        WorkCompletions batch = new WorkCompletions(64);
-        while (running) {
-            int n;
-            try {
-                n = cq.poll(batch);
-                if (n == 0) {
-                    cq.await(100, TimeUnit.MILLISECONDS);
-                    continue;
-                }
-            } catch (InterruptedException e) {
-                break;
-            } catch (VerbsException e) {
-                break;
-            }
-            for (int i = 0; i < n; i++) {
-                long id = batch.workRequestId(i);
-                CompletionStatus status = batch.status(i);
-                if ((id & SEND_TAG) != 0) {
-                    releaseSendBuffer((int) (id & 0xFFFF));
-                    if (status != CompletionStatus.SUCCESS && status != CompletionStatus.WORK_REQUEST_FLUSH_ERROR) {
-                        sendFailed(batch.queuePairNumber(i), status);
-                    }
-                    continue;
-                }
-                int index = (int) id;
-                if (status == CompletionStatus.SUCCESS) {
-                    receive(index, batch.byteLength(i), batch.queuePairNumber(i));
-                } else if (status != CompletionStatus.WORK_REQUEST_FLUSH_ERROR) {
-                    stats.rxErrors.increment();
-                }
-                if (running) {
-                    try {
-                        srq.postReceive(index, region, receiveOffset(index), BUFFER);
-                    } catch (VerbsException closed) {
-                        return;
-                    }
-                }
-            }
-        }
-    }
-
     /** An RC send failed (retry exceeded, the peer's QP gone): the connection is over; UD until the retry. */
-    private void sendFailed(int localQpn, CompletionStatus status) {
+    void sendFailed(int localQpn, CompletionStatus status) {
         stats.txErrors.increment();
         CmLinkConnection c = byLocalQpn(localQpn);
         if (c == null) {
@@ -606,73 +468,8 @@ final class ConnectedMode {
         if (c.active) {
             failed(c, "send failed: " + status, CmRej.TIMEOUT);
         } else {
-            synchronized (this) {
-                discard(c, "send failed: " + status);
-            }
+            end(c, "send failed: " + status);
         }
-    }
-
-    private void receive(int index, int byteLength, int localQpn) {
-        CmLinkConnection c = byLocalQpn(localQpn);
-        long at = receiveOffset(index);
-        if (c == null || byteLength < EncapsulationHeader.LENGTH) {
-            stats.rxDroppedMalformed.increment();
-            return;
-        }
-        int etherType;
-        try {
-            etherType = EncapsulationHeader.etherType(buffers, at);
-        } catch (DecodeException e) {
-            stats.rxDroppedMalformed.increment();
-            return;
-        }
-        c.lastUsedNanos = clock.nanoTime();
-        FrameHandler[] handlers = engine.hooks().handlers(etherType);
-        if (handlers.length == 0) {
-            stats.rxDroppedNoHandler.increment();
-            return;
-        }
-        int payload = byteLength - EncapsulationHeader.LENGTH;
-        c.rxPackets.increment();
-        c.rxBytes.add(payload);
-        stats.rxPackets.increment();
-        stats.rxBytes.add(payload);
-        frame.set(index, etherType, payload, c);
-        for (FrameHandler handler : handlers) {
-            try {
-                handler.onFrame(engine, frame);
-            } catch (Throwable t) {
-                stats.handlerErrors.increment();
-                engine.logHandlerError(handler, t);
-            }
-        }
-    }
-
-    /** The receive thread's view of an RC frame: no GRH area, the header at the buffer's start. */
-    private final class Frame implements ReceivedFrame {
-        private int index;
-        private int etherType;
-        private int payloadLength;
-        private CmLinkConnection from;
-
-        void set(int index, int etherType, int payloadLength, CmLinkConnection from) {
-            this.index = index;
-            this.etherType = etherType;
-            this.payloadLength = payloadLength;
-            this.from = from;
-        }
-
-        @Override public int etherType() { return etherType; }
-        @Override public MemorySegment buffer() { return receiveViews[index]; }
-        @Override public long payloadOffset() { return EncapsulationHeader.LENGTH; }
-        @Override public int payloadLength() { return payloadLength; }
-        /** The peer's UD QPN (from its private data): the interface it is, as a UD frame would say. */
-        @Override public int sourceQpn() { return from.peerUdQpn; }
-        @Override public int sourceLid() { return from.peerLid; }
-        @Override public boolean grhPresent() { return false; }
-        @Override public Gid sourceGid() { return from.peerGid; }
-        @Override public Gid destinationGid() { return gid; }
-        @Override public boolean multicast() { return false; }
     }
 
     // ---- the ICMP Linux emulates for frames only UD can carry ------------------------------------------
@@ -689,15 +486,8 @@ final class ConnectedMode {
         }
         tooBigNotices.increment();
         engine.control().execute(() -> {
-            LocalFrame f = new LocalFrame(etherType, MemorySegment.ofArray(notice).asReadOnly(), udQpn, gid);
-            for (FrameHandler handler : engine.hooks().handlers(etherType)) {
-                try {
-                    handler.onFrame(engine, f);
-                } catch (Throwable t) {
-                    stats.handlerErrors.increment();
-                    engine.logHandlerError(handler, t);
-                }
-            }
+            CmReceiveThread.dispatch(engine, engine.hooks().handlers(etherType),
+                    new LocalFrame(etherType, MemorySegment.ofArray(notice).asReadOnly(), udQpn, gid));
         });
     }
 
@@ -783,7 +573,7 @@ final class ConnectedMode {
         c.state = CmLinkConnection.State.CLOSED;
         c.why = why;
         for (int i = 0; i < c.pendingCount; i++) {
-            releaseSendBufferLocked(c.pendingBuffer[i]);
+            buffers.release(c.pendingBuffer[i]);
         }
         c.pendingCount = 0;
         destroyQp(c);
@@ -797,7 +587,7 @@ final class ConnectedMode {
     private void destroyQp(CmLinkConnection c) {
         RcQueuePair qp = c.qp;
         if (qp != null) {
-            closeQuietly(qp);
+            LinkResources.closeQuietly(qp);
         }
     }
 
@@ -806,7 +596,7 @@ final class ConnectedMode {
         byQpn = connections.stream().filter(c -> c.localQpn != 0).toArray(CmLinkConnection[]::new);
     }
 
-    private int nextPsn() {
+    int nextPsn() {
         synchronized (psns) {
             return psns.nextInt(0x100_0000);
         }
@@ -833,30 +623,8 @@ final class ConnectedMode {
         // Posted, not waited for: the CM thread may be waiting for this object's lock right now.
         portAgent.loop.execute(() -> portAgent.agent.stopListening(serviceId));
         disconnect.forEach(portAgent.agent::disconnect);
-        try {
-            cq.wakeup();
-        } catch (RuntimeException ignored) {
-            // The provider is gone.
-        }
-        if (Thread.currentThread() != poller) {
-            try {
-                poller.join(2000);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }
-        closeQuietly(srq, cq, region);
-    }
-
-    private static void closeQuietly(AutoCloseable... resources) {
-        for (AutoCloseable r : resources) {
-            if (r != null) {
-                try {
-                    r.close();
-                } catch (Exception ignored) {
-                    // Best effort: the provider may already have released it.
-                }
-            }
-        }
+        receiver.stop();
+        buffers.close();
+        LinkResources.closeQuietly(cq);
     }
 }

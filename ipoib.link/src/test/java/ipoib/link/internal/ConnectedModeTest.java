@@ -318,11 +318,13 @@ class ConnectedModeTest {
         b = up("b", "loop1", receivedByB, null, true);
         LinkPath ab = path(a, b);
         a.sendUnicast(ab, b.address(), ETHERTYPE, MemorySegment.ofArray(pattern(100, 1)));
-        until("connected", () -> receivedByB.size() == 1 && !b.connectedMode().connections().isEmpty());
+        until("connected", () -> receivedByB.size() == 1 && !b.connectedMode().connections().isEmpty()
+                && a.connectedMode().connections().stream().allMatch(c -> c.state == CmLinkConnection.State.UP));
         loop.advance(255, TimeUnit.SECONDS);
         assertEquals(CmLinkConnection.State.UP, only(a, true).state, "not idle long enough");
         loop.advance(2, TimeUnit.SECONDS);
-        assertTrue(a.connectedMode().connections().isEmpty(), "reaped");
+        assertTrue(a.connectedMode().connections().isEmpty(), () -> "reaped: " + a.connectedMode().connections().stream()
+                .map(c -> c.describe(loop.clock().nanoTime())).toList());
         assertEquals(1, a.connectedMode().reaped.sum());
         assertNull(ab instanceof PathEntry.Reference r ? r.entry.connection : null);
         until("b's side closed by the DREQ", () -> b.connectedMode().connections().isEmpty());
