@@ -23,7 +23,6 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -66,17 +65,7 @@ class LinkEngineTest {
 
     /** Runs the loop until the condition holds (answers come from the fabric's threads). */
     void until(String what, BooleanSupplier condition) {
-        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
-        while (true) {
-            loop.runPending();
-            if (condition.getAsBoolean()) {
-                return;
-            }
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("timed out waiting for " + what + "; log " + log);
-            }
-            LockSupport.parkNanos(1_000_000);
-        }
+        ManualLoopWait.until(loop, Duration.ofSeconds(20), what, condition, () -> log);
     }
 
     LinkEngine up(String name, String device) {
