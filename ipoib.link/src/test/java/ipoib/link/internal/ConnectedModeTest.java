@@ -56,10 +56,10 @@ class ConnectedModeTest {
         FrameHandler[] handler = {(link, frame) -> {
             byte[] copy = new byte[frame.payloadLength()];
             MemorySegment.copy(frame.buffer(), ValueLayout.JAVA_BYTE, frame.payloadOffset(), copy, 0, copy.length);
-            into.add(copy);
             if (sources != null) {
-                sources.add(frame.sourceQpn());
+                sources.add(frame.sourceQpn()); // first: the test waits on 'into'
             }
+            into.add(copy);
         }};
         FrameHandler[] ip = {(link, frame) -> {
             byte[] copy = new byte[frame.payloadLength()];
@@ -388,6 +388,51 @@ class ConnectedModeTest {
         assertEquals(TransmitResult.DROPPED_TOO_BIG, a.sendBroadcast(EtherType.IPV4, s4));
         loop.runPending();
         assertEquals(2, ipFrames.size());
+    }
+
+    /**
+     * The loopback provider as one that does not override {@code Port.cmTransport()}, as the
+     * hardware provider does not: every call goes to the real objects except the interfaces'
+     * default methods, which run as declared.
+     */
+    @SuppressWarnings("unchecked")
+    static <T> T withoutCm(Class<T> type, T real) {
+        return (T) java.lang.reflect.Proxy.newProxyInstance(type.getClassLoader(), new Class<?>[] {type}, (p, m, args) -> {
+            if (m.isDefault()) {
+                return java.lang.reflect.InvocationHandler.invokeDefault(p, m, args);
+            }
+            Object answer;
+            try {
+                answer = m.invoke(real, args);
+            } catch (java.lang.reflect.InvocationTargetException e) {
+                throw e.getCause();
+            }
+            if (m.getName().equals("devices")) {
+                return ((List<ipoib.api.verbs.Device>) answer).stream()
+                        .map(d -> withoutCm(ipoib.api.verbs.Device.class, d)).toList();
+            }
+            if (m.getName().equals("ports")) {
+                return ((List<ipoib.api.verbs.Port>) answer).stream()
+                        .map(port -> withoutCm(ipoib.api.verbs.Port.class, port)).toList();
+            }
+            return answer;
+        });
+    }
+
+    @Test
+    void aProviderWithoutCmMadsKeepsTheInterfaceInDatagramModeAndSaysWhy() throws Exception {
+        a = new LinkEngine(new LinkConfig("a", "loop0", 1, PKey.DEFAULT, 2, false, 64, 64, 1000, 5, 5000, true),
+                hooks(receivedByA, null), loop);
+        a.setConnectedMode(true);
+        a.providerAvailable(withoutCm(ipoib.api.verbs.VerbsProvider.class, subnet));
+        until("a UP", () -> a.state() == LinkState.UP);
+        assertEquals(2044, a.mtu());
+        assertEquals(0, a.address().flags(), "no RC flag: nothing is announced that is not implemented");
+        assertEquals("datagram (connected mode asked for: device loop0 port 1: this provider does not offer the "
+                + "communication-management class (CM MADs))", a.mode());
+        assertTrue(log.contains("WARN a: stays in datagram mode: device loop0 port 1: this provider does not offer the "
+                + "communication-management class (CM MADs)"), log.toString());
+        assertNull(a.connectedMode());
     }
 
     @Test
