@@ -178,6 +178,26 @@ public class ConnectedModeIT {
         assertTrue(e, e.contains("invalid mode 'fast': allowed datagram or connected") && e.contains("usage: ipoib:mode"));
         e = GogoShell.failure(ip.await(org.apache.felix.service.command.CommandProcessor.class, null), "ipoib:mode x connected");
         assertTrue(e, e.contains("no configured interface 'x'"));
+
+        // a in datagram mode, b in connected mode: they talk over UD. a announced its address
+        // without the flag (gratuitous ARP), so b stops using its connection to a.
+        UdpService udp = ip.await(UdpService.class, null);
+        LinkedBlockingQueue<byte[]> atA = new LinkedBlockingQueue<>();
+        LinkedBlockingQueue<byte[]> atB = new LinkedBlockingQueue<>();
+        try (UdpSocket onA = udp.open(PORT, (UdpDatagram d) -> (d.link().equals("a") ? atA : atB)
+                .add(d.payload().toArray(ValueLayout.JAVA_BYTE)));
+             UdpSocket client = udp.open(0, d -> { })) {
+            Await.until("b learns a's address without the RC flag", Duration.ofSeconds(10),
+                    () -> ip.arp().neighbours("b").stream().anyMatch(n -> n.address().getHostAddress().equals(A)
+                            && n.linkAddress() != null && n.linkAddress().flags() == 0));
+            byte[] fromB = pattern(2016, 21); // the UD MTU less the IPv4 and UDP headers
+            assertArrayEquals(fromB, exchange(client, "b", InetAddress.getByName(A), fromB, atA));
+            byte[] fromA = pattern(2016, 22);
+            assertArrayEquals(fromA, exchange(client, "a", InetAddress.getByName(B), fromA, atB));
+            String neigh = ip.run("ipoib:neigh b");
+            String line = neigh.lines().filter(l -> l.startsWith(A + " ")).findFirst().orElse("");
+            assertTrue(neigh, line.contains(ip.link("a").address().toString()) && !line.matches(".* up( .*)?$"));
+        }
         ip.run("ipoib:mode a connected");
         Await.until("a connected again", Duration.ofSeconds(10), () -> ip.link("a").mtu() == 65520);
         assertEquals(qpn, ip.link("a").qpn());
