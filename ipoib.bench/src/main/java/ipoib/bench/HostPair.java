@@ -1,6 +1,5 @@
 package ipoib.bench;
 
-import ipoib.api.PKey;
 import ipoib.api.host.UdpSocket;
 import ipoib.api.link.EtherType;
 import ipoib.api.link.FrameHandler;
@@ -10,7 +9,7 @@ import ipoib.arp.internal.BenchArp;
 import ipoib.host.internal.AddressTable;
 import ipoib.host.internal.IpStack;
 import ipoib.api.host.AddressOrigin;
-import ipoib.link.internal.StandaloneLink;
+import ipoib.link.internal.LinkEngine;
 import ipoib.verbs.loopback.fabric.FabricConfig;
 import ipoib.verbs.loopback.fabric.LoopbackSubnet;
 import java.lang.foreign.Arena;
@@ -32,8 +31,8 @@ final class HostPair implements AutoCloseable {
     static final InetAddress B = InetAddress.ofLiteral("10.0.0.2");
 
     final LoopbackSubnet subnet;
-    final StandaloneLink linkA;
-    final StandaloneLink linkB;
+    final LinkEngine linkA;
+    final LinkEngine linkB;
     final AddressTable addressesA = new AddressTable((a, c) -> { });
     final AddressTable addressesB = new AddressTable((a, c) -> { });
     final IpStack hostA = new IpStack(addressesA, message -> System.err.println("host A: " + message));
@@ -63,16 +62,14 @@ final class HostPair implements AutoCloseable {
         subnet = new LoopbackSubnet(FabricConfig.defaults(), 200, 5);
         Late arpOfA = new Late();
         Late arpOfB = new Late();
-        linkA = StandaloneLink.open(subnet, "ib0", "loop0", 1, PKey.DEFAULT, 256, 256,
-                Map.of(EtherType.IPV4, hostA.ipv4Handler(), EtherType.ARP, arpOfA), 10_000);
-        linkB = StandaloneLink.open(subnet, "ib1", "loop1", 1, PKey.DEFAULT, 256, 256,
-                Map.of(EtherType.IPV4, hostB.ipv4Handler(), EtherType.ARP, arpOfB), 10_000);
-        hostA.addLink(linkA.link());
-        addressesA.add(linkA.link().name(), A, 24, AddressOrigin.MANUAL, null);
-        hostB.addLink(linkB.link());
-        addressesB.add(linkB.link().name(), B, 24, AddressOrigin.MANUAL, null);
-        arpA = BenchArp.create(addressesA, linkA.link());
-        arpB = BenchArp.create(addressesB, linkB.link());
+        linkA = BenchLinks.open(subnet, "ib0", "loop0", Map.of(EtherType.IPV4, hostA.ipv4Handler(), EtherType.ARP, arpOfA));
+        linkB = BenchLinks.open(subnet, "ib1", "loop1", Map.of(EtherType.IPV4, hostB.ipv4Handler(), EtherType.ARP, arpOfB));
+        hostA.addLink(linkA);
+        addressesA.add(linkA.name(), A, 24, AddressOrigin.MANUAL, null);
+        hostB.addLink(linkB);
+        addressesB.add(linkB.name(), B, 24, AddressOrigin.MANUAL, null);
+        arpA = BenchArp.create(addressesA, linkA);
+        arpB = BenchArp.create(addressesB, linkB);
         arpOfA.target = arpA;
         arpOfB.target = arpB;
         hostA.resolver(false, arpA);

@@ -1,12 +1,11 @@
 package ipoib.bench;
 
-import ipoib.api.PKey;
 import ipoib.api.Qpn;
 import ipoib.api.link.FrameHandler;
 import ipoib.api.link.IpoibLink;
 import ipoib.api.link.TransmitResult;
 import ipoib.api.link.LinkPath;
-import ipoib.link.internal.StandaloneLink;
+import ipoib.link.internal.LinkEngine;
 import ipoib.verbs.loopback.fabric.FabricConfig;
 import ipoib.verbs.loopback.fabric.LoopbackSubnet;
 import java.lang.foreign.Arena;
@@ -27,8 +26,8 @@ final class LinkPair implements AutoCloseable {
     static final int WINDOW = 128;
 
     final LoopbackSubnet subnet;
-    final StandaloneLink sender;
-    final StandaloneLink receiver;
+    final LinkEngine sender;
+    final LinkEngine receiver;
     final LinkPath path;
     final Qpn receiverQpn;
     /** The receiver's whole address: with the RC flag in connected mode, so that frames go over RC. */
@@ -52,17 +51,16 @@ final class LinkPair implements AutoCloseable {
             MemorySegment.copy(frame.buffer(), frame.payloadOffset(), sink, 0, frame.payloadLength());
             delivered.lazySet(delivered.get() + 1);
         };
-        sender = StandaloneLink.open(subnet, "bench0", "loop0", 1, PKey.DEFAULT, 256, 256, Map.of(), 10_000);
-        receiver = StandaloneLink.open(subnet, "bench1", "loop1", 1, PKey.DEFAULT, 256, 256,
-                Map.of(ETHERTYPE, count), 10_000);
-        IpoibLink a = sender.link();
-        IpoibLink b = receiver.link();
+        sender = BenchLinks.open(subnet, "bench0", "loop0", Map.of());
+        receiver = BenchLinks.open(subnet, "bench1", "loop1", Map.of(ETHERTYPE, count));
         if (connected) {
-            sender.setConnectedMode(true);
-            receiver.setConnectedMode(true);
+            BenchLinks.connectedMode(sender);
+            BenchLinks.connectedMode(receiver);
         }
         // An RC connection holds at most as many messages as the receiver's shared queue has buffers.
         window = connected ? 32 : WINDOW;
+        IpoibLink a = sender;
+        IpoibLink b = receiver;
         path = a.acquirePath(b.gid(), false).toCompletableFuture().get(10, TimeUnit.SECONDS);
         receiverQpn = b.qpn();
         receiverAddress = b.address();
@@ -81,7 +79,7 @@ final class LinkPair implements AutoCloseable {
             windowWaits++;
             Thread.onSpinWait();
         }
-        IpoibLink a = sender.link();
+        IpoibLink a = sender;
         TransmitResult r;
         while ((r = a.sendUnicast(path, receiverAddress, ETHERTYPE, payload)) != TransmitResult.SENT
                 && r != TransmitResult.QUEUED) {

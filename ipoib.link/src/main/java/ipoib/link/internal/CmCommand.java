@@ -3,16 +3,8 @@ package ipoib.link.internal;
 import static ipoib.link.internal.LinkCommands.usage;
 
 import ipoib.api.link.IpoibLink;
-import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CopyOnWriteArrayList;
-import org.apache.felix.service.command.Descriptor;
-import org.osgi.service.component.annotations.Component;
-import org.osgi.service.component.annotations.Reference;
-import org.osgi.service.component.annotations.ReferenceCardinality;
-import org.osgi.service.component.annotations.ReferencePolicy;
 
 /**
  * {@code ipoib:cm}: the connections of connected-mode interfaces, as Linux's debug files and
@@ -20,31 +12,17 @@ import org.osgi.service.component.annotations.ReferencePolicy;
  * LID and GID, both RC QPNs, the MTU, the idle time and the counters; per interface the service
  * ID it listens on and the set-up outcomes; per port the CM agent's message counters.
  */
-@Component(service = CmCommand.class, property = {"osgi.command.scope=ipoib", "osgi.command.function=cm"})
-public final class CmCommand {
+final class CmCommand {
+    private CmCommand() {}
 
-    private final List<IpoibLink> links = new CopyOnWriteArrayList<>();
-
-    @Reference(cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC)
-    void addLink(IpoibLink link) {
-        links.add(link);
-    }
-
-    void removeLink(IpoibLink link) {
-        links.remove(link);
-    }
-
-    @Descriptor("list the reliable connections of connected-mode interfaces (or of one): direction, state, peer UD QPN, "
-            + "LID, GID, RC QPNs, MTU, idle seconds, counters; the service ID and the port's CM counters")
-    public String cm(@Descriptor("interface name (optional)") String... names) {
+    /** {@code ipoib:cm [interface]} over the interfaces, sorted by name. */
+    static String cm(List<IpoibLink> links, String... names) {
         if (names.length > 1) {
             throw usage("ipoib:cm [interface]", "expected at most one interface name");
         }
-        List<IpoibLink> shown = new ArrayList<>(links);
-        shown.sort(Comparator.comparing(IpoibLink::name));
         StringBuilder out = new StringBuilder();
         boolean found = false;
-        for (IpoibLink link : shown) {
+        for (IpoibLink link : links) {
             if (names.length == 1 && !link.name().equals(names[0])) {
                 continue;
             }

@@ -552,7 +552,7 @@ final class ConnectedMode {
 
     /**
      * Tears a connection down now (DREQ) and forgets it; the next frame to its peer sets up a new
-     * one. For the benchmarks' set-up figure ({@link StandaloneLink#connectionSetupNanos}).
+     * one. For the benchmarks' set-up figure ({@link LinkEngine#connectionSetupNanos}).
      */
     void disconnect(CmLinkConnection c) {
         CmConnection cm;

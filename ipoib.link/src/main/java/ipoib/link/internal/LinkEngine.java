@@ -13,6 +13,7 @@ import ipoib.api.link.IpoibLink;
 import ipoib.api.link.LinkCounters;
 import ipoib.api.link.LinkPath;
 import ipoib.api.link.LinkState;
+import ipoib.api.link.MulticastAttachment;
 import ipoib.api.link.TransmitResult;
 import ipoib.api.verbs.Port;
 import ipoib.api.verbs.VerbsProvider;
@@ -31,8 +32,13 @@ import java.util.concurrent.TimeUnit;
  * One IPoIB interface as the {@link IpoibLink} service: its identity, state and counters, the
  * send methods and the path references. The state machine behind it is {@link LinkStateMachine}
  * (on the link's control loop); the send path reads the current {@link LinkStatus} without locks.
+ *
+ * <p>A plain class: {@link IpoibLinkComponent} builds it from a factory configuration and
+ * registers it; tests and the benchmarks build it with its public constructor on a plain class
+ * path (this package is not exported), give it a provider with {@link #providerAvailable} and
+ * wait for {@link LinkState#UP}.
  */
-final class LinkEngine implements IpoibLink {
+public final class LinkEngine implements IpoibLink, AutoCloseable {
     final LinkStatistics stats = new LinkStatistics();
     private final LinkConfig config;
     private final LinkHooks hooks;
@@ -41,9 +47,10 @@ final class LinkEngine implements IpoibLink {
     private final LinkStateMachine machine;
     private final LinkCaptures captures;
     private final RateLimiter handlerErrorLog;
+    private final LinkMulticast multicast = new LinkMulticast(this);
 
-    /** An engine on its own control thread ({@code ipoib-link-<name>}). */
-    LinkEngine(LinkConfig config, LinkHooks hooks) {
+    /** An engine on its own control thread ({@code ipoib-link-<name>}), DOWN until it has a provider. */
+    public LinkEngine(LinkConfig config, LinkHooks hooks) {
         this(config, hooks, new ThreadControlLoop("ipoib-link-" + config.name(),
                 (message, failure) -> hooks.error(config.name() + ": " + message, failure)));
     }
@@ -52,7 +59,7 @@ final class LinkEngine implements IpoibLink {
      * An engine whose state changes, timers and timeouts run on {@code control} (a manual loop in
      * tests: backoff, join timeouts, the watchdog and the reaper then run without waiting).
      */
-    LinkEngine(LinkConfig config, LinkHooks hooks, ControlLoop control) {
+    public LinkEngine(LinkConfig config, LinkHooks hooks, ControlLoop control) {
         this.config = config;
         this.hooks = hooks;
         this.control = control;
@@ -239,7 +246,7 @@ final class LinkEngine implements IpoibLink {
     private volatile String modeProblem;
 
     /** Switches the mode at runtime (asynchronously, on the control thread). */
-    void setConnectedMode(boolean connected) {
+    public void setConnectedMode(boolean connected) {
         control.execute(() -> {
             connectedMode = connected;
             LinkResources r = status.upResources();
@@ -258,7 +265,7 @@ final class LinkEngine implements IpoibLink {
     }
 
     /** {@code connected}, {@code datagram}, or datagram with the reason connected mode does not run. */
-    String mode() {
+    public String mode() {
         LinkResources r = status.resources();
         if (r != null && r.connected != null) {
             return "connected";
@@ -272,6 +279,37 @@ final class LinkEngine implements IpoibLink {
     public boolean connectionUp(LinkAddress peer) {
         ConnectedMode cm = connectedMode();
         return cm != null && peer != null && cm.connectedTo(peer.gid(), peer.qpn().value());
+    }
+
+    /**
+     * Sets up a new connection to {@code peer} (tearing down the current one) by sending it
+     * {@code frame}, and returns the time from the REQ to the RTU in nanoseconds: the benchmarks'
+     * set-up figure.
+     *
+     * @throws IllegalStateException when the link is not in connected mode or the connection does
+     *     not come up within 10 s
+     */
+    public long connectionSetupNanos(LinkPath path, LinkAddress peer, int etherType, MemorySegment frame) {
+        ConnectedMode cm = connectedMode();
+        if (cm == null || !(path instanceof PathEntry.Reference ref)) {
+            throw new IllegalStateException(name() + " is not in connected mode (" + mode() + ")");
+        }
+        CmLinkConnection old = ref.entry.connection;
+        if (old != null) {
+            cm.disconnect(old);
+        }
+        sendUnicast(path, peer, etherType, frame);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (true) {
+            CmLinkConnection c = ref.entry.connection;
+            if (c != null && c != old && c.state == CmLinkConnection.State.UP) {
+                return c.setupNanos;
+            }
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("no connection from " + name() + " within 10 s: " + c);
+            }
+            Thread.onSpinWait();
+        }
     }
 
     /** Connected mode of the current UP period, or null. */
@@ -320,16 +358,24 @@ final class LinkEngine implements IpoibLink {
 
     // ---- lifecycle (from the component) ------------------------------------------------------------
 
-    void providerAvailable(VerbsProvider p) {
+    /** The link's multicast-attach role, for the multicast manager (registered next to the link). */
+    public MulticastAttachment multicastAttachment() {
+        return multicast;
+    }
+
+    /** Runs on {@code p} (replacing the provider before): the link comes up when its port and partition are there. */
+    public void providerAvailable(VerbsProvider p) {
         machine.providerAvailable(p);
     }
 
-    void providerGone(VerbsProvider p) {
+    /** The provider goes away: the link goes DOWN and frees the provider's resources before this returns. */
+    public void providerGone(VerbsProvider p) {
         machine.providerGone(p);
     }
 
     /** Stops the link for good: DOWN, resources freed, control thread ended. */
-    void close() {
+    @Override
+    public void close() {
         captures.stop();
         machine.close();
         control.close();

@@ -7,24 +7,18 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ipoib.api.LinkAddress;
-import ipoib.api.PKey;
 import ipoib.api.link.EtherType;
 import ipoib.api.link.FrameHandler;
-import ipoib.api.link.IpoibLink;
-import ipoib.api.link.LinkListener;
 import ipoib.api.link.LinkPath;
 import ipoib.api.link.LinkState;
 import ipoib.api.link.TransmitResult;
 import ipoib.codec.cm.CmRej;
 import ipoib.runtime.ManualControlLoop;
-import ipoib.verbs.loopback.fabric.FabricConfig;
 import ipoib.verbs.loopback.fabric.Faults;
 import ipoib.verbs.loopback.fabric.LoopbackSubnet;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
@@ -42,9 +36,10 @@ import org.junit.jupiter.api.Test;
 class ConnectedModeTest {
     private static final int ETHERTYPE = 0x88B5;
 
-    final LoopbackSubnet subnet = new LoopbackSubnet(FabricConfig.defaults(), 200, 5);
-    final ManualControlLoop loop = new ManualControlLoop();
-    final List<String> log = new CopyOnWriteArrayList<>();
+    final LinkFixture fixture = new LinkFixture();
+    final LoopbackSubnet subnet = fixture.subnet;
+    final ManualControlLoop loop = fixture.loop;
+    final List<String> log = fixture.log;
     final List<byte[]> receivedByB = new CopyOnWriteArrayList<>();
     final List<Integer> sourceQpnsAtB = new CopyOnWriteArrayList<>();
     final List<byte[]> receivedByA = new CopyOnWriteArrayList<>();
@@ -52,50 +47,33 @@ class ConnectedModeTest {
     LinkEngine a;
     LinkEngine b;
 
-    LinkHooks hooks(List<byte[]> into, List<Integer> sources) {
-        FrameHandler[] handler = {(link, frame) -> {
+    ConnectedModeTest() {
+        // Test frames by receiving link; IP frames (the ICMP errors the link makes) in one list.
+        fixture.handlers = new FrameHandler[] {(link, frame) -> {
             byte[] copy = new byte[frame.payloadLength()];
             MemorySegment.copy(frame.buffer(), ValueLayout.JAVA_BYTE, frame.payloadOffset(), copy, 0, copy.length);
-            if (sources != null) {
-                sources.add(frame.sourceQpn()); // first: the test waits on 'into'
+            if (frame.etherType() == EtherType.IPV4 || frame.etherType() == EtherType.IPV6) {
+                ipFrames.add(copy);
+            } else if (frame.etherType() == ETHERTYPE && link.name().equals("b")) {
+                sourceQpnsAtB.add(frame.sourceQpn()); // first: the test waits on receivedByB
+                receivedByB.add(copy);
+            } else if (frame.etherType() == ETHERTYPE) {
+                receivedByA.add(copy);
             }
-            into.add(copy);
         }};
-        FrameHandler[] ip = {(link, frame) -> {
-            byte[] copy = new byte[frame.payloadLength()];
-            MemorySegment.copy(frame.buffer(), ValueLayout.JAVA_BYTE, frame.payloadOffset(), copy, 0, copy.length);
-            ipFrames.add(copy);
-        }};
-        return new LinkHooks() {
-            @Override public FrameHandler[] handlers(int etherType) {
-                return etherType == ETHERTYPE ? handler
-                        : etherType == EtherType.IPV4 || etherType == EtherType.IPV6 ? ip : new FrameHandler[0];
-            }
-            @Override public void notifyListeners(IpoibLink link, LinkListener.Change change) { }
-            @Override public void postEvent(String topic, Map<String, Object> properties) { }
-            @Override public void info(String message) { log.add("INFO " + message); }
-            @Override public void warn(String message, Throwable cause) { log.add("WARN " + message); }
-            @Override public void error(String message, Throwable cause) { log.add("ERROR " + message + " " + cause); }
-        };
     }
 
     @AfterEach
     void close() {
-        for (LinkEngine e : new LinkEngine[] {a, b}) {
-            if (e != null) {
-                e.close();
-            }
-        }
-        subnet.close();
+        fixture.close();
     }
 
     void until(String what, BooleanSupplier condition) {
-        ManualLoopWait.until(loop, Duration.ofSeconds(30), what, condition, () -> log);
+        fixture.until(what, condition);
     }
 
-    LinkEngine up(String name, String device, List<byte[]> into, List<Integer> sources, boolean connected) {
-        LinkEngine e = new LinkEngine(new LinkConfig(name, device, 1, PKey.DEFAULT, 2, false, 64, 64, 1000, 5, 5000, true),
-                hooks(into, sources), loop);
+    LinkEngine up(String name, String device, boolean connected) {
+        LinkEngine e = fixture.engine(LinkFixture.config(name, device));
         e.setConnectedMode(connected);
         e.providerAvailable(subnet);
         until(name + " UP", () -> e.state() == LinkState.UP);
@@ -124,8 +102,8 @@ class ConnectedModeTest {
 
     @Test
     void connectedInterfacesCarry60000OctetFramesOverOneConnectionPerDirection() throws Exception {
-        a = up("a", "loop0", receivedByA, null, true);
-        b = up("b", "loop1", receivedByB, sourceQpnsAtB, true);
+        a = up("a", "loop0", true);
+        b = up("b", "loop1", true);
         assertEquals(65520, a.mtu(), "IPOIB_CM_MTU");
         assertEquals(0x80, a.address().flags(), "the RC flag, Linux's IPOIB_FLAGS_RC");
         assertEquals("connected", a.mode());
@@ -164,8 +142,8 @@ class ConnectedModeTest {
 
     @Test
     void aPeerWithoutTheRcFlagGetsUdAndWhatDoesNotFitUdIsTooBig() throws Exception {
-        a = up("a", "loop0", receivedByA, null, true);
-        b = up("b", "loop1", receivedByB, null, false);
+        a = up("a", "loop0", true);
+        b = up("b", "loop1", false);
         assertEquals(0, b.address().flags());
         assertEquals(2044, b.mtu());
         LinkPath ab = path(a, b);
@@ -186,8 +164,8 @@ class ConnectedModeTest {
 
     @Test
     void aRejectFallsBackToUdAndTheConnectionIsTriedAgainLater() throws Exception {
-        a = up("a", "loop0", receivedByA, null, true);
-        b = up("b", "loop1", receivedByB, null, false);
+        a = up("a", "loop0", true);
+        b = up("b", "loop1", false);
         LinkPath ab = path(a, b);
         // An address that claims RC although b does not listen: b's port CM rejects the REQ.
         LinkAddress claimed = new LinkAddress(0x80, b.qpn(), b.gid());
@@ -218,8 +196,8 @@ class ConnectedModeTest {
 
     @Test
     void aRepWithAnMtuOfFourOrLessIsRejectedAsLinuxDoes() throws Exception {
-        a = up("a", "loop0", receivedByA, null, true);
-        b = up("b", "loop1", receivedByB, null, false);
+        a = up("a", "loop0", true);
+        b = up("b", "loop1", false);
         // A passive side on b's port that answers with receive MTU 4 (ipoib_cm_rep_handler refuses it).
         CmPortAgent bAgent = CmPortAgent.acquire(b.port());
         try {
@@ -251,8 +229,8 @@ class ConnectedModeTest {
 
     @Test
     void lossAndReorderingOnRcAreRepairedByteForByte() throws Exception {
-        a = up("a", "loop0", receivedByA, null, true);
-        b = up("b", "loop1", receivedByB, null, true);
+        a = up("a", "loop0", true);
+        b = up("b", "loop1", true);
         LinkPath ab = path(a, b);
         a.sendUnicast(ab, b.address(), ETHERTYPE, MemorySegment.ofArray(pattern(100, 0)));
         until("connected", () -> receivedByB.size() == 1);
@@ -275,8 +253,8 @@ class ConnectedModeTest {
 
     @Test
     void aPortResetTearsTheConnectionsDownAndTheyComeBack() throws Exception {
-        a = up("a", "loop0", receivedByA, null, true);
-        b = up("b", "loop1", receivedByB, null, true);
+        a = up("a", "loop0", true);
+        b = up("b", "loop1", true);
         LinkPath ab = path(a, b);
         a.sendUnicast(ab, b.address(), ETHERTYPE, MemorySegment.ofArray(pattern(30_000, 1)));
         until("connected", () -> receivedByB.size() == 1);
@@ -303,8 +281,8 @@ class ConnectedModeTest {
 
     @Test
     void idleConnectionsAreReapedAfter256SecondsOnTheLinksClock() throws Exception {
-        a = up("a", "loop0", receivedByA, null, true);
-        b = up("b", "loop1", receivedByB, null, true);
+        a = up("a", "loop0", true);
+        b = up("b", "loop1", true);
         LinkPath ab = path(a, b);
         a.sendUnicast(ab, b.address(), ETHERTYPE, MemorySegment.ofArray(pattern(100, 1)));
         until("connected", () -> receivedByB.size() == 1 && !b.connectedMode().connections().isEmpty()
@@ -341,7 +319,7 @@ class ConnectedModeTest {
 
     @Test
     void aPacketOnlyUdCanCarryButTooBigForItGetsLinuxsIcmpErrorWithTheUdMtu() throws Exception {
-        a = up("a", "loop0", receivedByA, null, true);
+        a = up("a", "loop0", true);
         // IPv4: 3000 octets, UDP, from 10.9.0.1 to the subnet broadcast: multicast stays on UD.
         byte[] v4 = pattern(3000, 9);
         MemorySegment s4 = MemorySegment.ofArray(v4);
@@ -421,8 +399,7 @@ class ConnectedModeTest {
 
     @Test
     void aProviderWithoutCmMadsKeepsTheInterfaceInDatagramModeAndSaysWhy() throws Exception {
-        a = new LinkEngine(new LinkConfig("a", "loop0", 1, PKey.DEFAULT, 2, false, 64, 64, 1000, 5, 5000, true),
-                hooks(receivedByA, null), loop);
+        a = fixture.engine(LinkFixture.config("a", "loop0"));
         a.setConnectedMode(true);
         a.providerAvailable(withoutCm(ipoib.api.verbs.VerbsProvider.class, subnet));
         until("a UP", () -> a.state() == LinkState.UP);
@@ -437,7 +414,7 @@ class ConnectedModeTest {
 
     @Test
     void theModeSwitchesAtRuntimeBothWays() throws Exception {
-        a = up("a", "loop0", receivedByA, null, false);
+        a = up("a", "loop0", false);
         assertEquals("datagram", a.mode());
         assertEquals(2044, a.mtu());
         var qpn = a.qpn();
