@@ -119,6 +119,15 @@ final class CmReceiveThread {
             return;
         }
         c.lastUsedNanos = engine.control().clock().nanoTime();
+        LinkCapture capture = engine.captures().running();
+        if (capture != null) {
+            int slot = capture.claim();
+            if (slot >= 0) {
+                long at = CmBuffers.receiveOffset(index);
+                capture.fillReceived(slot, buffers.block(), at, false, c.peerUdQpn, mode.udQpn(), gid, at, byteLength);
+                capture.commit(slot);
+            }
+        }
         FrameHandler[] handlers = engine.hooks().handlers(etherType);
         if (handlers.length == 0) {
             stats.rxDroppedNoHandler.increment();

@@ -196,6 +196,12 @@ final class ConnectedMode {
         // Before the post: the transport may deliver the frame before postSend returns, and a
         // reader that saw the frame arrive must see the connection used (the idle check).
         c.lastUsedNanos = clock.nanoTime();
+        // Captured before posting: the buffer is reused once the send completes.
+        LinkCapture capture = engine.captures().running();
+        int slot = capture == null ? -1 : capture.claim();
+        if (slot >= 0) {
+            capture.fillSent(slot, c.peerUdQpn, c.peerGid, buffers.block(), CmBuffers.sendOffset(index), length);
+        }
         boolean posted;
         try {
             posted = qp != null && qp.postSend(CmReceiveThread.SEND_TAG | index, buffers.region,
@@ -204,8 +210,14 @@ final class ConnectedMode {
             posted = false; // the queue pair went to ERROR: the frame is lost like a failed send
         }
         if (!posted) {
+            if (slot >= 0) {
+                capture.abort(slot);
+            }
             buffers.release(index);
             return stats.drop(TransmitResult.DROPPED_NO_BUFFER);
+        }
+        if (slot >= 0) {
+            capture.commit(slot);
         }
         c.txPackets.increment();
         c.txBytes.add(length - EncapsulationHeader.LENGTH);

@@ -228,6 +228,37 @@ class ConnectedModeTest {
     }
 
     @Test
+    void connectedModeFramesAreInTheInterfaceCaptureCutAtTheSlotWithTheirLength(
+            @org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+        java.nio.file.Path tshark = java.nio.file.Path.of("/usr/bin/tshark");
+        if (!java.nio.file.Files.isExecutable(tshark)) {
+            org.junit.jupiter.api.Assertions.fail("tshark is required for this test and was not found at " + tshark
+                    + ": install Debian package 'tshark'; ./ipoib test does");
+        }
+        a = up("a", "loop0", true);
+        b = up("b", "loop1", true);
+        LinkPath ab = path(a, b);
+        LinkPath ba = path(b, a);
+        a.sendUnicast(ab, b.address(), ETHERTYPE, MemorySegment.ofArray(pattern(10, 1)));
+        b.sendUnicast(ba, a.address(), ETHERTYPE, MemorySegment.ofArray(pattern(10, 2)));
+        until("both directions connected", () -> receivedByB.size() == 1 && receivedByA.size() == 1);
+        java.nio.file.Path file = dir.resolve("rc.pcapng");
+        a.captures().start(file, 10);
+        a.sendUnicast(ab, b.address(), ETHERTYPE, MemorySegment.ofArray(pattern(60_000, 3)));
+        until("the big frame", () -> receivedByB.size() == 2);
+        b.sendUnicast(ba, a.address(), ETHERTYPE, MemorySegment.ofArray(pattern(3000, 4)));
+        until("the frame back", () -> receivedByA.size() == 2);
+        a.captures().stop();
+        Process p = new ProcessBuilder(tshark.toString(), "-r", file.toString(), "-T", "fields", "-E", "separator=,",
+                "-e", "frame.interface_name", "-e", "frame.len", "-e", "frame.cap_len", "-e", "_ws.malformed")
+                .redirectError(ProcessBuilder.Redirect.DISCARD).start();
+        String out = new String(p.getInputStream().readAllBytes()).strip();
+        assertTrue(p.waitFor(60, TimeUnit.SECONDS));
+        // 40-octet pseudo-header, 4-octet header, payload; kept: the slot (40 + 4 + 4096).
+        assertEquals("a out,60044,4140,\na in,3044,3044,", out);
+    }
+
+    @Test
     void lossAndReorderingOnRcAreRepairedByteForByte() throws Exception {
         a = up("a", "loop0", true);
         b = up("b", "loop1", true);
