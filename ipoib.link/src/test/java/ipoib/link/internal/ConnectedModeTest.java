@@ -80,6 +80,25 @@ class ConnectedModeTest {
         return e;
     }
 
+    /** a and b in connected mode, a's connection to b up (a first frame of {@code length} delivered); a's path to b. */
+    LinkPath connectedPair(int length) throws Exception {
+        a = up("a", "loop0", true);
+        b = up("b", "loop1", true);
+        LinkPath ab = path(a, b);
+        a.sendUnicast(ab, b.address(), ETHERTYPE, MemorySegment.ofArray(pattern(length, 1)));
+        until("connected", () -> receivedByB.size() == 1);
+        return ab;
+    }
+
+    /** Sends, waiting while every send buffer is in flight; the result of the accepted send. */
+    static TransmitResult sendAccepted(LinkEngine from, LinkPath path, LinkAddress to, byte[] frame) {
+        TransmitResult r;
+        while ((r = from.sendUnicast(path, to, ETHERTYPE, MemorySegment.ofArray(frame))) == TransmitResult.DROPPED_NO_BUFFER) {
+            Thread.onSpinWait();
+        }
+        return r;
+    }
+
     LinkPath path(LinkEngine from, LinkEngine to) throws Exception {
         CompletableFuture<LinkPath> f = from.acquirePath(to.gid(), false).toCompletableFuture();
         until("the path", f::isDone);
@@ -124,10 +143,7 @@ class ConnectedModeTest {
         LinkPath ba = path(b, a);
         for (int i = 0; i < 5; i++) {
             byte[] back = pattern(65_520, 10 + i);
-            TransmitResult r;
-            while ((r = b.sendUnicast(ba, a.address(), ETHERTYPE, MemorySegment.ofArray(back))) == TransmitResult.DROPPED_NO_BUFFER) {
-                Thread.onSpinWait();
-            }
+            TransmitResult r = sendAccepted(b, ba, a.address(), back);
             assertTrue(r == TransmitResult.SENT || r == TransmitResult.QUEUED, r.toString());
         }
         until("five frames back", () -> receivedByA.size() == 5);
@@ -260,20 +276,11 @@ class ConnectedModeTest {
 
     @Test
     void lossAndReorderingOnRcAreRepairedByteForByte() throws Exception {
-        a = up("a", "loop0", true);
-        b = up("b", "loop1", true);
-        LinkPath ab = path(a, b);
-        a.sendUnicast(ab, b.address(), ETHERTYPE, MemorySegment.ofArray(pattern(100, 0)));
-        until("connected", () -> receivedByB.size() == 1);
+        LinkPath ab = connectedPair(100);
         subnet.fabric().setFaults(null, new Faults(5, 0, 10, 0, 0));
         int frames = 30;
         for (int i = 1; i <= frames; i++) {
-            TransmitResult r;
-            while ((r = a.sendUnicast(ab, b.address(), ETHERTYPE, MemorySegment.ofArray(pattern(60_000, i))))
-                    == TransmitResult.DROPPED_NO_BUFFER) {
-                Thread.onSpinWait();
-            }
-            assertEquals(TransmitResult.SENT, r);
+            assertEquals(TransmitResult.SENT, sendAccepted(a, ab, b.address(), pattern(60_000, i)));
         }
         until(frames + " frames through loss and reordering", () -> receivedByB.size() == frames + 1);
         for (int i = 1; i <= frames; i++) {
@@ -284,11 +291,7 @@ class ConnectedModeTest {
 
     @Test
     void aPortResetTearsTheConnectionsDownAndTheyComeBack() throws Exception {
-        a = up("a", "loop0", true);
-        b = up("b", "loop1", true);
-        LinkPath ab = path(a, b);
-        a.sendUnicast(ab, b.address(), ETHERTYPE, MemorySegment.ofArray(pattern(30_000, 1)));
-        until("connected", () -> receivedByB.size() == 1);
+        LinkPath ab = connectedPair(30_000);
         ConnectedMode before = b.connectedMode();
         var oldQpn = b.qpn();
 
