@@ -4,8 +4,7 @@ import ipoib.api.host.UdpSocket;
 import ipoib.api.link.EtherType;
 import ipoib.api.link.FrameHandler;
 import ipoib.api.link.TransmitResult;
-import ipoib.arp.internal.ArpResolver;
-import ipoib.arp.internal.BenchArp;
+import ipoib.arp.internal.ArpEngine;
 import ipoib.host.internal.AddressTable;
 import ipoib.host.internal.IpStack;
 import ipoib.api.host.AddressOrigin;
@@ -37,8 +36,10 @@ final class HostPair implements AutoCloseable {
     final AddressTable addressesB = new AddressTable((a, c) -> { });
     final IpStack hostA = new IpStack(addressesA, message -> System.err.println("host A: " + message));
     final IpStack hostB = new IpStack(addressesB, message -> System.err.println("host B: " + message));
-    final ArpResolver arpA;
-    final ArpResolver arpB;
+    final BenchArp arpOnA;
+    final BenchArp arpOnB;
+    final ArpEngine arpA;
+    final ArpEngine arpB;
     final UdpSocket sender;
     final UdpSocket receiver;
     final AtomicLong delivered = new AtomicLong();
@@ -68,8 +69,10 @@ final class HostPair implements AutoCloseable {
         addressesA.add(linkA.name(), A, 24, AddressOrigin.MANUAL, null);
         hostB.addLink(linkB);
         addressesB.add(linkB.name(), B, 24, AddressOrigin.MANUAL, null);
-        arpA = BenchArp.create(addressesA, linkA);
-        arpB = BenchArp.create(addressesB, linkB);
+        arpOnA = new BenchArp("A", addressesA, linkA);
+        arpOnB = new BenchArp("B", addressesB, linkB);
+        arpA = arpOnA.engine;
+        arpB = arpOnB.engine;
         arpOfA.target = arpA;
         arpOfB.target = arpB;
         hostA.resolver(false, arpA);
@@ -110,8 +113,8 @@ final class HostPair implements AutoCloseable {
     public void close() {
         sender.close();
         receiver.close();
-        BenchArp.close(arpA);
-        BenchArp.close(arpB);
+        arpOnA.close();
+        arpOnB.close();
         hostA.close();
         hostB.close();
         linkA.close();

@@ -121,7 +121,8 @@ final class OpenSmFabric implements AutoCloseable {
         osmLog = osmDir.resolve("opensm.log");
         // -d2 flushes the log per line (we wait for SUBNET UP in it); -s 0: no periodic sweeps.
         ProcessBuilder opensm = new ProcessBuilder("opensm", "-e", "-f", osmLog.toString(), "-P",
-                partitions.toString(), "-d2", "-s", "0").directory(osmDir.toFile()).redirectErrorStream(true)
+                partitions.toString(), "-l", Integer.toString(ipoib.satest.SubnetAdministratorContract.LMC), "-d2",
+                "-s", "0").directory(osmDir.toFile()).redirectErrorStream(true)
                 .redirectOutput(osmDir.resolve("opensm.out").toFile());
         opensm.environment().putAll(env);
         opensm.environment().put("OSM_TMP_DIR", osmDir.toString());

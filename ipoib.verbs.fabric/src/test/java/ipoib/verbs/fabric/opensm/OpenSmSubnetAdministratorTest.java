@@ -68,7 +68,7 @@ class OpenSmSubnetAdministratorTest extends SubnetAdministratorContract {
     @Test
     void eachHostSeesItsPortAsTheSmConfiguredIt() {
         // ibsim numbers node GUIDs from 0x100000 (HCAs, port GUID = node GUID + 1) in net-file order;
-        // OpenSM gives the switch LID 1 and the HCAs LIDs 2, 3, 4 in discovery order.
+        // OpenSM gives the switch LID 1 and the HCAs base LIDs 2, 4, 6 in discovery order (LMC 1).
         for (SaHost h : fabric.hosts()) {
             assertEquals(Gid.DEFAULT_SUBNET_PREFIX, h.portGid().prefix(), h.name());
             assertTrue(h.lid().isUnicast() && !h.lid().equals(Lid.of(1)), h.name() + " LID " + h.lid());

@@ -181,10 +181,17 @@ final class RemoteSaHost implements SaHost, AutoCloseable {
     }
 
     @Override
-    public CompletionStage<PathRecord> pathRecord(Gid source, Gid destination, PKey pkey, int mtuSelector,
-                                                  ipoib.api.IbMtu mtu) {
-        return call("mpath " + source + " " + destination + " " + pkey + " " + mtuSelector + " " + mtu.bytes())
-                .thenApply(f -> SaWire.path(f, 3));
+    public CompletionStage<List<ipoib.codec.mad.SaPathRecord>> pathRecords(boolean table,
+                                                                         ipoib.codec.mad.SaPathRecord query, long mask) {
+        return call("ptable " + (table ? "1" : "0") + " " + Long.toHexString(mask) + " " + SaWire.raw(query))
+                .thenApply(f -> {
+                    int n = Integer.parseInt(f[3]);
+                    List<ipoib.codec.mad.SaPathRecord> out = new ArrayList<>();
+                    for (int i = 0; i < n; i++) {
+                        out.add(SaWire.raw(f[4 + i]));
+                    }
+                    return out;
+                });
     }
 
     @Override

@@ -99,9 +99,9 @@ public final class SaHostMain {
                     case "group" -> answer(id, sa.group(Mgid.parse(f[2])),
                             o -> o.map(r -> "member " + SaWire.member(r)).orElse("none"));
                     case "groups" -> answer(id, sa.groups(), SaHostMain::members);
-                    case "mpath" -> answer(id, client.pathRecord(Gid.parse(f[2]), Gid.parse(f[3]), PKey.parse(f[4]),
-                            ipoib.codec.mad.Selector.fromCode(Integer.parseInt(f[5])),
-                            ipoib.api.IbMtu.fromBytes(Integer.parseInt(f[6]))), p -> "path " + SaWire.path(p));
+                    case "ptable" -> answer(id, client.pathRecords(f[2].equals("1"), SaWire.raw(f[4]),
+                            Long.parseUnsignedLong(f[3], 16)), list -> "paths " + list.size() + list.stream()
+                            .map(r -> " " + SaWire.raw(r)).collect(Collectors.joining()));
                     case "mtable" -> answer(id, client.memberTable(SaWire.member(f, 3),
                             Long.parseUnsignedLong(f[2], 16)), SaHostMain::members);
                     case "caps" -> answer(id, sa.capabilities(), c -> "caps " + c.capabilityMask() + " "

@@ -66,10 +66,13 @@ public final class Fabric implements AutoCloseable {
 
     /** The subnet manager's sweep: LIDs, P_Key tables, ports ACTIVE, the configured IPoIB groups. */
     public void start() {
-        int lid = SubnetManager.FIRST_PORT_LID;
+        // With LMC > 0 a base LID is a multiple of 2^LMC (IBA 7.11.1), as OpenSM assigns them.
+        int lids = 1 << config.lmc();
+        int lid = (SubnetManager.FIRST_PORT_LID + lids - 1) / lids * lids;
         for (LoopDevice d : devices) {
             for (LoopPort p : d.loopPorts()) {
-                subnetManager.assignLid(p, lid++);
+                subnetManager.assignLid(p, lid);
+                lid += lids;
                 p.setPKeys(pkeyTableFor(p));
                 p.setState(PortState.ACTIVE);
             }

@@ -74,7 +74,8 @@ public final class LoopPort implements Port {
 
     @Override
     public PortAttributes attributes() {
-        return new PortAttributes(state, Lid.of(lid), 0, Lid.of(SubnetManager.SM_LID), 0, activeMtu, IbMtu.MTU_4096,
+        return new PortAttributes(state, Lid.of(lid), device.fabric.config().lmc(), Lid.of(SubnetManager.SM_LID), 0,
+                activeMtu, IbMtu.MTU_4096,
                 device.fabric.config().rate(), gid0.prefix(), 1, pkeys.size());
     }
 

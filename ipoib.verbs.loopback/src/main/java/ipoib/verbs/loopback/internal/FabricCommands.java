@@ -88,11 +88,25 @@ public final class FabricCommands {
         return String.join("+", names);
     }
 
-    @Descriptor("show the emulated subnet administrator's statistics and faults")
-    public String sa() {
+    @Descriptor("show the emulated subnet administrator's statistics and faults; 'sendOnlyFullMember true|false' "
+            + "sets whether it advertises and accepts SendOnlyFullMember joins (until the fabric is rebuilt)")
+    public String sa(@Descriptor("[sendOnlyFullMember true|false]") String... args) {
+        if (args.length > 0) {
+            String usage = "fabric:sa [sendOnlyFullMember true|false]";
+            if (args.length != 2 || !args[0].equals("sendOnlyFullMember")) {
+                throw usage(usage, args.length > 2 ? "too many arguments" : "unknown setting '" + args[0] + "'");
+            }
+            if (!args[1].equals("true") && !args[1].equals("false")) {
+                throw usage(usage, "sendOnlyFullMember '" + args[1] + "' is not true or false");
+            }
+            sa.setSendOnlyFullMember(Boolean.parseBoolean(args[1]));
+            return "the SA " + (sa.sendOnlyFullMember() ? "advertises and accepts" : "neither advertises nor accepts")
+                    + " SendOnlyFullMember joins";
+        }
         StringBuilder out = new StringBuilder();
         sa.statistics().forEach((k, v) -> out.append(String.format("%-48s %d%n", k, v)));
         out.append("faults: ").append(sa.faults()).append('\n');
+        out.append("SendOnlyFullMember: ").append(sa.sendOnlyFullMember() ? "supported" : "not supported").append('\n');
         out.append("trap subscriptions: ").append(fabric.subnetManager().subscriptions().size()).append('\n');
         return out.toString();
     }
