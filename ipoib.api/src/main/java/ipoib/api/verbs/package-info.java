@@ -20,7 +20,7 @@
  * </ul>
  */
 @Export
-@Version("1.1.0")
+@Version("1.2.0")
 package ipoib.api.verbs;
 
 import org.osgi.annotation.bundle.Export;

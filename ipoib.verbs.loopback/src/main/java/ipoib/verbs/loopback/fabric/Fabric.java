@@ -451,6 +451,30 @@ public final class Fabric implements AutoCloseable {
         }
     }
 
+    /**
+     * A CM MAD from one port's QP1 to another's (IBA 12.6: class 0x07 on the GSI): shown to the wire
+     * tap, delivered on the event thread when the destination LID is an active port with a CM agent;
+     * otherwise dropped and counted (the sender's agent times out and retries, as on a wire).
+     */
+    void sendCm(LoopPort from, int dlid, byte[] mad) {
+        tapManagement(from.lidValue(), dlid, mad);
+        int slid = from.lidValue();
+        events.execute(() -> {
+            LoopPort dst = subnetManager.portByLid(dlid);
+            if (dst == null || !dst.isActive()) {
+                counters.drop(DropReason.NO_SUCH_LID);
+                return;
+            }
+            try {
+                if (!dst.loopCmTransport().deliver(slid, mad)) {
+                    counters.drop(DropReason.NO_SUCH_QP);
+                }
+            } catch (RuntimeException e) {
+                LOG.log(Level.WARNING, "CM agent of port " + dst + " failed on a MAD", e);
+            }
+        });
+    }
+
     private void tap(WireTap t, LoopQueuePair sender, LoopAddressHandle ah, int remoteQpn, int qkey,
                      MemorySegment payload, long offset, int length) {
         try {
