@@ -148,12 +148,12 @@ final class LinkCapture implements AutoCloseable {
         MemorySegment.copy(frame, offset, slots, (long) slot * SLOT_SIZE + IpoibPseudoHeader.LENGTH, kept);
         frameLength[slot] = length; // the writer keeps the snap length (the slot) and records this one
         received[slot] = in;
-        timestamp[slot] = epochNanosAtStart + (System.nanoTime() - nanoTimeAtStart);
     }
 
-    /** Hands a filled slot to the writer. */
+    /** Hands a filled slot to the writer, stamped in the order the file gets it (times never go back). */
     void commit(int slot) {
         synchronized (lock) {
+            timestamp[slot] = epochNanosAtStart + (System.nanoTime() - nanoTimeAtStart);
             ready[(readyHead + readyCount) % SLOTS] = slot;
             readyCount++;
             inFlight--;

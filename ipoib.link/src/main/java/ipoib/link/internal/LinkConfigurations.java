@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.Dictionary;
 import java.util.Hashtable;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import org.osgi.framework.InvalidSyntaxException;
 import org.osgi.service.cm.Configuration;
 import org.osgi.service.cm.ConfigurationAdmin;
@@ -160,6 +161,7 @@ final class LinkConfigurations {
             }
         }
         long deadline = System.nanoTime() + seconds * 1_000_000_000L;
+        settle();
         while (true) {
             List<IpoibLink> selected = sorted().stream().filter(l -> which.equals("all") || l.name().equals(which)).toList();
             // 'all' includes the interfaces configured (ipoib:create) whose component is not there yet.
@@ -191,6 +193,23 @@ final class LinkConfigurations {
                 throw new IllegalStateException(why.toString());
             }
             Thread.sleep(20);
+        }
+    }
+
+    /**
+     * Lets every interface's control loop handle what was handed to it before this command (a port
+     * event raised by the previous command of a script), so that a state read next is not one the
+     * interface is about to leave: "fabric:down; fabric:up; ipoib:await" waits for the new UP.
+     */
+    private void settle() {
+        for (IpoibLink l : links) {
+            if (l instanceof LinkEngine engine) {
+                try {
+                    engine.control().run(() -> { }, 5, TimeUnit.SECONDS);
+                } catch (RuntimeException e) {
+                    // A closed or stuck loop: its state is reported as it is.
+                }
+            }
         }
     }
 

@@ -18,10 +18,13 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -40,6 +43,7 @@ public final class Fabric implements AutoCloseable {
     private final List<LoopDevice> devices;
     private final SubnetManager subnetManager;
     private final FabricCounters counters = new FabricCounters();
+    private static final String EVENTS_THREAD = "loopback-fabric-events";
     private final ScheduledExecutorService events;
     /** Packets the delay and reorder faults may hold back at once. */
     static final int MAX_HELD_BACK = 4096;
@@ -58,7 +62,7 @@ public final class Fabric implements AutoCloseable {
         }
         this.devices = List.copyOf(list);
         this.events = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "loopback-fabric-events");
+            Thread t = new Thread(r, EVENTS_THREAD);
             t.setDaemon(true);
             return t;
         });
@@ -498,6 +502,23 @@ public final class Fabric implements AutoCloseable {
                 LOG.log(Level.WARNING, "port event listener failed on " + event, e);
             }
         });
+    }
+
+    /**
+     * Waits until the port events raised so far have been handed to their listeners (for the shell:
+     * a script's next command sees consumers that have been told). Not for the events thread itself.
+     */
+    public void awaitEventsDelivered() {
+        if (closed || Thread.currentThread().getName().equals(EVENTS_THREAD)) {
+            return;
+        }
+        try {
+            events.submit(() -> { }).get(5, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException | TimeoutException | RejectedExecutionException e) {
+            // Closing, or a listener is stuck: the command still reports what it did.
+        }
     }
 
     void schedule(Runnable task, long delayNanos) {
