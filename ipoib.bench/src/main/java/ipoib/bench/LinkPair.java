@@ -30,11 +30,22 @@ final class LinkPair implements AutoCloseable {
     final LinkEngine receiver;
     final LinkPath path;
     final Qpn receiverQpn;
+    /** The receiver's whole address: with the RC flag in connected mode, so that frames go over RC. */
+    final ipoib.api.LinkAddress receiverAddress;
+    private final int window;
     final AtomicLong delivered = new AtomicLong();
-    private final MemorySegment sink = Arena.ofAuto().allocate(4096);
+    private final MemorySegment sink = Arena.ofAuto().allocate(65536);
     private long sent;
 
     LinkPair() throws Exception {
+        this(false);
+    }
+
+    /**
+     * @param connected both interfaces in connected mode (RC, MTU 65 520), with a connection set up
+     *     before the trial; else datagram mode
+     */
+    LinkPair(boolean connected) throws Exception {
         subnet = new LoopbackSubnet(FabricConfig.defaults(), 200, 5);
         FrameHandler count = (link, frame) -> {
             MemorySegment.copy(frame.buffer(), frame.payloadOffset(), sink, 0, frame.payloadLength());
@@ -42,10 +53,21 @@ final class LinkPair implements AutoCloseable {
         };
         sender = BenchLinks.open(subnet, "bench0", "loop0", Map.of());
         receiver = BenchLinks.open(subnet, "bench1", "loop1", Map.of(ETHERTYPE, count));
+        if (connected) {
+            BenchLinks.connectedMode(sender);
+            BenchLinks.connectedMode(receiver);
+        }
+        // An RC connection holds at most as many messages as the receiver's shared queue has buffers.
+        window = connected ? 32 : WINDOW;
         IpoibLink a = sender;
         IpoibLink b = receiver;
         path = a.acquirePath(b.gid(), false).toCompletableFuture().get(10, TimeUnit.SECONDS);
         receiverQpn = b.qpn();
+        receiverAddress = b.address();
+        if (connected) {
+            sendOne(MemorySegment.ofArray(new byte[16]));
+            drain();
+        }
     }
 
     /** Sends one frame, waiting while the window is full or no send buffer is free. */
@@ -53,12 +75,14 @@ final class LinkPair implements AutoCloseable {
     long retries;
 
     void sendOne(MemorySegment payload) {
-        while (sent - delivered.get() >= WINDOW) {
+        while (sent - delivered.get() >= window) {
             windowWaits++;
             Thread.onSpinWait();
         }
         IpoibLink a = sender;
-        while (a.sendUnicast(path, receiverQpn, ETHERTYPE, payload) != TransmitResult.SENT) {
+        TransmitResult r;
+        while ((r = a.sendUnicast(path, receiverAddress, ETHERTYPE, payload)) != TransmitResult.SENT
+                && r != TransmitResult.QUEUED) {
             retries++;
             Thread.onSpinWait();
         }

@@ -58,7 +58,8 @@ import java.util.logging.Logger;
  * aborted (ABORT 118) and fails. The ACK of a completed transfer is sent again when the SA repeats
  * a segment (its copy of our ACK was lost). An answer with RMPP Active but RMPPVersion 0 is
  * OpenSM's whole table written as one message that no MAD layer segmented (OpenSM under
- * umad2sim/ibsim, which carry 256 octets): its first MAD is all that arrives. Its complete
+ * umad2sim/ibsim, which carry 256 octets, without the RMPP shim of the OpenSM test): its first
+ * MAD is all that arrives. Its complete
  * records are returned; when a further record had begun the table is counted as cut
  * ({@code tables_cut}) and logged, never passed off as whole in silence.
  *

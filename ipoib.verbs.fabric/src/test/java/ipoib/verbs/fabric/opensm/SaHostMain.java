@@ -65,7 +65,10 @@ public final class SaHostMain {
             becomeReportReceiver(binding.umad(), transport.portInfo().caName(), transport.portInfo().port());
         }
         transport.expectAnswersWithin(timeout);
-        SaClient client = new SaClient(transport, timers, timeout, attempts, 1);
+        // args[3]: the client's RMPP receive window in segments, 0 for SaClient's default.
+        int window = args.length > 3 ? Integer.parseInt(args[3]) : 0;
+        SaClient client = window > 0 ? new SaClient(transport, timers, timeout, attempts, 1, window)
+                : new SaClient(transport, timers, timeout, attempts, 1);
         Map<String, AutoCloseable> subscriptions = new ConcurrentHashMap<>();
         UmadTransport.PortInfo info = transport.portInfo();
         reply("0 OK ready " + info.caName() + " " + info.port() + " " + SaWire.hex(info.lid().value()) + " "

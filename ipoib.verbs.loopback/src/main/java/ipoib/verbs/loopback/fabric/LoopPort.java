@@ -44,6 +44,7 @@ public final class LoopPort implements Port {
     private volatile IbMtu activeMtu;
     private volatile PKeyTable pkeys = PKeyTable.of();
     private volatile MadTransport madTransport;
+    private final LoopCmTransport cmTransport = new LoopCmTransport(this);
     private volatile SubnetAdministrator subnetAdministrator;
     /** Faults of packets this port sends; see {@link Fabric#setFaults}. */
     volatile Faults faults = Faults.NONE;
@@ -232,6 +233,16 @@ public final class LoopPort implements Port {
             throw new VerbsException("port " + this + " has no management transport");
         }
         return t;
+    }
+
+    @Override
+    public ipoib.api.verbs.CmTransport cmTransport() {
+        device.fabric.checkOpen();
+        return cmTransport;
+    }
+
+    LoopCmTransport loopCmTransport() {
+        return cmTransport;
     }
 
     @Override

@@ -201,6 +201,7 @@ public final class FabricCommands {
     public String reset(@Descriptor("device/port, e.g. loop0/1") String... args) {
         LoopPort p = port(one(args, "fabric:reset <device/port>"), "fabric:reset <device/port>");
         fabric.resetPort(p);
+        fabric.awaitEventsDelivered();
         return "reset " + p;
     }
 
@@ -208,6 +209,7 @@ public final class FabricCommands {
     public String down(@Descriptor("device/port") String... args) {
         LoopPort p = port(one(args, "fabric:down <device/port>"), "fabric:down <device/port>");
         fabric.portDown(p);
+        fabric.awaitEventsDelivered();
         return p + " DOWN";
     }
 
@@ -215,6 +217,7 @@ public final class FabricCommands {
     public String up(@Descriptor("device/port") String... args) {
         LoopPort p = port(one(args, "fabric:up <device/port>"), "fabric:up <device/port>");
         fabric.portUp(p);
+        fabric.awaitEventsDelivered();
         return p + " ACTIVE";
     }
 
@@ -234,6 +237,7 @@ public final class FabricCommands {
         }
         try {
             fabric.changeLid(p, value);
+            fabric.awaitEventsDelivered();
         } catch (IllegalArgumentException e) {
             throw usage(usage, e.getMessage());
         }
@@ -243,6 +247,7 @@ public final class FabricCommands {
     @Descriptor("a new SM takes over: joins and subscriptions are forgotten, every port gets SM_CHANGE and CLIENT_REREGISTER")
     public String smchange() {
         fabric.smChange();
+        fabric.awaitEventsDelivered();
         return "SM change signalled to every port";
     }
 
@@ -263,6 +268,7 @@ public final class FabricCommands {
             }
         }
         fabric.setPKeys(p, table);
+        fabric.awaitEventsDelivered();
         return p + " P_Keys " + p.pkeyTable();
     }
 
