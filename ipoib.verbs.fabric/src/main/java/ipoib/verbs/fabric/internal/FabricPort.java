@@ -8,6 +8,7 @@ import ipoib.api.sa.MadTransport;
 import ipoib.api.sa.SubnetAdministrator;
 import ipoib.api.verbs.AddressHandle;
 import ipoib.api.verbs.AddressVector;
+import ipoib.api.verbs.CmTransport;
 import ipoib.api.verbs.CompletionQueue;
 import ipoib.api.verbs.Device;
 import ipoib.api.verbs.PKeyTable;
@@ -425,6 +426,16 @@ final class FabricPort implements Port {
     @Override
     public ProviderStatus connectedModeSupport() {
         return CmClassProbe.connectedModeSupport(this);
+    }
+
+    /**
+     * No CM MADs from this provider yet; the exception carries the reason connected mode cannot
+     * run here ({@link CmClassProbe}: the kernel's ib_cm holds the class, or the class is free but
+     * there is no CM transport over umad), which the link shows.
+     */
+    @Override
+    public CmTransport cmTransport() {
+        throw new VerbsException(connectedModeSupport().reason());
     }
 
     @Override

@@ -2,9 +2,11 @@ package ipoib.verbs.fabric.internal;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ipoib.api.verbs.ProviderStatus;
+import ipoib.api.verbs.VerbsException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.ValueLayout;
@@ -92,6 +94,8 @@ class ConnectedModeSupportTest {
         assertEquals(1L << 3, umad("mask"), "the Send method, which every CM message uses");
         assertTrue(DeviceReport.port(provider(), "fake0", 1).contains("\n  connected mode: " + s.reason() + "\n"),
                 "the fabric:port report shows it");
+        assertEquals(s.reason(), assertThrows(VerbsException.class,
+                () -> runtime.devices().get(0).port(1).cmTransport()).getMessage(), "the link's CM agent gets the reason");
     }
 
     private ipoib.api.verbs.VerbsProvider provider() {
