@@ -39,6 +39,8 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static char violations[4096];
 static int legacy;
 static int calls_query_port_ex, calls_query_port_compat, cq_event_acks, async_acks;
+/* Calls of the context's post functions and the work requests they carried. */
+static int calls_post_send, calls_post_recv, wrs_post_send, wrs_post_recv;
 static int live_ctx, live_pd, live_channel, live_lists;
 
 static void violation(const char *fmt, ...)
@@ -135,6 +137,10 @@ int fake_calls(const char *what)
 	if (!strcmp(what, "query_port_compat")) return calls_query_port_compat;
 	if (!strcmp(what, "cq_event_acks")) return cq_event_acks;
 	if (!strcmp(what, "async_acks")) return async_acks;
+	if (!strcmp(what, "post_send")) return calls_post_send;
+	if (!strcmp(what, "post_recv")) return calls_post_recv;
+	if (!strcmp(what, "post_send_wrs")) return wrs_post_send;
+	if (!strcmp(what, "post_recv_wrs")) return wrs_post_recv;
 	return -1;
 }
 
@@ -161,6 +167,7 @@ void fake_reset(void)
 	violations[0] = 0;
 	legacy = 0;
 	calls_query_port_ex = calls_query_port_compat = cq_event_acks = async_acks = 0;
+	calls_post_send = calls_post_recv = wrs_post_send = wrs_post_recv = 0;
 	pthread_mutex_unlock(&lock);
 }
 
@@ -656,7 +663,9 @@ static int fake_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr, struct ibv_
 {
 	struct fake_qp *q = container_of(qp, struct fake_qp, qp);
 	pthread_mutex_lock(&lock);
+	calls_post_recv++;
 	for (; wr; wr = wr->next) {
+		wrs_post_recv++;
 		if (wr->num_sge != 1 || !sge_valid(wr->sg_list, "post_recv")) {
 			*bad = wr;
 			pthread_mutex_unlock(&lock);
@@ -717,8 +726,10 @@ static int fake_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_
 {
 	struct fake_qp *q = container_of(qp, struct fake_qp, qp);
 	pthread_mutex_lock(&lock);
+	calls_post_send++;
 	for (; wr; wr = wr->next) {
 		struct fake_ah *ah = NULL;
+		wrs_post_send++;
 		for (int i = 0; i < MAX_OBJ; i++)
 			if (ahs[i] && &ahs[i]->ah == wr->wr.ud.ah)
 				ah = ahs[i];

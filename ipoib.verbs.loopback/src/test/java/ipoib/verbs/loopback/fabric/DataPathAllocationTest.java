@@ -8,6 +8,8 @@ import ipoib.api.PKey;
 import ipoib.api.QKey;
 import ipoib.api.Rate;
 import ipoib.api.verbs.AddressHandle;
+import ipoib.api.verbs.ReceiveWorkRequests;
+import ipoib.api.verbs.SendWorkRequests;
 import java.lang.management.ManagementFactory;
 import org.junit.jupiter.api.Test;
 
@@ -52,6 +54,51 @@ class DataPathAllocationTest {
                 // all are the JVM's own (counter cells, compilation), not the data path's.
                 assertTrue(allocated < 10_000, allocated + " bytes allocated by 10 000 send/receive rounds");
                 assertEquals(30_000L, fabric.counters().delivered());
+            }
+        }
+    }
+
+    @Test
+    void postListsOfSendsAndReceivesAllocateNothing() {
+        FabricConfig d = FabricConfig.defaults();
+        try (Fabric fabric = new Fabric(new FabricConfig(2, 1, d.subnetPrefix(), d.nodeGuidBase(), IbMtu.MTU_2048,
+                Rate.RATE_10_GBPS, d.partitions(), 1))) {
+            fabric.start();
+            QKey qkey = QKey.of(0x0b1b);
+            try (Endpoint a = new Endpoint(fabric.devices().get(0).loopPorts().get(0), PKey.DEFAULT, qkey, 0);
+                 Endpoint b = new Endpoint(fabric.devices().get(1).loopPorts().get(0), PKey.DEFAULT, qkey, 0)) {
+                AddressHandle ah = a.handleTo(b);
+                var qpn = b.qp.qpn();
+                ReceiveWorkRequests receives = new ReceiveWorkRequests(16);
+                SendWorkRequests sends = new SendWorkRequests(16);
+                Runnable round = () -> {
+                    receives.clear();
+                    sends.clear();
+                    for (int k = 0; k < 16; k++) {
+                        receives.add(64 + k, b.region, (64L + k) * Endpoint.BUFFER, Endpoint.BUFFER);
+                        sends.add(k, a.region, k * 64L, 64, ah, qpn, qkey);
+                    }
+                    b.qp.postReceive(receives);
+                    a.qp.postSend(sends);
+                    while (a.cq.poll(a.completions) > 0) {
+                        // drained
+                    }
+                    while (b.cq.poll(b.completions) > 0) {
+                        // drained
+                    }
+                };
+                for (int i = 0; i < 5_000; i++) {
+                    round.run();
+                }
+                com.sun.management.ThreadMXBean threads =
+                        (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+                long before = threads.getCurrentThreadAllocatedBytes();
+                for (int i = 0; i < 5_000; i++) {
+                    round.run();
+                }
+                long allocated = threads.getCurrentThreadAllocatedBytes() - before;
+                assertTrue(allocated < 10_000, allocated + " bytes allocated by 5 000 rounds of 16-entry lists");
+                assertEquals(160_000L, fabric.counters().delivered());
             }
         }
     }
