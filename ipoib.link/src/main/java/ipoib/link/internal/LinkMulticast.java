@@ -20,17 +20,21 @@ final class LinkMulticast implements MulticastAttachment {
 
     @Override
     public void addMulticastGroup(McMemberRecord joined, boolean receive) {
-        engine.addMulticastGroup(joined, receive);
+        engine.status().requireUp("add multicast group " + joined.mgid()).addGroup(joined, receive);
     }
 
     @Override
     public void removeMulticastGroup(Mgid group) {
-        engine.removeMulticastGroup(group);
+        LinkResources r = engine.status().resources();
+        if (r != null) {
+            r.removeGroup(group);
+        }
     }
 
     @Override
     public boolean hasMulticastGroup(Mgid group) {
-        return engine.hasMulticastGroup(group);
+        LinkResources r = engine.status().upResources();
+        return r != null && r.hasGroup(group);
     }
 
     @Override

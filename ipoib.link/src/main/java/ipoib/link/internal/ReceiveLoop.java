@@ -164,7 +164,7 @@ final class ReceiveLoop {
             stats.rxDroppedMalformed.increment();
             return;
         }
-        LinkCapture capture = engine.capture;
+        LinkCapture capture = engine.captures().running();
         if (capture != null) {
             int slot = capture.claim();
             if (slot >= 0) {

@@ -1,0 +1,100 @@
+package ipoib.link.internal;
+
+import static ipoib.link.internal.LinkCommands.usage;
+
+import ipoib.api.link.IpoibLink;
+import ipoib.runtime.Numbers;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.apache.felix.service.command.Descriptor;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.component.annotations.ReferenceCardinality;
+import org.osgi.service.component.annotations.ReferencePolicy;
+
+/** {@code ipoib:capture}: an interface's frames to a pcapng file, and the captures' status. */
+@Component(service = CaptureCommand.class, property = {
+        "osgi.command.scope=ipoib",
+        "osgi.command.function=capture"})
+public final class CaptureCommand {
+
+    private final List<IpoibLink> links = new CopyOnWriteArrayList<>();
+
+    @Reference(cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC)
+    void addLink(IpoibLink link) {
+        links.add(link);
+    }
+
+    void removeLink(IpoibLink link) {
+        links.remove(link);
+    }
+
+    private List<IpoibLink> sorted() {
+        List<IpoibLink> out = new ArrayList<>(links);
+        out.sort(Comparator.comparing(IpoibLink::name));
+        return out;
+    }
+
+    @Descriptor("capture an interface's frames, both directions, to a pcapng file (LINKTYPE_IPOIB 242 with the "
+            + "40-octet pseudo-header): ipoib:capture <interface> <file> [count, default 1000] | "
+            + "ipoib:capture <interface> stop | ipoib:capture (status)")
+    public String capture(@Descriptor("<interface> <file> [count] | <interface> stop | nothing for the status")
+                          String... args) throws IOException {
+        String usage = "ipoib:capture <interface> <file> [count] | ipoib:capture <interface> stop | ipoib:capture";
+        if (args.length == 0) {
+            StringBuilder out = new StringBuilder();
+            for (IpoibLink link : sorted()) {
+                if (link instanceof LinkEngine engine && engine.captures().summary() != null) {
+                    out.append(engine.captures().summary()).append('\n');
+                }
+            }
+            return out.length() == 0 ? "no captures" : out.toString();
+        }
+        if (args.length > 3) {
+            throw usage(usage, "too many arguments");
+        }
+        IpoibLink link = links.stream().filter(l -> l.name().equals(args[0])).findFirst().orElse(null);
+        if (!(link instanceof LinkEngine engine)) {
+            throw usage(usage, "no interface '" + args[0] + "'");
+        }
+        if (args.length == 1) {
+            throw usage(usage, "a file (or 'stop') is required after the interface");
+        }
+        if ("stop".equals(args[1])) {
+            if (args.length > 2) {
+                throw usage(usage, "too many arguments");
+            }
+            String summary = engine.captures().stop();
+            if (summary == null) {
+                throw usage(usage, "no capture of " + engine.name() + " was started");
+            }
+            return summary;
+        }
+        long limit = 1000;
+        if (args.length == 3) {
+            try {
+                limit = Numbers.parse("count", args[2], 1, 10_000_000);
+            } catch (IllegalArgumentException e) {
+                throw usage(usage, e.getMessage());
+            }
+        }
+        java.nio.file.Path file;
+        try {
+            file = java.nio.file.Path.of(args[1]).toAbsolutePath();
+        } catch (java.nio.file.InvalidPathException e) {
+            throw usage(usage, "file '" + args[1] + "' is not a valid path: " + e.getMessage());
+        }
+        try {
+            engine.captures().start(file, limit);
+        } catch (IllegalStateException e) {
+            throw usage(usage, e.getMessage() + "; stop it first");
+        } catch (IOException e) {
+            throw usage(usage, "cannot write '" + file + "': " + e.getMessage());
+        }
+        return "capturing up to " + limit + " frames of " + engine.name() + " to " + file
+                + " (ipoib:capture " + engine.name() + " stop ends it)";
+    }
+}

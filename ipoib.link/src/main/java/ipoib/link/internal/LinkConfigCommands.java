@@ -1,0 +1,206 @@
+package ipoib.link.internal;
+
+import static ipoib.link.internal.LinkCommands.usage;
+
+import ipoib.api.PKey;
+import ipoib.api.link.IpoibLink;
+import ipoib.api.link.LinkState;
+import ipoib.runtime.Numbers;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.Dictionary;
+import java.util.Hashtable;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.apache.felix.service.command.Descriptor;
+import org.osgi.framework.InvalidSyntaxException;
+import org.osgi.service.cm.Configuration;
+import org.osgi.service.cm.ConfigurationAdmin;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.component.annotations.ReferenceCardinality;
+import org.osgi.service.component.annotations.ReferencePolicy;
+
+/**
+ * The Gogo commands that change which interfaces exist (scope {@code ipoib}): {@code create} and
+ * {@code delete} write and delete {@value IpoibLinkComponent#FACTORY_PID} factory configurations,
+ * {@code await} waits until the configured interfaces are UP.
+ */
+@Component(service = LinkConfigCommands.class, property = {
+        "osgi.command.scope=ipoib",
+        "osgi.command.function=create",
+        "osgi.command.function=delete",
+        "osgi.command.function=await"})
+public final class LinkConfigCommands {
+
+    private final List<IpoibLink> links = new CopyOnWriteArrayList<>();
+
+    @Reference
+    ConfigurationAdmin configurationAdmin;
+
+    @Reference(cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC)
+    void addLink(IpoibLink link) {
+        links.add(link);
+    }
+
+    void removeLink(IpoibLink link) {
+        links.remove(link);
+    }
+
+    private List<IpoibLink> sorted() {
+        List<IpoibLink> out = new ArrayList<>(links);
+        out.sort(Comparator.comparing(IpoibLink::name));
+        return out;
+    }
+
+    @Descriptor("create an IPoIB interface at runtime")
+    public String create(@Descriptor("<device> <port 1..254> <P_Key> [name, default ibX_Y_Z]") String... args)
+            throws IOException {
+        String usage = "ipoib:create <device> <port> <pkey> [name]";
+        if (args.length < 3 || args.length > 4) {
+            throw usage(usage, args.length < 3 ? "device, port and P_Key are required" : "too many arguments");
+        }
+        String device = args[0];
+        String port = args[1];
+        String pkey = args[2];
+        String[] name = java.util.Arrays.copyOfRange(args, 3, args.length);
+        int portNumber;
+        try {
+            portNumber = (int) Numbers.parse("port", port, 1, 254);
+        } catch (IllegalArgumentException e) {
+            throw usage(usage, e.getMessage());
+        }
+        PKey key;
+        try {
+            key = PKey.parse(pkey);
+        } catch (IllegalArgumentException e) {
+            throw usage(usage, e.getMessage());
+        }
+        String linkName = name.length == 1 ? name[0] : LinkConfig.defaultName(LinkConfig.deviceIndex(device), portNumber, key);
+        for (IpoibLink l : links) {
+            if (l.name().equals(linkName)) {
+                throw usage(usage, "an interface named '" + linkName + "' exists");
+            }
+        }
+        String conflict = LinkClaims.INSTANCE.conflict(null, linkName, device, portNumber, key);
+        if (conflict != null) {
+            throw usage(usage, conflict);
+        }
+        Dictionary<String, Object> props = new Hashtable<>();
+        props.put("name", linkName);
+        props.put("device", device);
+        props.put("port", portNumber);
+        props.put("pkey", key.toString());
+        // Checked like the component will, so that a bad value is refused here, not only in the log.
+        try {
+            LinkConfig.checkPort(portNumber);
+            LinkConfig.checkName(linkName);
+        } catch (IllegalArgumentException e) {
+            throw usage(usage, e.getMessage());
+        }
+        Configuration configuration = configurationAdmin.getFactoryConfiguration(IpoibLinkComponent.FACTORY_PID, linkName, "?");
+        configuration.update(props);
+        return "created " + linkName + " on " + device + " port " + portNumber + " P_Key " + key;
+    }
+
+    @Descriptor("delete an IPoIB interface")
+    public String delete(@Descriptor("<interface>") String... args) throws IOException, InvalidSyntaxException {
+        if (args.length != 1) {
+            throw usage("ipoib:delete <interface>", "expected one interface name");
+        }
+        String name = args[0];
+        Configuration[] configurations = configurationAdmin.listConfigurations(
+                "(service.factoryPid=" + IpoibLinkComponent.FACTORY_PID + ")");
+        if (configurations != null) {
+            for (Configuration c : configurations) {
+                Object n = c.getProperties().get("name");
+                IpoibLink live = links.stream().filter(l -> l.name().equals(name)).findFirst().orElse(null);
+                boolean named = name.equals(n);
+                boolean derived = (n == null || n.toString().isBlank()) && live != null
+                        && live.pkey().toString().equals(String.valueOf(c.getProperties().get("pkey")));
+                if (named || derived) {
+                    c.delete();
+                    return "deleted " + name;
+                }
+            }
+        }
+        throw usage("ipoib:delete <interface>", "no configured interface '" + name + "'");
+    }
+
+    @Descriptor("wait until every interface (or the named one) is UP; fails after the timeout")
+    public String await(@Descriptor("interface name or 'all' (optional, default all)") String... args)
+            throws InterruptedException {
+        String usage = "ipoib:await [interface|all] [timeout seconds, default 10]";
+        if (args.length > 2) {
+            throw usage(usage, "too many arguments");
+        }
+        String which = args.length > 0 ? args[0] : "all";
+        long seconds = 10;
+        if (args.length == 2) {
+            try {
+                seconds = Numbers.parse("timeout (seconds)", args[1], 1, 3600);
+            } catch (IllegalArgumentException e) {
+                throw usage(usage, e.getMessage());
+            }
+        }
+        long deadline = System.nanoTime() + seconds * 1_000_000_000L;
+        while (true) {
+            List<IpoibLink> selected = sorted().stream().filter(l -> which.equals("all") || l.name().equals(which)).toList();
+            // 'all' includes the interfaces configured (ipoib:create) whose component is not there yet.
+            List<String> pending = which.equals("all") ? configuredWithoutLink() : List.of();
+            if (selected.isEmpty() && !which.equals("all")) {
+                if (System.nanoTime() > deadline) {
+                    throw usage(usage, "no interface '" + which + "'");
+                }
+            } else if (!selected.isEmpty() && pending.isEmpty()
+                    && selected.stream().allMatch(l -> l.state() == LinkState.UP)) {
+                return selected.stream().map(l -> l.name() + " UP").reduce((a, b) -> a + "\n" + b).orElse("");
+            }
+            if (System.nanoTime() > deadline) {
+                if (selected.isEmpty() && pending.isEmpty()) {
+                    throw new IllegalStateException("no IPoIB interfaces within " + seconds
+                            + " s (create one with ipoib:create)");
+                }
+                StringBuilder why = new StringBuilder("not UP within " + seconds + " s:");
+                for (String name : pending) {
+                    why.append("\n  ").append(name).append(" configured, but no interface yet (see scr:info "
+                            + IpoibLinkComponent.FACTORY_PID + ")");
+                }
+                for (IpoibLink l : selected) {
+                    if (l.state() != LinkState.UP) {
+                        why.append("\n  ").append(l.name()).append(' ').append(l.state()).append(" (")
+                                .append(l.stateReason()).append(')');
+                    }
+                }
+                throw new IllegalStateException(why.toString());
+            }
+            Thread.sleep(20);
+        }
+    }
+
+    /** Names of ipoib.link configurations that name their interface and have no interface yet. */
+    private List<String> configuredWithoutLink() {
+        Configuration[] configurations;
+        try {
+            configurations = configurationAdmin.listConfigurations(
+                    "(service.factoryPid=" + IpoibLinkComponent.FACTORY_PID + ")");
+        } catch (IOException | InvalidSyntaxException e) {
+            return List.of();
+        }
+        if (configurations == null) {
+            return List.of();
+        }
+        List<String> pending = new ArrayList<>();
+        for (Configuration c : configurations) {
+            Object name = c.getProperties() == null ? null : c.getProperties().get("name");
+            // A refused configuration (ipoib:links shows why) is not waited for: it cannot come up.
+            boolean refused = LinkClaims.INSTANCE.refusals().stream().anyMatch(r -> r.name().equals(name));
+            if (name != null && !refused && links.stream().noneMatch(l -> l.name().equals(name))) {
+                pending.add(name.toString());
+            }
+        }
+        pending.sort(null);
+        return pending;
+    }
+}

@@ -1,0 +1,211 @@
+package ipoib.link.internal;
+
+import ipoib.api.Gid;
+import ipoib.api.QKey;
+import ipoib.api.Qpn;
+import ipoib.api.link.TransmitResult;
+import ipoib.api.verbs.AddressHandle;
+import ipoib.api.verbs.CompletionQueue;
+import ipoib.api.verbs.CompletionStatus;
+import ipoib.api.verbs.MemoryRegion;
+import ipoib.api.verbs.UdQueuePair;
+import ipoib.api.verbs.VerbsException;
+import ipoib.api.verbs.WorkCompletions;
+import ipoib.codec.ipoib.EncapsulationHeader;
+import ipoib.runtime.Clock;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * The send side of one UP period (Linux's tx_ring): the send buffers (the start of the link's
+ * registered block), a stack of the free ones, the send completion queue, and the handle each
+ * buffer was posted with, for the reaper. Any thread may send; nothing is allocated per frame.
+ *
+ * <p>Send completions are never waited on: senders reclaim them when free buffers run low, as
+ * Linux's IPoIB polls its send CQ from the transmit path, so no thread wakes per packet.
+ */
+final class SendRing {
+    private static final int BATCH = 256;
+
+    private final LinkEngine engine;
+    /** When sends were posted, for the transmit watchdog. */
+    private final Clock clock;
+    private final LinkStatistics stats;
+    private final CompletionQueue sendCq;
+    private final UdQueuePair qp;
+    private final MemoryRegion region;
+    private final MemorySegment buffers;
+    private final int bufferSize;
+    private final int mtu;
+    private final QKey qkey;
+    /** The batch senders reclaim into; guarded by {@link #freeSend}. */
+    private final WorkCompletions sendBatch = new WorkCompletions(BATCH);
+    // Free send buffers: a stack of indices guarded by itself (senders pop, the reclaim pushes).
+    private final int[] freeSend;
+    /** Senders reclaim send completions when fewer buffers than this are free (a quarter of the pool). */
+    private final int reclaimThreshold;
+    private int freeTop;
+    private final long[] sendPostedAt;
+    /** The handle each send buffer is posted with, until its completion is reclaimed. */
+    private final SendHandles sendHandles;
+
+    /** @param buffers the registered block whose first {@code sendCount} buffers are the send buffers */
+    SendRing(LinkEngine engine, CompletionQueue sendCq, UdQueuePair qp, MemoryRegion region, MemorySegment buffers,
+             int sendCount, int bufferSize, int mtu, QKey qkey) {
+        this.engine = engine;
+        this.clock = engine.control().clock();
+        this.stats = engine.stats;
+        this.sendCq = sendCq;
+        this.qp = qp;
+        this.region = region;
+        this.buffers = buffers;
+        this.bufferSize = bufferSize;
+        this.mtu = mtu;
+        this.qkey = qkey;
+        this.freeSend = new int[sendCount];
+        this.reclaimThreshold = Math.max(1, sendCount / 4);
+        this.sendPostedAt = new long[sendCount];
+        this.sendHandles = new SendHandles(sendCount);
+        for (int i = 0; i < sendCount; i++) {
+            freeSend[i] = i;
+        }
+        freeTop = sendCount;
+    }
+
+    private long sendOffset(int index) {
+        return (long) index * bufferSize;
+    }
+
+    /**
+     * Copies the frame into a free send buffer and posts it, to the path's current handle when
+     * {@code path} is given, else to {@code group}.
+     */
+    TransmitResult send(PathEntry path, AddressHandle group, Qpn remoteQpn, int etherType, MemorySegment payload,
+                        boolean multicast) {
+        long length = payload.byteSize();
+        if (length > mtu) {
+            return stats.drop(TransmitResult.DROPPED_TOO_BIG);
+        }
+        int index;
+        synchronized (freeSend) {
+            if (freeTop < reclaimThreshold) {
+                reclaimSends();
+            }
+            if (freeTop == 0) {
+                return stats.drop(TransmitResult.DROPPED_NO_BUFFER);
+            }
+            index = freeSend[--freeTop];
+        }
+        AddressHandle destination;
+        if (path != null) {
+            destination = path.handleFor(sendHandles, index);
+            if (destination == null) {
+                releaseSend(index);
+                return stats.drop(TransmitResult.DROPPED_NO_ROUTE);
+            }
+        } else {
+            destination = group;
+            sendHandles.set(index, group);
+        }
+        long at = sendOffset(index);
+        int frameLength = (int) length + EncapsulationHeader.LENGTH;
+        EncapsulationHeader.write(buffers, at, etherType);
+        MemorySegment.copy(payload, 0, buffers, at + EncapsulationHeader.LENGTH, length);
+        sendPostedAt[index] = clock.nanoTime();
+        // Captured before posting: the provider may complete the send and the buffer be reused at once.
+        LinkCapture capture = engine.captures().running();
+        int slot = capture == null ? -1 : capture.claim();
+        if (slot >= 0) {
+            Gid to = path != null ? path.destination : group.vector() == null ? null : group.vector().destinationGid();
+            capture.fillSent(slot, remoteQpn.value(), to, buffers, at, frameLength);
+        }
+        boolean posted;
+        try {
+            posted = qp.postSend(index, region, at, frameLength, destination, remoteQpn, qkey);
+        } catch (VerbsException e) {
+            // The provider went away under us: the frame is lost.
+            releaseSend(index);
+            abortCapture(capture, slot);
+            return stats.drop(TransmitResult.DROPPED_LINK_DOWN);
+        }
+        if (!posted) {
+            releaseSend(index);
+            abortCapture(capture, slot);
+            return stats.drop(TransmitResult.DROPPED_NO_BUFFER);
+        }
+        if (slot >= 0) {
+            capture.commit(slot);
+        }
+        stats.txPackets.increment();
+        stats.txBytes.add(length);
+        if (multicast) {
+            stats.txMulticast.increment();
+        }
+        return TransmitResult.SENT;
+    }
+
+    private static void abortCapture(LinkCapture capture, int slot) {
+        if (slot >= 0) {
+            capture.abort(slot);
+        }
+    }
+
+    /** Returns the buffers of completed sends to the free stack; the caller holds {@link #freeSend}. */
+    private void reclaimSends() {
+        int n;
+        do {
+            try {
+                n = sendCq.poll(sendBatch);
+            } catch (VerbsException providerGone) {
+                return;
+            }
+            for (int i = 0; i < n; i++) {
+                CompletionStatus status = sendBatch.status(i);
+                if (status != CompletionStatus.SUCCESS && status != CompletionStatus.WORK_REQUEST_FLUSH_ERROR) {
+                    stats.txErrors.increment();
+                }
+                int index = (int) sendBatch.workRequestId(i);
+                sendHandles.clear(index);
+                freeSend[freeTop++] = index;
+            }
+        } while (n == sendBatch.capacity());
+    }
+
+    /** Reclaims completed sends now (the reaper and the watchdog, before they look at the buffers). */
+    void reclaimCompletedSends() {
+        synchronized (freeSend) {
+            reclaimSends();
+        }
+    }
+
+    private void releaseSend(int index) {
+        sendHandles.clear(index);
+        synchronized (freeSend) {
+            freeSend[freeTop++] = index;
+        }
+    }
+
+    /** Whether a send posted with the handle has not completed yet (as far as reclaimed). */
+    boolean inUse(AddressHandle handle) {
+        return sendHandles.inUse(handle);
+    }
+
+    /** Send buffers outstanding longer than the transmit timeout (the design document's tx timeout). */
+    int stuckSends(long timeoutNanos) {
+        int sendCount = sendPostedAt.length;
+        boolean[] free = new boolean[sendCount];
+        synchronized (freeSend) {
+            reclaimSends();
+            for (int i = 0; i < freeTop; i++) {
+                free[freeSend[i]] = true;
+            }
+        }
+        long now = clock.nanoTime();
+        int stuck = 0;
+        for (int i = 0; i < sendCount; i++) {
+            if (!free[i] && now - sendPostedAt[i] > timeoutNanos) {
+                stuck++;
+            }
+        }
+        return stuck;
+    }
+}
