@@ -120,6 +120,14 @@ final class LinkResources {
         return sendRing.send(path, null, remoteQpn, etherType, payload, false);
     }
 
+    boolean beginBurst() {
+        return sendRing.beginBurst();
+    }
+
+    void endBurst() {
+        sendRing.endBurst();
+    }
+
     TransmitResult sendBroadcast(int etherType, MemorySegment payload) {
         return sendRing.send(null, groups.broadcastHandle(), Qpn.MULTICAST, etherType, payload, true);
     }
