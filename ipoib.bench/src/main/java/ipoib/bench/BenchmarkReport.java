@@ -115,16 +115,31 @@ public final class BenchmarkReport {
         Map<String, Figure> f = figures(results);
         List<String[]> rows = new ArrayList<>();
         rows.add(new String[] {"measure", "stack", "baseline", "stack / baseline", "target", "B/op (stack)"});
-        ratio(rows, f, "packet rate, 64 B (packets/s)", "PacketPathBenchmark.stack[64]",
-                "PacketPathBenchmark.ringBaseline[64]", ">= 0.25");
-        ratio(rows, f, "bandwidth, 2044 B (packets/s)", "PacketPathBenchmark.stack[2044]",
-                "PacketPathBenchmark.copyBaseline[2044]", ">= 0.50");
-        ratio(rows, f, "packet rate, 2044 B vs ring (packets/s)", "PacketPathBenchmark.stack[2044]",
-                "PacketPathBenchmark.ringBaseline[2044]", "-");
-        ratio(rows, f, "UDP packet rate, 64 B payload, host layer (datagrams/s)", "HostPathBenchmark.udp[64]",
-                "PacketPathBenchmark.ringBaseline[64]", ">= 0.25");
+        String ring64 = "PacketPathBenchmark.ringBaseline[64]";
+        String ring2044 = "PacketPathBenchmark.ringBaseline[2044]";
+        ratio(rows, f, "link packet rate, 64 B (packets/s)", "PacketPathBenchmark.stack[64]", ring64, ">= 0.30");
+        ratio(rows, f, "link packet rate, 64 B, bursts of 16 (packets/s)", "PacketPathBenchmark.stackBurst[64]",
+                ring64, ">= 0.30");
+        ratio(rows, f, "link bandwidth, 2044 B (packets/s)", "PacketPathBenchmark.stack[2044]", ring2044, ">= 0.60");
+        ratio(rows, f, "link bandwidth, 2044 B, bursts of 16 (packets/s)", "PacketPathBenchmark.stackBurst[2044]",
+                ring2044, ">= 0.60");
+        ratio(rows, f, "UDP packet rate, 64 B payload, host layer (datagrams/s)", "HostPathBenchmark.udp[64]", ring64,
+                ">= 0.25");
+        ratio(rows, f, "UDP packet rate, 64 B payload, bursts of 16, host layer (datagrams/s)",
+                "HostPathBenchmark.udpBurst[64]", ring64, ">= 0.25");
         ratio(rows, f, "UDP bandwidth, 2016 B payload = 2044 B frame, host layer (datagrams/s)",
-                "HostPathBenchmark.udp[2016]", "PacketPathBenchmark.copyBaseline[2044]", ">= 0.50");
+                "HostPathBenchmark.udp[2016]", ring2044, "-");
+        ratio(rows, f, "UDP bandwidth, 2016 B payload, bursts of 16, host layer (datagrams/s)",
+                "HostPathBenchmark.udpBurst[2016]", ring2044, "-");
+        for (int n : new int[] {1, 2, 4, 16}) {
+            ratio(rows, f, "packet rate, 64 B, " + n + (n == 1 ? " interface" : " interfaces") + " sending at once, all "
+                    + "threads (packets/s; baseline: 1 interface)", "InterfacesBenchmark.interfaces" + n,
+                    "InterfacesBenchmark.interfaces1", "not falling");
+        }
+        for (String n : new String[] {"10", "1000", "100000"}) {
+            ratio(rows, f, "packet rate, 64 B, " + n + " neighbours in use at once (packets/s)",
+                    "NeighboursInUseBenchmark.send[" + n + "]", ring64, "flat");
+        }
         Figure cold = f.get("ResolutionBenchmark.coldIpv4");
         if (cold != null && cold.p50() == cold.p50()) {
             rows.add(new String[] {"cold IPv4 resolution, ARP + PathRecord (" + cold.unit() + ")",

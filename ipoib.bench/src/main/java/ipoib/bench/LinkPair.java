@@ -13,7 +13,6 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Two IPoIB interfaces on different HCAs of a loopback subnet, a resolved unicast path from the
@@ -27,23 +26,34 @@ final class LinkPair implements AutoCloseable {
     static final int WINDOW = 128;
 
     final LoopbackSubnet subnet;
+    private final boolean ownsSubnet;
     final StandaloneLink sender;
     final StandaloneLink receiver;
     final LinkPath path;
     final Qpn receiverQpn;
-    final AtomicLong delivered = new AtomicLong();
+    final Deliveries delivered = new Deliveries();
     private final MemorySegment sink = Arena.ofAuto().allocate(4096);
     private long sent;
 
     LinkPair() throws Exception {
-        subnet = new LoopbackSubnet(FabricConfig.defaults(), 200, 5);
+        this(new LoopbackSubnet(FabricConfig.defaults(), 200, 5), 0, true);
+    }
+
+    /**
+     * The pair {@code index} of a subnet with at least {@code 2 * (index + 1)} HCAs: interfaces
+     * {@code bench<2i>} on {@code loop<2i>} and {@code bench<2i+1>} on {@code loop<2i+1>}.
+     */
+    LinkPair(LoopbackSubnet subnet, int index, boolean ownsSubnet) throws Exception {
+        this.subnet = subnet;
+        this.ownsSubnet = ownsSubnet;
         FrameHandler count = (link, frame) -> {
             MemorySegment.copy(frame.buffer(), frame.payloadOffset(), sink, 0, frame.payloadLength());
-            delivered.lazySet(delivered.get() + 1);
+            delivered.increment();
         };
-        sender = StandaloneLink.open(subnet, "bench0", "loop0", 1, PKey.DEFAULT, 256, 256, Map.of(), 10_000);
-        receiver = StandaloneLink.open(subnet, "bench1", "loop1", 1, PKey.DEFAULT, 256, 256,
-                Map.of(ETHERTYPE, count), 10_000);
+        sender = StandaloneLink.open(subnet, "bench" + 2 * index, "loop" + 2 * index, 1, PKey.DEFAULT, 256, 256,
+                Map.of(), 10_000);
+        receiver = StandaloneLink.open(subnet, "bench" + (2 * index + 1), "loop" + (2 * index + 1), 1, PKey.DEFAULT,
+                256, 256, Map.of(ETHERTYPE, count), 10_000);
         IpoibLink a = sender.link();
         IpoibLink b = receiver.link();
         path = a.acquirePath(b.gid(), false).toCompletableFuture().get(10, TimeUnit.SECONDS);
@@ -55,16 +65,49 @@ final class LinkPair implements AutoCloseable {
     long retries;
 
     void sendOne(MemorySegment payload) {
-        while (sent - delivered.get() >= WINDOW) {
-            windowWaits++;
-            Thread.onSpinWait();
-        }
+        awaitWindow(1);
         IpoibLink a = sender.link();
         while (a.sendUnicast(path, receiverQpn, ETHERTYPE, payload) != TransmitResult.SENT) {
             retries++;
             Thread.onSpinWait();
         }
         sent++;
+    }
+
+    /**
+     * Sends {@code n} frames as one transmit burst (one post list), waiting first until the
+     * window has room for all of them.
+     */
+    void sendBurst(MemorySegment payload, int n) {
+        awaitWindow(n);
+        IpoibLink a = sender.link();
+        a.beginBurst();
+        try {
+            for (int i = 0; i < n; i++) {
+                while (a.sendUnicast(path, receiverQpn, ETHERTYPE, payload) != TransmitResult.SENT) {
+                    retries++;
+                    a.endBurst(); // post what is queued, so that buffers come back
+                    Thread.onSpinWait();
+                    a.beginBurst();
+                }
+            }
+        } finally {
+            a.endBurst();
+        }
+        sent += n;
+    }
+
+    /** Waits until {@code n} more frames fit the window. */
+    void awaitWindow(int n) {
+        while (sent + n - delivered.get() > WINDOW) {
+            windowWaits++;
+            Thread.onSpinWait();
+        }
+    }
+
+    /** Counts frames the caller sent itself (after {@link #awaitWindow}). */
+    void sent(int n) {
+        sent += n;
     }
 
     /** Waits until every frame sent was delivered. */
@@ -80,6 +123,8 @@ final class LinkPair implements AutoCloseable {
         path.release();
         sender.close();
         receiver.close();
-        subnet.close();
+        if (ownsSubnet) {
+            subnet.close();
+        }
     }
 }

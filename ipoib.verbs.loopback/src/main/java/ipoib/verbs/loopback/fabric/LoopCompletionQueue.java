@@ -30,6 +30,15 @@ final class LoopCompletionQueue implements CompletionQueue {
     private static final long SPIN_NANOS = 50_000;
     private static final VarHandle LONGS = MethodHandles.arrayElementVarHandle(long[].class);
     private static final CompletionStatus[] STATUSES = CompletionStatus.values();
+    private static final VarHandle WAITER;
+
+    static {
+        try {
+            WAITER = MethodHandles.lookup().findVarHandle(LoopCompletionQueue.class, "waiter", Thread.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
     /** One slot: 16 longs = 128 octets, of which the first 5 are used. */
     static final int SLOT_LONGS = 16;
     /** Longs of a slot in use (the fields below). */
@@ -128,7 +137,9 @@ final class LoopCompletionQueue implements CompletionQueue {
         // A volatile store, so that reading the waiter below cannot move before it.
         LONGS.setVolatile(slots, at + SEQUENCE, position + 1);
         Thread parked = waiter;
-        if (parked != null) {
+        // One wake per park: the producer that takes the announcement wakes the poller, the others
+        // of a burst see no waiter and go on.
+        if (parked != null && WAITER.compareAndSet(this, parked, null)) {
             LockSupport.unpark(parked);
         }
         return true;
