@@ -279,28 +279,7 @@ final class FabricQueuePair implements UdQueuePair {
                 recvOutstanding[slot] = true;
                 recvChain.set(k, slot, address, requests.length(k), lkey);
             }
-            if (n == 0) {
-                return 0;
-            }
-            recvChain.cutAfter(n - 1);
-            int rc;
-            try {
-                rc = (int) device.ops.postRecv.invokeExact(qp, recvChain.first, recvChain.bad);
-            } catch (Throwable t) {
-                releaseChain(false, 0, n);
-                throw new VerbsException("post_recv failed", 0, t);
-            } finally {
-                recvChain.joinAfter(n - 1);
-            }
-            if (rc == 0) {
-                return n;
-            }
-            int posted = recvChain.badIndex();
-            releaseChain(false, posted, n);
-            if (rc != Consts.ENOMEM && posted == 0) {
-                throw new VerbsException("post_recv failed: " + Native.describeErrno(rc), rc, null);
-            }
-            return posted;
+            return postChain(false, recvChain, n, device.ops.postRecv, "post_recv");
         }
     }
 
@@ -337,36 +316,46 @@ final class FabricQueuePair implements UdQueuePair {
                 sendChain.set(k, SEND_BIT | slot, address, requests.length(k), lkey, ah.ah,
                         requests.remoteQpn(k).value(), requests.remoteQkey(k).value());
             }
-            if (n == 0) {
-                return 0;
-            }
-            sendChain.cutAfter(n - 1);
-            int rc;
-            try {
-                rc = (int) device.ops.postSend.invokeExact(qp, sendChain.first, sendChain.bad);
-            } catch (Throwable t) {
-                releaseChain(true, 0, n);
-                throw new VerbsException("post_send failed", 0, t);
-            } finally {
-                sendChain.joinAfter(n - 1);
-            }
-            if (rc == 0) {
-                return n;
-            }
-            int posted = sendChain.badIndex();
-            releaseChain(true, posted, n);
-            if (rc != Consts.ENOMEM && posted == 0) {
-                throw new VerbsException("post_send failed: " + Native.describeErrno(rc), rc, null);
-            }
-            return posted;
+            return postChain(true, sendChain, n, device.ops.postSend, "post_send");
         }
     }
 
+    /**
+     * One call of the driver's post function on the first {@code n} entries of the chain; the
+     * slots of entries the driver did not take are freed. The caller holds the direction's lock.
+     *
+     * @return how many the driver took
+     */
+    private int postChain(boolean send, WorkRequestChain chain, int n, java.lang.invoke.MethodHandle post,
+                          String what) {
+        if (n == 0) {
+            return 0;
+        }
+        chain.cutAfter(n - 1);
+        int rc;
+        try {
+            rc = (int) post.invokeExact(qp, chain.first, chain.bad);
+        } catch (Throwable t) {
+            releaseChain(send, chain, 0, n);
+            throw new VerbsException(what + " failed", 0, t);
+        } finally {
+            chain.joinAfter(n - 1);
+        }
+        if (rc == 0) {
+            return n;
+        }
+        int posted = chain.badIndex();
+        releaseChain(send, chain, posted, n);
+        if (rc != Consts.ENOMEM && posted == 0) {
+            throw new VerbsException(what + " failed: " + Native.describeErrno(rc), rc, null);
+        }
+        return posted;
+    }
+
     /** Frees the slots of chain entries {@code from..to-1}, which the driver did not take. */
-    private void releaseChain(boolean send, int from, int to) {
+    private void releaseChain(boolean send, WorkRequestChain chain, int from, int to) {
         for (int k = from; k < to; k++) {
-            long rawId = send ? sendChain.rawId(k) : recvChain.rawId(k);
-            release(send, slot(rawId));
+            release(send, slot(chain.rawId(k)));
         }
     }
 

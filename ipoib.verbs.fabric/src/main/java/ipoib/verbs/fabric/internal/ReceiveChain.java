@@ -2,73 +2,14 @@ package ipoib.verbs.fabric.internal;
 
 import ipoib.verbs.fabric.ffi.Structs;
 import java.lang.foreign.Arena;
-import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
-import java.lang.invoke.VarHandle;
 
-/**
- * A preallocated chain of {@code ibv_recv_wr}s (one {@code ibv_sge} each) linked through
- * {@code next}, as long as the receive queue is deep: see {@link SendChain}. Guarded by the queue
- * pair's receive lock.
- */
-final class ReceiveChain {
-    private static final long WR_SIZE = Structs.IBV_RECV_WR.byteSize();
-    private static final long SGE_SIZE = Structs.IBV_SGE.byteSize();
-    private static final VarHandle ID = Structs.field(Structs.IBV_RECV_WR, "wr_id");
-    /** {@code next} is written as a 64-bit address, so that joining the chain allocates nothing. */
-    private static final long NEXT = Structs.offset(Structs.IBV_RECV_WR, "next");
-    private static final VarHandle SG_LIST = Structs.field(Structs.IBV_RECV_WR, "sg_list");
-    private static final VarHandle NUM_SGE = Structs.field(Structs.IBV_RECV_WR, "num_sge");
-    private static final VarHandle SGE_ADDR = Structs.field(Structs.IBV_SGE, "addr");
-    private static final VarHandle SGE_LENGTH = Structs.field(Structs.IBV_SGE, "length");
-    private static final VarHandle SGE_LKEY = Structs.field(Structs.IBV_SGE, "lkey");
-
-    final MemorySegment first;
-    private final MemorySegment sges;
-    final MemorySegment bad;
-    private final int length;
-
+/** The chain of {@code ibv_recv_wr}s a receive list is posted through. */
+final class ReceiveChain extends WorkRequestChain {
     ReceiveChain(Arena arena, int length) {
-        this.length = length;
-        first = arena.allocate(Structs.IBV_RECV_WR, length);
-        sges = arena.allocate(Structs.IBV_SGE, length);
-        bad = arena.allocate(ValueLayout.ADDRESS);
-        for (int i = 0; i < length; i++) {
-            long at = i * WR_SIZE;
-            first.set(ValueLayout.JAVA_LONG, at + NEXT, i + 1 < length ? first.address() + (i + 1) * WR_SIZE : 0L);
-            SG_LIST.set(first, at, sges.asSlice(i * SGE_SIZE));
-            NUM_SGE.set(first, at, 1);
-        }
-    }
-
-    int length() {
-        return length;
+        super(arena, Structs.IBV_RECV_WR, length);
     }
 
     void set(int i, long rawId, long address, int octets, int lkey) {
-        long sge = i * SGE_SIZE;
-        ID.set(first, i * WR_SIZE, rawId);
-        SGE_ADDR.set(sges, sge, address);
-        SGE_LENGTH.set(sges, sge, octets);
-        SGE_LKEY.set(sges, sge, lkey);
-    }
-
-    void cutAfter(int last) {
-        first.set(ValueLayout.JAVA_LONG, last * WR_SIZE + NEXT, 0L);
-    }
-
-    void joinAfter(int last) {
-        if (last + 1 < length) {
-            first.set(ValueLayout.JAVA_LONG, last * WR_SIZE + NEXT, first.address() + (last + 1) * WR_SIZE);
-        }
-    }
-
-    int badIndex() {
-        return (int) ((bad.get(ValueLayout.JAVA_LONG, 0) - first.address()) / WR_SIZE);
-    }
-
-    /** The {@code wr_id} written into entry {@code i}. */
-    long rawId(int i) {
-        return (long) ID.get(first, i * WR_SIZE);
+        setIdAndBuffer(i, rawId, address, octets, lkey);
     }
 }
