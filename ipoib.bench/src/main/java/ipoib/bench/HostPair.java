@@ -1,16 +1,14 @@
 package ipoib.bench;
 
-import ipoib.api.PKey;
 import ipoib.api.host.UdpSocket;
 import ipoib.api.link.EtherType;
 import ipoib.api.link.FrameHandler;
 import ipoib.api.link.TransmitResult;
-import ipoib.arp.internal.ArpResolver;
-import ipoib.arp.internal.BenchArp;
+import ipoib.arp.internal.ArpEngine;
 import ipoib.host.internal.AddressTable;
 import ipoib.host.internal.IpStack;
 import ipoib.api.host.AddressOrigin;
-import ipoib.link.internal.StandaloneLink;
+import ipoib.link.internal.LinkEngine;
 import ipoib.verbs.loopback.fabric.FabricConfig;
 import ipoib.verbs.loopback.fabric.LoopbackSubnet;
 import java.lang.foreign.Arena;
@@ -31,14 +29,16 @@ final class HostPair implements AutoCloseable {
     static final InetAddress B = InetAddress.ofLiteral("10.0.0.2");
 
     final LoopbackSubnet subnet;
-    final StandaloneLink linkA;
-    final StandaloneLink linkB;
+    final LinkEngine linkA;
+    final LinkEngine linkB;
     final AddressTable addressesA = new AddressTable((a, c) -> { });
     final AddressTable addressesB = new AddressTable((a, c) -> { });
     final IpStack hostA = new IpStack(addressesA, message -> System.err.println("host A: " + message));
     final IpStack hostB = new IpStack(addressesB, message -> System.err.println("host B: " + message));
-    final ArpResolver arpA;
-    final ArpResolver arpB;
+    final BenchArp arpOnA;
+    final BenchArp arpOnB;
+    final ArpEngine arpA;
+    final ArpEngine arpB;
     final UdpSocket sender;
     final UdpSocket receiver;
     final Deliveries delivered = new Deliveries();
@@ -62,16 +62,16 @@ final class HostPair implements AutoCloseable {
         subnet = new LoopbackSubnet(FabricConfig.defaults(), 200, 5);
         Late arpOfA = new Late();
         Late arpOfB = new Late();
-        linkA = StandaloneLink.open(subnet, "ib0", "loop0", 1, PKey.DEFAULT, 256, 256,
-                Map.of(EtherType.IPV4, hostA.ipv4Handler(), EtherType.ARP, arpOfA), 10_000);
-        linkB = StandaloneLink.open(subnet, "ib1", "loop1", 1, PKey.DEFAULT, 256, 256,
-                Map.of(EtherType.IPV4, hostB.ipv4Handler(), EtherType.ARP, arpOfB), 10_000);
-        hostA.addLink(linkA.link());
-        addressesA.add(linkA.link().name(), A, 24, AddressOrigin.MANUAL, null);
-        hostB.addLink(linkB.link());
-        addressesB.add(linkB.link().name(), B, 24, AddressOrigin.MANUAL, null);
-        arpA = BenchArp.create(addressesA, linkA.link());
-        arpB = BenchArp.create(addressesB, linkB.link());
+        linkA = BenchLinks.open(subnet, "ib0", "loop0", Map.of(EtherType.IPV4, hostA.ipv4Handler(), EtherType.ARP, arpOfA));
+        linkB = BenchLinks.open(subnet, "ib1", "loop1", Map.of(EtherType.IPV4, hostB.ipv4Handler(), EtherType.ARP, arpOfB));
+        hostA.addLink(linkA);
+        addressesA.add(linkA.name(), A, 24, AddressOrigin.MANUAL, null);
+        hostB.addLink(linkB);
+        addressesB.add(linkB.name(), B, 24, AddressOrigin.MANUAL, null);
+        arpOnA = new BenchArp("A", addressesA, linkA);
+        arpOnB = new BenchArp("B", addressesB, linkB);
+        arpA = arpOnA.engine;
+        arpB = arpOnB.engine;
         arpOfA.target = arpA;
         arpOfB.target = arpB;
         hostA.resolver(false, arpA);
@@ -131,8 +131,8 @@ final class HostPair implements AutoCloseable {
     public void close() {
         sender.close();
         receiver.close();
-        BenchArp.close(arpA);
-        BenchArp.close(arpB);
+        arpOnA.close();
+        arpOnB.close();
         hostA.close();
         hostB.close();
         linkA.close();

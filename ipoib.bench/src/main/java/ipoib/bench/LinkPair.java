@@ -1,12 +1,11 @@
 package ipoib.bench;
 
-import ipoib.api.PKey;
 import ipoib.api.Qpn;
 import ipoib.api.link.FrameHandler;
 import ipoib.api.link.IpoibLink;
 import ipoib.api.link.TransmitResult;
 import ipoib.api.link.LinkPath;
-import ipoib.link.internal.StandaloneLink;
+import ipoib.link.internal.LinkEngine;
 import ipoib.verbs.loopback.fabric.FabricConfig;
 import ipoib.verbs.loopback.fabric.LoopbackSubnet;
 import java.lang.foreign.Arena;
@@ -27,8 +26,8 @@ final class LinkPair implements AutoCloseable {
 
     final LoopbackSubnet subnet;
     private final boolean ownsSubnet;
-    final StandaloneLink sender;
-    final StandaloneLink receiver;
+    final LinkEngine sender;
+    final LinkEngine receiver;
     final LinkPath path;
     final Qpn receiverQpn;
     final Deliveries delivered = new Deliveries();
@@ -50,12 +49,11 @@ final class LinkPair implements AutoCloseable {
             MemorySegment.copy(frame.buffer(), frame.payloadOffset(), sink, 0, frame.payloadLength());
             delivered.increment();
         };
-        sender = StandaloneLink.open(subnet, "bench" + 2 * index, "loop" + 2 * index, 1, PKey.DEFAULT, 256, 256,
-                Map.of(), 10_000);
-        receiver = StandaloneLink.open(subnet, "bench" + (2 * index + 1), "loop" + (2 * index + 1), 1, PKey.DEFAULT,
-                256, 256, Map.of(ETHERTYPE, count), 10_000);
-        IpoibLink a = sender.link();
-        IpoibLink b = receiver.link();
+        sender = BenchLinks.open(subnet, "bench" + 2 * index, "loop" + 2 * index, Map.of());
+        receiver = BenchLinks.open(subnet, "bench" + (2 * index + 1), "loop" + (2 * index + 1),
+                Map.of(ETHERTYPE, count));
+        IpoibLink a = sender;
+        IpoibLink b = receiver;
         path = a.acquirePath(b.gid(), false).toCompletableFuture().get(10, TimeUnit.SECONDS);
         receiverQpn = b.qpn();
     }
@@ -66,7 +64,7 @@ final class LinkPair implements AutoCloseable {
 
     void sendOne(MemorySegment payload) {
         awaitWindow(1);
-        IpoibLink a = sender.link();
+        IpoibLink a = sender;
         while (a.sendUnicast(path, receiverQpn, ETHERTYPE, payload) != TransmitResult.SENT) {
             retries++;
             Thread.onSpinWait();
@@ -80,7 +78,7 @@ final class LinkPair implements AutoCloseable {
      */
     void sendBurst(MemorySegment payload, int n) {
         awaitWindow(n);
-        IpoibLink a = sender.link();
+        IpoibLink a = sender;
         a.beginBurst();
         try {
             for (int i = 0; i < n; i++) {

@@ -1,8 +1,7 @@
 package ipoib.bench;
 
-import ipoib.api.PKey;
 import ipoib.api.link.TransmitResult;
-import ipoib.link.internal.StandaloneLink;
+import ipoib.link.internal.LinkEngine;
 import ipoib.verbs.loopback.fabric.FabricConfig;
 import ipoib.verbs.loopback.fabric.LoopbackSubnet;
 import java.lang.foreign.Arena;
@@ -46,14 +45,14 @@ public class MulticastBenchmark {
     public static class Fresh {
         final List<InetAddress> addresses = groups();
         LoopbackSubnet subnet;
-        StandaloneLink link;
+        LinkEngine link;
         MulticastManager manager;
 
         @Setup(Level.Invocation)
         public void start() throws Exception {
             subnet = new LoopbackSubnet(FabricConfig.defaults(), 200, 5);
-            link = StandaloneLink.open(subnet, "mc0", "loop0", 1, PKey.DEFAULT, 256, 256, Map.of(), 10_000);
-            manager = new MulticastManager(link.multicast(), 2 * GROUPS);
+            link = BenchLinks.open(subnet, "mc0", "loop0", Map.of());
+            manager = new MulticastManager(link.multicastAttachment(), 2 * GROUPS);
         }
 
         @TearDown(Level.Invocation)
@@ -76,7 +75,7 @@ public class MulticastBenchmark {
     @State(Scope.Benchmark)
     public static class Member {
         LoopbackSubnet subnet;
-        StandaloneLink link;
+        LinkEngine link;
         MulticastManager manager;
         final NullLink via = new NullLink("mc0", 0x0002_c903_0000_0101L);
         final InetAddress group = InetAddress.ofLiteral("239.2.0.1");
@@ -85,8 +84,8 @@ public class MulticastBenchmark {
         @Setup(Level.Trial)
         public void start() throws Exception {
             subnet = new LoopbackSubnet(FabricConfig.defaults(), 200, 5);
-            link = StandaloneLink.open(subnet, "mc0", "loop0", 1, PKey.DEFAULT, 256, 256, Map.of(), 10_000);
-            manager = new MulticastManager(link.multicast(), 64);
+            link = BenchLinks.open(subnet, "mc0", "loop0", Map.of());
+            manager = new MulticastManager(link.multicastAttachment(), 64);
             manager.joinAll(List.of(group)).get(10, TimeUnit.SECONDS);
             if (manager.send(via, group, ETHERTYPE, packet) != TransmitResult.SENT) {
                 throw new IllegalStateException("the member group is not sendable");

@@ -43,10 +43,10 @@ public class NeighboursInUseBenchmark {
         @Setup(Level.Trial)
         public void fill() throws Exception {
             pair = new LinkPair();
-            link = pair.sender.link();
+            link = pair.sender;
             engine = NeighbourBenchmark.quietEngine(neighbours);
             engine.linkUp(link);
-            LinkAddress peer = LinkAddress.of(pair.receiverQpn, pair.receiver.link().gid());
+            LinkAddress peer = LinkAddress.of(pair.receiverQpn, pair.receiver.gid());
             for (int i = 0; i < neighbours; i++) {
                 engine.learn(link, 0, BASE_IP + i, peer, true, true);
             }

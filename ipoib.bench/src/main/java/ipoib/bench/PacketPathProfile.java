@@ -35,7 +35,7 @@ public final class PacketPathProfile {
             double elapsed = (System.nanoTime() - start) / 1e9;
             System.out.printf("%d-octet frames: %.0f packets/s delivered%n", payloadBytes, links.delivered.get() / elapsed);
             System.out.printf("window waits %d, send retries %d, drops %s%n", links.windowWaits, links.retries,
-                    links.sender.link().dropCounters());
+                    links.sender.dropCounters());
         }
     }
 }

@@ -6,7 +6,6 @@ import ipoib.api.resolve.NeighbourState;
 import ipoib.api.resolve.PathInfo;
 import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -41,10 +40,9 @@ final class Neighbour {
     int probes;
     int pathGeneration;
     String failure;
-    private ArrayDeque<Pending> queue;
+    /** Created at the first frame that has to wait: most entries never queue. */
+    private PendingFrames queue;
     private List<CompletableFuture<PathInfo>> waiters;
-
-    record Pending(int etherType, MemorySegment frame) {}
 
     Neighbour(LinkContext context, long high, long low, InetAddress address, long now) {
         this.context = context;
@@ -68,15 +66,9 @@ final class Neighbour {
     /** Queues a copy of the frame; false when the queue is full. */
     boolean enqueue(int etherType, MemorySegment frame, int limit) {
         if (queue == null) {
-            queue = new ArrayDeque<>(Math.min(limit, 16));
+            queue = new PendingFrames(limit);
         }
-        if (queue.size() >= limit) {
-            return false;
-        }
-        byte[] copy = new byte[(int) frame.byteSize()];
-        MemorySegment.copy(frame, 0, MemorySegment.ofArray(copy), 0, copy.length);
-        queue.add(new Pending(etherType, MemorySegment.ofArray(copy)));
-        return true;
+        return queue.add(etherType, frame, limit);
     }
 
     int queued() {
@@ -84,13 +76,8 @@ final class Neighbour {
     }
 
     /** Takes every queued frame, in order. */
-    List<Pending> drainQueue() {
-        if (queue == null || queue.isEmpty()) {
-            return List.of();
-        }
-        List<Pending> out = new ArrayList<>(queue);
-        queue.clear();
-        return out;
+    List<PendingFrames.Pending> drainQueue() {
+        return queue == null ? List.of() : queue.drain();
     }
 
     void addWaiter(CompletableFuture<PathInfo> waiter) {

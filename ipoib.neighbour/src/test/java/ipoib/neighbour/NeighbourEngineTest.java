@@ -31,6 +31,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import ipoib.neighbour.testing.FakeLink;
 
 /**
  * The state machine with a hand-driven clock and a direct executor: every transition happens
@@ -413,6 +414,28 @@ class NeighbourEngineTest {
         assertEquals(NeighbourState.RESOLVED, entry(5).state());
         assertTrue(engine.remove("ib0", 0, 0x0A000005));
         assertNull(entry(5));
+    }
+
+    /**
+     * A permanent entry whose path lookup failed is FAILED for the hold time; the first send after
+     * it asks the link for the path again at once (before the fix, the send set PATH_PENDING and
+     * dropped the request, so the entry waited a whole PathRecord timeout).
+     */
+    @Test
+    void aSendAfterTheHoldTimeAsksThePathOfAFailedPermanentEntryAgain() {
+        engine.addPermanent("ib0", 0, 0x0A000005, PEER);
+        paths.remove(PEER_GID).completeExceptionally(new SaException("PathRecord Get", 0x0300));
+        assertEquals(NeighbourState.FAILED, entry(5).state());
+        assertEquals(1, counter("path_lookups"));
+        assertEquals(TransmitResult.DROPPED_NO_ROUTE, engine.send(link, 0, 0x0A000005, 0x0800, frame(1)),
+                "within the hold time");
+        clock.addAndGet((settings.failedHoldMillis() + 1) * MS); // no tick: the send is first
+        assertEquals(TransmitResult.QUEUED, engine.send(link, 0, 0x0A000005, 0x0800, frame(2)));
+        assertEquals(NeighbourState.PATH_PENDING, entry(5).state());
+        assertEquals(2, counter("path_lookups"), "the path is asked again by the send");
+        paths.get(PEER_GID).complete(FakeLink.path(PEER_GID, link.gid, 0x22, 0));
+        assertEquals(NeighbourState.RESOLVED, entry(5).state());
+        assertEquals(List.of(2), link.sent.stream().map(s -> (int) s.payload()[0]).toList());
     }
 
     @Test

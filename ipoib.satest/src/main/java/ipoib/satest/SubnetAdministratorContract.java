@@ -46,10 +46,11 @@ import org.junit.jupiter.api.TestInstance;
  * every member; {@link SaHost#sa(long)} gives the untrusted view Linux has), and
  * {@link #trapSubscriber()} able to receive Reports.
  *
- * <p>Every test leaves the groups it joined, so that a table query sees only its own records:
- * without RMPP one answer holds three MCMemberRecords.
+ * <p>Every test leaves the groups it joined, so that a table query sees only its own records.
+ * Tables longer than one MAD (three MCMemberRecords) come with RMPP; an SA under test that
+ * cannot deliver them says why in {@link #rmppLimit()}, and the RMPP tests say so for it.
  *
- * <p>Size (~620 lines): one test per OpenSM rule, all on the one subnet a fabric under test
+ * <p>Size (~710 lines): one test per OpenSM rule, all on the one subnet a fabric under test
  * starts per class (OpenSM on ibsim takes seconds to start); several base classes would each
  * need that lifecycle.
  */
@@ -573,6 +574,86 @@ public abstract class SubnetAdministratorContract {
                 IbMtu.MTU_4096)), "the path cannot carry exactly 4096");
         assertEquals(IbMtu.MTU_2048, get(a.pathRecord(a.portGid(), b.portGid(), PKey.DEFAULT, 3, IbMtu.MTU_256)).mtu());
         assertEquals(IbMtu.MTU_2048, get(a.pathRecord(a.portGid(), b.portGid(), PKey.DEFAULT, 0, IbMtu.MTU_1024)).mtu());
+    }
+
+    // ---- rule 7: RMPP -------------------------------------------------------------------------
+
+    /** Groups of the RMPP tests: 60 MCMemberRecords are 3360 octets, 17 RMPP segments. */
+    private static final int TABLE_GROUPS = 60;
+    /** MCMemberRecords in one MAD: 200 data octets, 56 per record. */
+    private static final int RECORDS_PER_MAD = 3;
+
+    /**
+     * Why the SA under test, as this fabric reaches it, cannot deliver a table longer than one
+     * MAD; null when it can. The whole-table test then stops with this reason instead of passing.
+     */
+    protected String rmppLimit() {
+        return null;
+    }
+
+    private List<Mgid> createGroups(SaHost a, int first, int count) throws Exception {
+        List<Mgid> made = new java.util.ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            Mgid g = group(first + i);
+            joined(a, g, a.portGid(), JoinState.FULL_MEMBER, get(a.sa().create(template(g, a.portGid(), IbMtu.MTU_2048))));
+            made.add(g);
+        }
+        return made;
+    }
+
+    private static long delta(java.util.Map<String, Long> before, java.util.Map<String, Long> after, String counter) {
+        return after.getOrDefault(counter, 0L) - before.getOrDefault(counter, 0L);
+    }
+
+    @Test
+    void aMemberTableOfSixtyGroupsArrivesWhole() throws Exception {
+        String limit = rmppLimit();
+        org.junit.jupiter.api.Assumptions.assumeTrue(limit == null, () -> "NOT VERIFIED against this SA: a table of "
+                + TABLE_GROUPS + " records cannot arrive: " + limit);
+        SaHost a = host(0);
+        List<Mgid> made = createGroups(a, 200, TABLE_GROUPS);
+        java.util.Map<String, Long> before = a.sa().statistics();
+        List<McMemberRecord> table = get(a.sa().groups());
+        java.util.Map<String, Long> after = a.sa().statistics();
+        List<McMemberRecord> ours = table.stream().filter(r -> made.contains(r.mgid())).toList();
+        java.util.Comparator<Mgid> order = java.util.Comparator.comparing(Mgid::toString);
+        assertEquals(made.stream().sorted(order).toList(), ours.stream().map(McMemberRecord::mgid).sorted(order).toList(),
+                "every group once in the trusted table");
+        for (McMemberRecord r : ours) {
+            assertEquals(a.portGid(), r.portGid(), r.mgid() + " member");
+            assertEquals(JoinState.FULL_MEMBER, r.joinState(), r.mgid() + " join state");
+            assertEquals(QKey.of(0x0b1b), r.qkey(), r.mgid() + " Q_Key");
+            assertTrue(r.mlid().isMulticast(), r.mgid() + " MLID " + r.mlid());
+        }
+        assertEquals(TABLE_GROUPS, ours.stream().map(McMemberRecord::mlid).distinct().count(), "one MLID per group");
+        // 60 records of 56 octets in segments of 200: at least 17 segments came in.
+        assertTrue(delta(before, after, "rmpp_segments") >= 17, "RMPP segments " + before + " -> " + after);
+        assertEquals(0, delta(before, after, "tables_cut"), "nothing cut");
+
+        // The untrusted view (SM_Key 0, as Linux asks): one record per group, as long a table.
+        List<Mgid> seen = get(host(1).sa(0).groups()).stream().map(McMemberRecord::mgid).filter(made::contains)
+                .distinct().toList();
+        assertEquals(TABLE_GROUPS, seen.size(), "groups in the untrusted table: " + seen.size());
+    }
+
+    @Test
+    void aTableLongerThanOneMadArrivesWholeOrIsReportedCut() throws Exception {
+        // Runs against every SA: either RMPP brings the whole table, or the client counts the
+        // answer as cut (tables_cut) and returns only what arrived complete; never a silent cut.
+        SaHost a = host(0);
+        List<Mgid> made = createGroups(a, 300, 8);
+        java.util.Map<String, Long> before = a.sa().statistics();
+        List<McMemberRecord> table = get(a.sa().groups());
+        java.util.Map<String, Long> after = a.sa().statistics();
+        long cut = delta(before, after, "tables_cut");
+        long ours = table.stream().filter(r -> made.contains(r.mgid())).count();
+        if (rmppLimit() == null) {
+            assertEquals(made.size(), ours, "the whole table: " + table);
+            assertEquals(0, cut, "nothing cut");
+        } else {
+            assertEquals(1, cut, "the cut answer is counted: " + before + " -> " + after);
+            assertEquals(RECORDS_PER_MAD, table.size(), "the records of the first MAD: " + table);
+        }
     }
 
     // ---- traps ---------------------------------------------------------------------------------

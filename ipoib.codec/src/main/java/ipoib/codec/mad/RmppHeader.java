@@ -33,6 +33,30 @@ public record RmppHeader(int version, int type, int responseTime, int flags, int
     public static final int FLAG_ACTIVE = 0x1;
     public static final int FLAG_FIRST = 0x2;
     public static final int FLAG_LAST = 0x4;
+    /** RMPPStatus (IBA 13.6.2.1, Linux include/rdma/ib_mad.h IB_MGMT_RMPP_STATUS_*): normal. */
+    public static final int STATUS_NORMAL = 0;
+    /** STOP: the receiver ran out of resources. */
+    public static final int STATUS_RESOURCES_EXHAUSTED = 1;
+    /** ABORT: the transfer took too long (the receiver's total-time limit). */
+    public static final int STATUS_TOTAL_TIME_TOO_LONG = 118;
+    /** ABORT: the Last flag and PayloadLength disagree. */
+    public static final int STATUS_INCONSISTENT_LENGTH = 119;
+    /** ABORT: the First flag and SegmentNumber disagree. */
+    public static final int STATUS_INCONSISTENT_FIRST = 120;
+    /** ABORT: an RMPPType that is not DATA, ACK, STOP or ABORT. */
+    public static final int STATUS_BAD_TYPE = 121;
+    /** ABORT: NewWindowLast below the acknowledged SegmentNumber. */
+    public static final int STATUS_WINDOW_TOO_SMALL = 122;
+    /** ABORT: an ACK of a segment that was never sent. */
+    public static final int STATUS_SEGMENT_TOO_BIG = 123;
+    /** ABORT: a status that is not allowed in that RMPPType. */
+    public static final int STATUS_ILLEGAL = 124;
+    /** ABORT: an RMPPVersion that is not supported. */
+    public static final int STATUS_UNSUPPORTED_VERSION = 125;
+    /** ABORT: the sender gave up after its retries. */
+    public static final int STATUS_TOO_MANY_RETRIES = 126;
+    /** ABORT: any other reason. */
+    public static final int STATUS_UNSPECIFIED = 127;
     /** No RMPP: all fields zero. */
     public static final RmppHeader NONE = new RmppHeader(0, 0, 0, 0, 0, 0, 0);
 
@@ -45,6 +69,37 @@ public record RmppHeader(int version, int type, int responseTime, int flags, int
         Check.bits("RRespTime", responseTime, 5);
         Check.bits("RMPPFlags", flags, 3);
         Check.bits("RMPPStatus", status, 8);
+    }
+
+    /** A name for an RMPPType in messages and logs. */
+    public static String typeName(int type) {
+        return switch (type) {
+            case TYPE_DATA -> "DATA";
+            case TYPE_ACK -> "ACK";
+            case TYPE_STOP -> "STOP";
+            case TYPE_ABORT -> "ABORT";
+            default -> "type " + type;
+        };
+    }
+
+    /** A name for an RMPPStatus in messages and logs: {@code "118 (total time too long)"}. */
+    public static String statusName(int status) {
+        String what = switch (status) {
+            case STATUS_NORMAL -> "normal";
+            case STATUS_RESOURCES_EXHAUSTED -> "resources exhausted";
+            case STATUS_TOTAL_TIME_TOO_LONG -> "total time too long";
+            case STATUS_INCONSISTENT_LENGTH -> "inconsistent Last and PayloadLength";
+            case STATUS_INCONSISTENT_FIRST -> "inconsistent First and SegmentNumber";
+            case STATUS_BAD_TYPE -> "bad RMPPType";
+            case STATUS_WINDOW_TOO_SMALL -> "NewWindowLast too small";
+            case STATUS_SEGMENT_TOO_BIG -> "SegmentNumber too big";
+            case STATUS_ILLEGAL -> "illegal status";
+            case STATUS_UNSUPPORTED_VERSION -> "unsupported version";
+            case STATUS_TOO_MANY_RETRIES -> "too many retries";
+            case STATUS_UNSPECIFIED -> "unspecified";
+            default -> "unknown";
+        };
+        return status + " (" + what + ")";
     }
 
     /** Whether the Active flag is set. */

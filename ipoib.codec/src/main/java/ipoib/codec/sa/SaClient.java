@@ -49,13 +49,38 @@ import java.util.logging.Logger;
  * rewrite the upper half); an unanswered request is sent again with the same TID after
  * {@code timeoutMillis}, up to {@code attempts} times (IBA 13.4.6.4), then fails with
  * {@link SaException#isTimeout()}. Answers shorter than a MAD are read as if zero-padded.
- * Without RMPP, table queries return what fits into one MAD.
  *
- * <p>Size (~540 lines): requests, retransmission, answer matching, Reports and subscriptions
- * share one TID space and one pending table; the record codecs it uses live in ipoib.codec.mad.
+ * <p>Answers sent with RMPP (IBA 13.6; every GetTableResp of OpenSM through a kernel MAD layer,
+ * and of the loopback SA) are put together by an {@link RmppReception}, one transfer per request: the client
+ * acknowledges the SA's windows itself (the hardware transport registers its agent without kernel
+ * RMPP, so the kernel hands it each segment, ib_mad.c "user rmpp is in effect"). While segments
+ * arrive the request is not sent again; a transfer that stalls for {@link #RMPP_STALL_MILLIS} is
+ * aborted (ABORT 118) and fails. The ACK of a completed transfer is sent again when the SA repeats
+ * a segment (its copy of our ACK was lost). An answer with RMPP Active but RMPPVersion 0 is
+ * OpenSM's whole table written as one message that no MAD layer segmented (OpenSM under
+ * umad2sim/ibsim, which carry 256 octets): its first MAD is all that arrives. Its complete
+ * records are returned; when a further record had begun the table is counted as cut
+ * ({@code tables_cut}) and logged, never passed off as whole in silence.
+ *
+ * <p>Size (~710 lines): requests, retransmission, answer matching, RMPP answers, Reports and
+ * subscriptions share one TID space and one pending table; the record codecs it uses live in
+ * ipoib.codec.mad, the RMPP protocol in {@link RmppReception} and {@link RmppReassembler}.
  */
 public final class SaClient implements SubnetAdministrator, AutoCloseable {
     private static final Logger LOG = Logger.getLogger(SaClient.class.getName());
+    /**
+     * Segments of an RMPP answer acknowledged at once: Linux's window for its default MAD receive
+     * queue of 512 (mad_rmpp.c window_size: max_active >> 3).
+     */
+    public static final int RMPP_WINDOW = 64;
+    /**
+     * How long an RMPP transfer may go without a new segment before the client aborts it (ABORT
+     * 118): Linux's receive timeout (mad_rmpp.c start_rmpp, "40 seconds until we can find the
+     * packet lifetimes").
+     */
+    public static final long RMPP_STALL_MILLIS = 40_000;
+    /** The largest RMPP answer taken (a STOP refuses a larger one): 16384 MCMemberRecords. */
+    static final int RMPP_MAX_PAYLOAD = 16384 * 64;
     /** Reports go to the GSI: the client receives them through its transport. */
     private static final int REPORT_QPN = 1;
 
@@ -76,6 +101,7 @@ public final class SaClient implements SubnetAdministrator, AutoCloseable {
     private final LongAdder localFailures = new LongAdder();
     private final LongAdder reports = new LongAdder();
     private final LongAdder duplicateReports = new LongAdder();
+    private final RmppReception rmpp;
     /** TIDs of the last reports handed on, to drop the SA's retransmissions of them. */
     private final RecentIds recentReports = new RecentIds(256);
     /** The last trap handed on since the subscriptions last changed, to drop its repeat (guarded by itself). */
@@ -94,6 +120,21 @@ public final class SaClient implements SubnetAdministrator, AutoCloseable {
      */
     public SaClient(MadTransport transport, ScheduledExecutorService scheduler, long timeoutMillis, int attempts,
                     long smKey) {
+        this(transport, scheduler, timeoutMillis, attempts, smKey, RMPP_WINDOW);
+    }
+
+    /**
+     * A client whose RMPP receive window is {@code rmppWindow} segments (1..1024) instead of
+     * {@link #RMPP_WINDOW}.
+     *
+     * @since 1.2
+     */
+    public SaClient(MadTransport transport, ScheduledExecutorService scheduler, long timeoutMillis, int attempts,
+                    long smKey, int rmppWindow) {
+        if (rmppWindow < 1 || rmppWindow > 1024) {
+            throw new IllegalArgumentException("invalid RMPP window " + rmppWindow + ": allowed 1..1024 segments");
+        }
+        this.rmpp = new RmppReception(mad -> sendQuietly(mad, "RMPP ACK/STOP/ABORT"), rmppWindow, RMPP_MAX_PAYLOAD);
         this.transport = Objects.requireNonNull(transport, "transport");
         this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
         if (timeoutMillis < 1 || timeoutMillis > 60_000) {
@@ -125,8 +166,12 @@ public final class SaClient implements SubnetAdministrator, AutoCloseable {
         }
     }
 
-    /** An answer: its headers and its data (a 256-octet copy). */
-    private record Answer(SaMad mad, MemorySegment data) {}
+    /**
+     * An answer: its headers and its data (a 256-octet copy of one MAD, or the 56 header octets
+     * and the whole payload of an RMPP transfer); {@code unsegmented} when it is the first MAD of
+     * a longer message sent without segmentation (RMPP Active, RMPPVersion 0).
+     */
+    private record Answer(SaMad mad, MemorySegment data, boolean unsegmented) {}
 
     private record Subscription(GroupTrap.Type type, Mgid mgid, Consumer<GroupTrap> listener) {}
 
@@ -221,15 +266,34 @@ public final class SaClient implements SubnetAdministrator, AutoCloseable {
                     if (stride < SaMcMemberRecord.LENGTH) {
                         return out;
                     }
-                    for (int at = SaMad.DATA_OFFSET; at + SaMcMemberRecord.LENGTH <= SaMad.LENGTH; at += stride) {
+                    long end = a.data.byteSize();
+                    int at = SaMad.DATA_OFFSET;
+                    for (; at + SaMcMemberRecord.LENGTH <= end; at += stride) {
                         SaMcMemberRecord r = SaMcMemberRecord.decode(a.data, at);
                         if (r.mgid().equals(Gid.ZERO)) {
                             break;
                         }
                         out.add(r.toApi());
                     }
+                    if (a.unsegmented && at < end && !isZero(a.data, at, end)) {
+                        // A record had begun past the MAD's end: the table went on beyond what arrived.
+                        rmpp.tableCut();
+                        LOG.warning(() -> description + ": the SA sent the table as one unsegmented RMPP message "
+                                + "(RMPPVersion 0) and only its first MAD arrived: " + out.size()
+                                + " records, the rest is cut (OpenSM under umad2sim/ibsim; a kernel MAD layer would "
+                                + "segment it)");
+                    }
                     return out;
                 }));
+    }
+
+    private static boolean isZero(MemorySegment data, long from, long to) {
+        for (long i = from; i < to; i++) {
+            if (data.get(java.lang.foreign.ValueLayout.JAVA_BYTE, i) != 0) {
+                return false;
+            }
+        }
+        return true;
     }
 
     @Override
@@ -346,9 +410,12 @@ public final class SaClient implements SubnetAdministrator, AutoCloseable {
     /** Counters of this client; {@code pending} and {@code subscriptions} are the current numbers. */
     @Override
     public Map<String, Long> statistics() {
-        return Map.of("sent", sent.sum(), "retransmitted", retransmitted.sum(), "timed_out", timedOut.sum(),
-                "unmatched_answers", unmatched.sum(), "malformed_answers", malformed.sum(), "not_sent", localFailures.sum(), "reports", reports.sum(),
-                "duplicate_reports", duplicateReports.sum(), "pending", (long) pending.size(), "subscriptions", (long) subscriptions.size());
+        Map<String, Long> out = new java.util.HashMap<>(Map.of("sent", sent.sum(), "retransmitted", retransmitted.sum(),
+                "timed_out", timedOut.sum(), "unmatched_answers", unmatched.sum(), "malformed_answers", malformed.sum(),
+                "not_sent", localFailures.sum(), "reports", reports.sum(), "duplicate_reports", duplicateReports.sum(),
+                "pending", (long) pending.size(), "subscriptions", (long) subscriptions.size()));
+        out.putAll(rmpp.statistics());
+        return Map.copyOf(out);
     }
 
     // ---- requests --------------------------------------------------------------------------------------
@@ -425,6 +492,9 @@ public final class SaClient implements SubnetAdministrator, AutoCloseable {
         if (request.future.isDone()) {
             return;
         }
+        if (rmpp.inProgress(request.tid)) {
+            return; // segments arrive: the transfer's stall timer runs instead
+        }
         if (request.sends < attempts && !closed) {
             send(request);
         } else {
@@ -435,6 +505,7 @@ public final class SaClient implements SubnetAdministrator, AutoCloseable {
 
     private void fail(Request request, SaException failure) {
         pending.remove(request.tid, request);
+        rmpp.forget(request.tid);
         cancelTimer(request);
         request.future.completeExceptionally(failure);
     }
@@ -470,6 +541,11 @@ public final class SaClient implements SubnetAdministrator, AutoCloseable {
             unmatched.increment();
             return;
         }
+        if (RmppReception.isSegmented(mad)) {
+            onRmpp(mad, data);
+            return;
+        }
+        boolean unsegmented = RmppReception.isUnsegmented(mad); // OpenSM on ibsim: see the class comment
         Request request = pending.remove((int) mad.header().transactionId());
         if (request == null) {
             unmatched.increment();
@@ -480,7 +556,80 @@ public final class SaClient implements SubnetAdministrator, AutoCloseable {
         if (status != SaStatus.SUCCESS) {
             request.future.completeExceptionally(new SaException(request.description, status));
         } else {
-            request.future.complete(new Answer(mad, data));
+            request.future.complete(new Answer(mad, data, unsegmented));
+        }
+    }
+
+    /** A MAD of an RMPP transfer: a segment of an answer, or the SA's ABORT or STOP. */
+    private void onRmpp(SaMad mad, MemorySegment data) {
+        int tid = (int) mad.header().transactionId();
+        Request request = pending.get(tid);
+        RmppReception.Outcome outcome = rmpp.accept(tid, request != null && !request.future.isDone(), mad, data);
+        switch (outcome) {
+            case RmppReception.NotPending n -> {
+                if (!n.answered()) {
+                    unmatched.increment();
+                }
+            }
+            case RmppReception.Continuing c -> {
+                // Progress or not, the transfer is alive: its stall timer starts again.
+                synchronized (request) {
+                    if (request.timer != null) {
+                        request.timer.cancel(false);
+                    }
+                    try {
+                        request.timer = scheduler.schedule(() -> onStall(request), RMPP_STALL_MILLIS,
+                                TimeUnit.MILLISECONDS);
+                    } catch (java.util.concurrent.RejectedExecutionException stopping) {
+                        request.timer = null;
+                    }
+                }
+            }
+            case RmppReception.Complete c -> {
+                pending.remove(tid, request);
+                cancelTimer(request);
+                SaMad header;
+                try {
+                    header = SaMad.decode(c.answer(), 0);
+                } catch (DecodeException e) {
+                    malformed.increment();
+                    fail(request, new SaException(request.description + " (malformed RMPP answer: " + e.getMessage()
+                            + ")", SaStatus.INVALID_ATTRIBUTE_VALUE));
+                    return;
+                }
+                int status = header.header().status();
+                if (status != SaStatus.SUCCESS) {
+                    request.future.completeExceptionally(new SaException(request.description, status));
+                } else {
+                    request.future.complete(new Answer(header, c.answer(), false));
+                }
+            }
+            case RmppReception.Failed f -> {
+                LOG.info(() -> request.description + ": RMPP transfer ended without the answer: " + f.reason());
+                fail(request, new SaException(request.description + " (RMPP: " + f.reason() + ")",
+                        SaStatus.NO_RESOURCES));
+            }
+        }
+    }
+
+    /** No segment for {@link #RMPP_STALL_MILLIS}: the client aborts the transfer (status 118) and fails. */
+    private void onStall(Request request) {
+        if (request.future.isDone()) {
+            return;
+        }
+        String what = rmpp.abortStalled(request.tid);
+        if (what != null) {
+            timedOut.increment();
+            fail(request, SaException.timeout(request.description + " (" + what + ")", request.sends,
+                    RMPP_STALL_MILLIS));
+        }
+    }
+
+    private void sendQuietly(byte[] mad, String what) {
+        try {
+            transport.send(ByteBuffer.wrap(mad));
+        } catch (RuntimeException e) {
+            LOG.log(Level.FINE, what + " not sent", e);
         }
     }
 

@@ -5,7 +5,7 @@
  * timeout, answers Reports and hands group traps to subscribers.
  */
 @Export
-@Version("1.1.0")
+@Version("1.2.0")
 package ipoib.codec.sa;
 
 import org.osgi.annotation.bundle.Export;

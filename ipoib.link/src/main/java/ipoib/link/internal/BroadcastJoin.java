@@ -2,14 +2,12 @@ package ipoib.link.internal;
 
 import ipoib.api.Gid;
 import ipoib.api.JoinState;
-import ipoib.api.Lid;
 import ipoib.api.McMemberRecord;
 import ipoib.api.Mgid;
 import ipoib.api.PKey;
-import ipoib.api.sa.SaException;
-import ipoib.api.sa.SaStatus;
 import ipoib.api.verbs.Port;
 import ipoib.codec.mcast.MulticastMapping;
+import ipoib.codec.sa.JoinOrCreate;
 import ipoib.runtime.Cancellable;
 import ipoib.runtime.ControlLoop;
 import java.util.concurrent.CompletableFuture;
@@ -59,27 +57,19 @@ final class BroadcastJoin {
         return withTimeout(p.subnetAdministrator().join(mgid, self, JoinState.FULL_MEMBER));
     }
 
-    /** Joins a group, creating it when the SA says it does not exist and creation is configured. */
+    /**
+     * Joins a group, creating it when the SA says it does not exist and creation is configured
+     * ({@link JoinOrCreate#joinOrCreate}: join first, then create with the port's parameters).
+     */
     CompletionStage<McMemberRecord> joinOrCreate(Port p, Gid self, Mgid mgid, PKey pkey) {
-        CompletionStage<McMemberRecord> joined = join(p, self, mgid);
         if (!config.createBroadcastGroup()) {
-            return joined;
+            return join(p, self, mgid);
         }
-        return joined.handle((r, f) -> {
-            if (r != null) {
-                return CompletableFuture.completedFuture(r);
-            }
-            Throwable cause = unwrap(f);
-            if (cause instanceof SaException sa && (sa.status() == SaStatus.INSUFFICIENT_COMPONENTS
-                    || sa.status() == SaStatus.NO_RECORDS)) {
-                info.accept(config.name() + ": broadcast group " + mgid + " does not exist; creating it");
-                var attributes = p.attributes();
-                McMemberRecord template = new McMemberRecord(mgid, self, BroadcastDefaults.QKEY, Lid.UNASSIGNED,
-                        attributes.activeMtu(), 0, pkey, attributes.rate(), 0, 0, 0, 0, JoinState.FULL_MEMBER, false);
-                return withTimeout(p.subnetAdministrator().create(template));
-            }
-            return CompletableFuture.<McMemberRecord>failedFuture(cause);
-        }).thenCompose(s -> s);
+        return JoinOrCreate.joinOrCreate(p.subnetAdministrator(), mgid, self, () -> {
+            info.accept(config.name() + ": broadcast group " + mgid + " does not exist; creating it");
+            var attributes = p.attributes();
+            return JoinOrCreate.newBroadcastGroup(mgid, self, pkey, attributes.activeMtu(), attributes.rate());
+        }, this::withTimeout);
     }
 
     /** The stage, or a {@link TimeoutException} after the join timeout on the loop's clock. */

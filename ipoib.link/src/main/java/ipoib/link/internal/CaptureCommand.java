@@ -5,44 +5,22 @@ import static ipoib.link.internal.LinkCommands.usage;
 import ipoib.api.link.IpoibLink;
 import ipoib.runtime.Numbers;
 import java.io.IOException;
-import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
-import org.apache.felix.service.command.Descriptor;
-import org.osgi.service.component.annotations.Component;
-import org.osgi.service.component.annotations.Reference;
-import org.osgi.service.component.annotations.ReferenceCardinality;
-import org.osgi.service.component.annotations.ReferencePolicy;
 
-/** {@code ipoib:capture}: an interface's frames to a pcapng file, and the captures' status. */
-@Component(service = CaptureCommand.class, property = {
-        "osgi.command.scope=ipoib",
-        "osgi.command.function=capture"})
-public final class CaptureCommand {
+/** {@code ipoib:capture}: an interface's frames to a pcapng file, stopping it, and the captures' status. */
+final class CaptureCommand {
+    private final List<IpoibLink> links;
 
-    private final List<IpoibLink> links = new CopyOnWriteArrayList<>();
-
-    @Reference(cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC)
-    void addLink(IpoibLink link) {
-        links.add(link);
-    }
-
-    void removeLink(IpoibLink link) {
-        links.remove(link);
+    /** @param links the interfaces, live */
+    CaptureCommand(List<IpoibLink> links) {
+        this.links = links;
     }
 
     private List<IpoibLink> sorted() {
-        List<IpoibLink> out = new ArrayList<>(links);
-        out.sort(Comparator.comparing(IpoibLink::name));
-        return out;
+        return LinkCommands.sorted(links);
     }
 
-    @Descriptor("capture an interface's frames, both directions, to a pcapng file (LINKTYPE_IPOIB 242 with the "
-            + "40-octet pseudo-header): ipoib:capture <interface> <file> [count, default 1000] | "
-            + "ipoib:capture <interface> stop | ipoib:capture (status)")
-    public String capture(@Descriptor("<interface> <file> [count] | <interface> stop | nothing for the status")
-                          String... args) throws IOException {
+    String capture(String... args) throws IOException {
         String usage = "ipoib:capture <interface> <file> [count] | ipoib:capture <interface> stop | ipoib:capture";
         if (args.length == 0) {
             StringBuilder out = new StringBuilder();

@@ -1,8 +1,6 @@
 package ipoib.link.internal;
 
 import ipoib.api.link.FrameHandler;
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -34,13 +32,6 @@ final class HandlerTable {
             i++;
         }
         return new HandlerTable(types, lists);
-    }
-
-    /** A table with one handler per EtherType. */
-    static HandlerTable ofSingle(Map<Integer, FrameHandler> handlerByEtherType) {
-        Map<Integer, List<FrameHandler>> lists = new LinkedHashMap<>();
-        handlerByEtherType.forEach((type, handler) -> lists.computeIfAbsent(type, t -> new ArrayList<>()).add(handler));
-        return of(lists);
     }
 
     /** The handlers of an EtherType, {@link #NONE} when there are none. */

@@ -5,12 +5,9 @@ import ipoib.api.link.IpoibLink;
 import ipoib.api.link.LinkListener;
 import ipoib.api.link.MulticastAttachment;
 import ipoib.api.verbs.VerbsProvider;
-import ipoib.runtime.ConfigCheck;
-import java.util.ArrayList;
 import java.util.Hashtable;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CopyOnWriteArrayList;
 import org.osgi.framework.BundleContext;
 import org.osgi.framework.ServiceRegistration;
 import org.osgi.service.component.annotations.Activate;
@@ -22,44 +19,38 @@ import org.osgi.service.component.annotations.Reference;
 import org.osgi.service.component.annotations.ReferenceCardinality;
 import org.osgi.service.component.annotations.ReferencePolicy;
 import org.osgi.service.component.annotations.ReferencePolicyOption;
-import org.osgi.service.event.Event;
 import org.osgi.service.event.EventAdmin;
 import org.osgi.service.log.Logger;
 import org.osgi.service.log.LoggerFactory;
 import org.osgi.service.metatype.annotations.Designate;
 
 /**
- * One IPoIB interface per factory configuration. The verbs provider is a dynamic, greedy,
- * optional reference: without one the interface stays registered and DOWN with the reason; a
- * provider that comes (back) brings it UP without any other action.
+ * One IPoIB interface per factory configuration: checks the configuration, claims its name,
+ * port and partition ({@link LinkClaims}), runs a {@link LinkEngine} on it and registers the
+ * engine as {@link IpoibLink} and its {@link MulticastAttachment}. The verbs provider is a
+ * dynamic, greedy, optional reference: without one the interface stays registered and DOWN with
+ * the reason; a provider that comes (back) brings it UP without any other action. Frame
+ * handlers, link listeners and EventAdmin reach the engine through {@link ComponentHooks}.
  */
 @Component(configurationPid = IpoibLinkComponent.FACTORY_PID, configurationPolicy = ConfigurationPolicy.REQUIRE,
         service = {})
 @Designate(ocd = LinkConfiguration.class, factory = true)
-public final class IpoibLinkComponent implements LinkHooks {
+public final class IpoibLinkComponent {
 
     /** Factory PID of interface configurations. */
     public static final String FACTORY_PID = "ipoib.link";
 
 
-    /** Every property against its range, type and options as declared once in {@link LinkConfiguration}. */
-    private static final ConfigCheck CHECK = ConfigCheck.of(LinkConfiguration.class);
     private final BundleContext context;
     private final Logger log;
+    private final ComponentHooks hooks;
     private final LinkClaims claims = LinkClaims.INSTANCE;
-    private final List<HandlerEntry> handlerEntries = new CopyOnWriteArrayList<>();
-    private final List<LinkListener> listeners = new CopyOnWriteArrayList<>();
-    /** EtherType → handlers, rebuilt when handlers come and go; read per frame without locks. */
-    private volatile HandlerTable handlersByType = HandlerTable.EMPTY;
-    private volatile EventAdmin eventAdmin;
     private volatile VerbsProvider provider;
 
     // Guarded by this: the configuration in force and what runs it (null while refused).
     private LinkConfig config;
     private Running running;
     private boolean deactivated;
-
-    private record HandlerEntry(FrameHandler handler, int etherType, String link) {}
 
     /** The engine of the configuration in force and its two service registrations. */
     private record Running(LinkEngine engine, ServiceRegistration<IpoibLink> link,
@@ -70,9 +61,10 @@ public final class IpoibLinkComponent implements LinkHooks {
                               @Reference(service = LoggerFactory.class) Logger log) {
         this.context = context;
         this.log = log;
+        this.hooks = new ComponentHooks(log);
         LinkConfig checked;
         try {
-            CHECK.check(properties);
+            LinkConfig.CHECK.check(properties);
             checked = LinkConfig.from(configuration, LinkConfig.deviceIndex(configuration.device()));
         } catch (IllegalArgumentException e) {
             // Nothing ran before: the configuration waits, refused, with the reason in ipoib:links.
@@ -97,7 +89,7 @@ public final class IpoibLinkComponent implements LinkHooks {
     void modified(LinkConfiguration configuration, Map<String, Object> properties) {
         LinkConfig next;
         try {
-            CHECK.check(properties);
+            LinkConfig.CHECK.check(properties);
             next = LinkConfig.from(configuration, LinkConfig.deviceIndex(configuration.device()));
         } catch (IllegalArgumentException e) {
             refuseUpdate(e.getMessage());
@@ -149,15 +141,15 @@ public final class IpoibLinkComponent implements LinkHooks {
             claims.refuse(this, config.name(), conflict, this::retry);
             return;
         }
-        LinkEngine engine = new LinkEngine(config, this);
+        LinkEngine engine = new LinkEngine(config, hooks);
         Hashtable<String, Object> props = new Hashtable<>();
         props.put(IpoibLink.NAME_PROPERTY, config.name());
         props.putAll(config.describe());
         ServiceRegistration<IpoibLink> link = context.registerService(IpoibLink.class, engine, props);
         ServiceRegistration<MulticastAttachment> multicast =
-                context.registerService(MulticastAttachment.class, new LinkMulticast(engine), props);
+                context.registerService(MulticastAttachment.class, engine.multicastAttachment(), props);
         running = new Running(engine, link, multicast);
-        rebuildHandlers();
+        hooks.handlers.forLink(config.name());
         VerbsProvider p = provider;
         if (p != null) {
             engine.providerAvailable(p);
@@ -227,103 +219,31 @@ public final class IpoibLinkComponent implements LinkHooks {
 
     @Reference(cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC)
     void addFrameHandler(FrameHandler handler, Map<String, Object> properties) {
-        Object type = properties.get(FrameHandler.ETHERTYPE_PROPERTY);
-        if (!(type instanceof Number number) || number.intValue() < 0 || number.intValue() > 0xFFFF) {
-            log.warn("frame handler " + handler.getClass().getName() + " ignored: service property "
-                    + FrameHandler.ETHERTYPE_PROPERTY + " must be an Integer 0..0xFFFF, is " + type);
-            return;
+        String ignored = hooks.handlers.add(handler, properties);
+        if (ignored != null) {
+            log.warn(ignored);
         }
-        Object link = properties.get(FrameHandler.LINK_PROPERTY);
-        handlerEntries.add(new HandlerEntry(handler, number.intValue(), link == null ? null : link.toString()));
-        rebuildHandlers();
     }
 
     void removeFrameHandler(FrameHandler handler) {
-        handlerEntries.removeIf(e -> e.handler() == handler);
-        rebuildHandlers();
-    }
-
-    private void rebuildHandlers() {
-        LinkConfig c;
-        synchronized (this) {
-            c = config;
-        }
-        String me = c == null ? null : c.name();
-        Map<Integer, List<FrameHandler>> byType = new java.util.HashMap<>();
-        for (HandlerEntry e : handlerEntries) {
-            if (e.link() == null || e.link().equals(me)) {
-                byType.computeIfAbsent(e.etherType(), k -> new ArrayList<>()).add(e.handler());
-            }
-        }
-        handlersByType = HandlerTable.of(byType);
+        hooks.handlers.remove(handler);
     }
 
     @Reference(cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC)
     void addLinkListener(LinkListener listener) {
-        listeners.add(listener);
+        hooks.addListener(listener);
     }
 
     void removeLinkListener(LinkListener listener) {
-        listeners.remove(listener);
+        hooks.removeListener(listener);
     }
 
     @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC)
     void setEventAdmin(EventAdmin admin) {
-        this.eventAdmin = admin;
+        hooks.eventAdmin(admin);
     }
 
     void unsetEventAdmin(EventAdmin admin) {
-        if (this.eventAdmin == admin) {
-            this.eventAdmin = null;
-        }
-    }
-
-    // ---- LinkHooks -----------------------------------------------------------------------------------
-
-    @Override
-    public FrameHandler[] handlers(int etherType) {
-        return handlersByType.get(etherType);
-    }
-
-    @Override
-    public void notifyListeners(IpoibLink link, LinkListener.Change change) {
-        for (LinkListener l : listeners) {
-            try {
-                l.linkChanged(link, change);
-            } catch (RuntimeException e) {
-                log.warn("link listener " + l.getClass().getName() + " failed on " + change + " of " + link.name(), e);
-            }
-        }
-    }
-
-    @Override
-    public void postEvent(String topic, Map<String, Object> properties) {
-        EventAdmin admin = eventAdmin;
-        if (admin != null) {
-            admin.postEvent(new Event(topic, properties));
-        }
-    }
-
-    @Override
-    public void info(String message) {
-        log.info(message);
-    }
-
-    @Override
-    public void warn(String message, Throwable cause) {
-        if (cause == null) {
-            log.warn(message);
-        } else {
-            log.warn(message, cause);
-        }
-    }
-
-    @Override
-    public void error(String message, Throwable cause) {
-        if (cause == null) {
-            log.error(message);
-        } else {
-            log.error(message, cause);
-        }
+        hooks.eventAdminGone(admin);
     }
 }

@@ -1,33 +1,46 @@
 package ipoib.link.internal;
 
-import ipoib.api.PKey;
 import ipoib.api.link.IpoibLink;
-import ipoib.api.link.LinkCounters;
 import ipoib.api.resolve.NeighbourResolver;
+import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.apache.felix.service.command.Descriptor;
+import org.osgi.framework.InvalidSyntaxException;
+import org.osgi.service.cm.ConfigurationAdmin;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
 import org.osgi.service.component.annotations.ReferenceCardinality;
 import org.osgi.service.component.annotations.ReferencePolicy;
 
 /**
- * The Gogo commands that show the interfaces (scope {@code ipoib}): {@code links}, {@code paths},
- * {@code stats}. Creating and deleting them is {@link LinkConfigCommands}, capturing
- * {@link CaptureCommand}.
+ * The Gogo commands of the link bundle (scope {@code ipoib}): the shell's surface and the
+ * services they need, each command handed to a plain class ({@link LinkReport},
+ * {@link LinkConfigurations}, {@link CaptureCommand}), as Felix's ScrGogoCommand hands to ScrCommand.
  */
 @Component(service = LinkCommands.class, property = {
         "osgi.command.scope=ipoib",
         "osgi.command.function=links",
         "osgi.command.function=stats",
+        "osgi.command.function=create",
+        "osgi.command.function=delete",
+        "osgi.command.function=await",
+        "osgi.command.function=capture",
         "osgi.command.function=paths"})
 public final class LinkCommands {
 
     private final List<IpoibLink> links = new CopyOnWriteArrayList<>();
+    /** The resolvers, for their drop counters in ipoib:stats (issue 18 item 7: every drop visible). */
+    private final Map<String, NeighbourResolver> resolvers = new ConcurrentSkipListMap<>();
+    private final LinkReport report = new LinkReport(links, resolvers);
+    private final CaptureCommand captures = new CaptureCommand(links);
+
+    @Reference
+    ConfigurationAdmin configurationAdmin;
 
     @Reference(cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC)
     void addLink(IpoibLink link) {
@@ -38,9 +51,6 @@ public final class LinkCommands {
         links.remove(link);
     }
 
-    /** The resolvers, for their drop counters in ipoib:stats (issue 18 item 7: every drop visible). */
-    private final Map<String, NeighbourResolver> resolvers = new java.util.concurrent.ConcurrentSkipListMap<>();
-
     @Reference(cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC)
     void addResolver(NeighbourResolver resolver, Map<String, Object> properties) {
         resolvers.put(String.valueOf(properties.get(NeighbourResolver.FAMILY_PROPERTY)), resolver);
@@ -50,138 +60,55 @@ public final class LinkCommands {
         resolvers.values().removeIf(r -> r == resolver);
     }
 
-    private List<IpoibLink> sorted() {
-        List<IpoibLink> out = new ArrayList<>(links);
-        out.sort(Comparator.comparing(IpoibLink::name));
-        return out;
+    private LinkConfigurations configurations() {
+        return new LinkConfigurations(configurationAdmin, links);
     }
 
     @Descriptor("list the IPoIB interfaces (or one): state and reason, HCA/port, P_Key, QPN, GID, link address, MTU, Q_Key, broadcast-GID, provider")
     public String links(@Descriptor("interface name (optional)") String... names) {
-        if (names.length > 1) {
-            throw usage("ipoib:links [interface]", "expected at most one interface name");
-        }
-        List<IpoibLink> shown = sorted().stream().filter(l -> names.length == 0 || l.name().equals(names[0])).toList();
-        List<LinkClaims.Refusal> refusals = LinkClaims.INSTANCE.refusals().stream()
-                .filter(r -> names.length == 0 || r.name().equals(names[0])).toList();
-        if (names.length == 1 && shown.isEmpty() && refusals.isEmpty()) {
-            throw usage("ipoib:links [interface]", "no interface '" + names[0] + "'");
-        }
-        StringBuilder out = new StringBuilder();
-        for (IpoibLink link : shown) {
-            out.append(link.name()).append(": ").append(link.state()).append(" (").append(link.stateReason()).append(")\n");
-            String refusedUpdate = LinkClaims.INSTANCE.refusedUpdate(link.name());
-            if (refusedUpdate != null) {
-                out.append("    configuration update refused: ").append(refusedUpdate)
-                        .append("; the previous configuration stays in force\n");
-            }
-            LinkEngine engine = link instanceof LinkEngine e ? e : null;
-            if (engine != null) {
-                out.append("    device ").append(engine.config().device()).append(" port ").append(engine.config().port())
-                        .append("  provider ").append(engine.providerName()).append('\n');
-            }
-            out.append("    pkey ").append(link.pkey());
-            PKey inUse = engine == null ? null : engine.pkeyInUse();
-            if (inUse != null && inUse.value() != link.pkey().value()) {
-                // e.g. a port that is only a limited member: the P_Key table holds 0x7fff, not 0xffff.
-                out.append(" (in use ").append(inUse).append(')');
-            }
-            out.append("  broadcast ").append(link.broadcastGid()).append('\n');
-            if (link.address() != null) {
-                out.append("    qpn ").append(link.qpn()).append("  gid ").append(link.gid()).append('\n');
-                out.append("    lladdr ").append(link.address()).append('\n');
-                out.append("    mtu ").append(link.mtu()).append("  qkey ").append(link.qkey()).append("  sl ")
-                        .append(link.serviceLevel()).append('\n');
-            }
-        }
-        for (LinkClaims.Refusal r : refusals) {
-            out.append(r.name()).append(": REFUSED (").append(r.reason()).append(")\n");
-        }
-        return out.length() == 0 ? "no IPoIB interfaces (create one with ipoib:create)" : out.toString();
+        return report.links(names);
     }
 
     @Descriptor("show the path cache of every interface, or of one: destination GID, LID, SL, MTU, rate, and the cache's counters")
     public String paths(@Descriptor("interface name (optional)") String... names) {
-        if (names.length > 1) {
-            throw usage("ipoib:paths [interface]", "expected at most one interface name");
-        }
-        StringBuilder out = new StringBuilder();
-        boolean found = false;
-        for (IpoibLink link : sorted()) {
-            if (names.length == 1 && !link.name().equals(names[0])) {
-                continue;
-            }
-            found = true;
-            out.append(link.name()).append(" (").append(link.state()).append(")\n");
-            link.paths().forEach((gid, r) -> out.append("    ").append(gid).append("  lid ").append(r.destinationLid())
-                    .append("  sl ").append(r.serviceLevel()).append("  mtu ").append(r.mtu()).append("  rate ")
-                    .append(r.rate()).append('\n'));
-            if (link instanceof LinkEngine engine) {
-                StringBuilder figures = new StringBuilder("   ");
-                engine.pathCounters().forEach((k, v) -> figures.append(' ').append(k).append(' ').append(v));
-                out.append(figures).append('\n');
-            }
-        }
-        if (!found) {
-            throw usage("ipoib:paths [interface]", names.length == 1 ? "no interface '" + names[0] + "'" : "no interfaces");
-        }
-        return out.toString();
+        return report.paths(names);
     }
 
     @Descriptor("show the counters of every interface, or of one")
     public String stats(@Descriptor("interface name (optional)") String... names) {
-        if (names.length > 1) {
-            throw usage("ipoib:stats [interface]", "expected at most one interface name");
-        }
-        StringBuilder out = new StringBuilder();
-        for (IpoibLink link : sorted()) {
-            if (names.length == 1 && !link.name().equals(names[0])) {
-                continue;
-            }
-            LinkCounters c = link.counters();
-            out.append(link.name()).append(" (").append(link.state()).append(")\n");
-            out.append(String.format("    rx packets %d bytes %d multicast %d errors %d%n", c.rxPackets(), c.rxBytes(),
-                    c.rxMulticast(), c.rxErrors()));
-            out.append(String.format("    tx packets %d bytes %d multicast %d errors %d dropped %d%n", c.txPackets(),
-                    c.txBytes(), c.txMulticast(), c.txErrors(), c.txDropped()));
-            out.append(String.format("    handler errors %d%n", c.handlerErrors()));
-            long qkeyViolations = qkeyViolations(link);
-            if (qkeyViolations > 0) {
-                // Dropped by the HCA below the interface (IBA 10.2.4), counted for the whole port.
-                out.append(String.format("    port %s/%d qkey_violations %d%n", link.port().device().name(),
-                        link.port().number(), qkeyViolations));
-            }
-            for (Map.Entry<String, Long> d : link.dropCounters().entrySet()) {
-                if (d.getValue() != 0) {
-                    out.append("    ").append(d.getKey()).append(' ').append(d.getValue()).append('\n');
-                }
-            }
-        }
-        if (out.length() == 0) {
-            throw usage("ipoib:stats [interface]", names.length == 1 ? "no interface '" + names[0] + "'" : "no interfaces");
-        }
-        // Frames the resolvers dropped before they reached any interface (queue full, table full,
-        // resolution failed, no source address...): counted per family, for every interface.
-        resolvers.forEach((family, r) -> {
-            StringBuilder drops = new StringBuilder();
-            long total = 0;
-            for (Map.Entry<String, Long> c : r.counters().entrySet()) {
-                if (c.getKey().startsWith("dropped_") && c.getValue() != 0) {
-                    drops.append(' ').append(c.getKey()).append(' ').append(c.getValue());
-                    total += c.getValue();
-                }
-            }
-            out.append(family).append(" resolver (all interfaces): dropped ").append(total).append(drops).append('\n');
-        });
-        return out.toString();
+        return report.stats(names);
     }
 
-    private static long qkeyViolations(IpoibLink link) {
-        try {
-            return link.port().qkeyViolations();
-        } catch (RuntimeException portGone) {
-            return -1; // the port went away (provider restarting): nothing to show
-        }
+    @Descriptor("create an IPoIB interface at runtime")
+    public String create(@Descriptor("<device> <port 1..254> <P_Key> [name, default ibX_Y_Z]") String... args)
+            throws IOException {
+        return configurations().create(args);
+    }
+
+    @Descriptor("delete an IPoIB interface")
+    public String delete(@Descriptor("<interface>") String... args) throws IOException, InvalidSyntaxException {
+        return configurations().delete(args);
+    }
+
+    @Descriptor("wait until every interface (or the named one) is UP; fails after the timeout")
+    public String await(@Descriptor("interface name or 'all' (optional, default all)") String... args)
+            throws InterruptedException {
+        return configurations().await(args);
+    }
+
+    @Descriptor("capture an interface's frames, both directions, to a pcapng file (LINKTYPE_IPOIB 242 with the "
+            + "40-octet pseudo-header): ipoib:capture <interface> <file> [count, default 1000] | "
+            + "ipoib:capture <interface> stop | ipoib:capture (status)")
+    public String capture(@Descriptor("<interface> <file> [count] | <interface> stop | nothing for the status")
+                          String... args) throws IOException {
+        return captures.capture(args);
+    }
+
+    /** The interfaces by name. */
+    static List<IpoibLink> sorted(List<IpoibLink> links) {
+        List<IpoibLink> out = new ArrayList<>(links);
+        out.sort(Comparator.comparing(IpoibLink::name));
+        return out;
     }
 
     /** A shell argument error: what was wrong, then the usage line. */

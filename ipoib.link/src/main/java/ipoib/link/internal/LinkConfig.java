@@ -1,18 +1,59 @@
 package ipoib.link.internal;
 
 import ipoib.api.PKey;
+import ipoib.runtime.ConfigCheck;
 import java.util.Map;
+import java.util.Objects;
 
 /**
- * A validated interface configuration. Every bad value is refused with the property, the value
- * and the allowed range.
+ * A validated interface configuration: what {@link LinkEngine} runs. Every bad value is refused
+ * with the property, the value and the allowed range; the numeric ranges are the ones declared
+ * once in {@link LinkConfiguration} (checked through its metatype), so a configuration built in
+ * plain Java (tests, benchmarks) is held to the same rules as one from Configuration Admin.
+ *
+ * @param name the interface name, 1..32 of A-Z a-z 0-9 _ . -
+ * @param scope the broadcast-GID scope 1..15 (ignored while {@code searchScope})
  */
-record LinkConfig(String name, String device, int port, PKey pkey, int scope, boolean searchScope,
-                  int sendQueueDepth, int receiveQueueDepth, int joinTimeoutMillis, int joinRetryCount,
-                  int transmitTimeoutMillis, boolean createBroadcastGroup) {
+public record LinkConfig(String name, String device, int port, PKey pkey, int scope, boolean searchScope,
+                         int sendQueueDepth, int receiveQueueDepth, int joinTimeoutMillis, int joinRetryCount,
+                         int transmitTimeoutMillis, boolean createBroadcastGroup) {
 
     /** Scopes tried by {@code scope=search}, narrowest first (RFC 4391 §4.1). */
     static final int[] SEARCH_SCOPES = {0x2, 0x5, 0x8, 0xE};
+
+    /** Every property against its range, type and options as declared once in {@link LinkConfiguration}. */
+    static final ConfigCheck CHECK = ConfigCheck.of(LinkConfiguration.class);
+
+    /** @throws IllegalArgumentException naming the property, the value and what is allowed */
+    public LinkConfig {
+        Objects.requireNonNull(pkey, "pkey");
+        if (device == null || device.isBlank()) {
+            throw new IllegalArgumentException("invalid ipoib interface property 'device' value '': a device name is required");
+        }
+        checkName(name);
+        if (scope < 1 || scope > 15) {
+            throw new IllegalArgumentException("invalid ipoib interface property 'scope' value " + scope
+                    + ": allowed 1..15 (2 = link-local) or 'search'");
+        }
+        CHECK.check(Map.of("port", port, "sendQueueDepth", sendQueueDepth, "receiveQueueDepth", receiveQueueDepth,
+                "mcastJoinTimeoutMillis", joinTimeoutMillis, "mcastRetryCount", joinRetryCount,
+                "transmitTimeoutMillis", transmitTimeoutMillis));
+    }
+
+    /**
+     * An interface with the defaults of {@link LinkConfiguration}: link-local scope, queue depths
+     * 128/256, 1 s join timeout, 5 join retries, 5 s transmit timeout, the broadcast group created
+     * when missing.
+     */
+    public static LinkConfig of(String name, String device, int port, PKey pkey) {
+        return new LinkConfig(name, device, port, pkey, 2, false, 128, 256, 1000, 5, 5000, true);
+    }
+
+    /** This configuration with other send and receive queue depths (1..8192 each). */
+    public LinkConfig withQueueDepths(int send, int receive) {
+        return new LinkConfig(name, device, port, pkey, scope, searchScope, send, receive, joinTimeoutMillis,
+                joinRetryCount, transmitTimeoutMillis, createBroadcastGroup);
+    }
 
     static LinkConfig from(LinkConfiguration c, int deviceIndex) {
         PKey pkey;
@@ -23,10 +64,6 @@ record LinkConfig(String name, String device, int port, PKey pkey, int scope, bo
                     + "': allowed 0x0001..0x7fff and 0x8001..0xffff");
         }
         String device = c.device() == null ? "" : c.device().strip();
-        if (device.isEmpty()) {
-            throw new IllegalArgumentException("invalid ipoib interface property 'device' value '': a device name is required");
-        }
-        checkPort(c.port());
         boolean search = "search".equalsIgnoreCase(c.scope().strip());
         int scope = 2;
         if (!search) {
@@ -44,19 +81,13 @@ record LinkConfig(String name, String device, int port, PKey pkey, int scope, bo
         String name = c.name() == null || c.name().isBlank()
                 ? defaultName(deviceIndex, c.port(), pkey)
                 : c.name().strip();
-        checkName(name);
         return new LinkConfig(name, device, c.port(), pkey, scope, search, c.sendQueueDepth(), c.receiveQueueDepth(),
                 c.mcastJoinTimeoutMillis(), c.mcastRetryCount(), c.transmitTimeoutMillis(), c.createBroadcastGroup());
     }
 
-    /** Checks a port number as the component does. */
-    static void checkPort(int port) {
-        range("port", port, 1, 254);
-    }
-
     /** Checks an interface name as the component does. */
     static void checkName(String name) {
-        if (!name.matches("[A-Za-z0-9_.-]{1,32}")) {
+        if (name == null || !name.matches("[A-Za-z0-9_.-]{1,32}")) {
             throw new IllegalArgumentException("invalid ipoib interface property 'name' value '" + name
                     + "': allowed 1..32 characters of A-Z a-z 0-9 _ . -");
         }
@@ -74,13 +105,6 @@ record LinkConfig(String name, String device, int port, PKey pkey, int scope, bo
             i--;
         }
         return i == device.length() ? 0 : Integer.parseInt(device.substring(i));
-    }
-
-    private static void range(String property, int value, int min, int max) {
-        if (value < min || value > max) {
-            throw new IllegalArgumentException("invalid ipoib interface property '" + property + "' value " + value
-                    + ": allowed " + min + ".." + max);
-        }
     }
 
     /** Service properties of the interface: where it is, and the knobs the multicast manager follows. */

@@ -13,6 +13,7 @@ import ipoib.api.link.IpoibLink;
 import ipoib.api.link.LinkCounters;
 import ipoib.api.link.LinkPath;
 import ipoib.api.link.LinkState;
+import ipoib.api.link.MulticastAttachment;
 import ipoib.api.link.TransmitResult;
 import ipoib.api.verbs.Port;
 import ipoib.api.verbs.VerbsProvider;
@@ -31,8 +32,13 @@ import java.util.concurrent.TimeUnit;
  * One IPoIB interface as the {@link IpoibLink} service: its identity, state and counters, the
  * send methods and the path references. The state machine behind it is {@link LinkStateMachine}
  * (on the link's control loop); the send path reads the current {@link LinkStatus} without locks.
+ *
+ * <p>A plain class: {@link IpoibLinkComponent} builds it from a factory configuration and
+ * registers it; tests and the benchmarks build it with its public constructor on a plain class
+ * path (this package is not exported), give it a provider with {@link #providerAvailable} and
+ * wait for {@link LinkState#UP}.
  */
-final class LinkEngine implements IpoibLink {
+public final class LinkEngine implements IpoibLink, AutoCloseable {
     final LinkStatistics stats = new LinkStatistics();
     private final LinkConfig config;
     private final LinkHooks hooks;
@@ -41,9 +47,10 @@ final class LinkEngine implements IpoibLink {
     private final LinkStateMachine machine;
     private final LinkCaptures captures;
     private final RateLimiter handlerErrorLog;
+    private final LinkMulticast multicast = new LinkMulticast(this);
 
-    /** An engine on its own control thread ({@code ipoib-link-<name>}). */
-    LinkEngine(LinkConfig config, LinkHooks hooks) {
+    /** An engine on its own control thread ({@code ipoib-link-<name>}), DOWN until it has a provider. */
+    public LinkEngine(LinkConfig config, LinkHooks hooks) {
         this(config, hooks, new ThreadControlLoop("ipoib-link-" + config.name(),
                 (message, failure) -> hooks.error(config.name() + ": " + message, failure)));
     }
@@ -52,7 +59,7 @@ final class LinkEngine implements IpoibLink {
      * An engine whose state changes, timers and timeouts run on {@code control} (a manual loop in
      * tests: backoff, join timeouts, the watchdog and the reaper then run without waiting).
      */
-    LinkEngine(LinkConfig config, LinkHooks hooks, ControlLoop control) {
+    public LinkEngine(LinkConfig config, LinkHooks hooks, ControlLoop control) {
         this.config = config;
         this.hooks = hooks;
         this.control = control;
@@ -268,16 +275,24 @@ final class LinkEngine implements IpoibLink {
 
     // ---- lifecycle (from the component) ------------------------------------------------------------
 
-    void providerAvailable(VerbsProvider p) {
+    /** The link's multicast-attach role, for the multicast manager (registered next to the link). */
+    public MulticastAttachment multicastAttachment() {
+        return multicast;
+    }
+
+    /** Runs on {@code p} (replacing the provider before): the link comes up when its port and partition are there. */
+    public void providerAvailable(VerbsProvider p) {
         machine.providerAvailable(p);
     }
 
-    void providerGone(VerbsProvider p) {
+    /** The provider goes away: the link goes DOWN and frees the provider's resources before this returns. */
+    public void providerGone(VerbsProvider p) {
         machine.providerGone(p);
     }
 
     /** Stops the link for good: DOWN, resources freed, control thread ended. */
-    void close() {
+    @Override
+    public void close() {
         captures.stop();
         machine.close();
         control.close();

@@ -5,8 +5,12 @@ import ipoib.api.link.IpoibLink;
 import ipoib.api.link.LinkListener;
 import java.util.Map;
 
-/** What a link engine needs from its surroundings (the OSGi component, or a test). */
-interface LinkHooks {
+/**
+ * What a {@link LinkEngine} needs from its surroundings: the frame handlers, the link listeners,
+ * EventAdmin and a log. The DS component answers from the service registry
+ * ({@link ComponentHooks}); a test or benchmark answers itself.
+ */
+public interface LinkHooks {
 
     /** The handlers of an EtherType for this link (an array that stays valid; no allocation). */
     FrameHandler[] handlers(int etherType);

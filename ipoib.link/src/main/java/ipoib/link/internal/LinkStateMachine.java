@@ -59,7 +59,7 @@ final class LinkStateMachine {
         this.scopeInUse = config.scope();
         this.join = new BroadcastJoin(config, control, hooks::info);
         this.timers = new UpPeriodTimers(control, config, hooks, link.stats, status::resources);
-        this.reactions = new PortEventReactions(this, link, config, hooks, control, status, join);
+        this.reactions = new PortEventReactions(this, join, link);
         this.joinErrorLog = new RateLimiter(control.clock(), 5, TimeUnit.SECONDS);
     }
 

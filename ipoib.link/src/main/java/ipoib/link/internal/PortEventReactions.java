@@ -16,22 +16,22 @@ import ipoib.runtime.ControlLoop;
  */
 final class PortEventReactions {
     private final LinkStateMachine machine;
-    private final LinkEngine link;
-    private final LinkConfig config;
-    private final LinkHooks hooks;
-    private final ControlLoop control;
-    private final LinkStatus status;
     private final BroadcastJoin join;
+    private final LinkEngine link;
+    private final LinkStatus status;
+    private final ControlLoop control;
+    private final LinkHooks hooks;
+    private final LinkConfig config;
 
-    PortEventReactions(LinkStateMachine machine, LinkEngine link, LinkConfig config, LinkHooks hooks,
-                       ControlLoop control, LinkStatus status, BroadcastJoin join) {
+    /** Reactions for {@code machine} (of {@code link}), re-joining the broadcast group through {@code join}. */
+    PortEventReactions(LinkStateMachine machine, BroadcastJoin join, LinkEngine link) {
         this.machine = machine;
-        this.link = link;
-        this.config = config;
-        this.hooks = hooks;
-        this.control = control;
-        this.status = status;
         this.join = join;
+        this.link = link;
+        this.status = link.status();
+        this.control = link.control();
+        this.hooks = link.hooks();
+        this.config = link.config();
     }
 
     /** The port's listener: called on the provider's thread, handled on the loop. */

@@ -4,86 +4,46 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import ipoib.api.PKey;
 import ipoib.api.QKey;
-import ipoib.api.link.FrameHandler;
-import ipoib.api.link.IpoibLink;
 import ipoib.api.link.LinkListener;
 import ipoib.api.link.LinkPath;
 import ipoib.api.link.LinkState;
 import ipoib.api.link.TransmitResult;
 import ipoib.runtime.ManualControlLoop;
-import ipoib.verbs.loopback.fabric.FabricConfig;
 import ipoib.verbs.loopback.fabric.LoopbackSubnet;
 import ipoib.verbs.loopback.fabric.SaFaults;
 import java.lang.foreign.MemorySegment;
-import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The link engine without a framework: the loopback fabric as its provider, the engine's state
- * changes and timers on a manual control loop, so join timeouts, backoff and the handle reaper run
- * when the test moves the clock. The loopback SA answers on its own threads; the test waits for
- * those answers by running the loop until a condition holds.
+ * The link engine without a framework ({@link LinkFixture}): coming up, join timeouts and
+ * backoff on the loop's clock, paths shared, refreshed and reaped, an allocation-free send.
  */
 class LinkEngineTest {
-    final LoopbackSubnet subnet = new LoopbackSubnet(FabricConfig.defaults(), 200, 5);
-    final ManualControlLoop loop = new ManualControlLoop();
-    final List<String> log = new CopyOnWriteArrayList<>();
-    final List<LinkListener.Change> changes = new CopyOnWriteArrayList<>();
-    final LinkHooks hooks = new LinkHooks() {
-        @Override public FrameHandler[] handlers(int etherType) { return new FrameHandler[0]; }
-        @Override public void notifyListeners(IpoibLink link, LinkListener.Change change) { changes.add(change); }
-        @Override public void postEvent(String topic, Map<String, Object> properties) { }
-        @Override public void info(String message) { log.add("INFO " + message); }
-        @Override public void warn(String message, Throwable cause) { log.add("WARN " + message); }
-        @Override public void error(String message, Throwable cause) { log.add("ERROR " + message); }
-    };
+    final LinkFixture fixture = new LinkFixture();
+    final LoopbackSubnet subnet = fixture.subnet;
+    final ManualControlLoop loop = fixture.loop;
+    final List<String> log = fixture.log;
+    final List<LinkListener.Change> changes = fixture.changes;
     LinkEngine a;
     LinkEngine b;
 
-    static LinkConfig config(String name, String device) {
-        return new LinkConfig(name, device, 1, PKey.DEFAULT, 2, false, 64, 64, 1000, 5, 5000, true);
-    }
-
     @AfterEach
     void close() {
-        for (LinkEngine e : new LinkEngine[] {a, b}) {
-            if (e != null) {
-                e.close();
-            }
-        }
-        subnet.close();
+        fixture.close();
     }
 
-    /** Runs the loop until the condition holds (answers come from the fabric's threads). */
     void until(String what, BooleanSupplier condition) {
-        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
-        while (true) {
-            loop.runPending();
-            if (condition.getAsBoolean()) {
-                return;
-            }
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("timed out waiting for " + what + "; log " + log);
-            }
-            LockSupport.parkNanos(1_000_000);
-        }
+        fixture.until(what, condition);
     }
 
     LinkEngine up(String name, String device) {
-        LinkEngine e = new LinkEngine(config(name, device), hooks, loop);
-        e.providerAvailable(subnet);
-        until(name + " UP", () -> e.state() == LinkState.UP);
-        return e;
+        return fixture.up(name, device);
     }
 
     @Test
@@ -98,7 +58,7 @@ class LinkEngineTest {
     @Test
     void aLostJoinTimesOutOnTheLoopsClockAndIsRetriedWithBackoff() {
         subnet.subnetAdministrator().setFaults(SaFaults.NONE.with("sa-drop", 100));
-        a = new LinkEngine(config("a", "loop0"), hooks, loop);
+        a = fixture.engine(LinkFixture.config("a", "loop0"));
         a.providerAvailable(subnet);
         loop.runPending();
         assertEquals(LinkState.JOINING, a.state());
@@ -185,6 +145,51 @@ class LinkEngineTest {
         // One object per send would be at least 160 000 bytes for 10 000 sends; a late JIT
         // compilation on the way can leave a few hundred bytes once (264 seen under load 20).
         assertTrue(allocated < 10_000, "bytes allocated by 10 000 sends (" + sent + " sent): " + allocated);
+        path.release();
+    }
+
+    /**
+     * The receive thread's work per frame (poll, own-multicast check, dispatch through the
+     * read-only frame view, re-post) allocates nothing: measured on the receiving link's
+     * {@code ipoib-rx} thread while it takes 10 000 frames.
+     */
+    @Test
+    void receivingAllocatesNothingPerFrame() throws Exception {
+        java.util.concurrent.atomic.AtomicLong received = new java.util.concurrent.atomic.AtomicLong();
+        fixture.handlers = new ipoib.api.link.FrameHandler[] {(link, frame) -> {
+            if (link.name().equals("b")) {
+                received.lazySet(received.get() + 1);
+            }
+        }};
+        a = up("a", "loop0");
+        b = up("b", "loop1");
+        CompletableFuture<LinkPath> acquired = a.acquirePath(b.gid(), false).toCompletableFuture();
+        until("the path", acquired::isDone);
+        LinkPath path = acquired.get();
+        MemorySegment payload = MemorySegment.ofArray(new byte[64]);
+        var qpn = b.qpn();
+        Thread rx = Thread.getAllStackTraces().keySet().stream().filter(t -> t.getName().equals("ipoib-rx-b"))
+                .findFirst().orElseThrow();
+        var threads = (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+        long sent = 0;
+        for (int round = 0; round < 6; round++) { // five rounds of warm-up (JIT), then the measured one
+            long before = threads.getThreadAllocatedBytes(rx.threadId());
+            long target = sent + 10_000;
+            while (sent < target) {
+                if (sent - received.get() < 32 && a.sendUnicast(path, qpn, 0x88B5, payload) == TransmitResult.SENT) {
+                    sent++;
+                } else {
+                    Thread.onSpinWait();
+                }
+            }
+            long all = sent;
+            until("b received every frame", () -> received.get() == all);
+            long allocated = threads.getThreadAllocatedBytes(rx.threadId()) - before;
+            if (round == 5) {
+                // One object per frame would be at least 160 000 bytes; a late compilation may leave a few hundred.
+                assertTrue(allocated < 10_000, "bytes allocated by the receive thread for 10 000 frames: " + allocated);
+            }
+        }
         path.release();
     }
 }

@@ -78,8 +78,8 @@ class TransmitBurstTest {
 
     @BeforeEach
     void up() throws Exception {
-        a = new LinkEngine(LinkEngineTest.config("a", "loop0"), hooks(null), loop);
-        b = new LinkEngine(LinkEngineTest.config("b", "loop1"), hooks(handler), loop);
+        a = new LinkEngine(LinkFixture.config("a", "loop0"), hooks(null), loop);
+        b = new LinkEngine(LinkFixture.config("b", "loop1"), hooks(handler), loop);
         a.providerAvailable(subnet);
         b.providerAvailable(subnet);
         until("both UP", () -> a.state() == LinkState.UP && b.state() == LinkState.UP);

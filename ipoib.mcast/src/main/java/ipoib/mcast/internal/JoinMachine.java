@@ -6,6 +6,7 @@ import ipoib.api.McMemberRecord;
 import ipoib.api.Mgid;
 import ipoib.api.event.IpoibEvents;
 import ipoib.api.mcast.GroupInfo;
+import ipoib.codec.sa.JoinOrCreate;
 
 /**
  * The join state machine of one link's groups (control loop only): brings each group's
@@ -120,7 +121,7 @@ final class JoinMachine {
         Mgid mgid = g.mgid;
         Gid self = ctx.portGid;
         var admin = ctx.sa;
-        McMemberRecord template = want == JoinState.FULL_MEMBER ? GroupTemplate.of(mgid, self, ctx.broadcastRecord) : null;
+        McMemberRecord template = want == JoinState.FULL_MEMBER ? JoinOrCreate.likeBroadcast(mgid, self, ctx.broadcastRecord) : null;
         ctx.requests.call(() -> template != null ? admin.create(template) : admin.join(mgid, self, want), (record, failure) -> {
             if (e != ctx.epoch || t != g.token || !ctx.table.holds(g)) {
                 if (failure == null && e == ctx.epoch && g.held != want && g.requested != want

@@ -2,6 +2,7 @@ package ipoib.mcast.internal;
 
 import ipoib.api.sa.SaException;
 import ipoib.api.sa.SaStatus;
+import ipoib.codec.sa.JoinOrCreate;
 import ipoib.runtime.Cancellable;
 import ipoib.runtime.ControlLoop;
 import java.util.concurrent.CompletionException;
@@ -74,10 +75,9 @@ final class SaRequests {
         return String.valueOf(cause.getMessage());
     }
 
-    /** The SA says the group does not exist (OpenSM: ERR_REQ_INSUFFICIENT_COMPONENTS; older SAs: ERR_NO_RECORDS). */
+    /** The SA says the group does not exist ({@link JoinOrCreate#noSuchGroup}). */
     static boolean noSuchGroup(Throwable failure) {
-        return unwrap(failure) instanceof SaException sa && !sa.isTimeout()
-                && (sa.status() == SaStatus.INSUFFICIENT_COMPONENTS || sa.status() == SaStatus.NO_RECORDS);
+        return JoinOrCreate.noSuchGroup(failure);
     }
 
     /**

@@ -20,7 +20,8 @@
  * <li>{@link ipoib.mcast.internal.GroupTable} and {@link ipoib.mcast.internal.Group}: the groups;
  * {@link ipoib.mcast.internal.SaRequests}: SA calls with the link's join timeout on the loop's clock;
  * {@link ipoib.mcast.internal.MulticastAttach}: the only user of the link's multicast-attach methods;
- * {@link ipoib.mcast.internal.GroupTemplate}: a listener's join-or-create request.</li>
+ * a listener's join-or-create request is {@link ipoib.codec.sa.JoinOrCreate#likeBroadcast}, shared
+ * with the link's broadcast join.</li>
  * </ul>
  * The membership a sender takes is chosen in one place, {@code LinkContext.sendOnlyState()}.
  */

@@ -202,6 +202,9 @@ public final class FabricRuntime implements AutoCloseable {
                 scheduler = Executors.newSingleThreadScheduledExecutor(
                         Thread.ofPlatform().daemon().name("ipoib-fabric-sa-timer").factory());
             }
+            if (transport instanceof UmadTransport umadTransport) {
+                umadTransport.expectAnswersWithin(settings.saTimeoutMillis());
+            }
             SaClient client = new SaClient(transport, scheduler, settings.saTimeoutMillis(), settings.saAttempts(),
                     settings.smKey());
             clients.add(client);

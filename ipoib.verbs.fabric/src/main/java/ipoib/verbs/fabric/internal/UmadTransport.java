@@ -22,10 +22,14 @@ import java.util.function.Consumer;
  * (SA, class version 2) that also accepts unsolicited Reports (method 0x06, the SM's trap
  * notices), sends to the SM's LID on QP1 with the GSI Q_Key, and receives on a daemon thread.
  *
- * <p>No RMPP: the agent registers with RMPP version 0, so a GetTable answer longer than one MAD
- * is cut to its first segment (ibsim has no RMPP either). Answers shorter than a MAD (ibsim
- * sends successful answers short) are padded with zeros to {@value MadTransport#MAD_LENGTH}
- * octets before the receiver sees them. The kernel (and umad2sim) rewrites the upper 32 bits of
+ * <p>The agent registers with RMPP version 0: the kernel does no RMPP for it and hands each
+ * RMPP segment of an answer to the receiver (ib_mad.c ib_mad_complete_recv, "user rmpp is in
+ * effect"); the SA client reassembles them and sends its ACKs through {@link #send}. Under
+ * umad2sim there is no kernel: OpenSM's GetTable answer comes unsegmented and cut to its first
+ * 256 octets (see the SA client). A request waits in the kernel for its answer, which the
+ * kernel hands on only to a waiting send ({@link #expectAnswersWithin}). Answers shorter than a MAD (ibsim sends successful answers
+ * short) are padded with zeros to {@value MadTransport#MAD_LENGTH} octets before the receiver
+ * sees them. The kernel (and umad2sim) rewrites the upper 32 bits of
  * the transaction ID of every sent MAD with the agent's ID: the client must match answers on
  * the lower 32 bits.
  */
@@ -69,6 +73,7 @@ public final class UmadTransport implements MadTransport, AutoCloseable {
     private volatile boolean stale;
     private volatile Consumer<ByteBuffer> receiver;
     private volatile boolean closed;
+    private volatile int responseWaitMillis;
 
     private UmadTransport(Umad umad, FabricLog log, PortInfo info, int fd, int agent, long umadSize) {
         this.umad = umad;
@@ -212,8 +217,10 @@ public final class UmadTransport implements MadTransport, AutoCloseable {
                 if (rc < 0) {
                     throw new VerbsException("umad_set_addr failed: " + rc);
                 }
-                // timeout 0, retries 0: the SA client matches, times out and retries itself.
-                rc = (int) umad.send.invokeExact(fd, agent, sendBuf, MAD_LENGTH, 0, 0);
+                // Retries 0: the SA client times out and retries itself. A request waits in the
+                // kernel for its response, which the kernel hands on only then (see below).
+                int wait = kernelResponseWait(mad, responseWaitMillis);
+                rc = (int) umad.send.invokeExact(fd, agent, sendBuf, MAD_LENGTH, wait, 0);
                 if (rc < 0) {
                     throw new VerbsException("umad_send to SM LID " + port.smLid() + " failed: "
                             + Native.describeErrno(-rc), -rc, null);
@@ -224,6 +231,36 @@ public final class UmadTransport implements MadTransport, AutoCloseable {
                 throw new VerbsException("umad_send failed", 0, t);
             }
         }
+    }
+
+    /**
+     * How long the kernel keeps a sent MAD waiting for its response: {@code requestWait} for a
+     * request, 0 for a response (a ReportResp) or an RMPP ACK, STOP or ABORT, which get none.
+     * The kernel passes a response to the agent only when it matches a send still waiting for one
+     * (ib_mad.c ib_mad_complete_recv and ib_find_send_mad, which needs {@code wr->timeout}); a
+     * response to a send of timeout 0 is dropped unless it is an RMPP segment ("user rmpp is in
+     * effect"). umad2sim ignores the timeout.
+     */
+    static int kernelResponseWait(ByteBuffer mad, int requestWait) {
+        int method = mad.get(mad.position() + 3) & 0xFF;
+        boolean rmppActive = (mad.get(mad.position() + 26) & 0x1) != 0;
+        return (method & 0x80) == 0 && !rmppActive ? requestWait : 0;
+    }
+
+    /**
+     * The SA client's wait per attempt: a request then waits in the kernel for its response for
+     * nine tenths of it. The wait must end before the client sends the request again with the
+     * same TID, which the kernel refuses (EINVAL) while the first still waits (user_mad.c
+     * is_duplicate); an unanswered request comes back with status ETIMEDOUT, which is ignored.
+     * Until this is called requests wait for nothing (timeout 0), as before.
+     *
+     * @param clientTimeoutMillis the SA client's timeout per attempt, 1..60000
+     */
+    public void expectAnswersWithin(long clientTimeoutMillis) {
+        if (clientTimeoutMillis < 1 || clientTimeoutMillis > 60_000) {
+            throw new IllegalArgumentException("invalid SA timeout " + clientTimeoutMillis + " ms: allowed 1..60000");
+        }
+        responseWaitMillis = (int) Math.max(1, clientTimeoutMillis * 9 / 10);
     }
 
     @Override
@@ -261,6 +298,9 @@ public final class UmadTransport implements MadTransport, AutoCloseable {
             }
             failures = 0;
             int status = recvBuf.get(ValueLayout.JAVA_INT, statusOffset);
+            if (status == Consts.ETIMEDOUT) {
+                continue; // a request's wait in the kernel ended unanswered: the client retried already
+            }
             if (status != 0) {
                 // A send the kernel could not complete (e.g. no route): the client will time out.
                 log.warn("umad: a MAD on " + info.caName() + "/" + info.port() + " came back with status "

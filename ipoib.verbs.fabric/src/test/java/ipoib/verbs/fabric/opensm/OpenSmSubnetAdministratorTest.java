@@ -49,6 +49,22 @@ class OpenSmSubnetAdministratorTest extends SubnetAdministratorContract {
         return fabric.hosts().get(index);
     }
 
+    /**
+     * OpenSM hands a GetTable answer to its MAD layer whole, marked RMPP Active, for the kernel to
+     * segment (osm_sa.c:512-514 with VENDOR_RMPP_SUPPORT, always defined by config/osmvsel.m4:124;
+     * osm_vendor_ibumad.c:1166,1189 sends the whole length). Under umad2sim there is no kernel:
+     * umad2sim_write (umad2sim.c:901-902) copies at most 256 octets into the simulator's request
+     * (ibsim.h:71 {@code char mad[256]}), so the client receives the first MAD only, with RMPP
+     * Active but RMPPVersion 0, type 0, SegmentNumber 0 and PayloadLength 0, and nothing tells it
+     * how long the table was. (ibsim 0.10/0.12, OpenSM 3.3.23.)
+     */
+    @Override
+    protected String rmppLimit() {
+        return "OpenSM on ibsim: umad2sim passes OpenSM's whole GetTable answer through a 256-octet "
+                + "buffer, unsegmented (no kernel MAD layer to do RMPP), so only its first MAD (3 MCMemberRecords) "
+                + "reaches the client";
+    }
+
     @Test
     void eachHostSeesItsPortAsTheSmConfiguredIt() {
         // ibsim numbers node GUIDs from 0x100000 (HCAs, port GUID = node GUID + 1) in net-file order;

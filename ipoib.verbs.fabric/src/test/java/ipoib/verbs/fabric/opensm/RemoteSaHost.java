@@ -247,6 +247,22 @@ final class RemoteSaHost implements SaHost, AutoCloseable {
         }
 
         @Override
+        public Map<String, Long> statistics() {
+            // "ID OK stats name=value,name=value" from the host's SA client.
+            try {
+                String[] f = call("stats").get(10, TimeUnit.SECONDS);
+                Map<String, Long> out = new java.util.TreeMap<>();
+                for (String pair : f[3].split(",")) {
+                    int eq = pair.indexOf('=');
+                    out.put(pair.substring(0, eq), Long.parseLong(pair.substring(eq + 1)));
+                }
+                return out;
+            } catch (Exception e) {
+                throw new IllegalStateException("host " + name + ": statistics not read: " + e, e);
+            }
+        }
+
+        @Override
         public CompletionStage<ipoib.api.sa.SaCapabilities> capabilities() {
             return call("caps", f -> new ipoib.api.sa.SaCapabilities(Integer.parseInt(f[3]), Integer.parseInt(f[4]),
                     Integer.parseInt(f[5])));

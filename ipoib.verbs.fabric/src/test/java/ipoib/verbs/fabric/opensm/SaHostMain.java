@@ -64,6 +64,7 @@ public final class SaHostMain {
         if (args.length > 2 && args[2].equals("report-receiver")) {
             becomeReportReceiver(binding.umad(), transport.portInfo().caName(), transport.portInfo().port());
         }
+        transport.expectAnswersWithin(timeout);
         SaClient client = new SaClient(transport, timers, timeout, attempts, 1);
         Map<String, AutoCloseable> subscriptions = new ConcurrentHashMap<>();
         UmadTransport.PortInfo info = transport.portInfo();

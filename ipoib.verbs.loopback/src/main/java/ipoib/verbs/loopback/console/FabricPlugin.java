@@ -29,7 +29,7 @@ public final class FabricPlugin extends HttpServlet {
     static final String TOKEN_ATTRIBUTE = "ipoib.console.token";
     static final String TOKEN_FIELD = "ipoib_token";
     static final List<String> FAULT_KINDS = List.of("loss", "duplicate", "reorder", "corrupt", "delay", "sa-drop",
-            "sa-error", "sa-status", "sa-delay", "trap-loss");
+            "sa-error", "sa-status", "sa-delay", "trap-loss", "sa-rmpp-loss");
 
     private final transient FabricCommands commands;
 

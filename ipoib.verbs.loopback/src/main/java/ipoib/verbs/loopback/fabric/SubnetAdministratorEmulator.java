@@ -45,8 +45,9 @@ import java.util.logging.Logger;
  * reports group traps to subscribers as Notices. Runs on its own thread, so a request never
  * blocks the data path or the requester.
  *
- * <p>Size (~600 lines): one dispatch per attribute and method, as OpenSM's osm_sa_*.c has; the
- * MCMemberRecord rules themselves are in {@link McMemberRules}, faults in {@link SaFaults}.
+ * <p>Size (~670 lines): one dispatch per attribute and method, as OpenSM's osm_sa_*.c has; the
+ * MCMemberRecord rules themselves are in {@link McMemberRules}, faults in {@link SaFaults}, RMPP
+ * sends in {@link RmppTransfers}.
  */
 public final class SubnetAdministratorEmulator implements GroupTrapSink, AutoCloseable {
     private static final Logger LOG = Logger.getLogger(SubnetAdministratorEmulator.class.getName());
@@ -69,8 +70,17 @@ public final class SubnetAdministratorEmulator implements GroupTrapSink, AutoClo
     private final LongAdder trapsSent = new LongAdder();
     private final LongAdder trapsLost = new LongAdder();
     private volatile SaFaults faults = SaFaults.NONE;
+    private final RmppTransfers rmpp;
 
     public SubnetAdministratorEmulator(Fabric fabric) {
+        this(fabric, null);
+    }
+
+    /**
+     * @param rmppTimers where the RMPP ACK timers run; null for the SA's own thread (tests pass a
+     *                   manual clock)
+     */
+    SubnetAdministratorEmulator(Fabric fabric, RmppTransfers.Timers rmppTimers) {
         this.fabric = fabric;
         this.sm = fabric.subnetManager();
         this.random = new SplittableRandom(fabric.config().seed() * 31 + 7);
@@ -81,6 +91,45 @@ public final class SubnetAdministratorEmulator implements GroupTrapSink, AutoClo
             return t;
         });
         sm.setTrapSink(this);
+        RmppTransfers.Timers timers = rmppTimers != null ? rmppTimers : (task, millis) -> {
+            try {
+                var f = executor.schedule(task, millis, TimeUnit.MILLISECONDS);
+                return () -> f.cancel(false);
+            } catch (java.util.concurrent.RejectedExecutionException closing) {
+                return ipoib.runtime.Cancellable.NONE; // the SA is closing: no more retransmissions
+            }
+        };
+        this.rmpp = new RmppTransfers(this::runOnSaThread, timers, (port, mad) -> transport(port).deliver(mad),
+                this::loseRmppSegment);
+    }
+
+    private void runOnSaThread(Runnable task) {
+        try {
+            executor.execute(task);
+        } catch (java.util.concurrent.RejectedExecutionException closing) {
+            // The SA is closing: the transfer ends with it.
+        }
+    }
+
+    /** The {@code sa-rmpp-loss} fault: whether this RMPP segment is lost. */
+    private boolean loseRmppSegment() {
+        int percent = faults.rmppLossPercent();
+        if (percent == 0) {
+            return false;
+        }
+        synchronized (random) {
+            return random.nextInt(100) < percent;
+        }
+    }
+
+    /** Waits until the SA thread has run every task posted before (tests: a quiet point). */
+    void sync() throws Exception {
+        executor.submit(() -> { }).get(30, TimeUnit.SECONDS);
+    }
+
+    /** Deterministic RMPP loss (tests of retransmission, lost ACKs and aborts). */
+    void setRmppFaults(RmppFaults faults) {
+        rmpp.setFaults(faults);
     }
 
     /** The transport of a port, created on first use. */
@@ -136,6 +185,10 @@ public final class SubnetAdministratorEmulator implements GroupTrapSink, AutoClo
             dropped.increment();
             LOG.info(() -> String.format("emulated SA ignored a MAD from %s: ERR 1A04 non-zero SM_Key 0x%x is not "
                     + "the SM's", from, key));
+            return;
+        }
+        if (request.rmpp().active() && request.rmpp().type() != ipoib.codec.mad.RmppHeader.TYPE_DATA) {
+            rmpp.onControl(from, request, in); // an ACK, STOP or ABORT of an answer being sent
             return;
         }
         int method = request.header().method();
@@ -445,17 +498,8 @@ public final class SubnetAdministratorEmulator implements GroupTrapSink, AutoClo
             answer(from, request, SaStatus.SUCCESS, matches.get(0)::encode, 0);
             return;
         }
-        // GetTable without RMPP: as many records as fit into one MAD.
-        int stride = SaMcMemberRecord.TABLE_STRIDE;
-        int fit = Math.min(matches.size(), SaMad.DATA_LENGTH / stride);
-        List<SaMcMemberRecord> sent = matches.subList(0, fit);
-        answer(from, request, SaStatus.SUCCESS, (seg, off) -> {
-            long at = off;
-            for (SaMcMemberRecord r : sent) {
-                r.encode(seg, at);
-                at += stride;
-            }
-        }, stride);
+        answerTable(from, request, SaMcMemberRecord.TABLE_STRIDE,
+                matches.stream().map(r -> (AttributeWriter) r::encode).toList());
     }
 
     /**
@@ -560,6 +604,10 @@ public final class SubnetAdministratorEmulator implements GroupTrapSink, AutoClo
      * {@code tableStride} > 0 makes a GetTable answer (AttributeOffset in 8-octet words).
      */
     private void answer(LoopPort to, SaMad request, int status, AttributeWriter attribute, int tableStride) {
+        if (status == SaStatus.SUCCESS && request.header().method() == MadMethod.GET_TABLE && tableStride > 0) {
+            answerTable(to, request, tableStride, attribute == null ? List.of() : List.of(attribute));
+            return;
+        }
         statusCounts.computeIfAbsent(status, k -> new LongAdder()).increment();
         byte[] bytes = new byte[SaMad.LENGTH];
         MemorySegment out = MemorySegment.ofArray(bytes);
@@ -575,6 +623,25 @@ public final class SubnetAdministratorEmulator implements GroupTrapSink, AutoClo
         transport(to).deliver(bytes);
     }
 
+    /**
+     * A successful GetTable answer: the records one after the other, {@code stride} octets apart,
+     * sent with RMPP as OpenSM's are through a kernel MAD layer (osm_sa.c osm_sa_respond marks
+     * every GetTableResp RMPP Active; AttributeOffset 0 when there is no record), whatever their
+     * number: one segment or many.
+     */
+    private void answerTable(LoopPort to, SaMad request, int stride, List<AttributeWriter> records) {
+        statusCounts.computeIfAbsent(SaStatus.SUCCESS, k -> new LongAdder()).increment();
+        MemorySegment header = MemorySegment.ofArray(new byte[SaMad.LENGTH]);
+        request.response(SaStatus.SUCCESS).withSa(new SaHeader(0, records.isEmpty() ? 0 : stride / 8,
+                request.sa().componentMask())).encode(header, 0);
+        byte[] payload = new byte[records.size() * stride];
+        MemorySegment out = MemorySegment.ofArray(payload);
+        for (int i = 0; i < records.size(); i++) {
+            records.get(i).write(out, (long) i * stride);
+        }
+        rmpp.send(to, header, payload);
+    }
+
     /** Statistics: requests by kind, answers by status, drops and traps. */
     public Map<String, Long> statistics() {
         Map<String, Long> out = new java.util.LinkedHashMap<>(sm.requestCounts());
@@ -582,12 +649,14 @@ public final class SubnetAdministratorEmulator implements GroupTrapSink, AutoClo
         out.put("requests dropped", dropped.sum());
         out.put("traps reported", trapsSent.sum());
         out.put("traps lost", trapsLost.sum());
+        out.putAll(rmpp.statistics());
         return out;
     }
 
     @Override
     public void close() {
         sm.setTrapSink(null);
+        rmpp.close();
         executor.shutdownNow();
         try {
             executor.awaitTermination(5, TimeUnit.SECONDS);

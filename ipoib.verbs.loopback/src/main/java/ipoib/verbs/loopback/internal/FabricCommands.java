@@ -105,10 +105,10 @@ public final class FabricCommands {
     }
 
     @Descriptor("inject a fault: loss|duplicate|reorder|corrupt <percent>, delay <ms> [device/port], "
-            + "or sa-drop|sa-error|trap-loss <percent>, sa-delay <ms>, sa-status <status>")
+            + "or sa-drop|sa-error|trap-loss|sa-rmpp-loss <percent>, sa-delay <ms>, sa-status <status>")
     public String fault(@Descriptor("<kind> <value> [device/port]") String... args) {
         String usage = "fabric:fault <loss|duplicate|reorder|delay|corrupt> <value> [device/port]\n"
-                + "       fabric:fault <sa-drop|sa-delay|sa-error|sa-status|trap-loss> <value>";
+                + "       fabric:fault <sa-drop|sa-delay|sa-error|sa-status|trap-loss|sa-rmpp-loss> <value>";
         if (args.length < 2) {
             throw usage(usage, "a fault kind and a value are required");
         }

@@ -86,7 +86,8 @@ class FabricCaptureTest {
         assertEquals("", bad.strip(), "no malformed packets or expert warnings");
     }
 
-    private static String tshark(String... args) throws Exception {
+    /** Runs tshark, failing the test when it is missing or fails (RmppCaptureTest uses it too). */
+    static String tshark(String... args) throws Exception {
         Path tshark = Path.of("/usr/bin/tshark");
         if (!Files.isExecutable(tshark)) {
             fail("tshark is required for this test: install the Debian package 'tshark' (./ipoib test does)");

@@ -8,54 +8,33 @@ import ipoib.api.link.LinkState;
 import ipoib.runtime.Numbers;
 import java.io.IOException;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.Dictionary;
 import java.util.Hashtable;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
-import org.apache.felix.service.command.Descriptor;
 import org.osgi.framework.InvalidSyntaxException;
 import org.osgi.service.cm.Configuration;
 import org.osgi.service.cm.ConfigurationAdmin;
-import org.osgi.service.component.annotations.Component;
-import org.osgi.service.component.annotations.Reference;
-import org.osgi.service.component.annotations.ReferenceCardinality;
-import org.osgi.service.component.annotations.ReferencePolicy;
 
 /**
- * The Gogo commands that change which interfaces exist (scope {@code ipoib}): {@code create} and
- * {@code delete} write and delete {@value IpoibLinkComponent#FACTORY_PID} factory configurations,
- * {@code await} waits until the configured interfaces are UP.
+ * {@code ipoib:create}, {@code ipoib:delete} and {@code ipoib:await}: interfaces as
+ * {@value IpoibLinkComponent#FACTORY_PID} factory configurations in Configuration Admin, checked
+ * as the component will check them, and the wait until the configured interfaces are UP.
  */
-@Component(service = LinkConfigCommands.class, property = {
-        "osgi.command.scope=ipoib",
-        "osgi.command.function=create",
-        "osgi.command.function=delete",
-        "osgi.command.function=await"})
-public final class LinkConfigCommands {
+final class LinkConfigurations {
+    private final ConfigurationAdmin configurationAdmin;
+    private final List<IpoibLink> links;
 
-    private final List<IpoibLink> links = new CopyOnWriteArrayList<>();
-
-    @Reference
-    ConfigurationAdmin configurationAdmin;
-
-    @Reference(cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC)
-    void addLink(IpoibLink link) {
-        links.add(link);
-    }
-
-    void removeLink(IpoibLink link) {
-        links.remove(link);
+    /** @param links the interfaces, live */
+    LinkConfigurations(ConfigurationAdmin configurationAdmin, List<IpoibLink> links) {
+        this.configurationAdmin = configurationAdmin;
+        this.links = links;
     }
 
     private List<IpoibLink> sorted() {
-        List<IpoibLink> out = new ArrayList<>(links);
-        out.sort(Comparator.comparing(IpoibLink::name));
-        return out;
+        return LinkCommands.sorted(links);
     }
 
-    @Descriptor("create an IPoIB interface at runtime")
-    public String create(@Descriptor("<device> <port 1..254> <P_Key> [name, default ibX_Y_Z]") String... args)
+    String create(String... args)
             throws IOException {
         String usage = "ipoib:create <device> <port> <pkey> [name]";
         if (args.length < 3 || args.length > 4) {
@@ -94,7 +73,6 @@ public final class LinkConfigCommands {
         props.put("pkey", key.toString());
         // Checked like the component will, so that a bad value is refused here, not only in the log.
         try {
-            LinkConfig.checkPort(portNumber);
             LinkConfig.checkName(linkName);
         } catch (IllegalArgumentException e) {
             throw usage(usage, e.getMessage());
@@ -104,8 +82,7 @@ public final class LinkConfigCommands {
         return "created " + linkName + " on " + device + " port " + portNumber + " P_Key " + key;
     }
 
-    @Descriptor("delete an IPoIB interface")
-    public String delete(@Descriptor("<interface>") String... args) throws IOException, InvalidSyntaxException {
+    String delete(String... args) throws IOException, InvalidSyntaxException {
         if (args.length != 1) {
             throw usage("ipoib:delete <interface>", "expected one interface name");
         }
@@ -128,8 +105,7 @@ public final class LinkConfigCommands {
         throw usage("ipoib:delete <interface>", "no configured interface '" + name + "'");
     }
 
-    @Descriptor("wait until every interface (or the named one) is UP; fails after the timeout")
-    public String await(@Descriptor("interface name or 'all' (optional, default all)") String... args)
+    String await(String... args)
             throws InterruptedException {
         String usage = "ipoib:await [interface|all] [timeout seconds, default 10]";
         if (args.length > 2) {

@@ -1,4 +1,4 @@
-package ipoib.neighbour;
+package ipoib.neighbour.testing;
 
 import ipoib.api.Gid;
 import ipoib.api.IbMtu;
@@ -28,29 +28,35 @@ import java.util.function.Function;
 /**
  * An UP link that records what is sent on it. Its paths come from {@link #pathQuery} (the test
  * answers the PathRecord queries); every reference handed out is kept to check its release.
+ * Shared with the ARP and ND unit tests through this module's test jar.
  */
-final class FakeLink implements IpoibLink {
-    record Sent(Path path, int qpn, int etherType, byte[] payload) {}
+public final class FakeLink implements IpoibLink {
+    /** A unicast frame. */
+    public record Sent(Path path, int qpn, int etherType, byte[] payload) {}
 
-    final String name;
-    final Gid gid;
-    volatile Qpn qpn;
-    volatile LinkState state = LinkState.UP;
-    volatile boolean record = true;
-    volatile Function<Gid, CompletionStage<PathRecord>> pathQuery =
+    /** A frame to the broadcast group (group null) or a multicast group. */
+    public record Flooded(Mgid group, int etherType, byte[] payload) {}
+
+    public final String name;
+    public final Gid gid;
+    public volatile Qpn qpn;
+    public volatile LinkState state = LinkState.UP;
+    public volatile boolean record = true;
+    public volatile Function<Gid, CompletionStage<PathRecord>> pathQuery =
             gid -> CompletableFuture.failedFuture(new IllegalStateException("no path"));
-    final List<Sent> sent = new CopyOnWriteArrayList<>();
-    final List<Path> acquired = new CopyOnWriteArrayList<>();
-    final java.util.concurrent.atomic.AtomicLong sentCount = new java.util.concurrent.atomic.AtomicLong();
-    final java.util.concurrent.atomic.AtomicLong droppedOnReleased = new java.util.concurrent.atomic.AtomicLong();
+    public final List<Sent> sent = new CopyOnWriteArrayList<>();
+    public final List<Flooded> flooded = new CopyOnWriteArrayList<>();
+    public final List<Path> acquired = new CopyOnWriteArrayList<>();
+    public final java.util.concurrent.atomic.AtomicLong sentCount = new java.util.concurrent.atomic.AtomicLong();
+    public final java.util.concurrent.atomic.AtomicLong droppedOnReleased = new java.util.concurrent.atomic.AtomicLong();
 
     /** A path reference: refreshed through {@link #pathQuery}, released once. */
-    final class Path implements LinkPath {
+    public final class Path implements LinkPath {
         final Gid destination;
         final boolean serviceLevelFromPath;
         volatile PathRecord record;
-        volatile boolean released;
-        int refreshes;
+        public volatile boolean released;
+        public int refreshes;
 
         Path(Gid destination, boolean serviceLevelFromPath, PathRecord record) {
             this.destination = destination;
@@ -78,19 +84,20 @@ final class FakeLink implements IpoibLink {
         }
     }
 
-    FakeLink(String name, long guid, int qpn) {
+    public FakeLink(String name, long guid, int qpn) {
         this.name = name;
         this.gid = new Gid(Gid.DEFAULT_SUBNET_PREFIX, guid);
         this.qpn = Qpn.of(qpn);
     }
 
-    static PathRecord path(Gid to, Gid from, int lid, int sl) {
+    /** A PathRecord to {@code to} with that DLID and SL. */
+    public static PathRecord path(Gid to, Gid from, int lid, int sl) {
         return new PathRecord(to, from, Lid.of(lid), Lid.of(1), 0, PKey.DEFAULT, sl, IbMtu.MTU_2048, Rate.RATE_10_GBPS,
                 18, 0, 0);
     }
 
     /** References not released yet. */
-    long held() {
+    public long held() {
         return acquired.stream().filter(p -> !p.released).count();
     }
 
@@ -142,11 +149,13 @@ final class FakeLink implements IpoibLink {
 
     @Override
     public TransmitResult sendMulticast(Mgid group, int etherType, MemorySegment payload) {
+        flooded.add(new Flooded(group, etherType, payload.toArray(ValueLayout.JAVA_BYTE)));
         return TransmitResult.SENT;
     }
 
     @Override
     public TransmitResult sendBroadcast(int etherType, MemorySegment payload) {
+        flooded.add(new Flooded(null, etherType, payload.toArray(ValueLayout.JAVA_BYTE)));
         return TransmitResult.SENT;
     }
 }

@@ -1,0 +1,155 @@
+package ipoib.link.internal;
+
+import static ipoib.link.internal.LinkCommands.usage;
+
+import ipoib.api.PKey;
+import ipoib.api.link.IpoibLink;
+import ipoib.api.link.LinkCounters;
+import ipoib.api.resolve.NeighbourResolver;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What {@code ipoib:links}, {@code ipoib:paths} and {@code ipoib:stats} print: the interfaces
+ * (and refused configurations), their path caches, their counters and the resolvers' drops.
+ */
+final class LinkReport {
+    private final List<IpoibLink> links;
+    private final Map<String, NeighbourResolver> resolvers;
+
+    /** @param links the interfaces, live; @param resolvers the resolvers by family, live */
+    LinkReport(List<IpoibLink> links, Map<String, NeighbourResolver> resolvers) {
+        this.links = links;
+        this.resolvers = resolvers;
+    }
+
+    private List<IpoibLink> sorted() {
+        return LinkCommands.sorted(links);
+    }
+
+    String links(String... names) {
+        if (names.length > 1) {
+            throw usage("ipoib:links [interface]", "expected at most one interface name");
+        }
+        List<IpoibLink> shown = sorted().stream().filter(l -> names.length == 0 || l.name().equals(names[0])).toList();
+        List<LinkClaims.Refusal> refusals = LinkClaims.INSTANCE.refusals().stream()
+                .filter(r -> names.length == 0 || r.name().equals(names[0])).toList();
+        if (names.length == 1 && shown.isEmpty() && refusals.isEmpty()) {
+            throw usage("ipoib:links [interface]", "no interface '" + names[0] + "'");
+        }
+        StringBuilder out = new StringBuilder();
+        for (IpoibLink link : shown) {
+            out.append(link.name()).append(": ").append(link.state()).append(" (").append(link.stateReason()).append(")\n");
+            String refusedUpdate = LinkClaims.INSTANCE.refusedUpdate(link.name());
+            if (refusedUpdate != null) {
+                out.append("    configuration update refused: ").append(refusedUpdate)
+                        .append("; the previous configuration stays in force\n");
+            }
+            LinkEngine engine = link instanceof LinkEngine e ? e : null;
+            if (engine != null) {
+                out.append("    device ").append(engine.config().device()).append(" port ").append(engine.config().port())
+                        .append("  provider ").append(engine.providerName()).append('\n');
+            }
+            out.append("    pkey ").append(link.pkey());
+            PKey inUse = engine == null ? null : engine.pkeyInUse();
+            if (inUse != null && inUse.value() != link.pkey().value()) {
+                // e.g. a port that is only a limited member: the P_Key table holds 0x7fff, not 0xffff.
+                out.append(" (in use ").append(inUse).append(')');
+            }
+            out.append("  broadcast ").append(link.broadcastGid()).append('\n');
+            if (link.address() != null) {
+                out.append("    qpn ").append(link.qpn()).append("  gid ").append(link.gid()).append('\n');
+                out.append("    lladdr ").append(link.address()).append('\n');
+                out.append("    mtu ").append(link.mtu()).append("  qkey ").append(link.qkey()).append("  sl ")
+                        .append(link.serviceLevel()).append('\n');
+            }
+        }
+        for (LinkClaims.Refusal r : refusals) {
+            out.append(r.name()).append(": REFUSED (").append(r.reason()).append(")\n");
+        }
+        return out.length() == 0 ? "no IPoIB interfaces (create one with ipoib:create)" : out.toString();
+    }
+
+    String paths(String... names) {
+        if (names.length > 1) {
+            throw usage("ipoib:paths [interface]", "expected at most one interface name");
+        }
+        StringBuilder out = new StringBuilder();
+        boolean found = false;
+        for (IpoibLink link : sorted()) {
+            if (names.length == 1 && !link.name().equals(names[0])) {
+                continue;
+            }
+            found = true;
+            out.append(link.name()).append(" (").append(link.state()).append(")\n");
+            link.paths().forEach((gid, r) -> out.append("    ").append(gid).append("  lid ").append(r.destinationLid())
+                    .append("  sl ").append(r.serviceLevel()).append("  mtu ").append(r.mtu()).append("  rate ")
+                    .append(r.rate()).append('\n'));
+            if (link instanceof LinkEngine engine) {
+                StringBuilder figures = new StringBuilder("   ");
+                engine.pathCounters().forEach((k, v) -> figures.append(' ').append(k).append(' ').append(v));
+                out.append(figures).append('\n');
+            }
+        }
+        if (!found) {
+            throw usage("ipoib:paths [interface]", names.length == 1 ? "no interface '" + names[0] + "'" : "no interfaces");
+        }
+        return out.toString();
+    }
+
+    String stats(String... names) {
+        if (names.length > 1) {
+            throw usage("ipoib:stats [interface]", "expected at most one interface name");
+        }
+        StringBuilder out = new StringBuilder();
+        for (IpoibLink link : sorted()) {
+            if (names.length == 1 && !link.name().equals(names[0])) {
+                continue;
+            }
+            LinkCounters c = link.counters();
+            out.append(link.name()).append(" (").append(link.state()).append(")\n");
+            out.append(String.format("    rx packets %d bytes %d multicast %d errors %d%n", c.rxPackets(), c.rxBytes(),
+                    c.rxMulticast(), c.rxErrors()));
+            out.append(String.format("    tx packets %d bytes %d multicast %d errors %d dropped %d%n", c.txPackets(),
+                    c.txBytes(), c.txMulticast(), c.txErrors(), c.txDropped()));
+            out.append(String.format("    handler errors %d%n", c.handlerErrors()));
+            long qkeyViolations = qkeyViolations(link);
+            if (qkeyViolations > 0) {
+                // Dropped by the HCA below the interface (IBA 10.2.4), counted for the whole port.
+                out.append(String.format("    port %s/%d qkey_violations %d%n", link.port().device().name(),
+                        link.port().number(), qkeyViolations));
+            }
+            for (Map.Entry<String, Long> d : link.dropCounters().entrySet()) {
+                if (d.getValue() != 0) {
+                    out.append("    ").append(d.getKey()).append(' ').append(d.getValue()).append('\n');
+                }
+            }
+        }
+        if (out.length() == 0) {
+            throw usage("ipoib:stats [interface]", names.length == 1 ? "no interface '" + names[0] + "'" : "no interfaces");
+        }
+        // Frames the resolvers dropped before they reached any interface (queue full, table full,
+        // resolution failed, no source address...): counted per family, for every interface.
+        resolvers.forEach((family, r) -> {
+            StringBuilder drops = new StringBuilder();
+            long total = 0;
+            for (Map.Entry<String, Long> c : r.counters().entrySet()) {
+                if (c.getKey().startsWith("dropped_") && c.getValue() != 0) {
+                    drops.append(' ').append(c.getKey()).append(' ').append(c.getValue());
+                    total += c.getValue();
+                }
+            }
+            out.append(family).append(" resolver (all interfaces): dropped ").append(total).append(drops).append('\n');
+        });
+        return out.toString();
+    }
+
+    private static long qkeyViolations(IpoibLink link) {
+        try {
+            return link.port().qkeyViolations();
+        } catch (RuntimeException portGone) {
+            return -1; // the port went away (provider restarting): nothing to show
+        }
+    }
+
+}

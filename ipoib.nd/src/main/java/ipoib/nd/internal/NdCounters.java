@@ -1,0 +1,45 @@
+package ipoib.nd.internal;
+
+import ipoib.runtime.Counters;
+import java.util.concurrent.atomic.LongAdder;
+
+/** ND's own counters, by the names {@code ipoib:neigh} shows (the neighbour table adds its own to the set). */
+final class NdCounters {
+    final LongAdder nsIn;
+    final LongAdder naIn;
+    final LongAdder nsOut;
+    final LongAdder naOut;
+    final LongAdder announcementsIn;
+    final LongAdder dadProbes;
+    final LongAdder dadDuplicates;
+    final LongAdder dadPassed;
+    final LongAdder rsOut;
+    final LongAdder raIn;
+    final LongAdder raMtuApplied;
+    final LongAdder raMtuIgnored;
+    final LongAdder autoconfigured;
+    final LongAdder malformed;
+    final LongAdder ignored;
+    final LongAdder noMulticast;
+    final LongAdder conflicts;
+
+    NdCounters(Counters counters) {
+        nsIn = counters.counter("solicitations_received");
+        naIn = counters.counter("advertisements_received");
+        nsOut = counters.counter("ns_sent");
+        naOut = counters.counter("na_sent");
+        announcementsIn = counters.counter("announcements_heard");
+        dadProbes = counters.counter("dad_probes_sent");
+        dadDuplicates = counters.counter("dad_duplicates");
+        dadPassed = counters.counter("dad_passed");
+        rsOut = counters.counter("router_solicitations_sent");
+        raIn = counters.counter("router_advertisements_received");
+        raMtuApplied = counters.counter("ra_mtu_applied");
+        raMtuIgnored = counters.counter("ra_mtu_ignored");
+        autoconfigured = counters.counter("addresses_autoconfigured");
+        malformed = counters.counter("rx_malformed");
+        ignored = counters.counter("rx_ignored");
+        noMulticast = counters.counter("dropped_no_multicast_service");
+        conflicts = counters.counter("address_conflicts");
+    }
+}

@@ -1,0 +1,123 @@
+package ipoib.neighbour;
+
+import ipoib.api.link.IpoibLink;
+import ipoib.api.link.LinkState;
+import ipoib.api.link.TransmitResult;
+import ipoib.api.resolve.NeighbourState;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * The data path: a frame to a resolved neighbour goes to the link with the neighbour's
+ * {@link Route} after two lock-free, allocation-free lookups (the link's table by name, the
+ * neighbour by its two-long key). Only a miss — no entry, or one that cannot send yet — takes
+ * the entry's own lock, to queue the frame (a copy, bounded) behind the frames already waiting;
+ * a new entry is solicited at once on the control thread.
+ */
+final class SendPath {
+    private final EngineContext engine;
+    private final NeighbourTables tables;
+    private final PathResolution paths;
+    private final EntryTimers timers;
+
+    SendPath(EngineContext engine, NeighbourTables tables, PathResolution paths, EntryTimers timers) {
+        this.engine = engine;
+        this.tables = tables;
+        this.paths = paths;
+        this.timers = timers;
+    }
+
+    /** See {@link NeighbourEngine#send}. */
+    TransmitResult send(IpoibLink link, long high, long low, int etherType, MemorySegment frame) {
+        LinkContext ctx = tables.get(link.name());
+        if (ctx != null && ctx.link == link) {
+            Neighbour n = ctx.map.get(high, low);
+            if (n != null) {
+                Route r = n.route;
+                if (r != null) {
+                    if (!n.used) {
+                        n.used = true;
+                    }
+                    return link.sendUnicast(r.path(), r.qpn(), etherType, frame);
+                }
+            }
+            return missed(ctx, n, high, low, etherType, frame);
+        }
+        if (link.state() != LinkState.UP || engine.closed) {
+            engine.counters.droppedLinkDown.increment();
+            return TransmitResult.DROPPED_LINK_DOWN;
+        }
+        return missed(tables.linkUp(link), null, high, low, etherType, frame);
+    }
+
+    private TransmitResult missed(LinkContext ctx, Neighbour n, long high, long low, int etherType,
+                                  MemorySegment frame) {
+        EngineCounters c = engine.counters;
+        for (int attempt = 0; attempt < 3; attempt++) {
+            long now = engine.now();
+            if (ctx.closed) {
+                // The link went down (or came up again) meanwhile: its table is void.
+                LinkContext current = tables.get(ctx.name);
+                if (current == null || current.link != ctx.link) {
+                    c.droppedLinkDown.increment();
+                    return TransmitResult.DROPPED_LINK_DOWN;
+                }
+                ctx = current;
+                n = null;
+            }
+            if (n == null) {
+                if (engine.protocol.cannotResolve(ctx.link, high, low) != null) {
+                    c.droppedNoSource.increment();
+                    return TransmitResult.DROPPED_NO_ROUTE;
+                }
+                n = tables.getOrCreate(ctx, high, low, now);
+                if (n == null) {
+                    if (ctx.closed) {
+                        continue;
+                    }
+                    c.droppedTableFull.increment();
+                    return TransmitResult.DROPPED_TABLE_FULL;
+                }
+            }
+            boolean kick = false;
+            Runnable askPath = null;
+            TransmitResult result;
+            synchronized (n) {
+                if (n.removed) {
+                    n = null;
+                    continue;
+                }
+                Route r = n.route;
+                if (r != null) {
+                    n.used = true;
+                    return ctx.link.sendUnicast(r.path(), r.qpn(), etherType, frame);
+                }
+                if (n.state == NeighbourState.FAILED) {
+                    if (now - n.deadlineNanos < 0) {
+                        c.droppedFailedEntry.increment();
+                        return TransmitResult.DROPPED_NO_ROUTE;
+                    }
+                    askPath = paths.restart(n, now);
+                }
+                if (n.enqueue(etherType, frame, engine.settings.queueLength())) {
+                    c.queued.increment();
+                    result = TransmitResult.QUEUED;
+                } else {
+                    c.droppedQueueFull.increment();
+                    result = TransmitResult.DROPPED_QUEUE_FULL;
+                }
+                if (n.state == NeighbourState.INCOMPLETE && n.probes == 0) {
+                    kick = true;
+                }
+            }
+            if (askPath != null) {
+                askPath.run();
+            }
+            if (kick) {
+                timers.kick(n);
+            }
+            return result;
+        }
+        c.droppedTableFull.increment();
+        return TransmitResult.DROPPED_TABLE_FULL;
+    }
+}
