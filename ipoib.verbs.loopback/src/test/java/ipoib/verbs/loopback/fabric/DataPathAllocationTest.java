@@ -20,12 +20,31 @@ import org.junit.jupiter.api.Test;
  */
 class DataPathAllocationTest {
 
+    /** A started fabric of two HCAs with one port each. */
+    private static Fabric twoHcas() {
+        FabricConfig d = FabricConfig.defaults();
+        Fabric fabric = new Fabric(new FabricConfig(2, 1, d.subnetPrefix(), d.nodeGuidBase(), IbMtu.MTU_2048,
+                Rate.RATE_10_GBPS, d.partitions(), 1));
+        fabric.start();
+        return fabric;
+    }
+
+    /** Bytes this thread allocates running {@code round} {@code measured} times after {@code warm} warm-up runs. */
+    private static long allocatedBy(Runnable round, int warm, int measured) {
+        for (int i = 0; i < warm; i++) {
+            round.run();
+        }
+        com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        long before = threads.getCurrentThreadAllocatedBytes();
+        for (int i = 0; i < measured; i++) {
+            round.run();
+        }
+        return threads.getCurrentThreadAllocatedBytes() - before;
+    }
+
     @Test
     void sendDeliverPollAndRepostAllocateNothing() {
-        FabricConfig d = FabricConfig.defaults();
-        try (Fabric fabric = new Fabric(new FabricConfig(2, 1, d.subnetPrefix(), d.nodeGuidBase(), IbMtu.MTU_2048,
-                Rate.RATE_10_GBPS, d.partitions(), 1))) {
-            fabric.start();
+        try (Fabric fabric = twoHcas()) {
             QKey qkey = QKey.of(0x0b1b);
             try (Endpoint a = new Endpoint(fabric.devices().get(0).loopPorts().get(0), PKey.DEFAULT, qkey, 0);
                  Endpoint b = new Endpoint(fabric.devices().get(1).loopPorts().get(0), PKey.DEFAULT, qkey, 32)) {
@@ -40,16 +59,7 @@ class DataPathAllocationTest {
                         b.qp.postReceive(slot, b.region, slot * Endpoint.BUFFER, Endpoint.BUFFER);
                     }
                 };
-                for (int i = 0; i < 20_000; i++) {
-                    round.run();
-                }
-                com.sun.management.ThreadMXBean threads =
-                        (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
-                long before = threads.getCurrentThreadAllocatedBytes();
-                for (int i = 0; i < 10_000; i++) {
-                    round.run();
-                }
-                long allocated = threads.getCurrentThreadAllocatedBytes() - before;
+                long allocated = allocatedBy(round, 20_000, 10_000);
                 // One allocated object per round would be at least 160 000 bytes; a few bytes in
                 // all are the JVM's own (counter cells, compilation), not the data path's.
                 assertTrue(allocated < 10_000, allocated + " bytes allocated by 10 000 send/receive rounds");
@@ -60,10 +70,7 @@ class DataPathAllocationTest {
 
     @Test
     void postListsOfSendsAndReceivesAllocateNothing() {
-        FabricConfig d = FabricConfig.defaults();
-        try (Fabric fabric = new Fabric(new FabricConfig(2, 1, d.subnetPrefix(), d.nodeGuidBase(), IbMtu.MTU_2048,
-                Rate.RATE_10_GBPS, d.partitions(), 1))) {
-            fabric.start();
+        try (Fabric fabric = twoHcas()) {
             QKey qkey = QKey.of(0x0b1b);
             try (Endpoint a = new Endpoint(fabric.devices().get(0).loopPorts().get(0), PKey.DEFAULT, qkey, 0);
                  Endpoint b = new Endpoint(fabric.devices().get(1).loopPorts().get(0), PKey.DEFAULT, qkey, 0)) {
@@ -87,16 +94,7 @@ class DataPathAllocationTest {
                         // drained
                     }
                 };
-                for (int i = 0; i < 5_000; i++) {
-                    round.run();
-                }
-                com.sun.management.ThreadMXBean threads =
-                        (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
-                long before = threads.getCurrentThreadAllocatedBytes();
-                for (int i = 0; i < 5_000; i++) {
-                    round.run();
-                }
-                long allocated = threads.getCurrentThreadAllocatedBytes() - before;
+                long allocated = allocatedBy(round, 5_000, 5_000);
                 assertTrue(allocated < 10_000, allocated + " bytes allocated by 5 000 rounds of 16-entry lists");
                 assertEquals(160_000L, fabric.counters().delivered());
             }
