@@ -118,9 +118,10 @@ public interface IpoibLink {
      * take when the burst is posted is counted as a drop. Other threads' sends are not held back.
      * Allocation-free; the caller must call {@code endBurst} (in a {@code finally}).
      *
-     * @return true when the burst started; false when another thread holds a burst on the link
-     *         or the link is not UP (this thread's frames are then posted one by one, and
-     *         {@code endBurst} does nothing)
+     * @return true when the burst started; false when the link is not UP or a burst is open on
+     *         it already: another thread's (this thread's frames are then posted one by one) or
+     *         this thread's own (a nested burst: the frames join it and the outer
+     *         {@code endBurst} posts them); after false the caller does not call {@code endBurst}
      * @since 2.1
      */
     default boolean beginBurst() {

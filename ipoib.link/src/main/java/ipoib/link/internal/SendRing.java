@@ -176,10 +176,12 @@ final class SendRing {
         return TransmitResult.SENT;
     }
 
-    /** Opens a burst for the calling thread; false when another thread holds one. */
+    /**
+     * Opens a burst for the calling thread; false when one is open already (another thread's, or
+     * this thread's own: a nested burst joins the outer one, whose end posts it).
+     */
     boolean beginBurst() {
-        Thread me = Thread.currentThread();
-        return burstOwner == me || BURST_OWNER.compareAndSet(this, null, me);
+        return BURST_OWNER.compareAndSet(this, null, Thread.currentThread());
     }
 
     /** Posts the calling thread's burst and closes it; nothing when it holds none. */

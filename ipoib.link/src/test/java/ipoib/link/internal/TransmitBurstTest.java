@@ -111,6 +111,7 @@ class TransmitBurstTest {
         for (int i = 0; i < 10; i++) {
             assertEquals(TransmitResult.SENT, a.sendUnicast(path, qpn, ETHERTYPE, frame(i)));
         }
+        assertFalse(a.beginBurst(), "a nested burst joins the open one");
         // The loopback delivers on the sender's thread as it posts: nothing arrived yet.
         assertEquals(0, count.get(), "frames of an open burst are not posted");
         assertEquals(0, a.counters().txPackets());
