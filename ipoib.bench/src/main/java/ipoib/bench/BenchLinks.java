@@ -49,6 +49,22 @@ final class BenchLinks {
         return link;
     }
 
+    /**
+     * Switches a link to connected mode and waits until it runs (its MTU says so).
+     *
+     * @throws IllegalStateException when connected mode does not run within 10 s, with the reason
+     */
+    static void connectedMode(LinkEngine link) throws InterruptedException {
+        link.setConnectedMode(true);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (link.mtu() != 65520) {
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException(link.name() + " not in connected mode within 10 s: " + link.mode());
+            }
+            Thread.sleep(1);
+        }
+    }
+
     /** The engine's surroundings without a framework: handlers looked up by EtherType in an array (no boxing). */
     private static final class Hooks implements LinkHooks {
         private static final FrameHandler[] NONE = new FrameHandler[0];

@@ -150,6 +150,23 @@ public final class BenchmarkReport {
             ratio(rows, f, "packet rate, 64 B, " + n + " neighbours in use at once (packets/s)",
                     "NeighboursInUseBenchmark.send[" + n + "]", ring64, "flat");
         }
+        // Connected mode: octets per second of 65 520-octet frames over RC against 2 044-octet
+        // frames over UD, both measured in this run.
+        Figure rc = f.get("ConnectedModeBenchmark.rc65520");
+        Figure ud = f.get("PacketPathBenchmark.stack[2044]");
+        if (rc != null && ud != null) {
+            rows.add(new String[] {"bandwidth, connected mode 65 520 B frames vs datagram mode 2 044 B (MB/s)",
+                    String.format(Locale.ROOT, "%.0f", rc.score() * 65520 / 1e6),
+                    String.format(Locale.ROOT, "%.0f", ud.score() * 2044 / 1e6),
+                    String.format(Locale.ROOT, "%.2f", rc.score() * 65520 / (ud.score() * 2044)), "> 1",
+                    String.format(Locale.ROOT, "%.1f", rc.bytesPerOp())});
+        }
+        Figure setup = f.get("ConnectedModeBenchmark.connect");
+        if (setup != null && setup.p50() == setup.p50()) {
+            rows.add(new String[] {"connection tear-down and set-up with its first frame (" + setup.unit() + ")",
+                    String.format(Locale.ROOT, "p50 %.0f, p90 %.0f, p99 %.0f", setup.p50(), setup.p90(), setup.p99()),
+                    "-", "-", "-", String.format(Locale.ROOT, "%.0f", setup.bytesPerOp())});
+        }
         Figure cold = f.get("ResolutionBenchmark.coldIpv4");
         if (cold != null && cold.p50() == cold.p50()) {
             rows.add(new String[] {"cold IPv4 resolution, ARP + PathRecord (" + cold.unit() + ")",

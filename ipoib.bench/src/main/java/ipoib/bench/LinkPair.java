@@ -30,19 +30,35 @@ final class LinkPair implements AutoCloseable {
     final LinkEngine receiver;
     final LinkPath path;
     final Qpn receiverQpn;
+    /** The receiver's whole address: with the RC flag in connected mode, so that frames go over RC. */
+    final ipoib.api.LinkAddress receiverAddress;
+    private final int window;
     final Deliveries delivered = new Deliveries();
-    private final MemorySegment sink = Arena.ofAuto().allocate(4096);
+    private final MemorySegment sink = Arena.ofAuto().allocate(65536);
     private long sent;
 
     LinkPair() throws Exception {
-        this(new LoopbackSubnet(FabricConfig.defaults(), 200, 5), 0, true);
+        this(false);
     }
 
     /**
-     * The pair {@code index} of a subnet with at least {@code 2 * (index + 1)} HCAs: interfaces
-     * {@code bench<2i>} on {@code loop<2i>} and {@code bench<2i+1>} on {@code loop<2i+1>}.
+     * @param connected both interfaces in connected mode (RC, MTU 65 520), with a connection set up
+     *     before the trial; else datagram mode
+     */
+    LinkPair(boolean connected) throws Exception {
+        this(new LoopbackSubnet(FabricConfig.defaults(), 200, 5), 0, true, connected);
+    }
+
+    /**
+     * The pair {@code index} of a subnet with at least {@code 2 * (index + 1)} HCAs, in datagram
+     * mode: interfaces {@code bench<2i>} on {@code loop<2i>} and {@code bench<2i+1>} on
+     * {@code loop<2i+1>}.
      */
     LinkPair(LoopbackSubnet subnet, int index, boolean ownsSubnet) throws Exception {
+        this(subnet, index, ownsSubnet, false);
+    }
+
+    private LinkPair(LoopbackSubnet subnet, int index, boolean ownsSubnet, boolean connected) throws Exception {
         this.subnet = subnet;
         this.ownsSubnet = ownsSubnet;
         FrameHandler count = (link, frame) -> {
@@ -52,10 +68,21 @@ final class LinkPair implements AutoCloseable {
         sender = BenchLinks.open(subnet, "bench" + 2 * index, "loop" + 2 * index, Map.of());
         receiver = BenchLinks.open(subnet, "bench" + (2 * index + 1), "loop" + (2 * index + 1),
                 Map.of(ETHERTYPE, count));
+        if (connected) {
+            BenchLinks.connectedMode(sender);
+            BenchLinks.connectedMode(receiver);
+        }
+        // An RC connection holds at most as many messages as the receiver's shared queue has buffers.
+        window = connected ? 32 : WINDOW;
         IpoibLink a = sender;
         IpoibLink b = receiver;
         path = a.acquirePath(b.gid(), false).toCompletableFuture().get(10, TimeUnit.SECONDS);
         receiverQpn = b.qpn();
+        receiverAddress = b.address();
+        if (connected) {
+            sendOne(MemorySegment.ofArray(new byte[16]));
+            drain();
+        }
     }
 
     /** Sends one frame, waiting while the window is full or no send buffer is free. */
@@ -65,7 +92,9 @@ final class LinkPair implements AutoCloseable {
     void sendOne(MemorySegment payload) {
         awaitWindow(1);
         IpoibLink a = sender;
-        while (a.sendUnicast(path, receiverQpn, ETHERTYPE, payload) != TransmitResult.SENT) {
+        TransmitResult r;
+        while ((r = a.sendUnicast(path, receiverAddress, ETHERTYPE, payload)) != TransmitResult.SENT
+                && r != TransmitResult.QUEUED) {
             retries++;
             Thread.onSpinWait();
         }
@@ -82,7 +111,7 @@ final class LinkPair implements AutoCloseable {
         a.beginBurst();
         try {
             for (int i = 0; i < n; i++) {
-                while (a.sendUnicast(path, receiverQpn, ETHERTYPE, payload) != TransmitResult.SENT) {
+                while (a.sendUnicast(path, receiverAddress, ETHERTYPE, payload) != TransmitResult.SENT) {
                     retries++;
                     a.endBurst(); // post what is queued, so that buffers come back
                     Thread.onSpinWait();
@@ -97,7 +126,7 @@ final class LinkPair implements AutoCloseable {
 
     /** Waits until {@code n} more frames fit the window. */
     void awaitWindow(int n) {
-        while (sent + n - delivered.get() > WINDOW) {
+        while (sent + n - delivered.get() > window) {
             windowWaits++;
             Thread.onSpinWait();
         }

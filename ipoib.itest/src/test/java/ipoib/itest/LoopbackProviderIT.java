@@ -221,5 +221,10 @@ public class LoopbackProviderIT {
         assertTrue(e, e.contains("usage: fabric:reset"));
         e = assertFails("fabric:pkeys loop0/1 0x8000");
         assertTrue(e, e.contains("0x0000 and 0x8000 are invalid"));
+        e = assertFails("fabric:sa sendOnlyFullMember maybe");
+        assertTrue(e, e.contains("sendOnlyFullMember 'maybe' is not true or false")
+                && e.contains("usage: fabric:sa [sendOnlyFullMember true|false]"));
+        e = assertFails("fabric:sa speed 5");
+        assertTrue(e, e.contains("unknown setting 'speed'"));
     }
 }

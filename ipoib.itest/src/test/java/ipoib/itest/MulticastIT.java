@@ -50,7 +50,10 @@ import org.osgi.service.event.EventHandler;
  * egress decision, the move from the all-routers group to a group created later (trap 66),
  * router mode, bounded queues, join failures and their events, and the shell commands.
  * Interface {@code c} plays the router where one is needed. Each test uses its own groups and
- * leaves what it joined.
+ * leaves what it joined. The loopback SA here answers as an SM without SendOnlyFullMember
+ * support ({@code saSendOnlyFullMember=false}), so that senders join as SendOnlyNonMember and
+ * every branch of §10 is taken; {@code SendOnlyJoinIT} runs the appliance's defaults, where a
+ * sender's SendOnlyFullMember join creates the group.
  */
 @RunWith(PaxExam.class)
 @ExamReactorStrategy(PerClass.class)
@@ -75,7 +78,7 @@ public class MulticastIT {
     @Before
     public void threeInterfaces() throws Exception {
         bed = new Testbed(context, configurationAdmin, shell);
-        bed.hcas(3);
+        bed.hcas(3, "saSendOnlyFullMember", false);
         bed.createLink("a", "loop0");
         bed.createLink("b", "loop1");
         bed.createLink("c", "loop2");

@@ -309,13 +309,20 @@ public class NetdevIT {
             String groups = appliance.command("fabric:groups", TIMEOUT);
             int at = groups.indexOf(allHosts + " ");
             section = at < 0 ? "" : groups.substring(at).split("\n(?=\\S)", 2)[0];
-            if (section.split("FullMember", -1).length - 1 == 2) {
+            if (fullMembers(section) == 2) {
                 return;
             }
             Thread.sleep(200);
         }
         throw new AssertionError("h1 and h2 are not both FullMembers of " + allHosts + ":\n" + section);
     }
+
+    /** The ports that are FullMembers in a group's section of fabric:groups (not SendOnlyFullMembers). */
+    private static long fullMembers(String section) {
+        return FULL_MEMBER.matcher(section).results().count();
+    }
+
+    private static final Pattern FULL_MEMBER = Pattern.compile("(?m)^\\s+\\S+\\s+FullMember\\s*$");
 
     /** Waits until the group has (or no longer has) a FullMember in fabric:groups. */
     private static void awaitFullMember(String mgid, boolean present) throws Exception {
@@ -325,7 +332,7 @@ public class NetdevIT {
             groups = appliance.command("fabric:groups", TIMEOUT);
             int at = groups.indexOf(mgid + " ");
             String section = at < 0 ? "" : groups.substring(at).split("\n(?=\\S)", 2)[0];
-            if (section.contains("FullMember") == present) {
+            if ((fullMembers(section) > 0) == present) {
                 return;
             }
             Thread.sleep(200);

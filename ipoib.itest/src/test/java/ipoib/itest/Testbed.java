@@ -46,16 +46,22 @@ final class Testbed {
         this.shell = shell;
     }
 
-    /** The loopback fabric with this many HCAs (one port each); waits until the provider has them. */
-    void hcas(int count) throws Exception {
+    /**
+     * The loopback fabric with this many HCAs (one port each) and further properties (name,
+     * value, ...); waits until the provider has the HCAs.
+     */
+    void hcas(int count, Object... more) throws Exception {
         org.osgi.service.cm.Configuration c = configurationAdmin.getConfiguration("ipoib.verbs.loopback", "?");
-        Dictionary<String, Object> props = c.getProperties();
-        if (props != null && Integer.valueOf(count).equals(props.get("hcas"))) {
+        Dictionary<String, Object> current = c.getProperties();
+        Hashtable<String, Object> wanted = new Hashtable<>();
+        wanted.put("hcas", count);
+        for (int i = 0; i + 1 < more.length; i += 2) {
+            wanted.put((String) more[i], more[i + 1]);
+        }
+        if (current != null && wanted.entrySet().stream().allMatch(e -> e.getValue().equals(current.get(e.getKey())))) {
             return;
         }
-        props = new Hashtable<>();
-        props.put("hcas", count);
-        c.update(props);
+        c.update(wanted);
         Await.until(count + " HCAs", Duration.ofSeconds(20), () -> {
             try {
                 return run("fabric:hcas").contains("loop" + (count - 1));

@@ -64,11 +64,16 @@ final class AddressLearning {
             if (!override && old != null && !old.equals(address) && n.state != NeighbourState.FAILED) {
                 return true;
             }
+            n.flags = heard.flags();
             if (old == null) {
                 n.linkAddress = address;
                 n.confirmedNanos = now;
                 after.add(paths.start(n, now, false));
             } else if (old.equals(address)) {
+                Route current = n.route;
+                if (current != null && current.linkAddress().flags() != n.flags) {
+                    n.route = current.withAddress(n.flaggedAddress()); // the peer switched datagram/connected mode
+                }
                 sameAddress(n, confirm, now, after);
             } else if (old.gid().equals(address.gid())) {
                 engine.counters.qpnChanges.increment();
@@ -76,7 +81,7 @@ final class AddressLearning {
                 n.confirmedNanos = now;
                 Route r = n.route;
                 if (r != null) {
-                    n.route = r.withAddress(address);
+                    n.route = r.withAddress(n.flaggedAddress());
                     n.state(NeighbourState.RESOLVED, now);
                     n.probes = 0;
                 } else if (n.state == NeighbourState.FAILED) {

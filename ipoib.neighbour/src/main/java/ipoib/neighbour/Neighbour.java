@@ -28,7 +28,19 @@ final class Neighbour {
 
     // Guarded by this.
     NeighbourState state = NeighbourState.INCOMPLETE;
+    /** The peer's address without capability flags: its identity. */
     LinkAddress linkAddress;
+    /**
+     * The capability flags the peer announced last (its address's first octet): carried on the
+     * route so that a connected-mode link knows which peers accept a connection.
+     */
+    int flags;
+
+    /** The address with the flags the peer announced: what its route carries to the link. Holds this. */
+    LinkAddress flaggedAddress() {
+        LinkAddress a = linkAddress;
+        return a == null || flags == a.flags() ? a : new LinkAddress(flags, a.qpn(), a.gid());
+    }
     boolean permanent;
     boolean removed;
 

@@ -164,7 +164,7 @@ final class NeighbourTables {
                         continue;
                     }
                     Route r = n.route;
-                    out.add(new NeighbourEntry(ctx.name, n.address, n.linkAddress,
+                    out.add(new NeighbourEntry(ctx.name, n.address, n.flaggedAddress(),
                             r == null ? null : r.record().destinationLid(), r == null ? -1 : r.serviceLevel(), n.state,
                             Duration.ofNanos(Math.max(0, now - n.confirmedNanos)), n.queued(), n.permanent));
                 }

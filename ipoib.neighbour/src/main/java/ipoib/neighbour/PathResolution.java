@@ -117,11 +117,11 @@ final class PathResolution {
 
     private void resolved(Neighbour n, LinkPath path, long now, List<Runnable> after) {
         IpoibLink link = n.context.link;
-        Route route = new Route(path, n.linkAddress.qpn(), n.linkAddress);
+        Route route = new Route(path, n.linkAddress.qpn(), n.flaggedAddress());
         // The frames queued meanwhile go first, then the route is published: a sender that finds
         // no route takes this lock and queues behind them, so the order holds.
         for (PendingFrames.Pending p : n.drainQueue()) {
-            link.sendUnicast(path, route.qpn(), p.etherType(), p.frame());
+            link.sendUnicast(path, route.linkAddress(), p.etherType(), p.frame());
             engine.counters.queuedSent.increment();
         }
         EntryEndings.retire(n.route);

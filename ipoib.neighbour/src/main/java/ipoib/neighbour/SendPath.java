@@ -37,7 +37,7 @@ final class SendPath {
                     if (!n.used) {
                         n.used = true;
                     }
-                    return link.sendUnicast(r.path(), r.qpn(), etherType, frame);
+                    return link.sendUnicast(r.path(), r.linkAddress(), etherType, frame);
                 }
             }
             return missed(ctx, n, high, low, etherType, frame);
@@ -89,7 +89,7 @@ final class SendPath {
                 Route r = n.route;
                 if (r != null) {
                     n.used = true;
-                    return ctx.link.sendUnicast(r.path(), r.qpn(), etherType, frame);
+                    return ctx.link.sendUnicast(r.path(), r.linkAddress(), etherType, frame);
                 }
                 if (n.state == NeighbourState.FAILED) {
                     if (now - n.deadlineNanos < 0) {

@@ -22,6 +22,8 @@ import ipoib.api.sa.SaCapabilities;
 import ipoib.api.sa.SaException;
 import ipoib.api.sa.SaStatus;
 import ipoib.api.sa.SubnetAdministrator;
+import ipoib.codec.mad.SaPathRecord;
+import ipoib.codec.mad.Selector;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.List;
@@ -41,7 +43,8 @@ import org.junit.jupiter.api.TestInstance;
  *
  * <p>A fabric under test extends this class, starts a subnet with at least three hosts in a
  * {@code @BeforeAll} (non-static: the instance lives for the class) and stops it in an
- * {@code @AfterAll}. The subnet must be configured with {@link #PARTITIONS}, every host's port at
+ * {@code @AfterAll}. The subnet must be configured with {@link #PARTITIONS} and LID mask control
+ * {@link #LMC} (2^LMC LIDs per port, several paths per port pair), every host's port at
  * an active MTU of 2048, SA clients using SM_Key {@link #TRUSTED_SM_KEY} (trusted: the SA shows
  * every member; {@link SaHost#sa(long)} gives the untrusted view Linux has), and
  * {@link #trapSubscriber()} able to receive Reports.
@@ -50,12 +53,12 @@ import org.junit.jupiter.api.TestInstance;
  * Tables longer than one MAD (three MCMemberRecords) come with RMPP; an SA under test that
  * cannot deliver them says why in {@link #rmppLimit()}, and the RMPP tests say so for it.
  *
- * <p>Size (~710 lines): one test per OpenSM rule, all on the one subnet a fabric under test
+ * <p>Size (~770 lines): one test per OpenSM rule, all on the one subnet a fabric under test
  * starts per class (OpenSM on ibsim takes seconds to start); several base classes would each
  * need that lifecycle.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
-public abstract class SubnetAdministratorContract {
+public abstract class SubnetAdministratorContract extends PathRecordContract {
 
     /** The partition configuration, in OpenSM's partitions.conf syntax. */
     public static final List<String> PARTITIONS = List.of(
@@ -65,12 +68,9 @@ public abstract class SubnetAdministratorContract {
     public static final Mgid BROADCAST = Mgid.parse("ff12:401b:ffff::ffff:ffff");
     /** The IPoIB broadcast group of partition 0x8001. */
     public static final Mgid SECOND_BROADCAST = Mgid.parse("ff12:401b:8001::ffff:ffff");
-    private static final long WAIT_SECONDS = 10;
     /** The SM_Key of the SM under test (OpenSM's default sm_key/sa_key 1), which trusted clients send. */
     public static final long TRUSTED_SM_KEY = 1;
 
-    /** A host of the started subnet, 0..2 at least. */
-    protected abstract SaHost host(int index);
 
     /** The host whose SA client receives Reports (traps); the third host by default. */
     protected SaHost trapSubscriber() {
@@ -98,17 +98,6 @@ public abstract class SubnetAdministratorContract {
     private <T> T joined(SaHost host, Mgid mgid, Gid port, JoinState state, T result) {
         joined.push(new Membership(host, mgid, port, state));
         return result;
-    }
-
-    protected static <T> T get(CompletionStage<T> stage) throws Exception {
-        return stage.toCompletableFuture().get(WAIT_SECONDS, TimeUnit.SECONDS);
-    }
-
-    /** The SA error status a request fails with. */
-    protected static int status(CompletionStage<?> stage) {
-        ExecutionException e = assertThrows(ExecutionException.class, () -> get(stage));
-        SaException sa = assertInstanceOf(SaException.class, e.getCause(), "an SA error status");
-        return sa.status();
     }
 
     private static Mgid group(int n) {
@@ -576,6 +565,72 @@ public abstract class SubnetAdministratorContract {
         assertEquals(IbMtu.MTU_2048, get(a.pathRecord(a.portGid(), b.portGid(), PKey.DEFAULT, 0, IbMtu.MTU_1024)).mtu());
     }
 
+    // ---- rule 6: multicast PathRecords (the unicast ones are PathRecordContract's) ---------------
+
+    @Test
+    void aMulticastPathRecordIsTheRequestWithTheGroupsFields() throws Exception {
+        // pr_process_multicast (osm_sa_path_record.c:1706-1734): the request copied, then the
+        // group's MGID, MLID, TClass, P_Key, SL, FlowLabel, HopLimit; NumbPath set to 1 (so
+        // Reversible 0, whatever was asked); MTU, rate and lifetime "exactly" the group's.
+        SaHost a = host(0);
+        McMemberRecord member = joined(a, BROADCAST, a.portGid(), JoinState.FULL_MEMBER,
+                get(a.sa().join(BROADCAST, a.portGid(), JoinState.FULL_MEMBER)));
+        SaPathRecord query = new SaPathRecord(0x1000_0000_0000_0042L, BROADCAST.gid(), a.portGid(), 0, 0, false, 0, 0,
+                0, true, 0, PKey.DEFAULT.value(), 0, 0, Selector.GREATER_THAN, 0, Selector.GREATER_THAN, 0,
+                Selector.GREATER_THAN, 0, 0);
+        SaPathRecord p = onePath(a, query, PAIR | SaPathRecord.CM_SERVICE_ID | SaPathRecord.CM_REVERSIBLE);
+        assertEquals(member.mlid().value(), p.destinationLid());
+        assertEquals(BROADCAST.gid(), p.destinationGid());
+        assertEquals(a.portGid(), p.sourceGid());
+        assertEquals(1, p.numberOfPaths());
+        assertEquals(false, p.reversible(), "the NumbPath octet is 1: Reversible 0");
+        assertEquals(0x1000_0000_0000_0042L, p.serviceId(), "copied from the request");
+        assertEquals(Selector.EXACTLY, p.mtuSelector());
+        assertEquals(IbMtu.MTU_2048.code(), p.mtu());
+        assertEquals(Selector.EXACTLY, p.rateSelector());
+        assertEquals(Rate.RATE_10_GBPS.code(), p.rate());
+        assertEquals(0, p.hopLimit(), "a link-local group keeps its HopLimit");
+        assertEquals(0xffff, p.pkey(), "the group's P_Key");
+    }
+
+    // ---- ClassPortInfo: OpenSM's defaults ------------------------------------------------------
+
+    /**
+     * OpenSM 3.3.23's ClassPortInfo with its default options (osm_sa_class_port_info.c:108-179):
+     * CapabilityMask Get/Set Notice (1), UD multicast (9), PortInfo CapabilityMask match (13), and
+     * IsMultiPathSupported (10) as Debian builds it (VENDOR_RMPP_SUPPORT and DUAL_SIDED_RMPP,
+     * lines 158-161: the opensm 3.3.23-2 package answers 0x2602);
+     * CapabilityMask2 the fixed bits 5, 6, 7, 8, 10, 12, 13, 15 plus MulticastFDBTop (3, use_mfttop
+     * on by default), QoS (1) off; RespTimeValue 16 for the 200 ms transaction timeout (the
+     * smallest 4.096 µs × 2^n ≥ 200 ms is n = 16).
+     */
+    public static final int OPENSM_CAPABILITY_MASK = 1 << 1 | 1 << 9 | 1 << 10 | 1 << 13;
+    public static final int OPENSM_CAPABILITY_MASK2 = 1 << 3 | 1 << 5 | 1 << 6 | 1 << 7 | 1 << 8 | 1 << 10 | 1 << 12
+            | 1 << 13 | 1 << 15;
+
+    /**
+     * CapabilityMask bits of OpenSM's this SA deliberately does not advertise (its documentation
+     * says why); none by default.
+     */
+    protected int capabilityMaskNotAdvertised() {
+        return 0;
+    }
+
+    /** CapabilityMask2 bits of OpenSM's default this SA deliberately does not advertise; none by default. */
+    protected int capabilityMask2NotAdvertised() {
+        return 0;
+    }
+
+    @Test
+    void classPortInfoIsOpenSmsWithItsDefaultOptions() throws Exception {
+        SaCapabilities caps = get(host(0).sa().capabilities());
+        assertEquals(Integer.toHexString(OPENSM_CAPABILITY_MASK & ~capabilityMaskNotAdvertised()),
+                Integer.toHexString(caps.capabilityMask()), "CapabilityMask " + caps);
+        assertEquals(Integer.toHexString(OPENSM_CAPABILITY_MASK2 & ~capabilityMask2NotAdvertised()),
+                Integer.toHexString(caps.capabilityMask2()), "CapabilityMask2 " + caps);
+        assertEquals(16, caps.responseTimeValue(), "RespTimeValue " + caps);
+    }
+
     // ---- rule 7: RMPP -------------------------------------------------------------------------
 
     /** Groups of the RMPP tests: 60 MCMemberRecords are 3360 octets, 17 RMPP segments. */
@@ -587,6 +642,7 @@ public abstract class SubnetAdministratorContract {
      * Why the SA under test, as this fabric reaches it, cannot deliver a table longer than one
      * MAD; null when it can. The whole-table test then stops with this reason instead of passing.
      */
+    @Override
     protected String rmppLimit() {
         return null;
     }

@@ -101,6 +101,28 @@ public interface IpoibLink {
     TransmitResult sendUnicast(LinkPath path, Qpn remoteQpn, int etherType, MemorySegment payload);
 
     /**
+     * Sends to a unicast peer known by its whole link-layer address: a link in connected mode
+     * sends over a reliable connection when the address carries the RC flag (Linux's
+     * {@code IPOIB_FLAGS_RC}, 0x80) and over UD otherwise; a link in datagram mode ignores the
+     * flags. The default sends to the address's QPN over UD.
+     *
+     * @since 2.1
+     */
+    default TransmitResult sendUnicast(LinkPath path, LinkAddress destination, int etherType, MemorySegment payload) {
+        return sendUnicast(path, destination.qpn(), etherType, payload);
+    }
+
+    /**
+     * Whether frames to this peer go over an established reliable connection now (connected mode);
+     * false in datagram mode.
+     *
+     * @since 2.1
+     */
+    default boolean connectionUp(LinkAddress peer) {
+        return false;
+    }
+
+    /**
      * Sends to a multicast group the port is a member of (FullMember or SendOnlyNonMember); the
      * egress decision of RFC 4391 §10 belongs to the multicast manager.
      */

@@ -90,6 +90,18 @@ public interface Port {
     }
 
     /**
+     * The communication-management MADs of this port (connected mode's CM agent runs over them).
+     *
+     * @throws VerbsException when the provider cannot offer them (the message says why; on Linux
+     *     hardware the kernel's {@code ib_cm} owns the CM class of every port)
+     * @since 1.2
+     */
+    default CmTransport cmTransport() {
+        throw new VerbsException("device " + device().name() + " port " + number()
+                + ": this provider does not offer the communication-management class (CM MADs)");
+    }
+
+    /**
      * Creates an address handle for sending to a destination.
      *
      * @throws VerbsException when the vector is not usable on this port

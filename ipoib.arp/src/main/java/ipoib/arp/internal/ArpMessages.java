@@ -193,7 +193,9 @@ final class ArpMessages implements Protocol {
         }
         boolean forMe = contains(mine, tpa);
         long key = spa & 0xFFFF_FFFFL;
-        neighbours.learn(link, 0, key, sender, forMe, forMe && packet.operation() == ArpOperation.REPLY);
+        // With its capability flags: the table keys on the address without them, the route carries them.
+        neighbours.learn(link, 0, key, packet.senderHardwareAddress(), forMe,
+                forMe && packet.operation() == ArpOperation.REPLY);
         if (spa == tpa && neighbours.announced(link, 0, key)) {
             announcementsIn.increment(); // a gratuitous ARP: the sender's path may have changed
         }

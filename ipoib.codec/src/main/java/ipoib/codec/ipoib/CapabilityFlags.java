@@ -23,6 +23,19 @@ public final class CapabilityFlags {
     public static final int UC = LinkAddress.FLAG_UC;
     /** IPoIB-RD: IP over reliable datagram mode. */
     public static final int RD = LinkAddress.FLAG_RD;
+    /**
+     * Connected mode as Linux and RFC 4755 announce it: {@code IPOIB_FLAGS_RC} 0x80
+     * (drivers/infiniband/ulp/ipoib/ipoib.h, next to {@code IPOIB_FLAGS_UC} 0x40 and
+     * {@code IPOIB_CM_SUPPORTED(ha) (ha[0] & IPOIB_FLAGS_RC)}). The draft and Linux agree on the
+     * octet (the reserved first octet of RFC 4391 §9.1.1), on its rule ("set only what you
+     * implement, ignore the rest") and on RC/UC being announced there; they do not agree on the
+     * bits: the draft's 0x80 is IPoIB-QPN and its RC is 0x40, which Linux uses for UC. This stack
+     * speaks Linux's layout on the wire, because Linux is the only deployed IPoIB-CM and
+     * interoperating with it is the point: a connected-mode interface sends 0x80, and honours
+     * 0x80 from a peer as "connect to me over RC". It implements none of the draft's QPN/UC/RD
+     * capabilities, so the draft's other bits (0x40, 0x20, 0x10) are sent as zero and ignored.
+     */
+    public static final int CONNECTED = 0x80;
     /** The four defined flags; the low four bits of the octet are reserved. */
     public static final int DEFINED = QPN | RC | UC | RD;
     /** The capabilities this stack implements: none beyond the mandatory IPoIB-UD. */

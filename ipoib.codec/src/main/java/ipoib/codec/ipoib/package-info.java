@@ -14,7 +14,7 @@
  * documented to return value objects ({@link ipoib.api.LinkAddress}, {@link ipoib.api.Gid}).
  */
 @Export
-@Version("2.0.0")
+@Version("2.1.0")
 package ipoib.codec.ipoib;
 
 import org.osgi.annotation.bundle.Export;

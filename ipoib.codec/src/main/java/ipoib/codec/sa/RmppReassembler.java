@@ -12,8 +12,8 @@ import java.lang.foreign.MemorySegment;
  *
  * <p>Follows the Linux receiver (drivers/infiniband/core/mad_rmpp.c): start_rmpp opens the
  * window after segment 1 ({@code newwin = 1 + window}), continue_rmpp drops segments beyond the
- * window, acknowledges again a segment it already has (the sender's retransmission after a lost
- * ACK), and acknowledges when the window's last segment or the Last segment arrives;
+ * window, acknowledges again a segment it acknowledged already (the sender's retransmission after
+ * a lost ACK), drops a repeat of one it holds but has not acknowledged yet, and acknowledges when the window's last segment or the Last segment arrives;
  * process_rmpp_data refuses a First flag that disagrees with SegmentNumber 1 (ABORT 120) and a
  * non-zero status (ABORT 124); ib_process_rmpp_recv_wc refuses an RMPPVersion other than 1
  * (ABORT 125). Unlike Linux, a segment after a gap is dropped rather than held: the sender sends
@@ -108,9 +108,13 @@ final class RmppReassembler {
             // Beyond the window, or after a gap: dropped, the sender repeats it from the last ACK.
             return Step.nothing();
         }
-        if (segment < expected) {
-            // Already held: our ACK was lost, the sender repeats. Acknowledge again (continue_rmpp).
+        if (segment <= lastAck) {
+            // Already acknowledged: our ACK was lost, the sender repeats. Acknowledge again (continue_rmpp).
             return new Step(ack(mad), null, null, true);
+        }
+        if (segment < expected) {
+            // Held but not acknowledged yet: continue_rmpp drops it without an ACK (find_seg_location).
+            return new Step(null, null, null, true);
         }
         boolean last = (rmpp.flags() & RmppHeader.FLAG_LAST) != 0;
         int length = rmpp.data2();

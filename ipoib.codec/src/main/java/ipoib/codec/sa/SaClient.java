@@ -58,7 +58,8 @@ import java.util.logging.Logger;
  * aborted (ABORT 118) and fails. The ACK of a completed transfer is sent again when the SA repeats
  * a segment (its copy of our ACK was lost). An answer with RMPP Active but RMPPVersion 0 is
  * OpenSM's whole table written as one message that no MAD layer segmented (OpenSM under
- * umad2sim/ibsim, which carry 256 octets): its first MAD is all that arrives. Its complete
+ * umad2sim/ibsim, which carry 256 octets, without the RMPP shim of the OpenSM test): its first
+ * MAD is all that arrives. Its complete
  * records are returned; when a further record had begun the table is counted as cut
  * ({@code tables_cut}) and logged, never passed off as whole in silence.
  *
@@ -201,6 +202,20 @@ public final class SaClient implements SubnetAdministrator, AutoCloseable {
                 .thenApply(a -> decode(() -> SaPathRecord.decode(a.data, SaMad.DATA_OFFSET).toApi()));
     }
 
+    /**
+     * PathRecord Get or GetTable with the components of {@code mask} taken from {@code query}
+     * ({@link SaPathRecord}'s CM_* bits: selectors, NumbPath, Reversible, ServiceID, ...), the
+     * records as the SA wrote them; a table longer than one MAD comes with RMPP, as member tables do.
+     */
+    public CompletionStage<List<SaPathRecord>> pathRecords(boolean table, SaPathRecord query, long mask) {
+        String description = String.format("PathRecord %s (components 0x%x)", table ? "GetTable" : "Get", mask);
+        return request(description, table ? MadMethod.GET_TABLE : MadMethod.GET, SaPathRecord.ATTRIBUTE_ID, mask,
+                query::encode)
+                .thenApply(a -> decode(() -> table ? records(a, description, SaPathRecord.LENGTH, (data, at) -> {
+                    SaPathRecord r = SaPathRecord.decode(data, at);
+                    return r.destinationGid().equals(Gid.ZERO) ? null : r;
+                }) : List.of(SaPathRecord.decode(a.data, SaMad.DATA_OFFSET))));
+    }
     @Override
     public CompletionStage<McMemberRecord> join(Mgid mgid, Gid portGid, JoinState state) {
         SaMcMemberRecord record = SaMcMemberRecord.join(mgid, portGid, state);
@@ -260,33 +275,48 @@ public final class SaClient implements SubnetAdministrator, AutoCloseable {
 
     private CompletionStage<List<McMemberRecord>> table(String description, long mask, Consumer2 encoder) {
         return request(description, MadMethod.GET_TABLE, SaMcMemberRecord.ATTRIBUTE_ID, mask, encoder)
-                .thenApply(a -> decode(() -> {
-                    int stride = a.mad.sa().attributeOffset() * 8;
-                    List<McMemberRecord> out = new ArrayList<>();
-                    if (stride < SaMcMemberRecord.LENGTH) {
-                        return out;
-                    }
-                    long end = a.data.byteSize();
-                    int at = SaMad.DATA_OFFSET;
-                    for (; at + SaMcMemberRecord.LENGTH <= end; at += stride) {
-                        SaMcMemberRecord r = SaMcMemberRecord.decode(a.data, at);
-                        if (r.mgid().equals(Gid.ZERO)) {
-                            break;
-                        }
-                        out.add(r.toApi());
-                    }
-                    if (a.unsegmented && at < end && !isZero(a.data, at, end)) {
-                        // A record had begun past the MAD's end: the table went on beyond what arrived.
-                        rmpp.tableCut();
-                        LOG.warning(() -> description + ": the SA sent the table as one unsegmented RMPP message "
-                                + "(RMPPVersion 0) and only its first MAD arrived: " + out.size()
-                                + " records, the rest is cut (OpenSM under umad2sim/ibsim; a kernel MAD layer would "
-                                + "segment it)");
-                    }
-                    return out;
-                }));
+                .thenApply(a -> decode(() -> records(a, description, SaMcMemberRecord.LENGTH, (data, at) -> {
+                    SaMcMemberRecord r = SaMcMemberRecord.decode(data, at);
+                    return r.mgid().equals(Gid.ZERO) ? null : r.toApi();
+                })));
     }
 
+    /** Decodes one record of a table at an offset; null for an all-zero key (the table's end). */
+    @FunctionalInterface
+    private interface RecordDecoder<R> {
+        R decode(MemorySegment data, long at) throws DecodeException;
+    }
+
+    /**
+     * The records of a GetTable answer, AttributeOffset apart; an unsegmented answer of which
+     * only the first MAD arrived is counted as cut ({@code tables_cut}) and logged.
+     */
+    private <R> List<R> records(Answer a, String description, int length, RecordDecoder<R> decoder)
+            throws DecodeException {
+        int stride = a.mad.sa().attributeOffset() * 8;
+        List<R> out = new ArrayList<>();
+        if (stride < length) {
+            return out;
+        }
+        long end = a.data.byteSize();
+        int at = SaMad.DATA_OFFSET;
+        for (; at + length <= end; at += stride) {
+            R r = decoder.decode(a.data, at);
+            if (r == null) {
+                break;
+            }
+            out.add(r);
+        }
+        if (a.unsegmented && at < end && !isZero(a.data, at, end)) {
+            // A record had begun past the MAD's end: the table went on beyond what arrived.
+            rmpp.tableCut();
+            LOG.warning(() -> description + ": the SA sent the table as one unsegmented RMPP message "
+                    + "(RMPPVersion 0) and only its first MAD arrived: " + out.size()
+                    + " records, the rest is cut (OpenSM under umad2sim/ibsim; a kernel MAD layer would "
+                    + "segment it)");
+        }
+        return out;
+    }
     private static boolean isZero(MemorySegment data, long from, long to) {
         for (long i = from; i < to; i++) {
             if (data.get(java.lang.foreign.ValueLayout.JAVA_BYTE, i) != 0) {

@@ -97,9 +97,14 @@ class RmppTest {
                 rmpp(receiver.accept(MemorySegment.ofArray(sender.segment(5)), rmpp(sender.segment(5))).reply()));
         assertNull(receiver.accept(MemorySegment.ofArray(sender.segment(7)), rmpp(sender.segment(7))).reply(),
                 "a segment after a gap is dropped");
+        receiver.accept(MemorySegment.ofArray(sender.segment(6)), rmpp(sender.segment(6)));
+        RmppReassembler.Step heldNotAcked = receiver.accept(MemorySegment.ofArray(sender.segment(6)),
+                rmpp(sender.segment(6)));
+        assertTrue(heldNotAcked.duplicate());
+        assertNull(heldNotAcked.reply(), "a repeat of a segment held but not acknowledged yet: no ACK (continue_rmpp)");
         RmppReassembler.Step again = receiver.accept(MemorySegment.ofArray(sender.segment(3)), rmpp(sender.segment(3)));
         assertTrue(again.duplicate());
-        assertEquals(new RmppHeader(1, RmppHeader.TYPE_ACK, 0, RmppHeader.FLAG_ACTIVE, 0, 5, 9), rmpp(again.reply()),
+        assertEquals(new RmppHeader(1, RmppHeader.TYPE_ACK, 0, RmppHeader.FLAG_ACTIVE, 0, 6, 9), rmpp(again.reply()),
                 "a repeated segment is acknowledged again with the last in sequence");
     }
 

@@ -123,16 +123,30 @@ public final class NeighCommand {
             addressWidth = Math.max(addressWidth, AddressBits.text(e.address()).length());
             linkWidth = Math.max(linkWidth, e.link().length());
         }
-        String format = "%-" + addressWidth + "s  %-" + linkWidth + "s  %-59s  %-6s  %-2s  %-12s  %6s  %6s  %s%n";
+        String format = "%-" + addressWidth + "s  %-" + linkWidth + "s  %-59s  %-6s  %-2s  %-12s  %6s  %6s  %-4s  %s%n";
         StringBuilder out = new StringBuilder(String.format(format, "ADDRESS", "INTERFACE", "LINK-LAYER ADDRESS",
-                "LID", "SL", "STATE", "AGE", "QUEUED", "FLAGS"));
+                "LID", "SL", "STATE", "AGE", "QUEUED", "CM", "FLAGS"));
         for (NeighbourEntry e : entries) {
             out.append(String.format(format, AddressBits.text(e.address()), e.link(),
                     e.linkAddress() == null ? "-" : e.linkAddress(), e.lid() == null ? "-" : e.lid(),
                     e.serviceLevel() < 0 ? "-" : Integer.toString(e.serviceLevel()), e.state(), age(e.age()),
-                    Integer.toString(e.queuedFrames()), e.permanent() ? "PERMANENT" : "").stripTrailing()).append('\n');
+                    Integer.toString(e.queuedFrames()), connection(e), e.permanent() ? "PERMANENT" : "")
+                    .stripTrailing()).append('\n');
         }
         return out.toString();
+    }
+
+    /**
+     * The CM column: {@code up} when frames to the neighbour go over an established reliable
+     * connection (connected mode), {@code -} otherwise (datagram).
+     */
+    private String connection(NeighbourEntry e) {
+        for (ipoib.api.link.IpoibLink l : context.links) {
+            if (l.name().equals(e.link())) {
+                return e.linkAddress() != null && l.connectionUp(e.linkAddress()) ? "up" : "-";
+            }
+        }
+        return "-";
     }
 
     private static String age(Duration d) {

@@ -10,7 +10,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * nothing: the caller writes the upper-layer data at {@link #upperOffset} and then the header.
  */
 final class PacketWriter {
-    static final int SCRATCH = 8192;
+    /** The largest IP packet an interface carries: connected mode's MTU is 65 520 (IPOIB_CM_MTU). */
+    static final int SCRATCH = 65536;
     static final int DEFAULT_TTL = 64;
 
     /** A per-thread buffer with cached slices of every length. */

@@ -49,6 +49,8 @@ public final class IpoibLinkComponent {
 
     // Guarded by this: the configuration in force and what runs it (null while refused).
     private LinkConfig config;
+    /** The mode property: applied to the running engine without a restart (ModeSwitch). */
+    private boolean connectedMode;
     private Running running;
     private boolean deactivated;
 
@@ -76,8 +78,13 @@ public final class IpoibLinkComponent {
         }
         synchronized (this) {
             config = checked;
+            connectedMode = connected(configuration);
             start();
         }
+    }
+
+    private static boolean connected(LinkConfiguration configuration) {
+        return "connected".equals(configuration.mode());
     }
 
     /**
@@ -96,8 +103,10 @@ public final class IpoibLinkComponent {
             return;
         }
         synchronized (this) {
+            boolean nextMode = connected(configuration);
             if (config == null) {
                 config = next; // the first configuration was refused: try this one
+                connectedMode = nextMode;
                 start();
                 return;
             }
@@ -108,11 +117,16 @@ public final class IpoibLinkComponent {
             }
             claims.refusedUpdate(config.name(), null);
             if (next.equals(config) && running != null) {
+                if (nextMode != connectedMode) {
+                    connectedMode = nextMode; // the mode alone changed: the interface keeps running
+                    running.engine().setConnectedMode(nextMode);
+                }
                 return;
             }
             stop();
             claims.release(this);
             config = next;
+            connectedMode = nextMode;
             start();
         }
     }
@@ -142,6 +156,7 @@ public final class IpoibLinkComponent {
             return;
         }
         LinkEngine engine = new LinkEngine(config, hooks);
+        engine.setConnectedMode(connectedMode);
         Hashtable<String, Object> props = new Hashtable<>();
         props.put(IpoibLink.NAME_PROPERTY, config.name());
         props.putAll(config.describe());

@@ -73,8 +73,10 @@ final class LinkCapture implements AutoCloseable {
         this.writer = new PcapngWriter(FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
                 StandardOpenOption.TRUNCATE_EXISTING));
         try {
-            this.inbound = writer.addInterface(LinkType.IPOIB, 0, TimestampResolution.NANOSECONDS, link + " in");
-            this.outbound = writer.addInterface(LinkType.IPOIB, 0, TimestampResolution.NANOSECONDS, link + " out");
+            // Snap length of a slot: a connected-mode frame (up to 65 524 octets) is kept to its first
+            // 4 100 octets and recorded with its true length, as tcpdump -s records a cut packet.
+            this.inbound = writer.addInterface(LinkType.IPOIB, SLOT_SIZE, TimestampResolution.NANOSECONDS, link + " in");
+            this.outbound = writer.addInterface(LinkType.IPOIB, SLOT_SIZE, TimestampResolution.NANOSECONDS, link + " out");
         } catch (IOException | RuntimeException e) {
             writer.close();
             throw e;
@@ -144,14 +146,14 @@ final class LinkCapture implements AutoCloseable {
     private void fill(int slot, boolean in, MemorySegment frame, long offset, int length) {
         int kept = Math.min(length, SLOT_SIZE - IpoibPseudoHeader.LENGTH);
         MemorySegment.copy(frame, offset, slots, (long) slot * SLOT_SIZE + IpoibPseudoHeader.LENGTH, kept);
-        frameLength[slot] = kept;
+        frameLength[slot] = length; // the writer keeps the snap length (the slot) and records this one
         received[slot] = in;
-        timestamp[slot] = epochNanosAtStart + (System.nanoTime() - nanoTimeAtStart);
     }
 
-    /** Hands a filled slot to the writer. */
+    /** Hands a filled slot to the writer, stamped in the order the file gets it (times never go back). */
     void commit(int slot) {
         synchronized (lock) {
+            timestamp[slot] = epochNanosAtStart + (System.nanoTime() - nanoTimeAtStart);
             ready[(readyHead + readyCount) % SLOTS] = slot;
             readyCount++;
             inFlight--;

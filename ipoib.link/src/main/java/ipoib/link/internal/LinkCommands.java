@@ -30,7 +30,9 @@ import org.osgi.service.component.annotations.ReferencePolicy;
         "osgi.command.function=delete",
         "osgi.command.function=await",
         "osgi.command.function=capture",
-        "osgi.command.function=paths"})
+        "osgi.command.function=paths",
+        "osgi.command.function=mode",
+        "osgi.command.function=cm"})
 public final class LinkCommands {
 
     private final List<IpoibLink> links = new CopyOnWriteArrayList<>();
@@ -88,6 +90,19 @@ public final class LinkCommands {
     @Descriptor("delete an IPoIB interface")
     public String delete(@Descriptor("<interface>") String... args) throws IOException, InvalidSyntaxException {
         return configurations().delete(args);
+    }
+
+    @Descriptor("show or set an interface's mode, datagram or connected (Linux's sysfs mode); setting it writes the "
+            + "interface's configuration, and the interface switches without a restart")
+    public String mode(@Descriptor("<interface> [datagram|connected]") String... args)
+            throws IOException, InvalidSyntaxException {
+        return configurations().mode(args);
+    }
+
+    @Descriptor("list the reliable connections of connected-mode interfaces (or of one): direction, state, peer UD QPN, "
+            + "LID, GID, RC QPNs, PSNs, MTU, idle seconds, counters; the service ID and the port's CM counters")
+    public String cm(@Descriptor("interface name (optional)") String... names) {
+        return CmCommand.cm(sorted(links), names);
     }
 
     @Descriptor("wait until every interface (or the named one) is UP; fails after the timeout")

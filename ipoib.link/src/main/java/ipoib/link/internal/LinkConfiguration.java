@@ -1,6 +1,7 @@
 package ipoib.link.internal;
 
 import org.osgi.service.metatype.annotations.AttributeDefinition;
+import org.osgi.service.metatype.annotations.Option;
 import org.osgi.service.metatype.annotations.ObjectClassDefinition;
 
 /**
@@ -52,6 +53,13 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
             description = "tx timeout: ms a send buffer may stay unreturned before the link counts a stuck send, 10..60000.",
             min = "10", max = "60000")
     int transmitTimeoutMillis() default 5000;
+
+    @AttributeDefinition(name = "Mode",
+            description = "datagram (IPoIB-UD, RFC 4391) or connected (IPoIB-CM over reliable connections, RFC 4755: "
+                    + "RC flag 0x80 in the link address, MTU 65520; needs a provider with RC and CM MADs), like Linux's "
+                    + "sysfs mode; a change applies at once, without restarting the interface.",
+            options = {@Option(label = "datagram", value = "datagram"), @Option(label = "connected", value = "connected")})
+    String mode() default "datagram";
 
     @AttributeDefinition(name = "Create broadcast group",
             description = "Create the broadcast group when it does not exist (RFC 4391 §5 allows the first node to).")

@@ -11,12 +11,13 @@ import java.util.ArrayList;
 import java.util.Dictionary;
 import java.util.Hashtable;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import org.osgi.framework.InvalidSyntaxException;
 import org.osgi.service.cm.Configuration;
 import org.osgi.service.cm.ConfigurationAdmin;
 
 /**
- * {@code ipoib:create}, {@code ipoib:delete} and {@code ipoib:await}: interfaces as
+ * {@code ipoib:create}, {@code ipoib:delete}, {@code ipoib:mode} and {@code ipoib:await}: interfaces as
  * {@value IpoibLinkComponent#FACTORY_PID} factory configurations in Configuration Admin, checked
  * as the component will check them, and the wait until the configured interfaces are UP.
  */
@@ -87,22 +88,61 @@ final class LinkConfigurations {
             throw usage("ipoib:delete <interface>", "expected one interface name");
         }
         String name = args[0];
+        IpoibLink live = links.stream().filter(l -> l.name().equals(name)).findFirst().orElse(null);
+        Configuration c = configurationOf(name, live);
+        if (c != null) {
+            c.delete();
+            return "deleted " + name;
+        }
+        throw usage("ipoib:delete <interface>", "no configured interface '" + name + "'");
+    }
+
+    /**
+     * Shows an interface's mode, or sets it (Linux's sysfs mode) by writing the {@code mode}
+     * property of its configuration: the interface switches without a restart.
+     */
+    String mode(String... args) throws IOException, InvalidSyntaxException {
+        String usage = "ipoib:mode <interface> [datagram|connected]";
+        if (args.length < 1 || args.length > 2) {
+            throw usage(usage, args.length < 1 ? "an interface name is required" : "too many arguments");
+        }
+        IpoibLink live = links.stream().filter(l -> l.name().equals(args[0])).findFirst().orElse(null);
+        if (args.length == 1) {
+            if (!(live instanceof LinkEngine engine)) {
+                throw usage(usage, "no interface '" + args[0] + "'");
+            }
+            return engine.name() + ": " + engine.mode() + ", mtu " + engine.mtu();
+        }
+        String mode = args[1];
+        if (!mode.equals("datagram") && !mode.equals("connected")) {
+            throw usage(usage, "invalid mode '" + mode + "': allowed datagram or connected");
+        }
+        Configuration c = configurationOf(args[0], live);
+        if (c == null) {
+            throw usage(usage, "no configured interface '" + args[0] + "'");
+        }
+        Dictionary<String, Object> props = c.getProperties();
+        props.put("mode", mode);
+        c.update(props);
+        return args[0] + ": mode " + mode + " configured";
+    }
+
+    /** The factory configuration of an interface: by its name, or by the P_Key of a derived name. */
+    private Configuration configurationOf(String name, IpoibLink live) throws IOException, InvalidSyntaxException {
         Configuration[] configurations = configurationAdmin.listConfigurations(
                 "(service.factoryPid=" + IpoibLinkComponent.FACTORY_PID + ")");
         if (configurations != null) {
             for (Configuration c : configurations) {
                 Object n = c.getProperties().get("name");
-                IpoibLink live = links.stream().filter(l -> l.name().equals(name)).findFirst().orElse(null);
                 boolean named = name.equals(n);
                 boolean derived = (n == null || n.toString().isBlank()) && live != null
                         && live.pkey().toString().equals(String.valueOf(c.getProperties().get("pkey")));
                 if (named || derived) {
-                    c.delete();
-                    return "deleted " + name;
+                    return c;
                 }
             }
         }
-        throw usage("ipoib:delete <interface>", "no configured interface '" + name + "'");
+        return null;
     }
 
     String await(String... args)
@@ -121,6 +161,7 @@ final class LinkConfigurations {
             }
         }
         long deadline = System.nanoTime() + seconds * 1_000_000_000L;
+        settle();
         while (true) {
             List<IpoibLink> selected = sorted().stream().filter(l -> which.equals("all") || l.name().equals(which)).toList();
             // 'all' includes the interfaces configured (ipoib:create) whose component is not there yet.
@@ -152,6 +193,23 @@ final class LinkConfigurations {
                 throw new IllegalStateException(why.toString());
             }
             Thread.sleep(20);
+        }
+    }
+
+    /**
+     * Lets every interface's control loop handle what was handed to it before this command (a port
+     * event raised by the previous command of a script), so that a state read next is not one the
+     * interface is about to leave: "fabric:down; fabric:up; ipoib:await" waits for the new UP.
+     */
+    private void settle() {
+        for (IpoibLink l : links) {
+            if (l instanceof LinkEngine engine) {
+                try {
+                    engine.control().run(() -> { }, 5, TimeUnit.SECONDS);
+                } catch (RuntimeException e) {
+                    // A closed or stuck loop: its state is reported as it is.
+                }
+            }
         }
     }
 

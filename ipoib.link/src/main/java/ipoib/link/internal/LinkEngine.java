@@ -144,7 +144,7 @@ public final class LinkEngine implements IpoibLink, AutoCloseable {
     @Override
     public int mtu() {
         LinkResources r = status.resources();
-        return r == null ? 0 : r.mtu;
+        return r == null ? 0 : r.connected != null ? ConnectedMode.MTU : r.mtu;
     }
 
     @Override
@@ -200,6 +200,18 @@ public final class LinkEngine implements IpoibLink, AutoCloseable {
     }
 
     @Override
+    public TransmitResult sendUnicast(LinkPath path, LinkAddress destination, int etherType, MemorySegment payload) {
+        LinkResources r = status.upResources();
+        if (r == null) {
+            return stats.drop(TransmitResult.DROPPED_LINK_DOWN);
+        }
+        if (!(path instanceof PathEntry.Reference ref) || ref.released()) {
+            return stats.drop(TransmitResult.DROPPED_NO_ROUTE);
+        }
+        return r.sendUnicast(ref.entry, destination, etherType, payload);
+    }
+
+    @Override
     public TransmitResult sendMulticast(Mgid group, int etherType, MemorySegment payload) {
         LinkResources r = status.upResources();
         if (r == null) {
@@ -238,6 +250,91 @@ public final class LinkEngine implements IpoibLink, AutoCloseable {
             hooks.error(name() + ": frame handler " + handler.getClass().getName() + " failed"
                     + (suppressed > 0 ? " (" + suppressed + " more failures suppressed)" : ""), t);
         }
+    }
+
+    // ---- connected mode (ConnectedMode, ModeSwitch) ----------------------------------------------------
+
+    /** The administrative mode: connected (RFC 4755) or datagram (the default); kept across DOWN/UP. */
+    private volatile boolean connectedMode;
+    /** Why connected mode does not run although asked for; null when it runs or was not asked for. */
+    private volatile String modeProblem;
+
+    /** Switches the mode at runtime (asynchronously, on the control thread). */
+    public void setConnectedMode(boolean connected) {
+        control.execute(() -> {
+            connectedMode = connected;
+            LinkResources r = status.upResources();
+            modeProblem = r != null ? ModeSwitch.apply(this, r, connected) : null;
+        });
+    }
+
+    /** On the control thread when the link came UP: the administrative mode applied to the new period. */
+    void applyMode(LinkResources r) {
+        modeProblem = connectedMode ? ModeSwitch.apply(this, r, true) : null;
+    }
+
+    /** Whether connected mode was asked for. */
+    boolean connectedModeWanted() {
+        return connectedMode;
+    }
+
+    /** {@code connected}, {@code datagram}, or datagram with the reason connected mode does not run. */
+    public String mode() {
+        LinkResources r = status.resources();
+        if (r != null && r.connected != null) {
+            return "connected";
+        }
+        String problem = modeProblem;
+        return connectedMode && problem != null ? "datagram (connected mode asked for: " + problem + ")"
+                : connectedMode ? "connected (once UP)" : "datagram";
+    }
+
+    @Override
+    public boolean connectionUp(LinkAddress peer) {
+        ConnectedMode cm = connectedMode();
+        return cm != null && peer != null && cm.connectedTo(peer.gid(), peer.qpn().value());
+    }
+
+    /**
+     * Sets up a new connection to {@code peer} (tearing down the current one) by sending it
+     * {@code frame}, and returns the time from the REQ to the RTU in nanoseconds: the benchmarks'
+     * set-up figure.
+     *
+     * @throws IllegalStateException when the link is not in connected mode or the connection does
+     *     not come up within 10 s
+     */
+    public long connectionSetupNanos(LinkPath path, LinkAddress peer, int etherType, MemorySegment frame) {
+        ConnectedMode cm = connectedMode();
+        if (cm == null || !(path instanceof PathEntry.Reference ref)) {
+            throw new IllegalStateException(name() + " is not in connected mode (" + mode() + ")");
+        }
+        CmLinkConnection old = ref.entry.connection;
+        if (old != null) {
+            cm.disconnect(old);
+        }
+        sendUnicast(path, peer, etherType, frame);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (true) {
+            CmLinkConnection c = ref.entry.connection;
+            if (c != null && c != old && c.state == CmLinkConnection.State.UP) {
+                return c.setupNanos;
+            }
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("no connection from " + name() + " within 10 s: " + c);
+            }
+            Thread.onSpinWait();
+        }
+    }
+
+    /** Connected mode of the current UP period, or null. */
+    ConnectedMode connectedMode() {
+        LinkResources r = status.resources();
+        return r == null ? null : r.connected;
+    }
+
+    /** The current resources, for connected mode's fallback to UD. */
+    LinkResources resourcesForConnectedMode() {
+        return status.upResources();
     }
 
     // ---- paths -------------------------------------------------------------------------------------

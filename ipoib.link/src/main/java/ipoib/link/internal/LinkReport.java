@@ -57,6 +57,9 @@ final class LinkReport {
                 out.append(" (in use ").append(inUse).append(')');
             }
             out.append("  broadcast ").append(link.broadcastGid()).append('\n');
+            if (link instanceof LinkEngine e) {
+                out.append("    mode ").append(e.mode()).append('\n');
+            }
             if (link.address() != null) {
                 out.append("    qpn ").append(link.qpn()).append("  gid ").append(link.gid()).append('\n');
                 out.append("    lladdr ").append(link.address()).append('\n');

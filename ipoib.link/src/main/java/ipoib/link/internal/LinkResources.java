@@ -34,7 +34,12 @@ final class LinkResources {
     final QKey qkey;
     final Qpn qpn;
     final Gid gid;
-    final LinkAddress address;
+    /** The own address: its flags octet carries the RC flag while connected mode runs. */
+    volatile LinkAddress address;
+    /** Connected mode, while the interface runs it (else null: every frame goes over UD). */
+    volatile ConnectedMode connected;
+    /** The port's CM agent (null when the provider offers no CM MADs). */
+    final CmPortAgent cmAgent;
     final int serviceLevel;
     volatile int ownLid;
 
@@ -94,6 +99,7 @@ final class LinkResources {
         this.region = createdRegion;
         this.qpn = qp.qpn();
         this.address = LinkAddress.of(qpn, gid);
+        this.cmAgent = acquireCmAgent(port);
         this.groups = new GroupRoutes(engine, port, qp, reaper, broadcast, createdAh);
         this.sendRing = new SendRing(engine, sendCq, qp, region, buffers, sendCount, bufferSize, mtu, qkey);
         PKey partition = config.pkey();
@@ -112,12 +118,43 @@ final class LinkResources {
 
     // ---- transmit ----------------------------------------------------------------------------------
 
+    private static CmPortAgent acquireCmAgent(Port port) {
+        try {
+            return CmPortAgent.acquire(port);
+        } catch (RuntimeException noCm) {
+            return null; // connected mode says why when it is asked for
+        }
+    }
+
+    /**
+     * Sends on a unicast path: over the peer's connection when connected mode runs and the peer's
+     * address carries the RC flag (Linux's ipoib_cm_enabled), else over UD.
+     */
+    TransmitResult sendUnicast(PathEntry path, LinkAddress destination, int etherType, MemorySegment payload) {
+        ConnectedMode cm = connected;
+        // ARP stays on UD (seed 001 §3.3: "All ARP packets MUST only be exchanged over IPoIB-UD";
+        // Linux: unicast_arp_send in ipoib_main.c sends over the path's UD address handle).
+        if (cm != null && (destination.flags() & ipoib.codec.ipoib.CapabilityFlags.CONNECTED) != 0
+                && etherType != ipoib.api.link.EtherType.ARP && path.cache == paths) {
+            TransmitResult result = cm.send(path, destination, etherType, payload);
+            if (result != null) {
+                return result;
+            }
+        }
+        return sendUnicast(path, destination.qpn(), etherType, payload);
+    }
+
+    /** Sends frames a failed connection held over UD (frames too big for it are dropped as such). */
+    TransmitResult sendUnicastOverUd(PathEntry path, Qpn remoteQpn, int etherType, MemorySegment payload) {
+        return sendUnicast(path, remoteQpn, etherType, payload);
+    }
+
     /** Sends on a unicast path of this link. */
     TransmitResult sendUnicast(PathEntry path, Qpn remoteQpn, int etherType, MemorySegment payload) {
         if (path.cache != paths) {
             return engine.stats.drop(TransmitResult.DROPPED_NO_ROUTE); // a path of an earlier UP period
         }
-        return sendRing.send(path, null, remoteQpn, etherType, payload, false);
+        return tooBig(sendRing.send(path, null, remoteQpn, etherType, payload, false), etherType, payload);
     }
 
     boolean beginBurst() {
@@ -129,7 +166,17 @@ final class LinkResources {
     }
 
     TransmitResult sendBroadcast(int etherType, MemorySegment payload) {
-        return sendRing.send(null, groups.broadcastHandle(), Qpn.MULTICAST, etherType, payload, true);
+        return tooBig(sendRing.send(null, groups.broadcastHandle(), Qpn.MULTICAST, etherType, payload, true),
+                etherType, payload);
+    }
+
+    /** A frame UD refused as too big while connected mode's MTU is in force: Linux's ICMP emulation (TooBigNotice). */
+    private TransmitResult tooBig(TransmitResult result, int etherType, MemorySegment payload) {
+        ConnectedMode cm = connected;
+        if (result == TransmitResult.DROPPED_TOO_BIG && cm != null) {
+            cm.tooBig(etherType, payload, mtu);
+        }
+        return result;
     }
 
     TransmitResult sendMulticast(Mgid group, int etherType, MemorySegment payload) {
@@ -137,7 +184,7 @@ final class LinkResources {
         if (handle == null) {
             return engine.stats.drop(TransmitResult.DROPPED_NO_ROUTE);
         }
-        return sendRing.send(null, handle, Qpn.MULTICAST, etherType, payload, true);
+        return tooBig(sendRing.send(null, handle, Qpn.MULTICAST, etherType, payload, true), etherType, payload);
     }
 
     /**
@@ -177,6 +224,14 @@ final class LinkResources {
     /** Stops the receive thread and destroys the resources in dependency order. */
     void close() {
         groups.refuseMore(); // no route is added after the cleanup below
+        ConnectedMode cm = connected;
+        connected = null;
+        if (cm != null) {
+            cm.close();
+        }
+        if (cmAgent != null) {
+            cmAgent.release();
+        }
         receiver.stop();
         paths.close("link " + engine.name() + " went down");
         groups.closeGroupHandles();

@@ -204,6 +204,7 @@ final class LinkStateMachine {
         hooks.info(config.name() + " UP: QPN " + r.qpn + ", link MTU " + r.mtu + ", Q_Key " + r.qkey + ", broadcast "
                 + record.mgid());
         timers.start();
+        link.applyMode(r);
         hooks.notifyListeners(link, LinkListener.Change.UP);
     }
 

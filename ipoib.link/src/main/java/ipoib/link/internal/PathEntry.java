@@ -22,6 +22,11 @@ final class PathEntry {
     volatile AddressHandle handle;
     volatile PathRecord record;
     volatile int serviceLevel;
+    /**
+     * The connected-mode connection to this destination, as Linux's path holds its CM transmit
+     * context; null in datagram mode and until the first frame to a peer with the RC flag.
+     */
+    volatile CmLinkConnection connection;
 
     // Guarded by the cache.
     int references;

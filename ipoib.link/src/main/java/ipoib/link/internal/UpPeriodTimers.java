@@ -49,6 +49,10 @@ final class UpPeriodTimers {
             LinkResources r = resources.get();
             if (r != null) {
                 r.reapHandles();
+                ConnectedMode cm = r.connected;
+                if (cm != null) {
+                    cm.reapIdle(); // idle connections (ConnectedMode.IDLE_NANOS)
+                }
             }
         });
     }

@@ -73,6 +73,11 @@ final class LinkFixture implements AutoCloseable {
         }
     }
 
+    /** How often the links announced {@code change}. */
+    long count(LinkListener.Change change) {
+        return changes.stream().filter(c -> c == change).count();
+    }
+
     List<String> warnings() {
         return log.stream().filter(l -> l.startsWith("WARN")).toList();
     }

@@ -40,6 +40,7 @@ final class Egress {
         if (d != null) {
             Group g = ctx.table.get(d.mgid());
             if (g != null && g.sendable) {
+                g.markSent();
                 return via.sendMulticast(d.mgid(), etherType, packet);
             }
         }
@@ -89,6 +90,7 @@ final class Egress {
                 }
             }
             if (g.sendable) {
+                g.markSent();
                 return sent(via.sendMulticast(mgid, etherType, packet), viaRouters);
             }
             boolean queued = false;
@@ -101,7 +103,8 @@ final class Egress {
                     // The join completed and the queue was drained while we waited for the monitor.
                     return sent(via.sendMulticast(mgid, etherType, packet), viaRouters);
                 }
-                if (g.existence != Group.Existence.ABSENT) {
+                // A SendOnlyFullMember join creates a missing group (as Linux's send-only joins do).
+                if (g.existence != Group.Existence.ABSENT || ctx.sendOnlyCreates) {
                     if (g.phase == Group.Phase.HOLDOFF) {
                         counters.droppedJoinFailed.increment();
                         return TransmitResult.DROPPED_NO_ROUTE;
@@ -164,6 +167,7 @@ final class Egress {
             g.sendWanted = false;
             g.sendable = g.held != null;
         }
+        g.markSent();
     }
 
     /** Frames queued for a group that does not exist take §10's next branch. */

@@ -49,6 +49,9 @@ final class EgressDecisions {
         if (g.held != null) {
             return done(EgressDecision.SEND);
         }
+        if (ctx.sendOnlyCreates) {
+            return done(EgressDecision.JOIN_SEND_ONLY_THEN_SEND); // the SendOnlyFullMember join creates it
+        }
         return existence(g).thenCompose(e -> {
             if (e == Group.Existence.EXISTS) {
                 return done(EgressDecision.JOIN_SEND_ONLY_THEN_SEND);

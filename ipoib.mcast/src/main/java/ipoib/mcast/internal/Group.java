@@ -92,6 +92,29 @@ final class Group {
     /** Replaced or forgotten: a sender holding it must look the group up again. */
     boolean retired;
 
+    /** A frame went out on the group since the last sweep of {@link SendOnlyReaper} (any thread). */
+    private volatile boolean sent;
+    /** Sweeps in a row that found the send-only membership unused (control thread). */
+    int idleSweeps;
+    /** The send-only membership is being left for being unused (control thread; a new join clears it). */
+    boolean sendOnlyUnused;
+
+    /** A sender used the group: a read, and a write only on the first frame of a sweep period. */
+    void markSent() {
+        if (!sent) {
+            sent = true;
+        }
+    }
+
+    /** Whether a frame went out since the last call (control thread). */
+    boolean takeSent() {
+        boolean was = sent;
+        if (was) {
+            sent = false;
+        }
+        return was;
+    }
+
     Group(Mgid mgid, boolean ipv6, InetAddress address) {
         this.mgid = mgid;
         this.ipv6 = ipv6;
@@ -118,9 +141,10 @@ final class Group {
         if (routerWanted) {
             return JoinState.NON_MEMBER;
         }
-        if (LinkContext.isSendOnly(held)) {
+        if (LinkContext.isSendOnly(held) && !sendOnlyUnused) {
             // Traffic made the port a sender of the group: it stays one until the link goes DOWN,
-            // the SM forgets the joins, or the group is deleted (as Linux keeps its send-only groups).
+            // the SM forgets the joins, the group is deleted, or no frame used it for the idle
+            // time (SendOnlyReaper, as Linux reaps its send-only groups).
             return held;
         }
         synchronized (this) {

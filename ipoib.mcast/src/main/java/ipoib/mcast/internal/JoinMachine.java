@@ -64,6 +64,17 @@ final class JoinMachine {
                 egress.drain(g);
                 return;
             }
+            if (!ctx.capabilitiesKnown()) {
+                return; // which send-only state is being asked of the SA; reconciled when it answers
+            }
+            if (want == JoinState.SEND_ONLY_FULL_MEMBER) {
+                // Creates the group when it is missing: nothing to ask first, and an absence
+                // cached earlier does not matter.
+                if (ctx.broadcastRecord != null) {
+                    join(g, want, null);
+                }
+                return;
+            }
             // §10 asks the SA whether the group exists; the send-only join is that question (a
             // missing group answers ERR_REQ_INVALID from OpenSM, ERR 1B10, or
             // ERR_REQ_INSUFFICIENT_COMPONENTS from older SAs) and needs no visibility of
@@ -121,7 +132,10 @@ final class JoinMachine {
         Mgid mgid = g.mgid;
         Gid self = ctx.portGid;
         var admin = ctx.sa;
-        McMemberRecord template = want == JoinState.FULL_MEMBER ? JoinOrCreate.likeBroadcast(mgid, self, ctx.broadcastRecord) : null;
+        // The create components make a missing group: a listener's FullMember join, or a
+        // sender's SendOnlyFullMember join where the SA supports it (LinkContext.sendOnlyState).
+        McMemberRecord template = LinkContext.creates(want)
+                ? JoinOrCreate.likeBroadcast(mgid, self, ctx.broadcastRecord).forMember(self, want) : null;
         ctx.requests.call(() -> template != null ? admin.create(template) : admin.join(mgid, self, want), (record, failure) -> {
             if (e != ctx.epoch || t != g.token || !ctx.table.holds(g)) {
                 if (failure == null && e == ctx.epoch && g.held != want && g.requested != want
@@ -135,7 +149,7 @@ final class JoinMachine {
             g.requested = null;
             if (failure == null) {
                 onJoined(g, want, have, record);
-            } else if (want != JoinState.FULL_MEMBER && SaRequests.absentForNonFullJoin(failure)) {
+            } else if (!LinkContext.creates(want) && SaRequests.absentForNonFullJoin(failure)) {
                 onGroupAbsent(g, want);
             } else {
                 onJoinFailed(g, want, ctx.requests.describe(failure));
@@ -166,6 +180,8 @@ final class JoinMachine {
         }
         g.held = want;
         g.record = record;
+        g.sendOnlyUnused = false;
+        g.idleSweeps = 0;
         g.existence = Group.Existence.EXISTS;
         g.failures = 0;
         g.lastFailure = null;
@@ -309,6 +325,8 @@ final class JoinMachine {
         g.sendable = false;
         g.held = null;
         g.record = null;
+        g.sendOnlyUnused = false;
+        g.idleSweeps = 0;
         g.existence = Group.Existence.UNKNOWN;
         g.failures = 0;
         g.leaveFailures = 0;

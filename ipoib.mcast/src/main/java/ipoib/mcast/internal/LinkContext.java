@@ -7,6 +7,7 @@ import ipoib.api.Mgid;
 import ipoib.api.event.IpoibEvents;
 import ipoib.api.link.IpoibLink;
 import ipoib.api.link.MulticastAttachment;
+import ipoib.api.sa.SaCapabilities;
 import ipoib.api.sa.SubnetAdministrator;
 import ipoib.runtime.Backoff;
 import ipoib.runtime.Cancellable;
@@ -49,6 +50,13 @@ final class LinkContext {
     Gid portGid;
     /** The broadcast group's parameters: the template of the groups listeners create (§10). */
     McMemberRecord broadcastRecord;
+    /**
+     * What the SA of this UP said it supports (ClassPortInfo); null while the question is open,
+     * {@link #NO_CAPABILITIES} when it could not be answered.
+     */
+    SaCapabilities capabilities;
+    /** Senders' copy: a send-only join creates the group, so a group cached as absent is joined too. */
+    volatile boolean sendOnlyCreates;
     boolean routerMode;
     boolean closed;
 
@@ -72,12 +80,41 @@ final class LinkContext {
         return settings.get();
     }
 
+    /** What an SA that did not answer ClassPortInfo is taken to support: nothing optional. */
+    static final SaCapabilities NO_CAPABILITIES = new SaCapabilities(0, 0, 0);
+
     /**
-     * The membership a sender takes: the one place it is chosen. SendOnlyNonMember (IBA 1.2.1
-     * §15.2.5.17 and RFC 4391 §10); a SendOnlyFullMember, where the SA advertises it, would go here.
+     * The membership a sender takes: the one place it is chosen. SendOnlyFullMember (JoinState
+     * 0x8, which creates the group and keeps it while the sender is a member) when the SA
+     * advertises it in ClassPortInfo's CapabilityMask2 (bit 12), as Linux's ipoib_multicast.c
+     * chose it from 2016 ({@code ipoib_mcast_join}: {@code SENDONLY_FULLMEMBER_JOIN} when
+     * {@code priv->sm_fullmember_sendonly_support}, which {@code ipoib_mcast_carrier_on_task}
+     * takes from {@code ib_sa_sendonly_fullmem_support}) until the check was dropped in 2021
+     * ("IB/core: Remove Subnet Manager sendonly join checks"; since then Linux always asks for
+     * SendOnlyFullMember); else SendOnlyNonMember (IBA 1.2.1 §15.2.5.17, RFC 4391 §10). Linux
+     * fell back to a FullMember join instead, which also receives the group's traffic; RFC 4391's
+     * send-only membership does not. Until the SA's answer is in, {@link #capabilitiesKnown()}
+     * holds send-only joins back.
      */
     JoinState sendOnlyState() {
-        return JoinState.SEND_ONLY_NON_MEMBER;
+        return capabilities != null && capabilities.sendOnlyFullMember() ? JoinState.SEND_ONLY_FULL_MEMBER
+                : JoinState.SEND_ONLY_NON_MEMBER;
+    }
+
+    /** Whether the SA's capabilities are known (or known to be unavailable) for this UP. */
+    boolean capabilitiesKnown() {
+        return capabilities != null;
+    }
+
+    /** Sets what the SA supports (null: the question is open again). */
+    void capabilities(SaCapabilities caps) {
+        capabilities = caps;
+        sendOnlyCreates = caps != null && caps.sendOnlyFullMember();
+    }
+
+    /** Whether a join in this state creates the group when it is missing (needs the create components). */
+    static boolean creates(JoinState state) {
+        return state == JoinState.FULL_MEMBER || state == JoinState.SEND_ONLY_FULL_MEMBER;
     }
 
     /** Whether a held membership only sends (the sender's own, not a listener's or a router's). */

@@ -18,7 +18,8 @@ import java.util.function.Supplier;
  * The multicast groups of one link (RFC 4391 §10, §11): the parts, wired. {@link Egress} is the
  * send path (any thread); everything else runs on the control loop: {@link JoinMachine},
  * {@link LinkLifecycle}, {@link TrapFollower}, {@link RouterMode}, {@link ListenerJoins},
- * {@link GroupAudit}, {@link EgressDecisions} and {@link GroupReport}, sharing one {@link LinkContext}.
+ * {@link GroupAudit}, {@link SendOnlyReaper}, {@link EgressDecisions} and {@link GroupReport}, sharing one
+ * {@link LinkContext}.
  */
 final class LinkGroups {
     final String name;
@@ -42,7 +43,8 @@ final class LinkGroups {
         TrapFollower trapFollower = new TrapFollower(ctx, traps, machine, egress);
         this.router = new RouterMode(ctx, machine);
         this.audit = new GroupAudit(ctx, trapFollower);
-        this.lifecycle = new LinkLifecycle(ctx, machine, trapFollower, router, audit);
+        this.lifecycle = new LinkLifecycle(ctx, machine, trapFollower, router, audit,
+                new SendOnlyReaper(ctx, machine));
         this.listeners = new ListenerJoins(ctx, machine, report);
         this.decisions = new EgressDecisions(ctx, machine);
     }

@@ -22,15 +22,18 @@ final class LinkLifecycle {
     private final TrapFollower traps;
     private final RouterMode router;
     private final GroupAudit audit;
+    private final SendOnlyReaper reaper;
     private int upQpn = -1;
     private int broadcastFailures;
 
-    LinkLifecycle(LinkContext ctx, JoinMachine machine, TrapFollower traps, RouterMode router, GroupAudit audit) {
+    LinkLifecycle(LinkContext ctx, JoinMachine machine, TrapFollower traps, RouterMode router, GroupAudit audit,
+                  SendOnlyReaper reaper) {
         this.ctx = ctx;
         this.machine = machine;
         this.traps = traps;
         this.router = router;
         this.audit = audit;
+        this.reaper = reaper;
     }
 
     void onLinkChange(IpoibLink changed, LinkListener.Change change) {
@@ -96,9 +99,33 @@ final class LinkLifecycle {
             broadcastFailures = 0;
             fetchBroadcastRecord(ctx.epoch);
         }
+        fetchCapabilities(ctx.epoch);
         audit.start();
+        reaper.start();
         reconcileAll();
         router.onUp();
+    }
+
+    /**
+     * Which send-only membership the SA supports (ClassPortInfo's CapabilityMask2), asked at every
+     * UP and multicast reset, as Linux asks after every broadcast join
+     * ({@code ipoib_mcast_carrier_on_task}); send-only joins wait for the answer. An SA that does
+     * not answer is taken to support nothing optional (Linux: an invalid ClassPortInfo reads as
+     * no SendOnlyFullMember support).
+     */
+    private void fetchCapabilities(int e) {
+        ctx.capabilities(null);
+        SubnetAdministrator admin = ctx.sa;
+        ctx.requests.<ipoib.api.sa.SaCapabilities>call(admin::capabilities, (caps, failure) -> {
+            if (e != ctx.epoch) {
+                return;
+            }
+            ctx.capabilities(failure == null ? caps : LinkContext.NO_CAPABILITIES);
+            ctx.reporter.info(ctx.name + ": send-only joins are " + ctx.sendOnlyState() + (failure == null
+                    ? " (SA CapabilityMask2 0x" + Integer.toHexString(caps.capabilityMask2()) + ")"
+                    : " (ClassPortInfo query failed: " + ctx.requests.describe(failure) + ")"));
+            reconcileAll();
+        });
     }
 
     private void reconcileAll() {
@@ -181,9 +208,11 @@ final class LinkLifecycle {
             }
         }
         audit.stop();
+        reaper.stop();
         traps.detach();
         ctx.sa = null;
         ctx.broadcastRecord = null;
+        ctx.capabilities(null);
         ctx.reporter.info(ctx.name + ": multicast joins forgotten (" + why + ")");
     }
 
@@ -218,7 +247,9 @@ final class LinkLifecycle {
             ctx.broadcastRecord = rejoined; // its MLID may be new
         }
         traps.attach(true);
+        fetchCapabilities(ctx.epoch);
         audit.start();
+        reaper.start();
         reconcileAll();
         router.onUp();
         ctx.reporter.info(ctx.name + ": multicast groups joined again after a multicast reset");
@@ -244,6 +275,7 @@ final class LinkLifecycle {
         ctx.closed = true;
         ctx.up = false;
         audit.stop();
+        reaper.stop();
         traps.detach();
     }
 }

@@ -36,6 +36,8 @@ final class McastCounters {
     final LongAdder trapsDeleted = counters.counter("traps_deleted");
     /** Groups the audit found deleted or created anew without a trap telling. */
     final LongAdder auditRepairs = counters.counter("audit_repairs");
+    /** Send-only memberships left because no frame used them for the idle time (as Linux reaps them). */
+    final LongAdder sendOnlyIdleLeaves = counters.counter("send_only_idle_leaves");
 
     Map<String, Long> snapshot() {
         return counters.snapshot();

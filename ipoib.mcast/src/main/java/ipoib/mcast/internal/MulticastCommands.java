@@ -54,7 +54,7 @@ public final class MulticastCommands {
                 out.append(current).append(": router mode ").append(multicast.isRouterMode(current) ? "on" : "off")
                         .append('\n');
             }
-            out.append(String.format("    %-40s %-18s MLID %-6s %-17s %-9s listeners %d queued %d  %s%n", g.mgid(),
+            out.append(String.format("    %-40s %-18s MLID %-6s %-18s %-9s listeners %d queued %d  %s%n", g.mgid(),
                     g.group() == null ? "-" : Destination.text(g.group()), g.mlid() == null ? "-" : g.mlid(),
                     g.joinState() == null ? "not joined" : g.joinState(), g.origin(), g.listeners(), g.queuedFrames(),
                     g.state()));

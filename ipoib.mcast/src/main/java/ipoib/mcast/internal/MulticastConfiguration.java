@@ -25,4 +25,11 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
                     + "left wrong (absent groups asked again, send-only and NonMember joins verified), 5..3600.",
             min = "5", max = "3600")
     int auditSeconds() default 60;
+
+    @AttributeDefinition(name = "Send-only idle time",
+            description = "Seconds a send-only membership (SendOnlyFullMember or SendOnlyNonMember) may go without "
+                    + "a frame before it is left, as Linux leaves send-only groups whose neighbour was idle for two "
+                    + "GC periods (60 s); a SendOnlyFullMember keeps its group alive at the SA. 10..86400.",
+            min = "10", max = "86400")
+    int sendOnlyIdleSeconds() default 60;
 }

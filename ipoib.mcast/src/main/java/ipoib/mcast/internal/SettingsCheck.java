@@ -21,7 +21,8 @@ final class SettingsCheck {
     static McastSettings settings(Map<String, ?> configuration) {
         CHECK.check(configuration);
         return new McastSettings(intValue(configuration, "pendingFramesPerGroup"),
-                intValue(configuration, "maxGroupsPerLink"), 1000L * intValue(configuration, "auditSeconds"));
+                intValue(configuration, "maxGroupsPerLink"), 1000L * intValue(configuration, "auditSeconds"),
+                1000L * intValue(configuration, "sendOnlyIdleSeconds"));
     }
 
     /** A checked value, or the declared default. */

@@ -15,14 +15,16 @@
  * <li>{@link ipoib.mcast.internal.JoinMachine}: joins, leaves, retries with backoff (control loop);</li>
  * <li>{@link ipoib.mcast.internal.LinkLifecycle}: UP, DOWN, multicast reset, new broadcast-GID, close;</li>
  * <li>{@link ipoib.mcast.internal.TrapFollower} (traps 66/67), {@link ipoib.mcast.internal.RouterMode}
- * (§11), {@link ipoib.mcast.internal.GroupAudit} (lost traps), {@link ipoib.mcast.internal.ListenerJoins},
+ * (§11), {@link ipoib.mcast.internal.GroupAudit} (lost traps), {@link ipoib.mcast.internal.SendOnlyReaper}
+ * (unused send-only memberships left), {@link ipoib.mcast.internal.ListenerJoins},
  * {@link ipoib.mcast.internal.EgressDecisions}, {@link ipoib.mcast.internal.GroupReport};</li>
  * <li>{@link ipoib.mcast.internal.GroupTable} and {@link ipoib.mcast.internal.Group}: the groups;
  * {@link ipoib.mcast.internal.SaRequests}: SA calls with the link's join timeout on the loop's clock;
  * {@link ipoib.mcast.internal.MulticastAttach}: the only user of the link's multicast-attach methods;
- * a listener's join-or-create request is {@link ipoib.codec.sa.JoinOrCreate#likeBroadcast}, shared
- * with the link's broadcast join.</li>
+ * a listener's (and a SendOnlyFullMember sender's) join-or-create request is
+ * {@link ipoib.codec.sa.JoinOrCreate#likeBroadcast}, shared with the link's broadcast join.</li>
  * </ul>
- * The membership a sender takes is chosen in one place, {@code LinkContext.sendOnlyState()}.
+ * The membership a sender takes is chosen in one place, {@code LinkContext.sendOnlyState()}:
+ * SendOnlyFullMember where the SA's ClassPortInfo advertises it, else SendOnlyNonMember.
  */
 package ipoib.mcast.internal;

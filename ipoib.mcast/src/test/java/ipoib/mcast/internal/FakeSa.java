@@ -12,6 +12,7 @@ import ipoib.api.QKey;
 import ipoib.api.Rate;
 import ipoib.api.sa.GroupTrap;
 import ipoib.api.sa.SaException;
+import ipoib.api.sa.SaCapabilities;
 import ipoib.api.sa.SaStatus;
 import ipoib.api.sa.SubnetAdministrator;
 import java.util.ArrayList;
@@ -52,6 +53,15 @@ final class FakeSa implements SubnetAdministrator {
     volatile boolean loseTraps;
     /** Group queries see nothing, as an SA shows an untrusted requester only its own memberships. */
     volatile boolean untrusted;
+    /** What ClassPortInfo answers; null: the SA does not answer it (nor accepts SendOnlyFullMember). */
+    volatile SaCapabilities capabilities;
+
+    @Override
+    public CompletionStage<SaCapabilities> capabilities() {
+        SaCapabilities caps = capabilities;
+        return caps == null ? SubnetAdministrator.super.capabilities()
+                : answer("capabilities", () -> caps);
+    }
 
     /** A group that exists (made by someone else), with the parameters of the broadcast group. */
     synchronized McMemberRecord addGroup(Mgid mgid, Gid member) {
@@ -165,21 +175,28 @@ final class FakeSa implements SubnetAdministrator {
 
     @Override
     public CompletionStage<McMemberRecord> create(McMemberRecord template) {
-        return answer("create " + template.mgid(), () -> {
+        return answer("create " + template.mgid() + " " + template.joinState(), () -> {
             creates.add(template);
             Mgid mgid = template.mgid();
+            JoinState state = template.joinState();
+            if (state != JoinState.FULL_MEMBER && state != JoinState.SEND_ONLY_FULL_MEMBER) {
+                throw new StatusException(SaStatus.REQUEST_INVALID);
+            }
+            if (state == JoinState.SEND_ONLY_FULL_MEMBER && capabilities == null) {
+                throw new StatusException(SaStatus.REQUEST_INVALID); // an SA without the support
+            }
             McMemberRecord g = groups.get(mgid);
             if (g == null) {
                 g = new McMemberRecord(mgid, template.portGid(), template.qkey(), Lid.of(nextMlid++), template.mtu(),
                         template.trafficClass(), template.pkey(), template.rate(), template.packetLifetime(),
                         template.serviceLevel(), template.flowLabel(), template.hopLimit(), JoinState.FULL_MEMBER, false);
                 groups.put(mgid, g);
-                addMember(mgid, template.portGid(), JoinState.FULL_MEMBER);
+                addMember(mgid, template.portGid(), state);
                 trap(GroupTrap.Type.CREATED, mgid);
             } else {
-                addMember(mgid, template.portGid(), JoinState.FULL_MEMBER);
+                addMember(mgid, template.portGid(), state);
             }
-            return g.forMember(template.portGid(), JoinState.FULL_MEMBER);
+            return g.forMember(template.portGid(), state);
         });
     }
 
@@ -236,7 +253,8 @@ final class FakeSa implements SubnetAdministrator {
             return;
         }
         Map<Gid, Set<JoinState>> m = members.get(mgid);
-        boolean full = m != null && m.values().stream().anyMatch(s -> s.contains(JoinState.FULL_MEMBER));
+        boolean full = m != null && m.values().stream().anyMatch(s -> s.contains(JoinState.FULL_MEMBER)
+                || s.contains(JoinState.SEND_ONLY_FULL_MEMBER));
         if (!full && groups.remove(mgid) != null) {
             members.remove(mgid);
             trap(GroupTrap.Type.DELETED, mgid);

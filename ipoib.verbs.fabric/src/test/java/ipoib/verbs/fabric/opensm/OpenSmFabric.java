@@ -18,6 +18,13 @@ import java.util.stream.Stream;
  * A real subnet for tests: {@code ibsim} simulating one switch and four HCAs, OpenSM on the
  * switch's management port under {@code libumad2sim}, and one forked JVM per HCA running the
  * hardware provider's {@code UmadTransport} with the shared SA client ({@link RemoteSaHost}).
+ *
+ * <p>Two test fixtures in {@code src/test/c}, compiled here with gcc, stand in for what ibsim
+ * lacks. OpenSM preloads {@code umad_rmpp_shim.c}: the RMPP sending that the kernel's MAD
+ * layer does for OpenSM on a real HCA (segments, window, ACKs, retransmission), so that long
+ * SA answers reach the clients as RMPP segments. Every process preloads
+ * {@code umad2sim_full_mad.c} around libumad2sim, whose receive path delivers only 224 of a
+ * MAD's 256 octets; it supplies the missing 32.
  * Every process runs in its own directory under {@code workDir} (umad2sim creates
  * {@code ./sys-<pid>} there) and is stopped, with its children, by {@link #close()}.
  */
@@ -43,6 +50,7 @@ final class OpenSmFabric implements AutoCloseable {
     private final Map<String, RemoteSaHost> hosts = new LinkedHashMap<>();
     private final Map<String, String> env = new LinkedHashMap<>();
     private Path osmLog;
+    private Process openSm;
 
     /** Stops the processes if the test JVM exits without {@link #close()} (a killed fork). */
     private final Thread exitHook = new Thread(() -> processes.forEach(OpenSmFabric::stop), "opensm-fabric-exit");
@@ -57,19 +65,22 @@ final class OpenSmFabric implements AutoCloseable {
      * Fails the test, naming what to install, when a program is missing.
      */
     static OpenSmFabric start(Path workDir, List<String> hostNames, java.util.Set<String> reportReceivers,
-                              long saTimeoutMillis, int saAttempts) throws Exception {
+                              long saTimeoutMillis, int saAttempts, Map<String, Integer> rmppWindows) throws Exception {
         requireProgram("ibsim", "ibsim-utils");
         requireProgram("opensm", "opensm");
         if (!Files.isRegularFile(Path.of(UMAD2SIM))) {
             fail(UMAD2SIM + " is missing: install the Debian package libumad2sim0 (CI's .ci/run does)");
         }
+        Path shim = compile(workDir, "umad_rmpp_shim.c", "umad_rmpp_shim.so");
+        String preload = compile(workDir, "umad2sim_full_mad.c", "umad2sim_full_mad.so") + ":" + UMAD2SIM + ":"
+                + compile(workDir, "umad2sim_full_mad.c", "umad2sim_full_mad_socket.so", "-DSOCKET_SIDE");
         OpenSmFabric f = new OpenSmFabric(workDir);
         try {
-            f.startSubnet();
+            f.startSubnet(shim, preload);
             for (String h : hostNames) {
                 Path dir = Files.createDirectories(workDir.resolve(h));
                 f.hosts.put(h, RemoteSaHost.fork(h, dir, f.env, workDir.resolve(h + ".log"), saTimeoutMillis,
-                        saAttempts, reportReceivers.contains(h)));
+                        saAttempts, reportReceivers.contains(h), rmppWindows.getOrDefault(h, 0)));
                 f.processes.add(f.hosts.get(h).process());
             }
             for (RemoteSaHost h : f.hosts.values()) {
@@ -96,7 +107,22 @@ final class OpenSmFabric implements AutoCloseable {
         }
     }
 
-    private void startSubnet() throws Exception {
+    /** Compiles a fixture of src/test/c into a preloadable library (gcc, libibumad-dev: the test packages). */
+    private static Path compile(Path workDir, String file, String library, String... options) throws Exception {
+        Path source = Path.of("src/test/c", file).toAbsolutePath();
+        Path so = workDir.resolve(library);
+        List<String> command = new java.util.ArrayList<>(List.of("gcc", "-Wall", "-Wextra", "-shared", "-fPIC"));
+        command.addAll(List.of(options));
+        command.addAll(List.of("-o", so.toString(), source.toString(), "-ldl", "-lpthread"));
+        Process gcc = new ProcessBuilder(command).redirectErrorStream(true).start();
+        String out = new String(gcc.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        if (!gcc.waitFor(60, TimeUnit.SECONDS) || gcc.exitValue() != 0) {
+            fail("gcc could not build " + source + " (needs gcc and libibumad-dev):\n" + out);
+        }
+        return so;
+    }
+
+    private void startSubnet(Path rmppShim, String preload) throws Exception {
         StringBuilder net = new StringBuilder("Switch\t8 \"sw\"\n");
         for (int i = 0; i < HCAS.size(); i++) {
             net.append('[').append(i + 1).append("]\t\"").append(HCAS.get(i)).append("\"[1]\n");
@@ -116,17 +142,22 @@ final class OpenSmFabric implements AutoCloseable {
         processes.add(ibsim.start());
         awaitLine(ibsimLog, "Network simulator ready", "ibsim");
 
-        env.put("LD_PRELOAD", UMAD2SIM);
+        env.put("LD_PRELOAD", preload);
         Path osmDir = Files.createDirectories(workDir.resolve("opensm"));
         osmLog = osmDir.resolve("opensm.log");
         // -d2 flushes the log per line (we wait for SUBNET UP in it); -s 0: no periodic sweeps.
         ProcessBuilder opensm = new ProcessBuilder("opensm", "-e", "-f", osmLog.toString(), "-P",
-                partitions.toString(), "-d2", "-s", "0").directory(osmDir.toFile()).redirectErrorStream(true)
+                partitions.toString(), "-l", Integer.toString(ipoib.satest.SubnetAdministratorContract.LMC), "-d2",
+                "-s", "0").directory(osmDir.toFile()).redirectErrorStream(true)
                 .redirectOutput(osmDir.resolve("opensm.out").toFile());
         opensm.environment().putAll(env);
+        // The RMPP shim first: its umad_register/umad_send/umad_recv wrap libibumad's, whose
+        // write and read libumad2sim then turns into simulator packets.
+        opensm.environment().put("LD_PRELOAD", rmppShim + ":" + preload);
         opensm.environment().put("OSM_TMP_DIR", osmDir.toString());
         opensm.environment().put("OSM_CACHE_DIR", osmDir.toString());
-        processes.add(opensm.start());
+        openSm = opensm.start();
+        processes.add(openSm);
         awaitLine(osmLog, "SUBNET UP", "opensm");
     }
 
@@ -164,6 +195,34 @@ final class OpenSmFabric implements AutoCloseable {
 
     List<RemoteSaHost> hosts() {
         return List.copyOf(hosts.values());
+    }
+
+    /** What OpenSM wrote to stdout and stderr so far (the RMPP shim's lines among it). */
+    List<String> openSmOutput() throws IOException {
+        return Files.readAllLines(osmLog.resolveSibling("opensm.out"), StandardCharsets.ISO_8859_1);
+    }
+
+    /**
+     * The lines OpenSM writes after its first {@code skip} lines that match, once there is one
+     * (empty after {@link #START_TIMEOUT_MILLIS}): the shim writes a transfer's line when OpenSM's
+     * receive thread takes the final ACK, which may be after the client has the answer.
+     */
+    List<String> awaitOpenSmOutput(int skip, java.util.function.Predicate<String> match) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(START_TIMEOUT_MILLIS);
+        while (true) {
+            List<String> all = openSmOutput();
+            List<String> found = all.subList(Math.min(skip, all.size()), all.size()).stream()
+                    .filter(match).toList();
+            if (!found.isEmpty() || System.nanoTime() > deadline) {
+                return found;
+            }
+            try {
+                openSm.onExit().get(20, TimeUnit.MILLISECONDS); // a pause that ends early if OpenSM dies
+                return found;
+            } catch (java.util.concurrent.TimeoutException stillRunning) {
+                // poll again
+            }
+        }
     }
 
     /** OpenSM's log so far. */

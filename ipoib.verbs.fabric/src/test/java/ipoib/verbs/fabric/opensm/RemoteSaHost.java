@@ -58,12 +58,13 @@ final class RemoteSaHost implements SaHost, AutoCloseable {
 
     /** Forks the host JVM; {@link #awaitReady} waits for its port to be open. */
     static RemoteSaHost fork(String name, Path workDir, Map<String, String> env, Path log, long saTimeoutMillis,
-                             int saAttempts, boolean reportReceiver) throws IOException {
+                             int saAttempts, boolean reportReceiver, int rmppWindow) throws IOException {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         String classpath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
         ProcessBuilder pb = new ProcessBuilder(java, "--enable-native-access=ALL-UNNAMED", "-Xshare:auto",
                 "-XX:TieredStopAtLevel=1", "-cp", classpath, SaHostMain.class.getName(),
-                Long.toString(saTimeoutMillis), Integer.toString(saAttempts), reportReceiver ? "report-receiver" : "")
+                Long.toString(saTimeoutMillis), Integer.toString(saAttempts), reportReceiver ? "report-receiver" : "",
+                Integer.toString(rmppWindow))
                 .directory(workDir.toFile()).redirectError(log.toFile());
         pb.environment().putAll(env);
         pb.environment().put("SIM_HOST", name);
@@ -181,10 +182,17 @@ final class RemoteSaHost implements SaHost, AutoCloseable {
     }
 
     @Override
-    public CompletionStage<PathRecord> pathRecord(Gid source, Gid destination, PKey pkey, int mtuSelector,
-                                                  ipoib.api.IbMtu mtu) {
-        return call("mpath " + source + " " + destination + " " + pkey + " " + mtuSelector + " " + mtu.bytes())
-                .thenApply(f -> SaWire.path(f, 3));
+    public CompletionStage<List<ipoib.codec.mad.SaPathRecord>> pathRecords(boolean table,
+                                                                         ipoib.codec.mad.SaPathRecord query, long mask) {
+        return call("ptable " + (table ? "1" : "0") + " " + Long.toHexString(mask) + " " + SaWire.raw(query))
+                .thenApply(f -> {
+                    int n = Integer.parseInt(f[3]);
+                    List<ipoib.codec.mad.SaPathRecord> out = new ArrayList<>();
+                    for (int i = 0; i < n; i++) {
+                        out.add(SaWire.raw(f[4 + i]));
+                    }
+                    return out;
+                });
     }
 
     @Override

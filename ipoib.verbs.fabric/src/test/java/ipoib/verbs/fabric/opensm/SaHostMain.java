@@ -65,7 +65,10 @@ public final class SaHostMain {
             becomeReportReceiver(binding.umad(), transport.portInfo().caName(), transport.portInfo().port());
         }
         transport.expectAnswersWithin(timeout);
-        SaClient client = new SaClient(transport, timers, timeout, attempts, 1);
+        // args[3]: the client's RMPP receive window in segments, 0 for SaClient's default.
+        int window = args.length > 3 ? Integer.parseInt(args[3]) : 0;
+        SaClient client = window > 0 ? new SaClient(transport, timers, timeout, attempts, 1, window)
+                : new SaClient(transport, timers, timeout, attempts, 1);
         Map<String, AutoCloseable> subscriptions = new ConcurrentHashMap<>();
         UmadTransport.PortInfo info = transport.portInfo();
         reply("0 OK ready " + info.caName() + " " + info.port() + " " + SaWire.hex(info.lid().value()) + " "
@@ -99,9 +102,9 @@ public final class SaHostMain {
                     case "group" -> answer(id, sa.group(Mgid.parse(f[2])),
                             o -> o.map(r -> "member " + SaWire.member(r)).orElse("none"));
                     case "groups" -> answer(id, sa.groups(), SaHostMain::members);
-                    case "mpath" -> answer(id, client.pathRecord(Gid.parse(f[2]), Gid.parse(f[3]), PKey.parse(f[4]),
-                            ipoib.codec.mad.Selector.fromCode(Integer.parseInt(f[5])),
-                            ipoib.api.IbMtu.fromBytes(Integer.parseInt(f[6]))), p -> "path " + SaWire.path(p));
+                    case "ptable" -> answer(id, client.pathRecords(f[2].equals("1"), SaWire.raw(f[4]),
+                            Long.parseUnsignedLong(f[3], 16)), list -> "paths " + list.size() + list.stream()
+                            .map(r -> " " + SaWire.raw(r)).collect(Collectors.joining()));
                     case "mtable" -> answer(id, client.memberTable(SaWire.member(f, 3),
                             Long.parseUnsignedLong(f[2], 16)), SaHostMain::members);
                     case "caps" -> answer(id, sa.capabilities(), c -> "caps " + c.capabilityMask() + " "

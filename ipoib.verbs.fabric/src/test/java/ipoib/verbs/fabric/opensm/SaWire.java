@@ -62,6 +62,22 @@ final class SaWire {
         return new GroupTrap(GroupTrap.Type.valueOf(f[at]), Mgid.parse(f[at + 1]), Gid.parse(f[at + 2]));
     }
 
+    /** A PathRecord as its 64 wire octets in hex, every field kept. */
+    static String raw(ipoib.codec.mad.SaPathRecord r) {
+        byte[] bytes = new byte[ipoib.codec.mad.SaPathRecord.LENGTH];
+        r.encode(java.lang.foreign.MemorySegment.ofArray(bytes), 0);
+        return java.util.HexFormat.of().formatHex(bytes);
+    }
+
+    static ipoib.codec.mad.SaPathRecord raw(String hex) {
+        try {
+            return ipoib.codec.mad.SaPathRecord.decode(java.lang.foreign.MemorySegment.ofArray(
+                    java.util.HexFormat.of().parseHex(hex)), 0);
+        } catch (ipoib.codec.DecodeException e) {
+            throw new IllegalArgumentException(e);
+        }
+    }
+
     static String hex(int v) {
         return Integer.toHexString(v);
     }

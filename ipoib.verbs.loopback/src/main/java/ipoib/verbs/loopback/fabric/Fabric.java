@@ -18,10 +18,13 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -40,6 +43,7 @@ public final class Fabric implements AutoCloseable {
     private final List<LoopDevice> devices;
     private final SubnetManager subnetManager;
     private final FabricCounters counters = new FabricCounters();
+    private static final String EVENTS_THREAD = "loopback-fabric-events";
     private final ScheduledExecutorService events;
     /** Packets the delay and reorder faults may hold back at once. */
     static final int MAX_HELD_BACK = 4096;
@@ -63,7 +67,7 @@ public final class Fabric implements AutoCloseable {
         }
         counters.ports(ports);
         this.events = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "loopback-fabric-events");
+            Thread t = new Thread(r, EVENTS_THREAD);
             t.setDaemon(true);
             return t;
         });
@@ -71,10 +75,13 @@ public final class Fabric implements AutoCloseable {
 
     /** The subnet manager's sweep: LIDs, P_Key tables, ports ACTIVE, the configured IPoIB groups. */
     public void start() {
-        int lid = SubnetManager.FIRST_PORT_LID;
+        // With LMC > 0 a base LID is a multiple of 2^LMC (IBA 7.11.1), as OpenSM assigns them.
+        int lids = 1 << config.lmc();
+        int lid = (SubnetManager.FIRST_PORT_LID + lids - 1) / lids * lids;
         for (LoopDevice d : devices) {
             for (LoopPort p : d.loopPorts()) {
-                subnetManager.assignLid(p, lid++);
+                subnetManager.assignLid(p, lid);
+                lid += lids;
                 p.setPKeys(pkeyTableFor(p));
                 p.setState(PortState.ACTIVE);
             }
@@ -453,6 +460,30 @@ public final class Fabric implements AutoCloseable {
         }
     }
 
+    /**
+     * A CM MAD from one port's QP1 to another's (IBA 12.6: class 0x07 on the GSI): shown to the wire
+     * tap, delivered on the event thread when the destination LID is an active port with a CM agent;
+     * otherwise dropped and counted (the sender's agent times out and retries, as on a wire).
+     */
+    void sendCm(LoopPort from, int dlid, byte[] mad) {
+        tapManagement(from.lidValue(), dlid, mad);
+        int slid = from.lidValue();
+        events.execute(() -> {
+            LoopPort dst = subnetManager.portByLid(dlid);
+            if (dst == null || !dst.isActive()) {
+                counters.drop(DropReason.NO_SUCH_LID);
+                return;
+            }
+            try {
+                if (!dst.loopCmTransport().deliver(slid, mad)) {
+                    counters.drop(DropReason.NO_SUCH_QP);
+                }
+            } catch (RuntimeException e) {
+                LOG.log(Level.WARNING, "CM agent of port " + dst + " failed on a MAD", e);
+            }
+        });
+    }
+
     private void tap(WireTap t, LoopQueuePair sender, LoopAddressHandle ah, int remoteQpn, int qkey,
                      MemorySegment payload, long offset, int length) {
         try {
@@ -476,6 +507,23 @@ public final class Fabric implements AutoCloseable {
                 LOG.log(Level.WARNING, "port event listener failed on " + event, e);
             }
         });
+    }
+
+    /**
+     * Waits until the port events raised so far have been handed to their listeners (for the shell:
+     * a script's next command sees consumers that have been told). Not for the events thread itself.
+     */
+    public void awaitEventsDelivered() {
+        if (closed || Thread.currentThread().getName().equals(EVENTS_THREAD)) {
+            return;
+        }
+        try {
+            events.submit(() -> { }).get(5, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException | TimeoutException | RejectedExecutionException e) {
+            // Closing, or a listener is stuck: the command still reports what it did.
+        }
     }
 
     void schedule(Runnable task, long delayNanos) {

@@ -16,12 +16,22 @@ import java.util.List;
  * @param rate the ports' rate
  * @param partitions the partitions (at least one)
  * @param seed seed of every random choice (QPNs, faults), so a run can be replayed
+ * @param lmc LID mask control, 0..{@value #MAX_LMC}: every port answers to 2^lmc LIDs from its
+ *            (aligned) base LID, and the SA has that many paths per port pair (as OpenSM's {@code -l})
  */
 public record FabricConfig(int hcas, int portsPerHca, long subnetPrefix, long nodeGuidBase, IbMtu mtu, Rate rate,
-                           List<PartitionConfig> partitions, long seed) {
+                           List<PartitionConfig> partitions, long seed, int lmc) {
 
     public static final int MAX_HCAS = 64;
     public static final int MAX_PORTS = 4;
+    /** The largest LMC (IBA 7.11.1: 3 bits). */
+    public static final int MAX_LMC = 7;
+
+    /** A topology with LMC 0: one LID per port. */
+    public FabricConfig(int hcas, int portsPerHca, long subnetPrefix, long nodeGuidBase, IbMtu mtu, Rate rate,
+                        List<PartitionConfig> partitions, long seed) {
+        this(hcas, portsPerHca, subnetPrefix, nodeGuidBase, mtu, rate, partitions, seed, 0);
+    }
 
     /**
      * @throws IllegalArgumentException naming the property, the value and the allowed range
@@ -33,6 +43,9 @@ public record FabricConfig(int hcas, int portsPerHca, long subnetPrefix, long no
         if (portsPerHca < 1 || portsPerHca > MAX_PORTS) {
             throw new IllegalArgumentException("invalid loopback property 'portsPerHca' value " + portsPerHca
                     + ": allowed 1.." + MAX_PORTS);
+        }
+        if (lmc < 0 || lmc > MAX_LMC) {
+            throw new IllegalArgumentException("invalid loopback property 'lmc' value " + lmc + ": allowed 0.." + MAX_LMC);
         }
         if (partitions == null || partitions.isEmpty()) {
             throw new IllegalArgumentException("invalid loopback property 'partitions': at least one partition is needed");

@@ -49,6 +49,7 @@ public final class LoopPort implements Port {
     private volatile IbMtu activeMtu;
     private volatile PKeyTable pkeys = PKeyTable.of();
     private volatile MadTransport madTransport;
+    private final LoopCmTransport cmTransport = new LoopCmTransport(this);
     private volatile SubnetAdministrator subnetAdministrator;
     /** Faults of packets this port sends; see {@link Fabric#setFaults}. */
     volatile Faults faults = Faults.NONE;
@@ -80,7 +81,8 @@ public final class LoopPort implements Port {
 
     @Override
     public PortAttributes attributes() {
-        return new PortAttributes(state, Lid.of(lid), 0, Lid.of(SubnetManager.SM_LID), 0, activeMtu, IbMtu.MTU_4096,
+        return new PortAttributes(state, Lid.of(lid), device.fabric.config().lmc(), Lid.of(SubnetManager.SM_LID), 0,
+                activeMtu, IbMtu.MTU_4096,
                 device.fabric.config().rate(), gid0.prefix(), 1, pkeys.size());
     }
 
@@ -225,6 +227,16 @@ public final class LoopPort implements Port {
             throw new VerbsException("port " + this + " has no management transport");
         }
         return t;
+    }
+
+    @Override
+    public ipoib.api.verbs.CmTransport cmTransport() {
+        device.fabric.checkOpen();
+        return cmTransport;
+    }
+
+    LoopCmTransport loopCmTransport() {
+        return cmTransport;
     }
 
     @Override

@@ -12,6 +12,7 @@ import ipoib.api.PathRecord;
 import ipoib.api.QKey;
 import ipoib.api.Rate;
 import ipoib.api.sa.GroupTrap;
+import ipoib.api.sa.SaCapabilities;
 import ipoib.api.sa.SaStatus;
 import ipoib.codec.DecodeException;
 import ipoib.codec.mad.ClassPortInfo;
@@ -45,9 +46,9 @@ import java.util.logging.Logger;
  * reports group traps to subscribers as Notices. Runs on its own thread, so a request never
  * blocks the data path or the requester.
  *
- * <p>Size (~670 lines): one dispatch per attribute and method, as OpenSM's osm_sa_*.c has; the
- * MCMemberRecord rules themselves are in {@link McMemberRules}, faults in {@link SaFaults}, RMPP
- * sends in {@link RmppTransfers}.
+ * <p>Size (~740 lines): one dispatch per attribute and method, as OpenSM's osm_sa_*.c has; the
+ * MCMemberRecord rules themselves are in {@link McMemberRules}, the PathRecord components in
+ * {@link PathRecordSelection}, faults in {@link SaFaults}, RMPP sends in {@link RmppTransfers}.
  */
 public final class SubnetAdministratorEmulator implements GroupTrapSink, AutoCloseable {
     private static final Logger LOG = Logger.getLogger(SubnetAdministratorEmulator.class.getName());
@@ -70,6 +71,8 @@ public final class SubnetAdministratorEmulator implements GroupTrapSink, AutoClo
     private final LongAdder trapsSent = new LongAdder();
     private final LongAdder trapsLost = new LongAdder();
     private volatile SaFaults faults = SaFaults.NONE;
+    /** SendOnlyFullMember support advertised and accepted (OpenSM 3.3.23's); off emulates an SM without it. */
+    private volatile boolean sendOnlyFullMember = true;
     private final RmppTransfers rmpp;
 
     public SubnetAdministratorEmulator(Fabric fabric) {
@@ -143,6 +146,19 @@ public final class SubnetAdministratorEmulator implements GroupTrapSink, AutoClo
 
     public SaFaults faults() {
         return faults;
+    }
+
+    /**
+     * Whether the SA advertises SendOnlyFullMember in ClassPortInfo (CapabilityMask2 bit 12) and
+     * accepts JoinState 0x8, as OpenSM 3.3.23 does; off, it answers as an SM without the support:
+     * the bit clear and such joins refused with ERR_REQ_INVALID.
+     */
+    public void setSendOnlyFullMember(boolean supported) {
+        this.sendOnlyFullMember = supported;
+    }
+
+    public boolean sendOnlyFullMember() {
+        return sendOnlyFullMember;
     }
 
     void submit(LoopPort from, byte[] mad) {
@@ -249,9 +265,20 @@ public final class SubnetAdministratorEmulator implements GroupTrapSink, AutoClo
     /**
      * What OpenSM 3.3.23 answers (osm_sa_class_port_info.c:108-179): CapabilityMask with
      * Get/Set Notice (bit 1), PortInfo CapabilityMask match (13) and UD multicast (9);
-     * CapabilityMask2 with OpenSM's default bits, SendOnlyFullMember (12) among them;
+     * CapabilityMask2 with OpenSM's fixed bits (162-169), SendOnlyFullMember (12) among them;
      * RespTimeValue 16 for the default transaction timeout of 200 ms (4.096 µs × 2^16 ≈ 268 ms).
+     * Two deliberate differences, bits clients do not read (Linux reads CapabilityMask2 bit 12
+     * only): OpenSM as Debian builds it (VENDOR_RMPP_SUPPORT and DUAL_SIDED_RMPP, lines 158-161)
+     * sets IsMultiPathSupported (CapabilityMask bit 10), but the emulation answers no
+     * MultiPathRecord; and OpenSM sets IsMulticastFDBTopSupported (CapabilityMask2 bit 3,
+     * {@code use_mfttop}, on by default), which says the SM programs the switches'
+     * MulticastFDBTop, and the loopback fabric has no switches. {@link #CAPABILITY_MASK_NOT_ADVERTISED},
+     * {@link #CAPABILITY_MASK2_NOT_ADVERTISED}.
      */
+    /** OpenSM's CapabilityMask bits the emulation deliberately leaves out: IsMultiPathSupported (10). */
+    public static final int CAPABILITY_MASK_NOT_ADVERTISED = 1 << 10;
+    /** OpenSM's default CapabilityMask2 bits the emulation deliberately leaves out: MulticastFDBTop (3). */
+    public static final int CAPABILITY_MASK2_NOT_ADVERTISED = 1 << 3;
     static final ClassPortInfo CLASS_PORT_INFO = new ClassPortInfo(1, 2, 1 << 1 | 1 << 13 | 1 << 9,
             1 << 5 | 1 << 6 | 1 << 7 | 1 << 8 | 1 << 10 | 1 << 12 | 1 << 13 | 1 << 15, 16);
 
@@ -260,7 +287,11 @@ public final class SubnetAdministratorEmulator implements GroupTrapSink, AutoClo
             throw new SaStatusException(SaStatus.METHOD_ATTRIBUTE_NOT_SUPPORTED, "ClassPortInfo method "
                     + request.header().method());
         }
-        answer(from, request, SaStatus.SUCCESS, CLASS_PORT_INFO::encode, 0);
+        ClassPortInfo info = sendOnlyFullMember ? CLASS_PORT_INFO : new ClassPortInfo(CLASS_PORT_INFO.baseVersion(),
+                CLASS_PORT_INFO.classVersion(), CLASS_PORT_INFO.capabilityMask(),
+                CLASS_PORT_INFO.capabilityMask2() & ~SaCapabilities.SEND_ONLY_FULL_MEMBER,
+                CLASS_PORT_INFO.responseTimeValue());
+        answer(from, request, SaStatus.SUCCESS, info::encode, 0);
     }
 
     // ---- PathRecord ------------------------------------------------------------------------------------
@@ -268,10 +299,11 @@ public final class SubnetAdministratorEmulator implements GroupTrapSink, AutoClo
     private void pathRecord(LoopPort from, SaMad request, MemorySegment in) throws SaStatusException, DecodeException {
         int method = request.header().method();
         if (method != MadMethod.GET && method != MadMethod.GET_TABLE) {
-            throw new SaStatusException(SaStatus.METHOD_ATTRIBUTE_NOT_SUPPORTED, "PathRecord method " + method);
+            throw new SaStatusException(SaStatus.METHOD_ATTRIBUTE_NOT_SUPPORTED, "ERR 1F17: PathRecord method " + method);
         }
         long mask = request.sa().componentMask();
         SaPathRecord query = SaPathRecord.decode(in, SaMad.DATA_OFFSET);
+        PathRecordSelection.checkRequest(mask, query);
         if ((mask & SaPathRecord.CM_DGID) == 0 && (mask & SaPathRecord.CM_DLID) == 0) {
             throw new SaStatusException(SaStatus.INSUFFICIENT_COMPONENTS, "PathRecord needs a DGID or DLID");
         }
@@ -279,48 +311,71 @@ public final class SubnetAdministratorEmulator implements GroupTrapSink, AutoClo
             multicastPath(from, request, mask, query);
             return;
         }
-        Gid source = (mask & SaPathRecord.CM_SGID) != 0 ? query.sourceGid() : from.gid(0);
-        Gid destination = query.destinationGid();
-        if ((mask & SaPathRecord.CM_DGID) == 0) {
-            LoopPort dst = sm.portByLid(query.destinationLid());
-            if (dst == null) {
-                throw new SaStatusException(SaStatus.NO_RECORDS, "no port with LID " + query.destinationLid());
-            }
-            destination = dst.gid(0);
-        }
         PKey pkey = (mask & SaPathRecord.CM_PKEY) != 0 ? pkeyOf(query.pkey()) : PKey.DEFAULT;
-        PathRecord path = withMtuSelector(mask, query, sm.pathRecord(source, destination, pkey));
-        SaPathRecord answer = SaPathRecord.fromApi(path);
-        answer(from, request, SaStatus.SUCCESS, (seg, off) -> answer.encode(seg, off),
-                method == MadMethod.GET_TABLE ? SaPathRecord.LENGTH : 0);
+        boolean table = method == MadMethod.GET_TABLE;
+        List<SaPathRecord> paths;
+        Gid source = null;
+        Gid destination = null;
+        try {
+            source = (mask & SaPathRecord.CM_SGID) != 0 ? query.sourceGid()
+                    : (mask & SaPathRecord.CM_SLID) != 0 ? gidOfLid(query.sourceLid(), "source") : from.gid(0);
+            destination = (mask & SaPathRecord.CM_DGID) != 0 ? query.destinationGid()
+                    : gidOfLid(query.destinationLid(), "dest");
+            // osm_pr_rcv_process: a SGID and a SLID (a DGID and a DLID) of different ports are invalid.
+            checkSamePort(mask, SaPathRecord.CM_SGID | SaPathRecord.CM_SLID, source, query.sourceLid(), "SGID", "SLID");
+            checkSamePort(mask, SaPathRecord.CM_DGID | SaPathRecord.CM_DLID, destination, query.destinationLid(),
+                    "DGID", "DLID");
+            PathRecord base = sm.pathRecord(source, destination, pkey);
+            paths = PathRecordSelection.select(mask, query, table, base,
+                    lids(mask & SaPathRecord.CM_SLID, query.sourceLid(), base.sourceLid().value()),
+                    lids(mask & SaPathRecord.CM_DLID, query.destinationLid(), base.destinationLid().value()));
+        } catch (SaStatusException noPath) {
+            if (!table || noPath.status() != SaStatus.NO_RECORDS) {
+                throw noPath;
+            }
+            paths = List.of(); // osm_sa_respond: a GetTable without records is an empty table
+        }
+        if (paths.isEmpty() && !table) {
+            throw new SaStatusException(SaStatus.NO_RECORDS, "no path from " + source + " to " + destination
+                    + " meets the request's selectors, NumbPath and components (pr_rcv_get_path_parms)");
+        }
+        if (table) {
+            answerTable(from, request, SaPathRecord.LENGTH, paths.stream().map(r -> (AttributeWriter) r::encode).toList());
+        } else {
+            answer(from, request, SaStatus.SUCCESS, paths.get(0)::encode, 0);
+        }
     }
 
-    /**
-     * The MTU selector of a PathRecord query as OpenSM 3.3.23 applies it (pr_rcv_get_path_parms,
-     * osm_sa_path_record.c:486-520), only when both MTU components are given: greater than
-     * (none when the path's MTU is not), less than (the highest MTU below the one asked), exactly
-     * (none when the path cannot carry it), largest available.
-     */
-    private static PathRecord withMtuSelector(long mask, SaPathRecord q, PathRecord path) throws SaStatusException {
-        long both = SaPathRecord.CM_MTU_SELECTOR | SaPathRecord.CM_MTU;
+    /** The GID of the port with a LID (any of its 2^LMC LIDs), for a query naming an end by LID only. */
+    private Gid gidOfLid(int lid, String end) throws SaStatusException {
+        LoopPort port = sm.portByLid(lid);
+        if (port == null) {
+            throw new SaStatusException(SaStatus.NO_RECORDS, "No " + end + " port with LID " + lid
+                    + " (osm_pr_get_end_points)");
+        }
+        return port.gid(0);
+    }
+
+    private void checkSamePort(long mask, long both, Gid gid, int lid, String gidName, String lidName)
+            throws SaStatusException {
         if ((mask & both) != both) {
-            return path;
+            return;
         }
-        int mtu = path.mtu().code();
-        int required = q.mtu();
-        int chosen = switch (q.mtuSelector()) {
-            case GREATER_THAN -> mtu > required ? mtu : -1;
-            case LESS_THAN -> mtu < required ? mtu : required > 1 ? required - 1 : -1;
-            case EXACTLY -> mtu < required ? -1 : required;
-            case LARGEST_AVAILABLE -> mtu;
-        };
-        if (chosen < 1 || chosen > IbMtu.MTU_4096.code()) {
-            throw new SaStatusException(SaStatus.NO_RECORDS, "no path with an MTU " + q.mtuSelector() + " code "
-                    + required + " (the path carries " + path.mtu() + ")");
+        LoopPort byLid = sm.portByLid(lid);
+        if (byLid == null) {
+            throw new SaStatusException(SaStatus.NO_RECORDS, "No port with " + lidName + " " + lid
+                    + " (osm_pr_get_end_points)");
         }
-        return new PathRecord(path.destinationGid(), path.sourceGid(), path.destinationLid(), path.sourceLid(),
-                path.flowLabel(), path.pkey(), path.serviceLevel(), IbMtu.fromCode(chosen), path.rate(),
-                path.packetLifetime(), path.hopLimit(), path.trafficClass());
+        if (!byLid.gid(0).equals(gid)) {
+            throw new SaStatusException(SaStatus.REQUEST_INVALID, "Port for " + gidName + " " + gid
+                    + " not same as port for " + lidName + " " + lid + " (osm_pr_rcv_process)");
+        }
+    }
+
+    /** An end's LIDs: the one a SLID/DLID component names, else the port's 2^LMC LIDs from its base. */
+    private PathRecordSelection.LidRange lids(long component, int asked, int base) {
+        return component != 0 ? new PathRecordSelection.LidRange(asked, asked)
+                : new PathRecordSelection.LidRange(base, base + sm.lidsPerPort() - 1);
     }
 
     /**
@@ -351,8 +406,10 @@ public final class SubnetAdministratorEmulator implements GroupTrapSink, AutoClo
         }
         // Link-local groups keep their hop limit; others get the maximum (OpenSM line 1728).
         int hopLimit = g.mgid().scope() == Mgid.SCOPE_LINK_LOCAL ? g.hopLimit : 0xFF;
+        // The NumbPath octet is set to 1 (line 1710), which clears Reversible; HopFlowRaw is
+        // rewritten whole (1733), which clears RawTraffic.
         SaPathRecord answer = new SaPathRecord(q.serviceId(), g.mgid().gid(), q.sourceGid(), g.mlid, q.sourceLid(),
-                q.rawTraffic(), g.flowLabel, hopLimit, g.trafficClass, q.reversible(), 1, g.pkey.value(), 0,
+                false, g.flowLabel, hopLimit, g.trafficClass, false, 1, g.pkey.value(), 0,
                 g.serviceLevel, Selector.EXACTLY, g.mtu.code(), Selector.EXACTLY, g.rate.code(), Selector.EXACTLY,
                 g.packetLifetime, q.preference());
         answer(from, request, SaStatus.SUCCESS, answer::encode,
@@ -386,6 +443,10 @@ public final class SubnetAdministratorEmulator implements GroupTrapSink, AutoClo
             throw new SaStatusException(SaStatus.INSUFFICIENT_COMPONENTS, "join needs MGID, PortGID and JoinState");
         }
         checkRequester(from, record);
+        if (!sendOnlyFullMember && (record.joinState() & JoinState.SEND_ONLY_FULL_MEMBER.bit()) != 0) {
+            throw new SaStatusException(SaStatus.REQUEST_INVALID, "JoinState SendOnlyFullMember is not supported "
+                    + "by this SA (ClassPortInfo CapabilityMask2 bit 12 clear)");
+        }
         Mgid mgid = mgidOf(record);
         LoopPort member = sm.portByGid(record.portGid());
         McMemberRecord joined;

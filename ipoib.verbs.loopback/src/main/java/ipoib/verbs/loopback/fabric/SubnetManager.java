@@ -62,23 +62,46 @@ public final class SubnetManager {
         return lid > 0 && lid <= Lid.MAX_UNICAST ? portsByLid.get(lid) : null;
     }
 
+    /**
+     * Gives a port its base LID; with LMC > 0 the port answers to the 2^LMC LIDs from it, and
+     * the base must be a multiple of 2^LMC (IBA 7.11.1).
+     */
     void assignLid(LoopPort port, int lid) {
-        if (lid < 1 || lid > Lid.MAX_UNICAST) {
-            throw new IllegalArgumentException("invalid LID " + lid + ": allowed 1..0xBFFF (unicast)");
+        int lids = 1 << fabric.config().lmc();
+        if (lid < 1 || lid + lids - 1 > Lid.MAX_UNICAST) {
+            throw new IllegalArgumentException("invalid LID " + lid + ": allowed 1..0xBFFF (unicast)"
+                    + (lids > 1 ? ", with room for the " + lids + " LIDs of LMC " + fabric.config().lmc() : ""));
         }
-        if (lid == SM_LID) {
-            throw new IllegalArgumentException("invalid LID " + lid + ": LID " + SM_LID + " belongs to the subnet manager");
+        if (lid % lids != 0) {
+            throw new IllegalArgumentException("invalid LID " + lid + ": with LMC " + fabric.config().lmc()
+                    + " a base LID is a multiple of " + lids);
         }
-        LoopPort holder = portsByLid.get(lid);
-        if (holder != null && holder != port) {
-            throw new IllegalArgumentException("invalid LID " + lid + ": already assigned to " + holder);
+        for (int l = lid; l < lid + lids; l++) {
+            if (l == SM_LID) {
+                throw new IllegalArgumentException("invalid LID " + lid + ": LID " + SM_LID
+                        + " belongs to the subnet manager");
+            }
+            LoopPort holder = portsByLid.get(l);
+            if (holder != null && holder != port) {
+                throw new IllegalArgumentException("invalid LID " + lid + ": LID " + l + " is already assigned to "
+                        + holder);
+            }
         }
         int old = port.lidValue();
         if (old != 0) {
-            portsByLid.compareAndSet(old, port, null);
+            for (int l = old; l < old + lids && l <= Lid.MAX_UNICAST; l++) {
+                portsByLid.compareAndSet(l, port, null);
+            }
         }
-        portsByLid.set(lid, port);
+        for (int l = lid; l < lid + lids; l++) {
+            portsByLid.set(l, port);
+        }
         port.setLid(lid);
+    }
+
+    /** How many LIDs every port has (2^LMC). */
+    int lidsPerPort() {
+        return 1 << fabric.config().lmc();
     }
 
     /** Which port has this GID (index 0), or null. */

@@ -88,11 +88,25 @@ public final class FabricCommands {
         return String.join("+", names);
     }
 
-    @Descriptor("show the emulated subnet administrator's statistics and faults")
-    public String sa() {
+    @Descriptor("show the emulated subnet administrator's statistics and faults; 'sendOnlyFullMember true|false' "
+            + "sets whether it advertises and accepts SendOnlyFullMember joins (until the fabric is rebuilt)")
+    public String sa(@Descriptor("[sendOnlyFullMember true|false]") String... args) {
+        if (args.length > 0) {
+            String usage = "fabric:sa [sendOnlyFullMember true|false]";
+            if (args.length != 2 || !args[0].equals("sendOnlyFullMember")) {
+                throw usage(usage, args.length > 2 ? "too many arguments" : "unknown setting '" + args[0] + "'");
+            }
+            if (!args[1].equals("true") && !args[1].equals("false")) {
+                throw usage(usage, "sendOnlyFullMember '" + args[1] + "' is not true or false");
+            }
+            sa.setSendOnlyFullMember(Boolean.parseBoolean(args[1]));
+            return "the SA " + (sa.sendOnlyFullMember() ? "advertises and accepts" : "neither advertises nor accepts")
+                    + " SendOnlyFullMember joins";
+        }
         StringBuilder out = new StringBuilder();
         sa.statistics().forEach((k, v) -> out.append(String.format("%-48s %d%n", k, v)));
         out.append("faults: ").append(sa.faults()).append('\n');
+        out.append("SendOnlyFullMember: ").append(sa.sendOnlyFullMember() ? "supported" : "not supported").append('\n');
         out.append("trap subscriptions: ").append(fabric.subnetManager().subscriptions().size()).append('\n');
         return out.toString();
     }
@@ -171,6 +185,7 @@ public final class FabricCommands {
     public String reset(@Descriptor("device/port, e.g. loop0/1") String... args) {
         LoopPort p = port(one(args, "fabric:reset <device/port>"), "fabric:reset <device/port>");
         fabric.resetPort(p);
+        fabric.awaitEventsDelivered();
         return "reset " + p;
     }
 
@@ -178,6 +193,7 @@ public final class FabricCommands {
     public String down(@Descriptor("device/port") String... args) {
         LoopPort p = port(one(args, "fabric:down <device/port>"), "fabric:down <device/port>");
         fabric.portDown(p);
+        fabric.awaitEventsDelivered();
         return p + " DOWN";
     }
 
@@ -185,6 +201,7 @@ public final class FabricCommands {
     public String up(@Descriptor("device/port") String... args) {
         LoopPort p = port(one(args, "fabric:up <device/port>"), "fabric:up <device/port>");
         fabric.portUp(p);
+        fabric.awaitEventsDelivered();
         return p + " ACTIVE";
     }
 
@@ -204,6 +221,7 @@ public final class FabricCommands {
         }
         try {
             fabric.changeLid(p, value);
+            fabric.awaitEventsDelivered();
         } catch (IllegalArgumentException e) {
             throw usage(usage, e.getMessage());
         }
@@ -213,6 +231,7 @@ public final class FabricCommands {
     @Descriptor("a new SM takes over: joins and subscriptions are forgotten, every port gets SM_CHANGE and CLIENT_REREGISTER")
     public String smchange() {
         fabric.smChange();
+        fabric.awaitEventsDelivered();
         return "SM change signalled to every port";
     }
 
@@ -233,6 +252,7 @@ public final class FabricCommands {
             }
         }
         fabric.setPKeys(p, table);
+        fabric.awaitEventsDelivered();
         return p + " P_Keys " + p.pkeyTable();
     }
 

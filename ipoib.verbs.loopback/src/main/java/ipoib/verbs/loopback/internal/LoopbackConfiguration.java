@@ -38,6 +38,12 @@ import org.osgi.service.metatype.annotations.Option;
                     + "e.g. 'Default=0x7fff, ipoib, mtu=4, rate=3, sl=0, Q_Key=0x0b1b, defmember=full : ALL ;'")
     String[] partitions() default {"Default=0x7fff, ipoib, mtu=4, rate=3, sl=0, Q_Key=0x0b1b, defmember=full : ALL ;"};
 
+    @AttributeDefinition(name = "LMC",
+            description = "LID mask control, 0..7: every port answers to 2^LMC LIDs from a base LID that is a multiple "
+                    + "of 2^LMC, and the SA answers that many paths per port pair (as OpenSM's -l).",
+            min = "0", max = "7")
+    int lmc() default 0;
+
     @AttributeDefinition(name = "Seed", description = "Seed of QPN allocation and fault injection, to replay a run.")
     long seed() default 1;
 
@@ -48,4 +54,10 @@ import org.osgi.service.metatype.annotations.Option;
     @AttributeDefinition(name = "SA retries", description = "SA client: attempts per request, 1..20.",
             min = "1", max = "20")
     int saRetries() default 5;
+
+    @AttributeDefinition(name = "SA SendOnlyFullMember",
+            description = "Whether the emulated SA advertises SendOnlyFullMember joins (ClassPortInfo CapabilityMask2 "
+                    + "bit 12) and accepts them, as OpenSM 3.3.23 does; false emulates an SM without the support "
+                    + "(senders then join as SendOnlyNonMember).")
+    boolean saSendOnlyFullMember() default true;
 }

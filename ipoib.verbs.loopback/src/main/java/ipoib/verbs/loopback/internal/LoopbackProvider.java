@@ -107,6 +107,7 @@ public final class LoopbackProvider {
             running = null;
         }
         LoopbackSubnet subnet = new LoopbackSubnet(config, configuration.saTimeoutMillis(), configuration.saRetries());
+        subnet.subnetAdministrator().setSendOnlyFullMember(configuration.saSendOnlyFullMember());
         Hashtable<String, Object> props = new Hashtable<>();
         props.put("osgi.command.scope", "fabric");
         props.put("osgi.command.function", FabricCommands.FUNCTIONS);
@@ -170,7 +171,7 @@ public final class LoopbackProvider {
             throw new IllegalArgumentException("invalid loopback property 'saRetries' value " + c.saRetries()
                     + ": allowed 1..20");
         }
-        return new FabricConfig(c.hcas(), c.portsPerHca(), prefix, guidBase, mtu, rate, partitions, c.seed());
+        return new FabricConfig(c.hcas(), c.portsPerHca(), prefix, guidBase, mtu, rate, partitions, c.seed(), c.lmc());
     }
 
     @Deactivate

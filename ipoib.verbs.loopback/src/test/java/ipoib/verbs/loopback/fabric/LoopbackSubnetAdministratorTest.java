@@ -24,7 +24,8 @@ class LoopbackSubnetAdministratorTest extends SubnetAdministratorContract {
     void startSubnet() {
         FabricConfig d = FabricConfig.defaults();
         subnet = new LoopbackSubnet(new FabricConfig(3, 1, d.subnetPrefix(), d.nodeGuidBase(), IbMtu.MTU_2048,
-                Rate.RATE_10_GBPS, PARTITIONS.stream().map(PartitionConfig::parse).toList(), 3), 300, 3, TRUSTED_SM_KEY);
+                Rate.RATE_10_GBPS, PARTITIONS.stream().map(PartitionConfig::parse).toList(), 3, LMC), 300, 3,
+                TRUSTED_SM_KEY);
         hosts = subnet.fabric().devices().stream().map(dev -> (SaHost) new Host(dev.loopPorts().get(0))).toList();
     }
 
@@ -36,6 +37,16 @@ class LoopbackSubnetAdministratorTest extends SubnetAdministratorContract {
     @Override
     protected SaHost host(int index) {
         return hosts.get(index);
+    }
+
+    @Override
+    protected int capabilityMaskNotAdvertised() {
+        return SubnetAdministratorEmulator.CAPABILITY_MASK_NOT_ADVERTISED;
+    }
+
+    @Override
+    protected int capabilityMask2NotAdvertised() {
+        return SubnetAdministratorEmulator.CAPABILITY_MASK2_NOT_ADVERTISED;
     }
 
     private record Host(LoopPort port) implements SaHost {
@@ -66,10 +77,9 @@ class LoopbackSubnetAdministratorTest extends SubnetAdministratorContract {
         }
 
         @Override
-        public java.util.concurrent.CompletionStage<ipoib.api.PathRecord> pathRecord(Gid source, Gid destination,
-                ipoib.api.PKey pkey, int mtuSelector, IbMtu mtu) {
-            return ((SaClient) port.subnetAdministrator()).pathRecord(source, destination, pkey,
-                    ipoib.codec.mad.Selector.fromCode(mtuSelector), mtu);
+        public java.util.concurrent.CompletionStage<List<ipoib.codec.mad.SaPathRecord>> pathRecords(boolean table,
+                ipoib.codec.mad.SaPathRecord query, long mask) {
+            return ((SaClient) port.subnetAdministrator()).pathRecords(table, query, mask);
         }
 
         @Override

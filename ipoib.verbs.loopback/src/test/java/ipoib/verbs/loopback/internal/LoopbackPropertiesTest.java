@@ -38,6 +38,12 @@ class LoopbackPropertiesTest {
     }
 
     @Test
+    void anLmcAboveSevenIsRefused() {
+        assertEquals("invalid ipoib.verbs.loopback property 'lmc' value 8 is out of range: allowed 0..7",
+                refusal(Map.of("lmc", 8)));
+    }
+
+    @Test
     void validValuesAndForeignPropertiesPass() {
         assertDoesNotThrow(() -> LoopbackProvider.checkProperties(Map.of("hcas", 3, "portsPerHca", 2, "seed",
                 Long.MAX_VALUE, "service.pid", "ipoib.verbs.loopback")));

@@ -1,0 +1,62 @@
+package ipoib.link.internal;
+
+import static ipoib.link.internal.LinkCommands.usage;
+
+import ipoib.api.link.IpoibLink;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * {@code ipoib:cm}: the connections of connected-mode interfaces, as Linux's debug files and
+ * {@code ipoib_cm} counters show them: per connection its direction and state, the peer's UD QPN,
+ * LID and GID, both RC QPNs, the MTU, the idle time and the counters; per interface the service
+ * ID it listens on and the set-up outcomes; per port the CM agent's message counters.
+ */
+final class CmCommand {
+    private CmCommand() {}
+
+    /** {@code ipoib:cm [interface]} over the interfaces, sorted by name. */
+    static String cm(List<IpoibLink> links, String... names) {
+        if (names.length > 1) {
+            throw usage("ipoib:cm [interface]", "expected at most one interface name");
+        }
+        StringBuilder out = new StringBuilder();
+        boolean found = false;
+        for (IpoibLink link : links) {
+            if (names.length == 1 && !link.name().equals(names[0])) {
+                continue;
+            }
+            found = true;
+            if (link instanceof LinkEngine engine) {
+                out.append(describe(engine));
+            }
+        }
+        if (!found) {
+            throw usage("ipoib:cm [interface]", names.length == 1 ? "no interface '" + names[0] + "'" : "no interfaces");
+        }
+        return out.toString();
+    }
+
+    static String describe(LinkEngine engine) {
+        StringBuilder out = new StringBuilder(engine.name()).append(": ").append(engine.mode()).append('\n');
+        ConnectedMode cm = engine.connectedMode();
+        if (cm == null) {
+            return out.toString();
+        }
+        out.append(String.format("    listening on service ID 0x%016x  established %d  rejected %d  failures %d"
+                        + "  reaped %d  sent over UD while failed %d  ICMP too-big %d%n", cm.serviceId(),
+                cm.established.sum(), cm.rejected.sum(), cm.failures.sum(), cm.reaped.sum(), cm.sentOverUd.sum(),
+                cm.tooBigNotices.sum()));
+        long now = engine.control().clock().nanoTime();
+        for (CmLinkConnection c : cm.connections()) {
+            out.append("    ").append(c.describe(now)).append('\n');
+        }
+        Map<String, Long> agent = cm.agentCounters();
+        if (!agent.isEmpty()) {
+            StringBuilder line = new StringBuilder("    port CM:");
+            agent.forEach((k, v) -> line.append(' ').append(k).append(' ').append(v));
+            out.append(line).append('\n');
+        }
+        return out.toString();
+    }
+}
