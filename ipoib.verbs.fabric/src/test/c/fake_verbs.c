@@ -52,6 +52,8 @@ static char violations[4096];
 static int legacy;
 static int link_layer = IBV_LINK_LAYER_INFINIBAND;
 static int calls_query_port_ex, calls_query_port_compat, cq_event_acks, async_acks;
+/* Calls of the context's post functions and the work requests they carried. */
+static int calls_post_send, calls_post_recv, wrs_post_send, wrs_post_recv;
 static int live_ctx, live_pd, live_channel, live_lists;
 
 static void violation(const char *fmt, ...)
@@ -165,6 +167,10 @@ int fake_calls(const char *what)
 	if (!strcmp(what, "cq_event_acks")) return cq_event_acks;
 	if (!strcmp(what, "async_acks")) return async_acks;
 	if (!strcmp(what, "rc_retransmissions")) return rc_retransmissions;
+	if (!strcmp(what, "post_send")) return calls_post_send;
+	if (!strcmp(what, "post_recv")) return calls_post_recv;
+	if (!strcmp(what, "post_send_wrs")) return wrs_post_send;
+	if (!strcmp(what, "post_recv_wrs")) return wrs_post_recv;
 	return -1;
 }
 
@@ -194,6 +200,7 @@ void fake_reset(void)
 	legacy = 0;
 	link_layer = IBV_LINK_LAYER_INFINIBAND;
 	calls_query_port_ex = calls_query_port_compat = cq_event_acks = async_acks = rc_retransmissions = 0;
+	calls_post_send = calls_post_recv = wrs_post_send = wrs_post_recv = 0;
 	pthread_mutex_unlock(&lock);
 }
 
@@ -897,6 +904,7 @@ static int fake_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr, struct ibv_
 {
 	struct fake_qp *q = container_of(qp, struct fake_qp, qp);
 	pthread_mutex_lock(&lock);
+	calls_post_recv++;
 	if (q->srq) {
 		violation("post_recv on QP 0x%x, which has an SRQ", qp->qp_num);
 		*bad = wr;
@@ -906,6 +914,7 @@ static int fake_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr, struct ibv_
 	if (qp->state == IBV_QPS_ERR) {
 		/* A QP in ERROR completes new receives with a flush error at once. */
 		for (; wr; wr = wr->next) {
+			wrs_post_recv++;
 			struct ibv_wc wc = { .wr_id = wr->wr_id, .status = IBV_WC_WR_FLUSH_ERR, .opcode = IBV_WC_RECV,
 					     .qp_num = qp->qp_num };
 			push_wc(qp->recv_cq, &wc);
@@ -914,6 +923,7 @@ static int fake_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr, struct ibv_
 		return 0;
 	}
 	for (; wr; wr = wr->next) {
+		wrs_post_recv++;
 		if (wr->num_sge != 1 || !sge_valid(wr->sg_list, "post_recv")) {
 			*bad = wr;
 			pthread_mutex_unlock(&lock);
@@ -1082,8 +1092,10 @@ static int fake_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_
 {
 	struct fake_qp *q = container_of(qp, struct fake_qp, qp);
 	pthread_mutex_lock(&lock);
+	calls_post_send++;
 	if (qp->qp_type == IBV_QPT_RC) {
 		for (; wr; wr = wr->next) {
+			wrs_post_send++;
 			if (qp->state == IBV_QPS_ERR) {
 				struct ibv_wc wc = { .wr_id = wr->wr_id, .status = IBV_WC_WR_FLUSH_ERR,
 						     .opcode = IBV_WC_SEND, .qp_num = qp->qp_num };
@@ -1105,6 +1117,7 @@ static int fake_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_
 	}
 	for (; wr; wr = wr->next) {
 		struct fake_ah *ah = NULL;
+		wrs_post_send++;
 		for (int i = 0; i < MAX_OBJ; i++)
 			if (ahs[i] && &ahs[i]->ah == wr->wr.ud.ah)
 				ah = ahs[i];

@@ -87,7 +87,8 @@ public final class BenchmarkReport {
     }
 
     /** Score and allocation of one benchmark (by method and parameter). */
-    record Figure(double score, double error, String unit, double bytesPerOp, double p50, double p90, double p99) {}
+    record Figure(double score, double error, String unit, double bytesPerOp, double p50, double p90, double p99,
+                  double best) {}
 
     static Map<String, Figure> figures(Collection<RunResult> results) {
         Map<String, Figure> out = new LinkedHashMap<>();
@@ -103,10 +104,18 @@ public final class BenchmarkReport {
             // Percentiles: meaningful for the sampled benchmarks (Mode.SampleTime).
             org.openjdk.jmh.util.Statistics st = primary.getStatistics();
             boolean sampled = p.getMode() == org.openjdk.jmh.annotations.Mode.SampleTime;
+            // The best measurement iteration: on a shared machine the one least disturbed by other jobs.
+            double best = Double.NaN;
+            for (org.openjdk.jmh.results.BenchmarkResult b : r.getBenchmarkResults()) {
+                for (org.openjdk.jmh.results.IterationResult i : b.getIterationResults()) {
+                    double score = i.getPrimaryResult().getScore();
+                    best = best == best ? Math.max(best, score) : score;
+                }
+            }
             out.put(name + param, new Figure(primary.getScore(), primary.getScoreError(), primary.getScoreUnit(),
                     alloc == null ? Double.NaN : alloc.getScore(),
                     sampled ? st.getPercentile(50) : Double.NaN, sampled ? st.getPercentile(90) : Double.NaN,
-                    sampled ? st.getPercentile(99) : Double.NaN));
+                    sampled ? st.getPercentile(99) : Double.NaN, best));
         }
         return out;
     }
@@ -114,17 +123,33 @@ public final class BenchmarkReport {
     static String table(Collection<RunResult> results) {
         Map<String, Figure> f = figures(results);
         List<String[]> rows = new ArrayList<>();
-        rows.add(new String[] {"measure", "stack", "baseline", "stack / baseline", "target", "B/op (stack)"});
-        ratio(rows, f, "packet rate, 64 B (packets/s)", "PacketPathBenchmark.stack[64]",
-                "PacketPathBenchmark.ringBaseline[64]", ">= 0.25");
-        ratio(rows, f, "bandwidth, 2044 B (packets/s)", "PacketPathBenchmark.stack[2044]",
-                "PacketPathBenchmark.copyBaseline[2044]", ">= 0.50");
-        ratio(rows, f, "packet rate, 2044 B vs ring (packets/s)", "PacketPathBenchmark.stack[2044]",
-                "PacketPathBenchmark.ringBaseline[2044]", "-");
-        ratio(rows, f, "UDP packet rate, 64 B payload, host layer (datagrams/s)", "HostPathBenchmark.udp[64]",
-                "PacketPathBenchmark.ringBaseline[64]", ">= 0.25");
+        rows.add(new String[] {"measure", "stack", "baseline", "stack / baseline", "target", "B/op (stack)",
+                "best iterations: stack / baseline"});
+        String ring64 = "PacketPathBenchmark.ringBaseline[64]";
+        String ring2044 = "PacketPathBenchmark.ringBaseline[2044]";
+        ratio(rows, f, "link packet rate, 64 B (packets/s)", "PacketPathBenchmark.stack[64]", ring64, ">= 0.30");
+        ratio(rows, f, "link packet rate, 64 B, bursts of 16 (packets/s)", "PacketPathBenchmark.stackBurst[64]",
+                ring64, ">= 0.30");
+        ratio(rows, f, "link bandwidth, 2044 B (packets/s)", "PacketPathBenchmark.stack[2044]", ring2044, ">= 0.60");
+        ratio(rows, f, "link bandwidth, 2044 B, bursts of 16 (packets/s)", "PacketPathBenchmark.stackBurst[2044]",
+                ring2044, ">= 0.60");
+        ratio(rows, f, "UDP packet rate, 64 B payload, host layer (datagrams/s)", "HostPathBenchmark.udp[64]", ring64,
+                ">= 0.25");
+        ratio(rows, f, "UDP packet rate, 64 B payload, bursts of 16, host layer (datagrams/s)",
+                "HostPathBenchmark.udpBurst[64]", ring64, ">= 0.25");
         ratio(rows, f, "UDP bandwidth, 2016 B payload = 2044 B frame, host layer (datagrams/s)",
-                "HostPathBenchmark.udp[2016]", "PacketPathBenchmark.copyBaseline[2044]", ">= 0.50");
+                "HostPathBenchmark.udp[2016]", ring2044, "-");
+        ratio(rows, f, "UDP bandwidth, 2016 B payload, bursts of 16, host layer (datagrams/s)",
+                "HostPathBenchmark.udpBurst[2016]", ring2044, "-");
+        for (int n : new int[] {1, 2, 4, 16}) {
+            ratio(rows, f, "packet rate, 64 B, " + n + (n == 1 ? " interface" : " interfaces") + " sending at once, all "
+                    + "threads (packets/s; baseline: 1 interface)", "InterfacesBenchmark.interfaces" + n,
+                    "InterfacesBenchmark.interfaces1", "not falling");
+        }
+        for (String n : new String[] {"10", "1000", "100000"}) {
+            ratio(rows, f, "packet rate, 64 B, " + n + " neighbours in use at once (packets/s)",
+                    "NeighboursInUseBenchmark.send[" + n + "]", ring64, "flat");
+        }
         // Connected mode: octets per second of 65 520-octet frames over RC against 2 044-octet
         // frames over UD, both measured in this run.
         Figure rc = f.get("ConnectedModeBenchmark.rc65520");
@@ -170,9 +195,13 @@ public final class BenchmarkReport {
         rows.addAll(notes());
         StringBuilder out = new StringBuilder();
         for (int i = 0; i < rows.size(); i++) {
-            out.append("| ").append(String.join(" | ", rows.get(i))).append(" |\n");
+            String[] row = java.util.Arrays.copyOf(rows.get(i), 7);
+            for (int c = 0; c < row.length; c++) {
+                row[c] = row[c] == null ? "-" : row[c];
+            }
+            out.append("| ").append(String.join(" | ", row)).append(" |\n");
             if (i == 0) {
-                out.append("|---|---|---|---|---|---|\n");
+                out.append("|---|---|---|---|---|---|---|\n");
             }
         }
         return out.toString();
@@ -198,6 +227,7 @@ public final class BenchmarkReport {
         rows.add(new String[] {label, String.format(Locale.ROOT, "%.3g ± %.2g", s.score(), s.error()),
                 String.format(Locale.ROOT, "%.3g ± %.2g", b.score(), b.error()),
                 String.format(Locale.ROOT, "%.2f", s.score() / b.score()), target,
-                String.format(Locale.ROOT, "%.1f", s.bytesPerOp())});
+                String.format(Locale.ROOT, "%.1f", s.bytesPerOp()),
+                String.format(Locale.ROOT, "%.3g / %.3g = %.2f", s.best(), b.best(), s.best() / b.best())});
     }
 }

@@ -16,7 +16,6 @@ import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Two hosts, each with the host layer (the {@link IpStack} engine: IP, UDP) and ARP on one IPoIB
@@ -42,7 +41,7 @@ final class HostPair implements AutoCloseable {
     final ArpEngine arpB;
     final UdpSocket sender;
     final UdpSocket receiver;
-    final AtomicLong delivered = new AtomicLong();
+    final Deliveries delivered = new Deliveries();
     private final MemorySegment sink = Arena.ofAuto().allocate(4096);
     private long sent;
 
@@ -79,7 +78,7 @@ final class HostPair implements AutoCloseable {
         hostB.resolver(false, arpB);
         receiver = hostB.open(PORT, datagram -> {
             MemorySegment.copy(datagram.buffer(), datagram.payloadOffset(), sink, 0, datagram.payloadLength());
-            delivered.lazySet(delivered.get() + 1);
+            delivered.increment();
         });
         sender = hostA.open(PORT, datagram -> { });
         sender.connect("ib0", B, PORT);
@@ -98,6 +97,25 @@ final class HostPair implements AutoCloseable {
             Thread.onSpinWait();
         }
         sent++;
+    }
+
+    /**
+     * Sends {@code n} datagrams as one burst ({@link UdpSocket#send(MemorySegment[], int)}: one
+     * post list on the link), waiting first until the window has room for all of them.
+     */
+    void sendBurst(MemorySegment[] payloads, int n) {
+        while (sent + n - delivered.get() > LinkPair.WINDOW) {
+            Thread.onSpinWait();
+        }
+        int done = sender.send(payloads, n);
+        while (done < n) {
+            Thread.onSpinWait();
+            if (sender.send(payloads[done]) != TransmitResult.SENT) {
+                continue;
+            }
+            done++;
+        }
+        sent += n;
     }
 
     /** Waits until every datagram sent was delivered. */

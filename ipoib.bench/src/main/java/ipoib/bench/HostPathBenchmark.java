@@ -8,6 +8,7 @@ import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OperationsPerInvocation;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
@@ -34,6 +35,7 @@ public class HostPathBenchmark {
         public int payloadBytes;
         HostPair pair;
         MemorySegment payload;
+        final MemorySegment[] burst = new MemorySegment[BURST];
 
         @Setup(Level.Trial)
         public void start() throws Exception {
@@ -41,6 +43,7 @@ public class HostPathBenchmark {
             for (int i = 0; i < payloadBytes; i++) {
                 payload.set(ValueLayout.JAVA_BYTE, i, (byte) i);
             }
+            java.util.Arrays.fill(burst, payload);
             pair = new HostPair();
             // Resolve the neighbour (the first datagram waits in the neighbour's queue meanwhile).
             pair.sendOne(payload);
@@ -54,6 +57,16 @@ public class HostPathBenchmark {
             pair.drain();
             pair.close();
         }
+    }
+
+    /** Datagrams per burst in {@link #udpBurst}. */
+    static final int BURST = PacketPathBenchmark.BURST;
+
+    /** The same with bursts of 16 datagrams, each burst one post list on the link. */
+    @Benchmark
+    @OperationsPerInvocation(BURST)
+    public void udpBurst(Hosts hosts) {
+        hosts.pair.sendBurst(hosts.burst, BURST);
     }
 
     /** The stack: UDP and IPv4 headers, neighbour lookup, link send, delivery, IPv4/UDP receive, the socket's receiver. */

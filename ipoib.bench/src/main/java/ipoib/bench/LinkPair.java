@@ -12,7 +12,6 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Two IPoIB interfaces on different HCAs of a loopback subnet, a resolved unicast path from the
@@ -26,6 +25,7 @@ final class LinkPair implements AutoCloseable {
     static final int WINDOW = 128;
 
     final LoopbackSubnet subnet;
+    private final boolean ownsSubnet;
     final LinkEngine sender;
     final LinkEngine receiver;
     final LinkPath path;
@@ -33,7 +33,7 @@ final class LinkPair implements AutoCloseable {
     /** The receiver's whole address: with the RC flag in connected mode, so that frames go over RC. */
     final ipoib.api.LinkAddress receiverAddress;
     private final int window;
-    final AtomicLong delivered = new AtomicLong();
+    final Deliveries delivered = new Deliveries();
     private final MemorySegment sink = Arena.ofAuto().allocate(65536);
     private long sent;
 
@@ -46,13 +46,28 @@ final class LinkPair implements AutoCloseable {
      *     before the trial; else datagram mode
      */
     LinkPair(boolean connected) throws Exception {
-        subnet = new LoopbackSubnet(FabricConfig.defaults(), 200, 5);
+        this(new LoopbackSubnet(FabricConfig.defaults(), 200, 5), 0, true, connected);
+    }
+
+    /**
+     * The pair {@code index} of a subnet with at least {@code 2 * (index + 1)} HCAs, in datagram
+     * mode: interfaces {@code bench<2i>} on {@code loop<2i>} and {@code bench<2i+1>} on
+     * {@code loop<2i+1>}.
+     */
+    LinkPair(LoopbackSubnet subnet, int index, boolean ownsSubnet) throws Exception {
+        this(subnet, index, ownsSubnet, false);
+    }
+
+    private LinkPair(LoopbackSubnet subnet, int index, boolean ownsSubnet, boolean connected) throws Exception {
+        this.subnet = subnet;
+        this.ownsSubnet = ownsSubnet;
         FrameHandler count = (link, frame) -> {
             MemorySegment.copy(frame.buffer(), frame.payloadOffset(), sink, 0, frame.payloadLength());
-            delivered.lazySet(delivered.get() + 1);
+            delivered.increment();
         };
-        sender = BenchLinks.open(subnet, "bench0", "loop0", Map.of());
-        receiver = BenchLinks.open(subnet, "bench1", "loop1", Map.of(ETHERTYPE, count));
+        sender = BenchLinks.open(subnet, "bench" + 2 * index, "loop" + 2 * index, Map.of());
+        receiver = BenchLinks.open(subnet, "bench" + (2 * index + 1), "loop" + (2 * index + 1),
+                Map.of(ETHERTYPE, count));
         if (connected) {
             BenchLinks.connectedMode(sender);
             BenchLinks.connectedMode(receiver);
@@ -75,10 +90,7 @@ final class LinkPair implements AutoCloseable {
     long retries;
 
     void sendOne(MemorySegment payload) {
-        while (sent - delivered.get() >= window) {
-            windowWaits++;
-            Thread.onSpinWait();
-        }
+        awaitWindow(1);
         IpoibLink a = sender;
         TransmitResult r;
         while ((r = a.sendUnicast(path, receiverAddress, ETHERTYPE, payload)) != TransmitResult.SENT
@@ -87,6 +99,42 @@ final class LinkPair implements AutoCloseable {
             Thread.onSpinWait();
         }
         sent++;
+    }
+
+    /**
+     * Sends {@code n} frames as one transmit burst (one post list), waiting first until the
+     * window has room for all of them.
+     */
+    void sendBurst(MemorySegment payload, int n) {
+        awaitWindow(n);
+        IpoibLink a = sender;
+        a.beginBurst();
+        try {
+            for (int i = 0; i < n; i++) {
+                while (a.sendUnicast(path, receiverAddress, ETHERTYPE, payload) != TransmitResult.SENT) {
+                    retries++;
+                    a.endBurst(); // post what is queued, so that buffers come back
+                    Thread.onSpinWait();
+                    a.beginBurst();
+                }
+            }
+        } finally {
+            a.endBurst();
+        }
+        sent += n;
+    }
+
+    /** Waits until {@code n} more frames fit the window. */
+    void awaitWindow(int n) {
+        while (sent + n - delivered.get() > window) {
+            windowWaits++;
+            Thread.onSpinWait();
+        }
+    }
+
+    /** Counts frames the caller sent itself (after {@link #awaitWindow}). */
+    void sent(int n) {
+        sent += n;
     }
 
     /** Waits until every frame sent was delivered. */
@@ -102,6 +150,8 @@ final class LinkPair implements AutoCloseable {
         path.release();
         sender.close();
         receiver.close();
-        subnet.close();
+        if (ownsSubnet) {
+            subnet.close();
+        }
     }
 }

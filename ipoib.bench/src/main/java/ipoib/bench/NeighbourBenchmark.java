@@ -60,23 +60,8 @@ public class NeighbourBenchmark {
         @Setup(Level.Trial)
         public void fill() {
             link = new NullLink("ib0", 0x0002_c903_0000_0101L);
-            Settings s = Settings.DEFAULTS;
-            Settings settings = new Settings(s.retransmitMillis(), s.maxSolicitations(), s.unicastProbes(),
-                    s.queueLength(), entries + 16, 86_400_000L, 86_400_000L, s.failedHoldMillis(),
-                    s.pathTimeoutMillis(), false);
-            Protocol protocol = new Protocol() {
-                @Override public String solicit(ipoib.api.link.IpoibLink l, long high, long low, Route unicast) { return null; }
-                @Override public String cannotResolve(ipoib.api.link.IpoibLink l, long high, long low) { return null; }
-            };
-            Reporter quiet = new Reporter() {
-                @Override public void info(String message) { }
-                @Override public void warn(String message) { }
-                @Override public void error(String message) { }
-                @Override public void event(String topic, Map<String, Object> properties) { }
-            };
             Gid peerGid = new Gid(Gid.DEFAULT_SUBNET_PREFIX, 0x0002_c903_0000_0201L);
-            engine = new NeighbourEngine(false, protocol, settings, quiet, new Counters(), Runnable::run,
-                    System::nanoTime);
+            engine = quietEngine(entries);
             engine.linkUp(link);
             long before = usedHeap();
             for (int i = 0; i < entries; i++) {
@@ -108,6 +93,28 @@ public class NeighbourBenchmark {
             }
             return memory.getHeapMemoryUsage().getUsed();
         }
+    }
+
+    /**
+     * A neighbour engine for {@code entries} resolved neighbours that never expire, solicits
+     * nothing and reports nothing, its path answers run on the answering thread.
+     */
+    static NeighbourEngine quietEngine(int entries) {
+        Settings s = Settings.DEFAULTS;
+        Settings settings = new Settings(s.retransmitMillis(), s.maxSolicitations(), s.unicastProbes(),
+                s.queueLength(), entries + 16, 86_400_000L, 86_400_000L, s.failedHoldMillis(),
+                s.pathTimeoutMillis(), false);
+        Protocol protocol = new Protocol() {
+            @Override public String solicit(ipoib.api.link.IpoibLink l, long high, long low, Route unicast) { return null; }
+            @Override public String cannotResolve(ipoib.api.link.IpoibLink l, long high, long low) { return null; }
+        };
+        Reporter quiet = new Reporter() {
+            @Override public void info(String message) { }
+            @Override public void warn(String message) { }
+            @Override public void error(String message) { }
+            @Override public void event(String topic, Map<String, Object> properties) { }
+        };
+        return new NeighbourEngine(false, protocol, settings, quiet, new Counters(), Runnable::run, System::nanoTime);
     }
 
     /** Random neighbours out of the whole table: at 1 000 000 entries (~250 MB) mostly cache misses. */

@@ -6,7 +6,8 @@ import java.lang.foreign.MemorySegment;
 /**
  * Drives the packet path for a while outside JMH, so that a profiler (JFR: run with
  * {@code -XX:StartFlightRecording=filename=packet-path.jfr}) sees only it. Prints packets/s.
- * Usage: {@code java -cp benchmarks.jar ipoib.bench.PacketPathProfile [payload bytes] [seconds]}.
+ * Usage: {@code java -cp benchmarks.jar ipoib.bench.PacketPathProfile [payload bytes] [seconds] [burst]}
+ * (burst: frames per transmit burst, 1 for none).
  */
 public final class PacketPathProfile {
     private PacketPathProfile() {}
@@ -14,6 +15,7 @@ public final class PacketPathProfile {
     public static void main(String[] args) throws Exception {
         int payloadBytes = args.length > 0 ? Integer.parseInt(args[0]) : 64;
         long seconds = args.length > 1 ? Long.parseLong(args[1]) : 10;
+        int burst = args.length > 2 ? Integer.parseInt(args[2]) : 1;
         MemorySegment payload = Arena.ofAuto().allocate(payloadBytes);
         try (LinkPair links = new LinkPair()) {
             long end = System.nanoTime() + seconds * 1_000_000_000L;
@@ -21,9 +23,13 @@ public final class PacketPathProfile {
             long start = System.nanoTime();
             while (System.nanoTime() < end) {
                 for (int i = 0; i < 1000; i++) {
-                    links.sendOne(payload);
+                    if (burst > 1) {
+                        links.sendBurst(payload, burst);
+                    } else {
+                        links.sendOne(payload);
+                    }
                 }
-                count += 1000;
+                count += 1000L * burst;
             }
             links.drain();
             double elapsed = (System.nanoTime() - start) / 1e9;

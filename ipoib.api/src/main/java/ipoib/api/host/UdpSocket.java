@@ -49,6 +49,33 @@ public interface UdpSocket extends AutoCloseable {
      */
     TransmitResult send(MemorySegment payload);
 
+    /**
+     * Sends the first {@code count} payloads to the connected destination as one burst (as
+     * {@code sendmmsg(2)} does for several datagrams): on a link that supports it the frames are
+     * posted as one list ({@link ipoib.api.link.IpoibLink#beginBurst()}), not one post each. Each
+     * datagram is checked and counted as {@link #send(MemorySegment)} does; a drop does not end
+     * the burst.
+     *
+     * @return how many were sent or queued (not dropped)
+     * @throws IllegalStateException when the socket is not connected
+     * @throws IllegalArgumentException for {@code count} outside 0..payloads.length, or a datagram
+     *     larger than the MTU allows (the datagrams before it are sent)
+     * @since 1.2
+     */
+    default int send(MemorySegment[] payloads, int count) {
+        if (count < 0 || count > payloads.length) {
+            throw new IllegalArgumentException("invalid burst of " + count + " datagrams: allowed 0.."
+                    + payloads.length);
+        }
+        int sent = 0;
+        for (int i = 0; i < count; i++) {
+            if (!send(payloads[i]).isDrop()) {
+                sent++;
+            }
+        }
+        return sent;
+    }
+
     /** Releases the port; the receiver is called no more. */
     @Override
     void close();

@@ -16,7 +16,7 @@
  * IPv6 demultiplexer hands over.
  */
 @Export
-@Version("1.1.0")
+@Version("1.2.0")
 package ipoib.api.host;
 
 import org.osgi.annotation.bundle.Export;

@@ -132,6 +132,34 @@ public interface IpoibLink {
     TransmitResult sendBroadcast(int etherType, MemorySegment payload);
 
     /**
+     * Starts a transmit burst on the calling thread (Linux's {@code xmit_more}): until
+     * {@link #endBurst()}, the frames this thread sends on the link are copied into send buffers
+     * and posted together as one post list at {@code endBurst} (or whenever the list is full), so
+     * that a burst costs one post (one doorbell on hardware) instead of one per frame. A frame
+     * queued in the burst is reported {@link TransmitResult#SENT}; one the send queue does not
+     * take when the burst is posted is counted as a drop. Other threads' sends are not held back.
+     * Allocation-free; the caller must call {@code endBurst} (in a {@code finally}).
+     *
+     * @return true when the burst started; false when the link is not UP or a burst is open on
+     *         it already: another thread's (this thread's frames are then posted one by one) or
+     *         this thread's own (a nested burst: the frames join it and the outer
+     *         {@code endBurst} posts them); after false the caller does not call {@code endBurst}
+     * @since 2.1
+     */
+    default boolean beginBurst() {
+        return false;
+    }
+
+    /**
+     * Posts the frames queued since {@link #beginBurst()} as one list and ends the calling
+     * thread's burst; does nothing when this thread holds no burst.
+     *
+     * @since 2.1
+     */
+    default void endBurst() {
+    }
+
+    /**
      * A reference to the path to a port of this link's partition, from the link's path cache
      * (one PathRecord query per destination, shared by every user). The stage completes when the
      * path is usable, or exceptionally when the link is not UP or the subnet administrator has no

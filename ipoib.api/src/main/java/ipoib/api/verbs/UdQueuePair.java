@@ -61,6 +61,65 @@ public interface UdQueuePair extends AutoCloseable {
                      AddressHandle destination, Qpn remoteQpn, QKey remoteQkey);
 
     /**
+     * Posts a list of receive buffers in order, as {@code ibv_post_recv} takes a chain: one call
+     * for a burst of buffers (the receive thread re-posts what it consumed in one go). Does not
+     * block or allocate, and leaves the list as it was (the caller clears it or
+     * {@linkplain ReceiveWorkRequests#removeFirst removes} what was posted).
+     *
+     * @return how many were posted, from the first: fewer than the list's count when the receive
+     *         queue filled up, or when a later request was refused (posting the rest again throws
+     *         for it)
+     * @throws VerbsException when the first request is refused (as the single post would refuse it)
+     * @since 1.2
+     */
+    default int postReceive(ReceiveWorkRequests requests) {
+        int n = requests.count();
+        for (int i = 0; i < n; i++) {
+            try {
+                if (!postReceive(requests.workRequestId(i), requests.region(i), requests.offset(i),
+                        requests.length(i))) {
+                    return i;
+                }
+            } catch (VerbsException e) {
+                if (i == 0) {
+                    throw e;
+                }
+                return i;
+            }
+        }
+        return n;
+    }
+
+    /**
+     * Posts a list of datagrams in order, as {@code ibv_post_send} takes a chain: a burst of
+     * frames becomes one call (one doorbell on hardware). Does not block or allocate, and leaves
+     * the list as it was.
+     *
+     * @return how many were posted, from the first: fewer than the list's count when the send
+     *         queue filled up, or when a later request was refused (posting the rest again throws
+     *         for it)
+     * @throws VerbsException when the first request is refused (as the single post would refuse it)
+     * @since 1.2
+     */
+    default int postSend(SendWorkRequests requests) {
+        int n = requests.count();
+        for (int i = 0; i < n; i++) {
+            try {
+                if (!postSend(requests.workRequestId(i), requests.region(i), requests.offset(i), requests.length(i),
+                        requests.destination(i), requests.remoteQpn(i), requests.remoteQkey(i))) {
+                    return i;
+                }
+            } catch (VerbsException e) {
+                if (i == 0) {
+                    throw e;
+                }
+                return i;
+            }
+        }
+        return n;
+    }
+
+    /**
      * Attaches the queue pair to a multicast group, so that it receives the group's datagrams.
      * The port must have joined the group through the subnet administrator first.
      */

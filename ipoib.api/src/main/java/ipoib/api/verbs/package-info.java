@@ -15,6 +15,9 @@
  * {@link ipoib.api.verbs.AddressHandle}, {@link ipoib.api.verbs.MemoryRegion}) are
  * {@link java.lang.AutoCloseable}: the creator closes them. When a provider goes away its
  * resources fail further calls with {@link ipoib.api.verbs.VerbsException}.</li>
+ * <li>Work requests can be posted one by one or as a list ({@link ipoib.api.verbs.SendWorkRequests},
+ * {@link ipoib.api.verbs.ReceiveWorkRequests}, since 1.2), as {@code ibv_post_send} and
+ * {@code ibv_post_recv} take a chain: the caller preallocates the list and reuses it.</li>
  * <li>Errors of a call are {@link ipoib.api.verbs.VerbsException}s; errors of a posted work
  * request arrive as a completion status, as in verbs.</li>
  * </ul>

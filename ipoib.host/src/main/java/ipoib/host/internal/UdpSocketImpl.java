@@ -82,6 +82,35 @@ final class UdpSocketImpl implements UdpSocket {
                 c.destinationLow(), c.port(), c.mtu(), payload);
     }
 
+    /** The burst as one post list on the connected link (its frames wait in send buffers until the end). */
+    @Override
+    public int send(MemorySegment[] payloads, int count) {
+        checkOpen();
+        if (count < 0 || count > payloads.length) {
+            throw new IllegalArgumentException("invalid burst of " + count + " datagrams: allowed 0.."
+                    + payloads.length);
+        }
+        Connected c = connected;
+        if (c == null) {
+            throw new IllegalStateException("UDP socket on port " + port + " is not connected");
+        }
+        boolean burst = c.link().beginBurst();
+        try {
+            int sent = 0;
+            for (int i = 0; i < count; i++) {
+                if (!send(c.link(), c.linkName(), c.v6(), c.sourceHigh(), c.sourceLow(), c.destinationHigh(),
+                        c.destinationLow(), c.port(), c.mtu(), payloads[i]).isDrop()) {
+                    sent++;
+                }
+            }
+            return sent;
+        } finally {
+            if (burst) {
+                c.link().endBurst();
+            }
+        }
+    }
+
     private TransmitResult send(IpoibLink link, String linkName, boolean v6, long sourceHigh, long sourceLow,
                                 long destinationHigh, long destinationLow, int destinationPort, int mtu,
                                 MemorySegment payload) {

@@ -48,9 +48,30 @@ class IpStackTest {
     static final class Link implements IpoibLink {
         final String name;
         final List<byte[]> broadcasts = new ArrayList<>();
+        /** Bursts begun and ended, whether one is open, and whether beginBurst grants one. */
+        int bursts;
+        int burstsEnded;
+        boolean inBurst;
+        boolean grantsBursts = true;
 
         Link(String name) {
             this.name = name;
+        }
+
+        @Override
+        public boolean beginBurst() {
+            if (!grantsBursts) {
+                return false;
+            }
+            bursts++;
+            inBurst = true;
+            return true;
+        }
+
+        @Override
+        public void endBurst() {
+            burstsEnded++;
+            inBurst = false;
         }
 
         @Override public String name() { return name; }
@@ -92,6 +113,8 @@ class IpStackTest {
         record Sent(IpoibLink link, long high, long low, int etherType, byte[] packet) {}
 
         final List<Sent> sent = new ArrayList<>();
+        /** For each packet: whether its link had a burst open when it was handed over. */
+        final List<Boolean> inBurst = new ArrayList<>();
         boolean record = true;
         long count;
 
@@ -104,6 +127,7 @@ class IpStackTest {
         public TransmitResult send(IpoibLink link, long high, long low, int etherType, MemorySegment packet) {
             count++;
             if (record) {
+                inBurst.add(link instanceof Link l && l.inBurst);
                 sent.add(new Sent(link, high, low, etherType, packet.toArray(ValueLayout.JAVA_BYTE)));
             }
             return TransmitResult.SENT;
@@ -261,6 +285,31 @@ class IpStackTest {
         long allocated = threads.getCurrentThreadAllocatedBytes() - before;
         assertEquals(120_000, resolver.count);
         assertTrue(allocated < 20_000 * 16L / 100, allocated + " octets allocated in 20,000 sends");
+    }
+
+    @Test
+    void aBurstOfDatagramsGoesToTheLinkAsOneBurst() throws Exception {
+        UdpSocket client = stack.open(5000, d -> { });
+        client.connect("a", ip("10.0.0.2"), 9000);
+        MemorySegment[] payloads = new MemorySegment[4];
+        for (int i = 0; i < payloads.length; i++) {
+            payloads[i] = MemorySegment.ofArray(("datagram " + i).getBytes());
+        }
+        assertEquals(3, client.send(payloads, 3));
+        assertEquals(1, a.bursts);
+        assertEquals(1, a.burstsEnded);
+        assertEquals(List.of(true, true, true), resolver.inBurst, "every datagram handed over inside the burst");
+        for (int i = 0; i < 3; i++) {
+            byte[] packet = resolver.sent.get(i).packet();
+            assertEquals("datagram " + i, new String(packet, 28, packet.length - 28), "in order, behind IPv4 and UDP");
+        }
+        assertEquals(3, stack.counters().get("udp_sent"));
+
+        a.grantsBursts = false;
+        assertEquals(2, client.send(payloads, 2), "a link without a burst takes them one by one");
+        assertEquals(1, a.burstsEnded, "no burst was begun, none is ended");
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> client.send(payloads, 5));
+        assertEquals("invalid burst of 5 datagrams: allowed 0..4", e.getMessage());
     }
 
     @Test

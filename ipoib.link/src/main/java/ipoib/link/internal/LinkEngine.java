@@ -229,6 +229,20 @@ public final class LinkEngine implements IpoibLink, AutoCloseable {
         return r.sendBroadcast(etherType, payload);
     }
 
+    @Override
+    public boolean beginBurst() {
+        LinkResources r = status.upResources();
+        return r != null && r.beginBurst();
+    }
+
+    @Override
+    public void endBurst() {
+        LinkResources r = status.upResources();
+        if (r != null) {
+            r.endBurst();
+        }
+    }
+
     /** Logs a frame handler's failure, at most once per 10 s with the number suppressed. */
     void logHandlerError(FrameHandler handler, Throwable t) {
         long suppressed = handlerErrorLog.tryAcquire();

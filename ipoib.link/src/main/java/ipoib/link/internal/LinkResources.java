@@ -157,6 +157,14 @@ final class LinkResources {
         return tooBig(sendRing.send(path, null, remoteQpn, etherType, payload, false), etherType, payload);
     }
 
+    boolean beginBurst() {
+        return sendRing.beginBurst();
+    }
+
+    void endBurst() {
+        sendRing.endBurst();
+    }
+
     TransmitResult sendBroadcast(int etherType, MemorySegment payload) {
         return tooBig(sendRing.send(null, groups.broadcastHandle(), Qpn.MULTICAST, etherType, payload, true),
                 etherType, payload);

@@ -7,6 +7,7 @@ import ipoib.api.link.ReceivedFrame;
 import ipoib.api.verbs.CompletionQueue;
 import ipoib.api.verbs.CompletionStatus;
 import ipoib.api.verbs.MemoryRegion;
+import ipoib.api.verbs.ReceiveWorkRequests;
 import ipoib.api.verbs.UdQueuePair;
 import ipoib.api.verbs.VerbsException;
 import ipoib.api.verbs.WorkCompletions;
@@ -26,7 +27,14 @@ import java.util.function.IntSupplier;
  * {@link FrameHandler}s of its EtherType through a read-only view, and posts the buffer again.
  */
 final class ReceiveLoop {
-    private static final int BATCH = 256;
+    /**
+     * Completions one poll takes at most: NAPI's budget (Linux's IPoIB polls with a weight of 64,
+     * drivers/infiniband/ulp/ipoib/ipoib_main.c {@code netif_napi_add_weight(..., ipoib_rx_poll,
+     * IPOIB_NUM_WC)} and the default NAPI weight 64). A full budget means more are likely waiting:
+     * the thread polls again at once; fewer means the queue ran dry and the thread waits for the
+     * next completion (re-arms notification) only after one more empty poll.
+     */
+    static final int BUDGET = 64;
 
     private final LinkEngine engine;
     private final LinkStatistics stats;
@@ -43,6 +51,8 @@ final class ReceiveLoop {
     /** Each receive buffer as a read-only segment: what a frame handler sees of it. */
     private final MemorySegment[] receiveViews;
     private final Frame frame = new Frame();
+    /** The buffers consumed by one poll, re-posted together as one list. */
+    private final ReceiveWorkRequests repost = new ReceiveWorkRequests(BUDGET);
     private final Thread poller;
     private volatile boolean running = true;
 
@@ -73,11 +83,15 @@ final class ReceiveLoop {
         poller.setDaemon(true);
     }
 
-    /** Posts every receive buffer and starts the receive thread. */
+    /** Posts every receive buffer (as lists) and starts the receive thread. */
     void start() {
         for (int i = 0; i < receiveCount; i++) {
-            postReceive(i);
+            repost.add(i, region, receiveOffset(i), bufferSize);
+            if (!repost.hasRoom()) {
+                postReceives();
+            }
         }
+        postReceives();
         poller.start();
     }
 
@@ -102,22 +116,41 @@ final class ReceiveLoop {
         return firstOffset + (long) index * bufferSize;
     }
 
-    private void postReceive(int index) {
-        if (!qp.postReceive(index, region, receiveOffset(index), bufferSize)) {
-            stats.rxErrors.increment();
+    /**
+     * Posts the collected buffers as one list (one {@code ibv_post_recv} on hardware). A buffer
+     * the queue does not take is counted as a receive error, as a failed single post was.
+     */
+    private void postReceives() {
+        int n = repost.count();
+        if (n == 0) {
+            return;
         }
+        int posted = qp.postReceive(repost);
+        if (posted < n) {
+            stats.rxErrors.add(n - posted);
+        }
+        repost.clear();
     }
 
     private void pollLoop() {
-        WorkCompletions batch = new WorkCompletions(BATCH);
+        WorkCompletions batch = new WorkCompletions(BUDGET);
+        boolean polledEmpty = false;
         while (running) {
             int n;
             try {
                 n = cq.poll(batch);
                 if (n == 0) {
-                    cq.await(100, TimeUnit.MILLISECONDS);
+                    if (polledEmpty) {
+                        // Idle: only now wait for the next completion (NAPI re-arms the CQ here).
+                        cq.await(100, TimeUnit.MILLISECONDS);
+                        polledEmpty = false;
+                    } else {
+                        polledEmpty = true;
+                        Thread.onSpinWait();
+                    }
                     continue;
                 }
+                polledEmpty = false;
             } catch (InterruptedException e) {
                 break;
             } catch (VerbsException e) {
@@ -137,9 +170,20 @@ final class ReceiveLoop {
                 } else {
                     stats.rxErrors.increment();
                 }
-                if (running) {
-                    postReceive(index);
+                repost.add(index, region, receiveOffset(index), bufferSize);
+            }
+            if (running) {
+                try {
+                    postReceives();
+                } catch (VerbsException e) {
+                    repost.clear();
+                    if (running) {
+                        engine.hooks().warn("re-posting receive buffers of " + engine.name() + " failed", e);
+                    }
+                    break;
                 }
+            } else {
+                repost.clear();
             }
         }
     }

@@ -8,12 +8,15 @@ import ipoib.api.verbs.AddressHandle;
 import ipoib.api.verbs.CompletionQueue;
 import ipoib.api.verbs.CompletionStatus;
 import ipoib.api.verbs.MemoryRegion;
+import ipoib.api.verbs.SendWorkRequests;
 import ipoib.api.verbs.UdQueuePair;
 import ipoib.api.verbs.VerbsException;
 import ipoib.api.verbs.WorkCompletions;
 import ipoib.codec.ipoib.EncapsulationHeader;
 import ipoib.runtime.Clock;
 import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 
 /**
  * The send side of one UP period (Linux's tx_ring): the send buffers (the start of the link's
@@ -22,9 +25,23 @@ import java.lang.foreign.MemorySegment;
  *
  * <p>Send completions are never waited on: senders reclaim them when free buffers run low, as
  * Linux's IPoIB polls its send CQ from the transmit path, so no thread wakes per packet.
+ *
+ * <p>Bursts ({@link #beginBurst}): one thread at a time may queue its frames and post them as one
+ * list ({@code xmit_more}); other threads keep posting one by one, so they are never held back.
  */
 final class SendRing {
     private static final int BATCH = 256;
+    /** Frames one burst posts at most per list (Linux's NAPI weight; a longer burst posts in several). */
+    static final int BURST = 64;
+    private static final VarHandle BURST_OWNER;
+
+    static {
+        try {
+            BURST_OWNER = MethodHandles.lookup().findVarHandle(SendRing.class, "burstOwner", Thread.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
 
     private final LinkEngine engine;
     /** When sends were posted, for the transmit watchdog. */
@@ -47,6 +64,11 @@ final class SendRing {
     private final long[] sendPostedAt;
     /** The handle each send buffer is posted with, until its completion is reclaimed. */
     private final SendHandles sendHandles;
+    /** The thread whose burst is open, or null; only it touches the burst's list. */
+    @SuppressWarnings("unused") // through BURST_OWNER
+    private volatile Thread burstOwner;
+    private final SendWorkRequests burst = new SendWorkRequests(BURST);
+    private final boolean[] burstMulticast = new boolean[BURST];
 
     /** @param buffers the registered block whose first {@code sendCount} buffers are the send buffers */
     SendRing(LinkEngine engine, CompletionQueue sendCq, UdQueuePair qp, MemoryRegion region, MemorySegment buffers,
@@ -118,6 +140,17 @@ final class SendRing {
             Gid to = path != null ? path.destination : group.vector() == null ? null : group.vector().destinationGid();
             capture.fillSent(slot, remoteQpn.value(), to, buffers, at, frameLength);
         }
+        if (burstOwner == Thread.currentThread()) {
+            if (slot < 0) {
+                burstMulticast[burst.count()] = multicast;
+                burst.add(index, region, at, frameLength, destination, remoteQpn, qkey);
+                if (!burst.hasRoom()) {
+                    postBurst();
+                }
+                return TransmitResult.SENT;
+            }
+            postBurst(); // a captured frame is posted alone, after the frames queued before it
+        }
         boolean posted;
         try {
             posted = qp.postSend(index, region, at, frameLength, destination, remoteQpn, qkey);
@@ -141,6 +174,62 @@ final class SendRing {
             stats.txMulticast.increment();
         }
         return TransmitResult.SENT;
+    }
+
+    /**
+     * Opens a burst for the calling thread; false when one is open already (another thread's, or
+     * this thread's own: a nested burst joins the outer one, whose end posts it).
+     */
+    boolean beginBurst() {
+        return BURST_OWNER.compareAndSet(this, null, Thread.currentThread());
+    }
+
+    /** Posts the calling thread's burst and closes it; nothing when it holds none. */
+    void endBurst() {
+        if (burstOwner != Thread.currentThread()) {
+            return;
+        }
+        postBurst();
+        burstOwner = null;
+    }
+
+    /**
+     * Posts the queued frames as one list; frames the provider does not take are dropped and
+     * counted (their buffers return to the pool). The burst's owner only.
+     */
+    private void postBurst() {
+        int n = burst.count();
+        if (n == 0) {
+            return;
+        }
+        int posted;
+        boolean providerGone = false;
+        try {
+            posted = qp.postSend(burst);
+        } catch (VerbsException e) {
+            posted = 0;
+            providerGone = true;
+        }
+        long octets = 0;
+        int multicast = 0;
+        for (int i = 0; i < posted; i++) {
+            octets += burst.length(i) - EncapsulationHeader.LENGTH;
+            if (burstMulticast[i]) {
+                multicast++;
+            }
+        }
+        if (posted > 0) {
+            stats.txPackets.add(posted);
+            stats.txBytes.add(octets);
+            if (multicast > 0) {
+                stats.txMulticast.add(multicast);
+            }
+        }
+        for (int i = posted; i < n; i++) {
+            releaseSend((int) burst.workRequestId(i));
+            stats.drop(providerGone ? TransmitResult.DROPPED_LINK_DOWN : TransmitResult.DROPPED_NO_BUFFER);
+        }
+        burst.clear();
     }
 
     private static void abortCapture(LinkCapture capture, int slot) {

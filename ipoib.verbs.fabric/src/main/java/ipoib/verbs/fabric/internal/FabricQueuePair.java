@@ -7,6 +7,8 @@ import ipoib.api.Qpn;
 import ipoib.api.verbs.AddressHandle;
 import ipoib.api.verbs.MemoryRegion;
 import ipoib.api.verbs.QueuePairState;
+import ipoib.api.verbs.ReceiveWorkRequests;
+import ipoib.api.verbs.SendWorkRequests;
 import ipoib.api.verbs.UdQueuePair;
 import ipoib.api.verbs.VerbsException;
 import ipoib.api.verbs.WorkCompletions;
@@ -67,6 +69,9 @@ final class FabricQueuePair implements UdQueuePair, CompletionOwner {
     private final MemorySegment recvWr;
     private final MemorySegment recvSge;
     private final MemorySegment badRecv;
+    /** The chains a list is posted through, one driver call per list. */
+    private final SendChain sendChain;
+    private final ReceiveChain recvChain;
 
     final Object sendLock = new Object();
     final Object recvLock = new Object();
@@ -112,6 +117,8 @@ final class FabricQueuePair implements UdQueuePair, CompletionOwner {
         RWR_NEXT.set(recvWr, 0L, MemorySegment.NULL);
         RWR_SG_LIST.set(recvWr, 0L, recvSge);
         RWR_NUM_SGE.set(recvWr, 0L, 1);
+        sendChain = new SendChain(arena, sendDepth);
+        recvChain = new ReceiveChain(arena, recvDepth);
         sendIds = new long[sendDepth];
         sendSeq = new long[sendDepth];
         sendOutstanding = new boolean[sendDepth];
@@ -217,17 +224,7 @@ final class FabricQueuePair implements UdQueuePair, CompletionOwner {
     public boolean postSend(long workRequestId, MemoryRegion region, long offset, int length,
                             AddressHandle destination, Qpn remoteQpn, QKey remoteQkey) {
         FabricMemoryRegion mr = region(region, "post send");
-        if (!(destination instanceof FabricAddressHandle ah) || ah.device != device || ah.isClosed()) {
-            throw new VerbsException("post send: the address handle is not an open handle of device " + device.name());
-        }
-        if (remoteQpn == null || remoteQkey == null) {
-            throw new VerbsException("post send: remote QPN and Q_Key are required");
-        }
-        if (remoteQkey.isControlled() && !privileged) {
-            // IBA 10.2.4: a non-privileged consumer cannot send a controlled Q_Key.
-            throw new VerbsException("post send: Q_Key " + remoteQkey
-                    + " is controlled (high bit set); only a privileged queue pair may send it");
-        }
+        FabricAddressHandle ah = handle(destination, remoteQpn, remoteQkey);
         long address = mr.bufferAddress(offset, length, "post send");
         synchronized (sendLock) {
             checkOpen("post send");
@@ -261,6 +258,137 @@ final class FabricQueuePair implements UdQueuePair, CompletionOwner {
             }
             return true;
         }
+    }
+
+    /**
+     * The list through one call of the driver's {@code post_recv} on the preallocated chain: each
+     * request is checked as {@link #postReceive(long, MemoryRegion, long, int)} checks it and takes
+     * a slot; a refused request ends the list there (it throws when it is the first).
+     */
+    @Override
+    public int postReceive(ReceiveWorkRequests requests) {
+        synchronized (recvLock) {
+            checkOpen("post receive");
+            int n = Math.min(requests.count(), recvFreeCount);
+            for (int k = 0; k < n; k++) {
+                long address;
+                int lkey;
+                try {
+                    FabricMemoryRegion mr = region(requests.region(k), "post receive");
+                    int length = requests.length(k);
+                    if (length < GRH_AREA_LENGTH) {
+                        throw new VerbsException("post receive: buffer of " + length + " octets is shorter than the "
+                                + GRH_AREA_LENGTH + "-octet GRH area");
+                    }
+                    address = mr.bufferAddress(requests.offset(k), length, "post receive");
+                    lkey = mr.localKey();
+                } catch (VerbsException e) {
+                    if (k == 0) {
+                        throw e;
+                    }
+                    n = k;
+                    break;
+                }
+                int slot = recvFree[--recvFreeCount];
+                recvIds[slot] = requests.workRequestId(k);
+                recvSeq[slot] = ++recvPosted;
+                recvOutstanding[slot] = true;
+                recvChain.set(k, slot, address, requests.length(k), lkey);
+            }
+            return postChain(false, recvChain, n, device.ops.postRecv, "post_recv");
+        }
+    }
+
+    /**
+     * The list through one call of the driver's {@code post_send} on the preallocated chain (one
+     * doorbell): each request is checked as the single post checks it and takes a slot; a refused
+     * request ends the list there (it throws when it is the first).
+     */
+    @Override
+    public int postSend(SendWorkRequests requests) {
+        synchronized (sendLock) {
+            checkOpen("post send");
+            int n = Math.min(requests.count(), sendFreeCount);
+            for (int k = 0; k < n; k++) {
+                long address;
+                int lkey;
+                FabricAddressHandle ah;
+                try {
+                    FabricMemoryRegion mr = region(requests.region(k), "post send");
+                    ah = handle(requests.destination(k), requests.remoteQpn(k), requests.remoteQkey(k));
+                    address = mr.bufferAddress(requests.offset(k), requests.length(k), "post send");
+                    lkey = mr.localKey();
+                } catch (VerbsException e) {
+                    if (k == 0) {
+                        throw e;
+                    }
+                    n = k;
+                    break;
+                }
+                int slot = sendFree[--sendFreeCount];
+                sendIds[slot] = requests.workRequestId(k);
+                sendSeq[slot] = ++sendPosted;
+                sendOutstanding[slot] = true;
+                sendChain.set(k, SEND_BIT | slot, address, requests.length(k), lkey, ah.ah,
+                        requests.remoteQpn(k).value(), requests.remoteQkey(k).value());
+            }
+            return postChain(true, sendChain, n, device.ops.postSend, "post_send");
+        }
+    }
+
+    /**
+     * One call of the driver's post function on the first {@code n} entries of the chain; the
+     * slots of entries the driver did not take are freed. The caller holds the direction's lock.
+     *
+     * @return how many the driver took
+     */
+    private int postChain(boolean send, WorkRequestChain chain, int n, java.lang.invoke.MethodHandle post,
+                          String what) {
+        if (n == 0) {
+            return 0;
+        }
+        chain.cutAfter(n - 1);
+        int rc;
+        try {
+            rc = (int) post.invokeExact(qp, chain.first, chain.bad);
+        } catch (Throwable t) {
+            releaseChain(send, chain, 0, n);
+            throw new VerbsException(what + " failed", 0, t);
+        } finally {
+            chain.joinAfter(n - 1);
+        }
+        if (rc == 0) {
+            return n;
+        }
+        int posted = chain.badIndex();
+        releaseChain(send, chain, posted, n);
+        if (rc != Consts.ENOMEM && posted == 0) {
+            throw new VerbsException(what + " failed: " + Native.describeErrno(rc), rc, null);
+        }
+        return posted;
+    }
+
+    /** Frees the slots of chain entries {@code from..to-1}, which the driver did not take. */
+    private void releaseChain(boolean send, WorkRequestChain chain, int from, int to) {
+        for (int k = from; k < to; k++) {
+            release(send, slot(chain.rawId(k)));
+        }
+    }
+
+    /** The checks of a send's destination, as the single post makes them. */
+    private FabricAddressHandle handle(AddressHandle destination, Qpn remoteQpn, QKey remoteQkey) {
+        if (!(destination instanceof FabricAddressHandle ah) || ah.device != device || ah.isClosed()) {
+            throw new VerbsException("post send: the address handle is not an open handle of device " + device.name());
+        }
+        if (remoteQpn == null || remoteQkey == null) {
+            throw new VerbsException("post send: remote QPN and Q_Key are required");
+        }
+        if (remoteQkey.isControlled() && !privileged) {
+            // IBA 10.2.4: a non-privileged consumer cannot send a controlled Q_Key.
+            throw new VerbsException("post send: Q_Key " + remoteQkey
+                    + " is controlled (high bit set); only a privileged queue pair may send it");
+        }
+        return ah;
     }
 
     private FabricMemoryRegion region(MemoryRegion region, String what) {

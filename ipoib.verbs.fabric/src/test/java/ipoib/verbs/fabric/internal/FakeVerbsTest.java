@@ -26,6 +26,8 @@ import ipoib.api.verbs.Port;
 import ipoib.api.verbs.PortAttributes;
 import ipoib.api.verbs.PortEvent;
 import ipoib.api.verbs.PortState;
+import ipoib.api.verbs.ReceiveWorkRequests;
+import ipoib.api.verbs.SendWorkRequests;
 import ipoib.api.verbs.UdQueuePair;
 import ipoib.api.verbs.UdQueuePairConfig;
 import ipoib.api.verbs.VerbsException;
@@ -467,6 +469,143 @@ class FakeVerbsTest {
             }
         });
         assertTrue(measured < 20_000, "20000 send/receive/poll rounds allocated " + measured + " bytes when warm");
+    }
+
+    @Test
+    void aListOfReceivesAndAListOfSendsGoToTheDriverInOneCallEach() throws Throwable {
+        Port p = port();
+        CompletionQueue sendCq = p.createCompletionQueue(64);
+        CompletionQueue recvCq = p.createCompletionQueue(64);
+        UdQueuePair a = queuePair(p, sendCq, recvCq, 16);
+        UdQueuePair b = queuePair(p, sendCq, recvCq, 16);
+        MemoryRegion mr = region(p, 65536);
+        AddressHandle ah = p.createAddressHandle(AddressVector.local(Lid.of(7), 2));
+        ReceiveWorkRequests receives = new ReceiveWorkRequests(32);
+        for (int i = 0; i < 8; i++) {
+            receives.add(100 + i, mr, 32768 + i * 2048L, 2048);
+        }
+        int recvCalls = calls("post_recv");
+        assertEquals(8, b.postReceive(receives));
+        assertEquals(recvCalls + 1, calls("post_recv"), "eight receives, one call of post_recv");
+        SendWorkRequests sends = new SendWorkRequests(32);
+        for (int i = 0; i < 8; i++) {
+            mr.segment().set(ValueLayout.JAVA_BYTE, i * 64L, (byte) (0x40 + i));
+            sends.add(200 + i, mr, i * 64L, 60 + i, ah, b.qpn(), QKEY);
+        }
+        int sendCalls = calls("post_send");
+        int sendWrs = calls("post_send_wrs");
+        assertEquals(8, a.postSend(sends));
+        assertEquals(sendCalls + 1, calls("post_send"), "eight datagrams, one call of post_send (one doorbell)");
+        assertEquals(sendWrs + 8, calls("post_send_wrs"), "the chain was cut after the eighth request");
+
+        WorkCompletions wc = new WorkCompletions(16);
+        assertEquals(8, pollUntil(sendCq, wc, 8));
+        for (int i = 0; i < 8; i++) {
+            assertEquals(200 + i, wc.workRequestId(i), "send completions in post order");
+            assertEquals(CompletionStatus.SUCCESS, wc.status(i));
+        }
+        assertEquals(8, pollUntil(recvCq, wc, 8));
+        for (int i = 0; i < 8; i++) {
+            assertEquals(100 + i, wc.workRequestId(i), "each datagram in the next buffer of the list");
+            assertEquals(60 + i + UdQueuePair.GRH_AREA_LENGTH, wc.byteLength(i));
+            assertEquals(2, wc.serviceLevel(i));
+            assertEquals((byte) (0x40 + i), mr.segment().get(ValueLayout.JAVA_BYTE, 32768 + i * 2048L + 40));
+        }
+
+        // The chain is whole again after the cut: a longer list goes in one call too.
+        receives.clear();
+        for (int i = 0; i < 16; i++) {
+            receives.add(300 + i, mr, 32768 + (i % 8) * 2048L, 2048);
+        }
+        assertEquals(16, b.postReceive(receives), "the receive queue (16) takes sixteen");
+        assertEquals(recvCalls + 2, calls("post_recv"));
+        assertEquals(0, b.postReceive(receives), "a full queue takes none, without calling the driver");
+        assertEquals(recvCalls + 2, calls("post_recv"));
+    }
+
+    @Test
+    void aListTakesWhatTheQueueHoldsAndStopsAtARefusedRequest() throws Throwable {
+        Port p = port();
+        CompletionQueue cq = p.createCompletionQueue(64);
+        UdQueuePair a = queuePair(p, cq, cq, 4);
+        MemoryRegion mr = region(p, 8192);
+        MemoryRegion foreign = new MemoryRegion() {
+            @Override
+            public MemorySegment segment() {
+                return mr.segment();
+            }
+
+            @Override
+            public int localKey() {
+                return 1;
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        AddressHandle ah = p.createAddressHandle(AddressVector.local(Lid.of(7), 0));
+        SendWorkRequests sends = new SendWorkRequests(8);
+        for (int i = 0; i < 6; i++) {
+            sends.add(i, mr, 0, 8, ah, Qpn.of(0x7777), QKEY);
+        }
+        assertEquals(4, a.postSend(sends), "send queue depth 4");
+        sends.removeFirst(4);
+        assertEquals(2, sends.count());
+        assertEquals(4, sends.workRequestId(0), "what was not posted stays, in order");
+        assertEquals(0, a.postSend(sends), "still full");
+        WorkCompletions wc = new WorkCompletions(8);
+        assertEquals(4, pollUntil(cq, wc, 4));
+        sends.add(6, foreign, 0, 8, ah, Qpn.of(0x7777), QKEY);
+        assertEquals(2, a.postSend(sends), "the requests before the refused one are posted");
+        sends.removeFirst(2);
+        VerbsException e = assertThrows(VerbsException.class, () -> a.postSend(sends));
+        assertEquals("post send: the memory region was not registered with device fake0", e.getMessage());
+        assertEquals(2, pollUntil(cq, wc, 2));
+        assertEquals(4, wc.workRequestId(0));
+        assertEquals(5, wc.workRequestId(1));
+
+        ReceiveWorkRequests receives = new ReceiveWorkRequests(5);
+        receives.add(1, mr, 4096, 39);
+        e = assertThrows(VerbsException.class, () -> a.postReceive(receives));
+        assertEquals("post receive: buffer of 39 octets is shorter than the 40-octet GRH area", e.getMessage());
+        // Nothing was posted and no slot was lost: the queue still takes its four.
+        receives.clear();
+        for (int i = 0; i < 5; i++) {
+            receives.add(i, mr, 4096, 2048);
+        }
+        assertEquals(4, a.postReceive(receives));
+    }
+
+    @Test
+    void postingListsAllocatesNothing() {
+        Port p = port();
+        CompletionQueue cq = p.createCompletionQueue(256);
+        UdQueuePair a = queuePair(p, cq, cq, 64);
+        UdQueuePair b = queuePair(p, cq, cq, 64);
+        MemoryRegion mr = region(p, 65536);
+        AddressHandle ah = p.createAddressHandle(AddressVector.local(Lid.of(7), 0));
+        Qpn to = b.qpn();
+        ReceiveWorkRequests receives = new ReceiveWorkRequests(16);
+        SendWorkRequests sends = new SendWorkRequests(16);
+        WorkCompletions wc = new WorkCompletions(64);
+        long measured = FakeVerbsLibrary.allocatedWhenWarm("post lists: 5000 rounds of 16 receives and 16 sends", () -> {
+            for (int i = 0; i < 5_000; i++) {
+                receives.clear();
+                sends.clear();
+                for (int k = 0; k < 16; k++) {
+                    receives.add(k, mr, 32768 + k * 2048L, 2048);
+                    sends.add(k, mr, k * 256L, 256, ah, to, QKEY);
+                }
+                assertEquals(16, b.postReceive(receives));
+                assertEquals(16, a.postSend(sends));
+                int n = 0;
+                while (n < 32) {
+                    n += cq.poll(wc);
+                }
+            }
+        });
+        assertTrue(measured < 20_000, "5000 rounds of two 16-entry lists allocated " + measured + " bytes");
     }
 
     @Test

@@ -62,6 +62,11 @@ public final class Fabric implements AutoCloseable {
                     config.portsPerHca(), config.seed()));
         }
         this.devices = List.copyOf(list);
+        List<LoopPort> ports = new ArrayList<>();
+        for (LoopDevice d : devices) {
+            ports.addAll(d.loopPorts());
+        }
+        counters.ports(ports);
         this.events = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, EVENTS_THREAD);
             t.setDaemon(true);
@@ -169,8 +174,8 @@ public final class Fabric implements AutoCloseable {
      */
     void transmit(LoopQueuePair sender, LoopAddressHandle ah, int remoteQpn, int qkey, MemorySegment payload,
                   long offset, int length) {
-        counters.countSent();
         LoopPort src = sender.port;
+        counters.countSent(src);
         if (!src.isActive()) {
             counters.drop(DropReason.PORT_NOT_ACTIVE);
             return;
@@ -245,7 +250,7 @@ public final class Fabric implements AutoCloseable {
         DropReason dropped = receiver.receive(sender, slid, sl, grh, tclass, flow, hop, dgidPrefix, dgidInterfaceId,
                 payload, offset, length);
         if (dropped == null) {
-            counters.countDelivered();
+            counters.countDelivered(sender.port);
         } else {
             counters.drop(dropped);
         }
@@ -259,9 +264,9 @@ public final class Fabric implements AutoCloseable {
      */
     void transmitRc(LoopRcQueuePair sender, int psn, boolean first, boolean last, MemorySegment payload, long offset,
                     int length) {
-        counters.countSent();
-        counters.rcSent();
         LoopPort src = sender.port;
+        counters.countSent(src);
+        counters.rcSent();
         if (!src.isActive()) {
             counters.drop(DropReason.PORT_NOT_ACTIVE);
             return;
@@ -320,7 +325,7 @@ public final class Fabric implements AutoCloseable {
         if (ack == RcAck.SILENT) {
             return; // out of sequence behind an outstanding NAK: dropped by the responder, counted there
         }
-        counters.countDelivered();
+        counters.countDelivered(sender.port);
         dst.rcCounters().answer(ack);
         WireTap t = tap;
         if (t != null) {

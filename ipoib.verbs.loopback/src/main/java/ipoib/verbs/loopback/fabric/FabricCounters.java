@@ -2,13 +2,17 @@ package ipoib.verbs.loopback.fabric;
 
 import java.util.EnumMap;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.LongAdder;
 
-/** Packet counters of the whole fabric: delivered, sent, and every drop by reason. */
+/**
+ * Packet counters of the whole fabric: delivered, sent, and every drop by reason. Sent and
+ * delivered packets are counted per sending port (written on the data path by every packet) and
+ * summed here when read; the rest are rare.
+ */
 public final class FabricCounters {
-    private final LongAdder sent = new LongAdder();
-    private final LongAdder delivered = new LongAdder();
+    private volatile List<LoopPort> ports = List.of();
     private final LongAdder duplicated = new LongAdder();
     private final LongAdder delayed = new LongAdder();
     private final LongAdder lengthErrors = new LongAdder();
@@ -28,12 +32,17 @@ public final class FabricCounters {
         }
     }
 
-    void countSent() {
-        sent.increment();
+    /** The ports whose counts are summed (set once the fabric has its devices). */
+    void ports(List<LoopPort> all) {
+        ports = List.copyOf(all);
     }
 
-    void countDelivered() {
-        delivered.increment();
+    void countSent(LoopPort from) {
+        from.sentPackets.increment();
+    }
+
+    void countDelivered(LoopPort from) {
+        from.deliveredPackets.increment();
     }
 
     void duplicated() {
@@ -94,18 +103,26 @@ public final class FabricCounters {
     }
 
     public long delivered() {
-        return delivered.sum();
+        long sum = 0;
+        for (LoopPort p : ports) {
+            sum += p.deliveredPackets.sum();
+        }
+        return sum;
     }
 
     public long sentPackets() {
-        return sent.sum();
+        long sum = 0;
+        for (LoopPort p : ports) {
+            sum += p.sentPackets.sum();
+        }
+        return sum;
     }
 
     /** Every counter by name, in a stable order. */
     public Map<String, Long> snapshot() {
         Map<String, Long> out = new LinkedHashMap<>();
-        out.put("sent", sent.sum());
-        out.put("delivered", delivered.sum());
+        out.put("sent", sentPackets());
+        out.put("delivered", delivered());
         out.put("duplicated", duplicated.sum());
         out.put("delayed", delayed.sum());
         out.put("send_length_errors", lengthErrors.sum());

@@ -7,7 +7,6 @@ import ipoib.api.verbs.WorkCompletions;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -16,28 +15,55 @@ import java.util.concurrent.locks.LockSupport;
  * CAS on the tail and publish it through the slot's sequence number (D. Vyukov's bounded queue),
  * so a sender and the poller never wait for each other; the poller parks only after announcing
  * it, and a producer unparks it only then.
+ *
+ * <p>Layout, so that a completion crosses cores as one line and nothing else does: each
+ * completion is one slot of {@value #SLOT_LONGS} longs (128 octets) holding its sequence and its
+ * fields packed, so that whatever the array's alignment the used first 40 octets of two slots
+ * never share a 64-octet line (a completion spread over parallel arrays touched ten lines, and
+ * 64-octet slots straddled lines shared with their neighbours). The producers' tail and the
+ * consumer's head and poll lock live in separate padded arrays; the queue object itself is only
+ * read on the data path (its header is never locked), so the poller does not invalidate the line
+ * the producers read {@link #waiter} from.
  */
 final class LoopCompletionQueue implements CompletionQueue {
     /** How long {@link #await} spins before it parks. */
     private static final long SPIN_NANOS = 50_000;
-    private static final VarHandle SEQUENCE = MethodHandles.arrayElementVarHandle(long[].class);
+    private static final VarHandle LONGS = MethodHandles.arrayElementVarHandle(long[].class);
+    private static final CompletionStatus[] STATUSES = CompletionStatus.values();
+    private static final VarHandle WAITER;
+
+    static {
+        try {
+            WAITER = MethodHandles.lookup().findVarHandle(LoopCompletionQueue.class, "waiter", Thread.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+    /** One slot: 16 longs = 128 octets, of which the first 5 are used. */
+    static final int SLOT_LONGS = 16;
+    /** Longs of a slot in use (the fields below). */
+    static final int USED_LONGS = 5;
+    /** Slot fields. */
+    private static final int SEQUENCE = 0;
+    private static final int WR_ID = 1;
+    /** byte length (32) | opcode (8) | status (8) | GRH (1), high to low. */
+    private static final int LENGTH_OPCODE_STATUS = 2;
+    /** local QPN (32) | source QPN (32). */
+    private static final int QPNS = 3;
+    /** source LID (16) | SL (8) | P_Key index (16). */
+    private static final int LID_SL_PKEY = 4;
+    /** The padded counters: each in the middle of its own 256-octet array. */
+    private static final int PADDED = 32;
+    private static final int MIDDLE = 16;
+    /** In {@link #consumer}: the head; the word after is the poll lock. */
+    private static final int LOCK = MIDDLE + 1;
 
     private final int mask;
-    /** Per slot: equal to the position when free for it, position + 1 when filled. */
-    private final long[] sequence;
-    private final long[] wrId;
-    private final CompletionStatus[] status;
-    private final int[] opcode;
-    private final int[] byteLength;
-    private final int[] localQpn;
-    private final int[] sourceQpn;
-    private final int[] sourceLid;
-    private final int[] serviceLevel;
-    private final int[] pkeyIndex;
-    private final boolean[] grh;
-    private final AtomicLong tail = new AtomicLong();
-    /** The consumer's position; volatile so that producers can tell how full the ring is. */
-    private volatile long head;
+    private final long[] slots;
+    /** The producers' claim position, alone on its lines. */
+    private final long[] tail = new long[PADDED];
+    /** The consumer's position and the poll lock (one consumer at a time), alone on their lines. */
+    private final long[] consumer = new long[PADDED];
     private volatile Thread waiter;
     private volatile boolean wakeup;
     private volatile boolean closed;
@@ -51,20 +77,15 @@ final class LoopCompletionQueue implements CompletionQueue {
             size /= 2;
         }
         mask = size - 1;
-        sequence = new long[size];
+        // One spare slot in front: the array header's line is not a slot's.
+        slots = new long[(size + 1) * SLOT_LONGS];
         for (int i = 0; i < size; i++) {
-            sequence[i] = i;
+            slots[base(i)] = i;
         }
-        wrId = new long[size];
-        status = new CompletionStatus[size];
-        opcode = new int[size];
-        byteLength = new int[size];
-        localQpn = new int[size];
-        sourceQpn = new int[size];
-        sourceLid = new int[size];
-        serviceLevel = new int[size];
-        pkeyIndex = new int[size];
-        grh = new boolean[size];
+    }
+
+    private static int base(int slot) {
+        return (slot + 1) * SLOT_LONGS;
     }
 
     @Override
@@ -72,9 +93,14 @@ final class LoopCompletionQueue implements CompletionQueue {
         return mask + 1;
     }
 
-    /** Whether a completion fits now (exact for a single producer, a hint with several). */
+    /**
+     * Whether a completion fits now (exact for a single producer, a hint with several). Reads the
+     * slot the next completion goes into, not the consumer's position: no line the poller writes
+     * per poll.
+     */
     boolean hasRoom() {
-        return tail.get() - head <= mask;
+        long position = (long) LONGS.getAcquire(tail, MIDDLE);
+        return (long) LONGS.getAcquire(slots, base((int) (position & mask))) == position;
     }
 
     /**
@@ -87,44 +113,41 @@ final class LoopCompletionQueue implements CompletionQueue {
         if (closed) {
             return false;
         }
-        long position = tail.get();
-        int i;
+        long position = (long) LONGS.getVolatile(tail, MIDDLE);
+        int at;
         while (true) {
-            i = (int) (position & mask);
-            long difference = (long) SEQUENCE.getAcquire(sequence, i) - position;
+            at = base((int) (position & mask));
+            long difference = (long) LONGS.getAcquire(slots, at) - position;
             if (difference == 0) {
-                if (tail.compareAndSet(position, position + 1)) {
+                if (LONGS.compareAndSet(tail, MIDDLE, position, position + 1)) {
                     break;
                 }
-                position = tail.get();
+                position = (long) LONGS.getVolatile(tail, MIDDLE);
             } else if (difference < 0) {
                 return false;
             } else {
-                position = tail.get();
+                position = (long) LONGS.getVolatile(tail, MIDDLE);
             }
         }
-        wrId[i] = id;
-        status[i] = st;
-        opcode[i] = op;
-        byteLength[i] = length;
-        localQpn[i] = qpn;
-        sourceQpn[i] = srcQpn;
-        sourceLid[i] = slid;
-        serviceLevel[i] = sl;
-        pkeyIndex[i] = pkeyIdx;
-        grh[i] = hasGrh;
+        slots[at + WR_ID] = id;
+        slots[at + LENGTH_OPCODE_STATUS] = (long) length << 32 | (long) (op & 0xFF) << 24 | (long) st.ordinal() << 16
+                | (hasGrh ? 1 : 0);
+        slots[at + QPNS] = (long) qpn << 32 | (srcQpn & 0xFFFF_FFFFL);
+        slots[at + LID_SL_PKEY] = (long) (slid & 0xFFFF) << 32 | (long) (sl & 0xFF) << 16 | (pkeyIdx & 0xFFFF);
         // A volatile store, so that reading the waiter below cannot move before it.
-        SEQUENCE.setVolatile(sequence, i, position + 1);
+        LONGS.setVolatile(slots, at + SEQUENCE, position + 1);
         Thread parked = waiter;
-        if (parked != null) {
+        // One wake per park: the producer that takes the announcement wakes the poller, the others
+        // of a burst see no waiter and go on.
+        if (parked != null && WAITER.compareAndSet(this, parked, null)) {
             LockSupport.unpark(parked);
         }
         return true;
     }
 
     private boolean ready() {
-        long h = head;
-        return (long) SEQUENCE.getAcquire(sequence, (int) (h & mask)) == h + 1;
+        long h = (long) LONGS.getOpaque(consumer, MIDDLE);
+        return (long) LONGS.getAcquire(slots, base((int) (h & mask))) == h + 1;
     }
 
     /**
@@ -133,30 +156,44 @@ final class LoopCompletionQueue implements CompletionQueue {
      * other (the producer's side is a volatile store of the sequence, then a read of the waiter).
      */
     private boolean readyAfterAnnouncing() {
-        long h = head;
-        return (long) SEQUENCE.getVolatile(sequence, (int) (h & mask)) == h + 1;
+        long h = (long) LONGS.getOpaque(consumer, MIDDLE);
+        return (long) LONGS.getVolatile(slots, base((int) (h & mask))) == h + 1;
     }
 
-    /** Moves up to a batch of completions; one consumer at a time (the owner polls, or reclaims under its own lock). */
+    /**
+     * Moves up to a batch of completions. One consumer at a time (the owner polls, or reclaims
+     * under its own lock): a second poller waits on a lock word beside the head, not on this
+     * object's monitor (see the class comment).
+     */
     @Override
-    public synchronized int poll(WorkCompletions into) {
-        into.clear();
-        long h = head;
-        int n = 0;
-        while (into.hasRoom()) {
-            int i = (int) (h & mask);
-            if ((long) SEQUENCE.getAcquire(sequence, i) != h + 1) {
-                break;
-            }
-            into.add(wrId[i], status[i], opcode[i], byteLength[i], localQpn[i], sourceQpn[i], sourceLid[i],
-                    serviceLevel[i], pkeyIndex[i], grh[i]);
-            status[i] = null;
-            SEQUENCE.setRelease(sequence, i, h + mask + 1);
-            h++;
-            n++;
+    public int poll(WorkCompletions into) {
+        while (!LONGS.compareAndSet(consumer, LOCK, 0L, 1L)) {
+            Thread.onSpinWait();
         }
-        head = h;
-        return n;
+        try {
+            into.clear();
+            long h = (long) LONGS.getOpaque(consumer, MIDDLE);
+            int n = 0;
+            while (into.hasRoom()) {
+                int at = base((int) (h & mask));
+                if ((long) LONGS.getAcquire(slots, at) != h + 1) {
+                    break;
+                }
+                long los = slots[at + LENGTH_OPCODE_STATUS];
+                long qpns = slots[at + QPNS];
+                long lsp = slots[at + LID_SL_PKEY];
+                into.add(slots[at + WR_ID], STATUSES[(int) (los >>> 16) & 0xFF], (int) (los >>> 24) & 0xFF,
+                        (int) (los >>> 32), (int) (qpns >>> 32), (int) qpns, (int) (lsp >>> 32) & 0xFFFF,
+                        (int) (lsp >>> 16) & 0xFF, (int) lsp & 0xFFFF, (los & 1) != 0);
+                LONGS.setRelease(slots, at + SEQUENCE, h + mask + 1);
+                h++;
+                n++;
+            }
+            LONGS.setOpaque(consumer, MIDDLE, h);
+            return n;
+        } finally {
+            LONGS.setRelease(consumer, LOCK, 0L);
+        }
     }
 
     /**

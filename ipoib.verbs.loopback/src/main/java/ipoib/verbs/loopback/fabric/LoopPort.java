@@ -39,6 +39,13 @@ public final class LoopPort implements Port {
     private final CopyOnWriteIntMap<LoopRcQueuePair> rcQueuePairs = new CopyOnWriteIntMap<>();
     private final RcPortCounters rcCounters = new RcPortCounters();
     private final java.util.concurrent.atomic.LongAdder qkeyViolations = new java.util.concurrent.atomic.LongAdder();
+    /**
+     * Packets this port sent and those of them delivered, counted here rather than fabric-wide:
+     * the thread sending through a port writes only that port's counters, so independent ports
+     * share no counter line ({@link FabricCounters} sums them when read).
+     */
+    final java.util.concurrent.atomic.LongAdder sentPackets = new java.util.concurrent.atomic.LongAdder();
+    final java.util.concurrent.atomic.LongAdder deliveredPackets = new java.util.concurrent.atomic.LongAdder();
     private volatile PortState state = PortState.DOWN;
     private volatile int lid;
     private volatile IbMtu activeMtu;

@@ -9,6 +9,8 @@ import ipoib.api.verbs.AddressHandle;
 import ipoib.api.verbs.CompletionStatus;
 import ipoib.api.verbs.MemoryRegion;
 import ipoib.api.verbs.QueuePairState;
+import ipoib.api.verbs.ReceiveWorkRequests;
+import ipoib.api.verbs.SendWorkRequests;
 import ipoib.api.verbs.UdQueuePair;
 import ipoib.api.verbs.UdQueuePairConfig;
 import ipoib.api.verbs.VerbsException;
@@ -94,11 +96,7 @@ final class LoopQueuePair implements UdQueuePair {
 
     @Override
     public boolean postReceive(long workRequestId, MemoryRegion region, long offset, int length) {
-        LoopMemoryRegion r = region(region, offset, length, "postReceive");
-        if (length < GRH_AREA_LENGTH) {
-            throw new VerbsException("postReceive: buffer of " + length + " octets cannot hold the "
-                    + GRH_AREA_LENGTH + "-octet GRH area");
-        }
+        LoopMemoryRegion r = checkReceive(region, offset, length);
         synchronized (this) {
             if (state == QueuePairState.ERROR || state == QueuePairState.RESET) {
                 recvCq.push(workRequestId, CompletionStatus.WORK_REQUEST_FLUSH_ERROR, WorkCompletions.OPCODE_RECEIVE,
@@ -116,6 +114,55 @@ final class LoopQueuePair implements UdQueuePair {
             rxSize++;
             return true;
         }
+    }
+
+    /** One pass of checks, then the whole list under the receive queue's lock once. */
+    @Override
+    public int postReceive(ReceiveWorkRequests requests) {
+        int n = requests.count();
+        for (int k = 0; k < n; k++) {
+            try {
+                checkReceive(requests.region(k), requests.offset(k), requests.length(k));
+            } catch (VerbsException e) {
+                if (k == 0) {
+                    throw e;
+                }
+                n = k; // the requests before the refused one are posted, as ibv_post_recv's bad_wr
+                break;
+            }
+        }
+        synchronized (this) {
+            for (int k = 0; k < n; k++) {
+                long id = requests.workRequestId(k);
+                if (state == QueuePairState.ERROR || state == QueuePairState.RESET) {
+                    recvCq.push(id, CompletionStatus.WORK_REQUEST_FLUSH_ERROR, WorkCompletions.OPCODE_RECEIVE, 0, qpn,
+                            0, 0, 0, pkeyIndex, false);
+                    continue;
+                }
+                if (rxSize == rxWrId.length) {
+                    return k;
+                }
+                int i = rxHead + rxSize;
+                if (i >= rxWrId.length) {
+                    i -= rxWrId.length;
+                }
+                rxWrId[i] = id;
+                rxRegion[i] = (LoopMemoryRegion) requests.region(k);
+                rxOffset[i] = requests.offset(k);
+                rxLength[i] = requests.length(k);
+                rxSize++;
+            }
+        }
+        return n;
+    }
+
+    private LoopMemoryRegion checkReceive(MemoryRegion region, long offset, int length) {
+        LoopMemoryRegion r = region(region, offset, length, "postReceive");
+        if (length < GRH_AREA_LENGTH) {
+            throw new VerbsException("postReceive: buffer of " + length + " octets cannot hold the "
+                    + GRH_AREA_LENGTH + "-octet GRH area");
+        }
+        return r;
     }
 
     @Override

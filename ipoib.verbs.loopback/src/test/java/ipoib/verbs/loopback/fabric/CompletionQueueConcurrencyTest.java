@@ -84,4 +84,39 @@ class CompletionQueueConcurrencyTest {
         cq.close();
         assertFalse(cq.push(5, CompletionStatus.SUCCESS, WorkCompletions.OPCODE_SEND, 0, 0, 0, 0, 0, 0, false));
     }
+
+    @Test
+    void everyFieldOfACompletionSurvivesTheSlotPacking() {
+        LoopCompletionQueue cq = new LoopCompletionQueue(4);
+        WorkCompletions batch = new WorkCompletions(4);
+        for (CompletionStatus status : CompletionStatus.values()) {
+            assertTrue(cq.push(-2L, status, WorkCompletions.OPCODE_RECEIVE, 0x7FFF_FFFF, 0xFF_FFFF, 0xFF_FFFE, 0xFFFF, 15,
+                    0xFFFF, true));
+            assertTrue(cq.push(Long.MAX_VALUE, status, WorkCompletions.OPCODE_SEND, 0, 0, 0, 0, 0, 0, false));
+            assertEquals(2, cq.poll(batch));
+            assertEquals(-2L, batch.workRequestId(0));
+            assertEquals(status, batch.status(0));
+            assertEquals(WorkCompletions.OPCODE_RECEIVE, batch.opcode(0));
+            assertEquals(0x7FFF_FFFF, batch.byteLength(0));
+            assertEquals(0xFF_FFFF, batch.queuePairNumber(0));
+            assertEquals(0xFF_FFFE, batch.sourceQpn(0));
+            assertEquals(0xFFFF, batch.sourceLid(0));
+            assertEquals(15, batch.serviceLevel(0));
+            assertEquals(0xFFFF, batch.pkeyIndex(0));
+            assertTrue(batch.grhPresent(0));
+            assertEquals(Long.MAX_VALUE, batch.workRequestId(1));
+            assertEquals(WorkCompletions.OPCODE_SEND, batch.opcode(1));
+            assertEquals(0, batch.byteLength(1));
+            assertEquals(0, batch.sourceLid(1));
+            assertFalse(batch.grhPresent(1));
+        }
+    }
+
+    @Test
+    void noTwoCompletionsShareACacheLineWhateverTheAlignment() {
+        // 128-octet slots and at most 64 octets used at the start of each: the used part of one
+        // slot ends at least 64 octets before the next slot's begins.
+        assertTrue(LoopCompletionQueue.SLOT_LONGS * Long.BYTES >= 2 * 64);
+        assertTrue(LoopCompletionQueue.USED_LONGS * Long.BYTES <= 64);
+    }
 }

@@ -378,4 +378,25 @@ class FabricDataPathTest {
             assertEquals(List.of(PortEvent.Type.LID_CHANGE), events);
         }
     }
+
+    @Test
+    void sentAndDeliveredAreCountedOnTheSendingPortAndSummedWhenRead() throws Exception {
+        Fabric f = fabric();
+        try (Endpoint a = new Endpoint(port(f, 0), FULL, QKEY, 4); Endpoint b = new Endpoint(port(f, 1), FULL, QKEY, 4);
+             Endpoint c = new Endpoint(port(f, 2), FULL, QKEY, 0)) {
+            assertTrue(a.send(a.handleTo(b), b.qp.qpn(), QKEY, 10, (byte) 1));
+            assertTrue(a.send(a.handleTo(b), b.qp.qpn(), QKEY, 10, (byte) 1));
+            assertTrue(b.send(b.handleTo(a), a.qp.qpn(), QKEY, 10, (byte) 1));
+            assertTrue(c.send(c.handleTo(a), Qpn.of(0xABCD), QKEY, 10, (byte) 1)); // no such QP: sent, not delivered
+            assertEquals(2, a.port.sentPackets.sum());
+            assertEquals(2, a.port.deliveredPackets.sum());
+            assertEquals(1, b.port.sentPackets.sum());
+            assertEquals(1, c.port.sentPackets.sum());
+            assertEquals(0, c.port.deliveredPackets.sum());
+            assertEquals(4, f.counters().sentPackets());
+            assertEquals(3, f.counters().delivered());
+            assertEquals(4L, f.counters().snapshot().get("sent"));
+            assertEquals(3L, f.counters().snapshot().get("delivered"));
+        }
+    }
 }

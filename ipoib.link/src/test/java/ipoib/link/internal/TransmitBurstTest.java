@@ -1,0 +1,200 @@
+package ipoib.link.internal;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import ipoib.api.Qpn;
+import ipoib.api.link.FrameHandler;
+import ipoib.api.link.IpoibLink;
+import ipoib.api.link.LinkListener;
+import ipoib.api.link.LinkPath;
+import ipoib.api.link.LinkState;
+import ipoib.api.link.TransmitResult;
+import ipoib.runtime.ManualControlLoop;
+import ipoib.verbs.loopback.fabric.FabricConfig;
+import ipoib.verbs.loopback.fabric.LoopbackSubnet;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Transmit bursts ({@link IpoibLink#beginBurst()}): a thread's frames wait in their send buffers
+ * until the burst is posted as one list, arrive in order, and other threads are not held back;
+ * the receive side re-posts its buffers in lists and keeps up. Two links on the loopback fabric.
+ */
+class TransmitBurstTest {
+    private static final int ETHERTYPE = 0x88B5;
+    private final LoopbackSubnet subnet = new LoopbackSubnet(FabricConfig.defaults(), 200, 5);
+    private final ManualControlLoop loop = new ManualControlLoop();
+    private final List<Integer> received = new CopyOnWriteArrayList<>();
+    private final AtomicLong count = new AtomicLong();
+    private final AtomicBoolean record = new AtomicBoolean(true);
+    private final FrameHandler handler = (link, frame) -> {
+        if (record.get()) {
+            received.add((int) frame.buffer().get(ValueLayout.JAVA_INT_UNALIGNED, frame.payloadOffset()));
+        }
+        count.incrementAndGet();
+    };
+    private LinkEngine a;
+    private LinkEngine b;
+    private LinkPath path;
+    private Qpn qpn;
+
+    private LinkHooks hooks(FrameHandler h) {
+        return new LinkHooks() {
+            @Override public FrameHandler[] handlers(int etherType) {
+                return etherType == ETHERTYPE && h != null ? new FrameHandler[] {h} : new FrameHandler[0];
+            }
+            @Override public void notifyListeners(IpoibLink link, LinkListener.Change change) { }
+            @Override public void postEvent(String topic, Map<String, Object> properties) { }
+            @Override public void info(String message) { }
+            @Override public void warn(String message, Throwable cause) { }
+            @Override public void error(String message, Throwable cause) { }
+        };
+    }
+
+    private void until(String what, BooleanSupplier condition) {
+        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+        while (!condition.getAsBoolean()) {
+            loop.runPending();
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("timed out waiting for " + what);
+            }
+            LockSupport.parkNanos(1_000_000);
+        }
+    }
+
+    @BeforeEach
+    void up() throws Exception {
+        a = new LinkEngine(LinkFixture.config("a", "loop0"), hooks(null), loop);
+        b = new LinkEngine(LinkFixture.config("b", "loop1"), hooks(handler), loop);
+        a.providerAvailable(subnet);
+        b.providerAvailable(subnet);
+        until("both UP", () -> a.state() == LinkState.UP && b.state() == LinkState.UP);
+        CompletableFuture<LinkPath> acquired = a.acquirePath(b.gid(), false).toCompletableFuture();
+        until("the path", acquired::isDone);
+        path = acquired.get();
+        qpn = b.qpn();
+    }
+
+    @AfterEach
+    void close() {
+        if (path != null) {
+            path.release();
+        }
+        a.close();
+        b.close();
+        subnet.close();
+    }
+
+    private static MemorySegment frame(int n) {
+        MemorySegment payload = MemorySegment.ofArray(new byte[64]);
+        payload.set(ValueLayout.JAVA_INT_UNALIGNED, 0, n);
+        return payload;
+    }
+
+    @Test
+    void aBurstIsHeldUntilItEndsAndArrivesInOrder() {
+        assertTrue(a.beginBurst());
+        for (int i = 0; i < 10; i++) {
+            assertEquals(TransmitResult.SENT, a.sendUnicast(path, qpn, ETHERTYPE, frame(i)));
+        }
+        assertFalse(a.beginBurst(), "a nested burst joins the open one");
+        // The loopback delivers on the sender's thread as it posts: nothing arrived yet.
+        assertEquals(0, count.get(), "frames of an open burst are not posted");
+        assertEquals(0, a.counters().txPackets());
+        a.endBurst();
+        until("ten frames", () -> count.get() == 10);
+        assertEquals(List.of(0, 1, 2, 3, 4, 5, 6, 7, 8, 9), received);
+        assertEquals(10, a.counters().txPackets());
+        assertEquals(640, a.counters().txBytes());
+        a.endBurst(); // no burst open: nothing happens
+        assertEquals(TransmitResult.SENT, a.sendUnicast(path, qpn, ETHERTYPE, frame(10)));
+        until("the eleventh, posted at once", () -> count.get() == 11);
+    }
+
+    @Test
+    void aLongBurstIsPostedInListsAsItGoes() {
+        assertTrue(a.beginBurst());
+        for (int i = 0; i < SendRing.BURST; i++) {
+            a.sendUnicast(path, qpn, ETHERTYPE, frame(i));
+        }
+        until("the first full list", () -> count.get() == SendRing.BURST);
+        a.sendUnicast(path, qpn, ETHERTYPE, frame(SendRing.BURST));
+        assertEquals(SendRing.BURST, count.get());
+        a.endBurst();
+        until("the rest", () -> count.get() == SendRing.BURST + 1);
+        for (int i = 0; i <= SendRing.BURST; i++) {
+            assertEquals(i, received.get(i));
+        }
+    }
+
+    @Test
+    void anotherThreadIsNotHeldBackAndCannotOpenASecondBurst() throws Exception {
+        assertTrue(a.beginBurst());
+        assertTrue(a.sendUnicast(path, qpn, ETHERTYPE, frame(1)) == TransmitResult.SENT);
+        boolean[] secondBurst = new boolean[1];
+        Thread other = new Thread(() -> {
+            secondBurst[0] = a.beginBurst();
+            a.sendUnicast(path, qpn, ETHERTYPE, frame(2));
+            a.endBurst();
+        });
+        other.start();
+        other.join(10_000);
+        assertFalse(secondBurst[0], "one burst per link at a time");
+        until("the other thread's frame", () -> count.get() == 1);
+        assertEquals(List.of(2), received);
+        a.endBurst();
+        until("the burst's frame", () -> count.get() == 2);
+        assertEquals(List.of(2, 1), received);
+    }
+
+    @Test
+    void burstsAndTheReceiveSideAllocateNothing() {
+        record.set(false);
+        MemorySegment payload = frame(0);
+        long patience = Duration.ofSeconds(20).toNanos();
+        Runnable round = () -> {
+            long target = count.get() + 16;
+            a.beginBurst();
+            for (int k = 0; k < 16; k++) {
+                a.sendUnicast(path, qpn, ETHERTYPE, payload);
+            }
+            a.endBurst();
+            long deadline = System.nanoTime() + patience;
+            while (count.get() < target && System.nanoTime() < deadline) {
+                Thread.onSpinWait();
+            }
+        };
+        for (int i = 0; i < 3_000; i++) {
+            round.run();
+        }
+        var threads = (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+        long receiver = Thread.getAllStackTraces().keySet().stream().filter(t -> t.getName().equals("ipoib-rx-b"))
+                .findFirst().orElseThrow().threadId();
+        long before = threads.getCurrentThreadAllocatedBytes();
+        long receiverBefore = threads.getThreadAllocatedBytes(receiver);
+        long delivered = count.get();
+        for (int i = 0; i < 1_000; i++) {
+            round.run();
+        }
+        long allocated = threads.getCurrentThreadAllocatedBytes() - before;
+        long receiverAllocated = threads.getThreadAllocatedBytes(receiver) - receiverBefore;
+        assertEquals(delivered + 16_000, count.get(), "every frame of every burst arrived");
+        assertTrue(allocated < 10_000, "bytes allocated by 1 000 bursts of 16: " + allocated);
+        assertTrue(receiverAllocated < 10_000, "bytes allocated by the receive thread for 16 000 frames: "
+                + receiverAllocated);
+    }
+}
