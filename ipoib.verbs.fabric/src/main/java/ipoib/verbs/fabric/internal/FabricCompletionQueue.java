@@ -109,6 +109,25 @@ final class FabricCompletionQueue implements CompletionQueue {
     }
 
     /** Queues a flush completion of a destroyed queue pair (see FabricQueuePair#destroy). */
+    /**
+     * The end of a destroyed queue pair on its CQs: the flushes of its send and receive work
+     * (collected under the queue pair's locks, queued here outside them: a poll holds the CQ's
+     * lock and then takes the queue pair's) and its detachment from both.
+     */
+    static void destroyed(CompletionOwner qp, FabricCompletionQueue sendCq, long[] sendFlushes,
+                          FabricCompletionQueue recvCq, long[] recvFlushes) {
+        for (long id : sendFlushes) {
+            sendCq.addFlush(id, WorkCompletions.OPCODE_SEND, qp.queuePairNumber());
+        }
+        for (long id : recvFlushes) {
+            recvCq.addFlush(id, WorkCompletions.OPCODE_RECEIVE, qp.queuePairNumber());
+        }
+        sendCq.detach(qp);
+        if (recvCq != sendCq) {
+            recvCq.detach(qp);
+        }
+    }
+
     void addFlush(long workRequestId, int opcode, int qpn) {
         lock.lock();
         try {

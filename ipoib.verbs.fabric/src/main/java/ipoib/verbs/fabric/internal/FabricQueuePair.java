@@ -11,7 +11,6 @@ import ipoib.api.verbs.ReceiveWorkRequests;
 import ipoib.api.verbs.SendWorkRequests;
 import ipoib.api.verbs.UdQueuePair;
 import ipoib.api.verbs.VerbsException;
-import ipoib.api.verbs.WorkCompletions;
 import ipoib.verbs.fabric.ffi.Consts;
 import ipoib.verbs.fabric.ffi.Native;
 import ipoib.verbs.fabric.ffi.Structs;
@@ -486,18 +485,7 @@ final class FabricQueuePair implements UdQueuePair, CompletionOwner {
         device.call("ibv_destroy_qp", () -> (int) device.ibv.destroyQp.invokeExact(qp));
         // Collected under the QP's locks, queued on the CQs outside them: a poll holds the CQ's
         // lock and then takes the QP's, so the opposite order here could deadlock.
-        long[] sendFlushes = flushes(true);
-        long[] recvFlushes = flushes(false);
-        for (long id : sendFlushes) {
-            sendCq.addFlush(id, WorkCompletions.OPCODE_SEND, qpnValue);
-        }
-        for (long id : recvFlushes) {
-            recvCq.addFlush(id, WorkCompletions.OPCODE_RECEIVE, qpnValue);
-        }
-        sendCq.detach(this);
-        if (recvCq != sendCq) {
-            recvCq.detach(this);
-        }
+        FabricCompletionQueue.destroyed(this, sendCq, flushes(true), recvCq, flushes(false));
         arena.close();
     }
 

@@ -9,7 +9,6 @@ import ipoib.api.verbs.RcQueuePairEvent;
 import ipoib.api.verbs.RcReceiveAttributes;
 import ipoib.api.verbs.RcSendAttributes;
 import ipoib.api.verbs.VerbsException;
-import ipoib.api.verbs.WorkCompletions;
 import ipoib.verbs.fabric.ffi.Consts;
 import ipoib.verbs.fabric.ffi.Native;
 import ipoib.verbs.fabric.ffi.Structs;
@@ -319,16 +318,7 @@ final class FabricRcQueuePair implements RcQueuePair, CompletionOwner {
                 recvFlushes = recvSlots.drainInPostOrder();
             }
         }
-        for (long id : sendFlushes) {
-            sendCq.addFlush(id, WorkCompletions.OPCODE_SEND, qpnValue);
-        }
-        for (long id : recvFlushes) {
-            recvCq.addFlush(id, WorkCompletions.OPCODE_RECEIVE, qpnValue);
-        }
-        sendCq.detach(this);
-        if (recvCq != sendCq) {
-            recvCq.detach(this);
-        }
+        FabricCompletionQueue.destroyed(this, sendCq, sendFlushes, recvCq, recvFlushes);
         if (srq != null) {
             srq.detach();
         }
