@@ -125,19 +125,7 @@ final class CmReceiveThread {
         stats.rxPackets.increment();
         stats.rxBytes.add(payload);
         frame.set(index, etherType, payload, c);
-        dispatch(engine, handlers, frame);
-    }
-
-    /** Hands a frame to every handler; a failing handler is counted and logged, the others still run. */
-    static void dispatch(LinkEngine engine, FrameHandler[] handlers, ReceivedFrame f) {
-        for (FrameHandler handler : handlers) {
-            try {
-                handler.onFrame(engine, f);
-            } catch (Throwable t) {
-                engine.stats.handlerErrors.increment();
-                engine.logHandlerError(handler, t);
-            }
-        }
+        engine.dispatch(handlers, frame);
     }
 
     /** The receive thread's view of an RC frame: no GRH area, the header at the buffer's start. */

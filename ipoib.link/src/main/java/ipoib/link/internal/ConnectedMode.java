@@ -194,7 +194,7 @@ final class ConnectedMode {
         }
         tooBigNotices.increment();
         engine.control().execute(() -> {
-            CmReceiveThread.dispatch(engine, engine.hooks().handlers(etherType),
+            engine.dispatch(engine.hooks().handlers(etherType),
                     new LocalFrame(etherType, MemorySegment.ofArray(notice).asReadOnly(), udQpn, gid));
         });
     }

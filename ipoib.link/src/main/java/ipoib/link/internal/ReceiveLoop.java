@@ -214,14 +214,7 @@ final class ReceiveLoop {
             stats.rxMulticast.increment();
         }
         frame.set(index, etherType, at, frameLength - EncapsulationHeader.LENGTH, sourceQpn, sourceLid, grh, multicast);
-        for (FrameHandler handler : handlers) {
-            try {
-                handler.onFrame(engine, frame);
-            } catch (Throwable t) {
-                stats.handlerErrors.increment();
-                engine.logHandlerError(handler, t);
-            }
-        }
+        engine.dispatch(handlers, frame);
     }
 
     /** The receive thread's reusable view of the frame being dispatched. */
