@@ -11,7 +11,7 @@ import java.util.concurrent.atomic.LongAdder;
  * side, drivers/infiniband/ulp/ipoib/ipoib.h): its RC queue pair, the peer's UD QPN (what
  * identifies the peer's interface), the MTU the peer receives, the time of its last packet for
  * idle reaping, and its counters. The state changes on the port's CM thread and the link's
- * control thread under the lock of {@link ConnectedMode}; the data path reads it without locks.
+ * control thread under the lock of {@link CmConnectionTable}; the data path reads it without locks.
  */
 final class CmLinkConnection {
 

@@ -69,7 +69,7 @@ final class CmPassiveSide implements CmAgent.PassiveHandler {
         c.sendPsn = psn;
         c.receivePsn = req.startingPsn();
         c.sendLimit = Math.min(peerMtu, ConnectedMode.RECEIVE_MTU);
-        if (!mode.register(c)) {
+        if (!mode.table.register(c)) {
             LinkResources.closeQuietly(qp);
             return CmDecision.reject(CmRej.NO_RESOURCES);
         }
@@ -78,7 +78,7 @@ final class CmPassiveSide implements CmAgent.PassiveHandler {
 
     @Override
     public void onEstablished(CmConnection connection) {
-        CmLinkConnection c = mode.byLocalQpn(connection.localQpn());
+        CmLinkConnection c = mode.table.byLocalQpn(connection.localQpn());
         if (c != null) {
             c.cm = connection;
             c.state = CmLinkConnection.State.UP;
@@ -88,9 +88,9 @@ final class CmPassiveSide implements CmAgent.PassiveHandler {
 
     @Override
     public void onClosed(CmConnection connection, String why) {
-        CmLinkConnection c = mode.byLocalQpn(connection.localQpn());
+        CmLinkConnection c = mode.table.byLocalQpn(connection.localQpn());
         if (c != null) {
-            mode.end(c, why);
+            mode.table.end(c, why);
         }
     }
 }

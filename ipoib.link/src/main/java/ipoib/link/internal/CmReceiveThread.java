@@ -30,8 +30,7 @@ final class CmReceiveThread {
     private final CmBuffers buffers;
     private final Gid gid;
     private final Frame frame = new Frame();
-    private final Thread thread;
-    private volatile boolean running = true;
+    private final PollingThread poller;
 
     CmReceiveThread(ConnectedMode mode, LinkEngine engine, CompletionQueue cq, CmBuffers buffers, Gid gid) {
         this.mode = mode;
@@ -40,34 +39,21 @@ final class CmReceiveThread {
         this.cq = cq;
         this.buffers = buffers;
         this.gid = gid;
-        this.thread = new Thread(this::pollLoop, "ipoib-cm-rx-" + engine.name());
-        thread.setDaemon(true);
+        this.poller = new PollingThread("ipoib-cm-rx-" + engine.name(), cq, this::pollLoop);
     }
 
     void start() {
-        thread.start();
+        poller.start();
     }
 
     /** Stops the thread (waiting up to two seconds for it). */
     void stop() {
-        running = false;
-        try {
-            cq.wakeup();
-        } catch (RuntimeException ignored) {
-            // The provider is gone; the thread ends at its next timeout.
-        }
-        if (Thread.currentThread() != thread) {
-            try {
-                thread.join(2000);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }
+        poller.stop();
     }
 
     private void pollLoop() {
         WorkCompletions batch = new WorkCompletions(64);
-        while (running) {
+        while (poller.running()) {
             int n;
             try {
                 n = cq.poll(batch);
@@ -94,7 +80,7 @@ final class CmReceiveThread {
                 } else if (status != CompletionStatus.WORK_REQUEST_FLUSH_ERROR) {
                     stats.rxErrors.increment();
                 }
-                if (running) {
+                if (poller.running()) {
                     try {
                         buffers.repost(index);
                     } catch (VerbsException closed) {
@@ -106,7 +92,7 @@ final class CmReceiveThread {
     }
 
     private void receive(int index, int byteLength, int localQpn) {
-        CmLinkConnection c = mode.byLocalQpn(localQpn);
+        CmLinkConnection c = mode.table.byLocalQpn(localQpn);
         if (c == null || byteLength < EncapsulationHeader.LENGTH) {
             stats.rxDroppedMalformed.increment();
             return;
@@ -139,19 +125,7 @@ final class CmReceiveThread {
         stats.rxPackets.increment();
         stats.rxBytes.add(payload);
         frame.set(index, etherType, payload, c);
-        dispatch(engine, handlers, frame);
-    }
-
-    /** Hands a frame to every handler; a failing handler is counted and logged, the others still run. */
-    static void dispatch(LinkEngine engine, FrameHandler[] handlers, ReceivedFrame f) {
-        for (FrameHandler handler : handlers) {
-            try {
-                handler.onFrame(engine, f);
-            } catch (Throwable t) {
-                engine.stats.handlerErrors.increment();
-                engine.logHandlerError(handler, t);
-            }
-        }
+        engine.dispatch(handlers, frame);
     }
 
     /** The receive thread's view of an RC frame: no GRH area, the header at the buffer's start. */

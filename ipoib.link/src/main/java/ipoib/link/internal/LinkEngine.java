@@ -14,6 +14,7 @@ import ipoib.api.link.LinkCounters;
 import ipoib.api.link.LinkPath;
 import ipoib.api.link.LinkState;
 import ipoib.api.link.MulticastAttachment;
+import ipoib.api.link.ReceivedFrame;
 import ipoib.api.link.TransmitResult;
 import ipoib.api.verbs.Port;
 import ipoib.api.verbs.VerbsProvider;
@@ -243,8 +244,23 @@ public final class LinkEngine implements IpoibLink, AutoCloseable {
         }
     }
 
+    /**
+     * Hands a received frame to every handler of its EtherType (on a receive thread, allocating
+     * nothing); a failing handler is counted and logged, the others still run.
+     */
+    void dispatch(FrameHandler[] handlers, ReceivedFrame frame) {
+        for (FrameHandler handler : handlers) {
+            try {
+                handler.onFrame(this, frame);
+            } catch (Throwable t) {
+                stats.handlerErrors.increment();
+                logHandlerError(handler, t);
+            }
+        }
+    }
+
     /** Logs a frame handler's failure, at most once per 10 s with the number suppressed. */
-    void logHandlerError(FrameHandler handler, Throwable t) {
+    private void logHandlerError(FrameHandler handler, Throwable t) {
         long suppressed = handlerErrorLog.tryAcquire();
         if (suppressed >= 0) {
             hooks.error(name() + ": frame handler " + handler.getClass().getName() + " failed"

@@ -53,8 +53,7 @@ final class ReceiveLoop {
     private final Frame frame = new Frame();
     /** The buffers consumed by one poll, re-posted together as one list. */
     private final ReceiveWorkRequests repost = new ReceiveWorkRequests(BUDGET);
-    private final Thread poller;
-    private volatile boolean running = true;
+    private final PollingThread poller;
 
     /**
      * @param firstOffset where the receive buffers start in {@code buffers}
@@ -79,8 +78,7 @@ final class ReceiveLoop {
         for (int i = 0; i < receiveCount; i++) {
             receiveViews[i] = buffers.asSlice(receiveOffset(i), bufferSize).asReadOnly();
         }
-        this.poller = new Thread(this::pollLoop, "ipoib-rx-" + engine.name());
-        poller.setDaemon(true);
+        this.poller = new PollingThread("ipoib-rx-" + engine.name(), cq, this::pollLoop);
     }
 
     /** Posts every receive buffer (as lists) and starts the receive thread. */
@@ -97,19 +95,7 @@ final class ReceiveLoop {
 
     /** Stops the receive thread (waiting up to two seconds for it). */
     void stop() {
-        running = false;
-        try {
-            cq.wakeup();
-        } catch (RuntimeException ignored) {
-            // The provider is gone; the thread stops on its own at the next timeout.
-        }
-        if (Thread.currentThread() != poller) {
-            try {
-                poller.join(2000);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }
+        poller.stop();
     }
 
     private long receiveOffset(int index) {
@@ -135,7 +121,7 @@ final class ReceiveLoop {
     private void pollLoop() {
         WorkCompletions batch = new WorkCompletions(BUDGET);
         boolean polledEmpty = false;
-        while (running) {
+        while (poller.running()) {
             int n;
             try {
                 n = cq.poll(batch);
@@ -154,7 +140,7 @@ final class ReceiveLoop {
             } catch (InterruptedException e) {
                 break;
             } catch (VerbsException e) {
-                if (running) {
+                if (poller.running()) {
                     engine.hooks().warn("completion queue of " + engine.name() + " failed", e);
                 }
                 break;
@@ -172,12 +158,12 @@ final class ReceiveLoop {
                 }
                 repost.add(index, region, receiveOffset(index), bufferSize);
             }
-            if (running) {
+            if (poller.running()) {
                 try {
                     postReceives();
                 } catch (VerbsException e) {
                     repost.clear();
-                    if (running) {
+                    if (poller.running()) {
                         engine.hooks().warn("re-posting receive buffers of " + engine.name() + " failed", e);
                     }
                     break;
@@ -228,14 +214,7 @@ final class ReceiveLoop {
             stats.rxMulticast.increment();
         }
         frame.set(index, etherType, at, frameLength - EncapsulationHeader.LENGTH, sourceQpn, sourceLid, grh, multicast);
-        for (FrameHandler handler : handlers) {
-            try {
-                handler.onFrame(engine, frame);
-            } catch (Throwable t) {
-                stats.handlerErrors.increment();
-                engine.logHandlerError(handler, t);
-            }
-        }
+        engine.dispatch(handlers, frame);
     }
 
     /** The receive thread's reusable view of the frame being dispatched. */
