@@ -23,7 +23,9 @@ public interface SharedReceiveQueue extends AutoCloseable {
     boolean postReceive(long workRequestId, MemoryRegion region, long offset, int length);
 
     /**
-     * Destroys the queue; buffers still posted complete with a flush error on the queue pairs' receive CQs.
+     * Destroys the queue. Buffers still posted are given back without completions, as
+     * {@code ibv_destroy_srq} does (a queue pair going to ERROR does not flush the SRQ's buffers):
+     * the consumer owns their memory again once this returns.
      *
      * @throws VerbsException when the provider refuses because queue pairs still use it (verbs'
      *     ibv_destroy_srq does: close them first)
