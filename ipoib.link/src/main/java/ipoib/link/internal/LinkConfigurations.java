@@ -163,9 +163,10 @@ final class LinkConfigurations {
         long deadline = System.nanoTime() + seconds * 1_000_000_000L;
         settle();
         while (true) {
-            List<IpoibLink> selected = sorted().stream().filter(l -> which.equals("all") || l.name().equals(which)).toList();
             // 'all' includes the interfaces configured (ipoib:create) whose component is not there yet.
+            // Read before the interfaces: one that appears in between is then in one list or the other.
             List<String> pending = which.equals("all") ? configuredWithoutLink() : List.of();
+            List<IpoibLink> selected = sorted().stream().filter(l -> which.equals("all") || l.name().equals(which)).toList();
             if (selected.isEmpty() && !which.equals("all")) {
                 if (System.nanoTime() > deadline) {
                     throw usage(usage, "no interface '" + which + "'");
