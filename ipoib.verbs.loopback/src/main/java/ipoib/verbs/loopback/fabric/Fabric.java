@@ -33,7 +33,7 @@ import java.util.logging.Logger;
  * A loopback InfiniBand subnet: HCAs and their ports, the subnet manager, the data path
  * between queue pairs, port and subnet events, fault injection and the wire tap.
  *
- * <p>Size (~650 lines): UD and RC delivery share the fault draw, the bounded hold-back, the
+ * <p>Size (~700 lines): UD and RC delivery share the fault draw, the bounded hold-back, the
  * counters and the wire tap; the queue pairs' own rules are in {@link LoopQueuePair} and
  * {@link LoopRcQueuePair}, the rendering of packets in {@link IbaPackets}.
  */
