@@ -1,7 +1,6 @@
 package ipoib.netdev.internal;
 
 import ipoib.api.link.EtherType;
-import ipoib.api.link.IpoibLink;
 import ipoib.api.link.TransmitResult;
 import ipoib.runtime.Counters;
 import java.lang.foreign.Arena;
@@ -52,7 +51,6 @@ final class Bridge {
     private final GroupAddresses groups = new GroupAddresses();
     private final long readAddress;
     private final MemorySegment pollfd;
-    private final KernelBurst bursts;
     private final MemorySegment[] slices = new MemorySegment[READ_CAPACITY + 1];
     private volatile int[] broadcasts = new int[0];
     private volatile boolean running;
@@ -85,9 +83,6 @@ final class Bridge {
         this.readBuffer = arena.allocate(READ_CAPACITY, 8);
         this.readAddress = readBuffer.address();
         this.pollfd = arena.allocate(8, 8);
-        IpoibLink link = stack.link();
-        this.bursts = new KernelBurst(link::beginBurst, link::endBurst,
-                () -> tun.read(readAddress, READ_CAPACITY), this::fromKernel, counter("tx_batched"));
     }
 
     private LongAdder counter(String name) {
@@ -126,9 +121,8 @@ final class Bridge {
         while (running) {
             int n = tun.read(readAddress, READ_CAPACITY);
             if (n > 0) {
-                n = bursts.forward(n);
-            }
-            if (n == -1) {
+                fromKernel(n);
+            } else if (n == -1) {
                 tun.awaitReadable(pollfd, POLL_MILLIS);
             } else if (n == -2) {
                 // A failing descriptor polls as ready at once: back off instead of spinning.
