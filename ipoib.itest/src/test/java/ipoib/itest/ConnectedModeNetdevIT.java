@@ -78,11 +78,7 @@ public class ConnectedModeNetdevIT {
         File log = File.createTempFile("cm-netdev-nc", ".log");
         try {
             Process server = Sh.start(log, Sh.in("cm2", "sh", "-c", "exec nc -l -p 5601 > " + received));
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(TIMEOUT);
-            while (!Sh.run(10, Sh.in("cm2", "ss", "-Hltn", "sport = :5601")).output().contains("LISTEN")) {
-                assertTrue("nc listens in cm2", System.nanoTime() < deadline);
-                Thread.sleep(50);
-            }
+            Sh.awaitListening("cm2", 5601, TIMEOUT);
             Sh.run(TIMEOUT * 2, Sh.in("cm1", "sh", "-c", "nc -N 10.8.0.2 5601 < " + data)).ok("nc client");
             assertTrue("nc server ended", server.waitFor(TIMEOUT, TimeUnit.SECONDS));
             assertEquals(sha256(data), sha256(received));

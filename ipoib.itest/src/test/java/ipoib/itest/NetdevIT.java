@@ -173,14 +173,7 @@ public class NetdevIT {
     }
 
     private static void awaitListening(String ns, int port) throws Exception {
-        long deadline = System.nanoTime() + TIMEOUT * 1_000_000_000L;
-        while (System.nanoTime() < deadline) {
-            if (Sh.run(10, Sh.in(ns, "ss", "-Hltn", "sport = :" + port)).output().contains("LISTEN")) {
-                return;
-            }
-            Thread.sleep(50);
-        }
-        throw new AssertionError("nothing listens on port " + port + " in " + ns);
+        Sh.awaitListening(ns, port, TIMEOUT);
     }
 
     private static String sha256(Path file) throws Exception {

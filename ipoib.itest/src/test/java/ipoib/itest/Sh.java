@@ -37,6 +37,18 @@ final class Sh {
         }
     }
 
+    /** Waits until a TCP socket listens on {@code port} in namespace {@code ns} (asked of {@code ss}). */
+    static void awaitListening(String ns, int port, long timeoutSeconds) throws IOException, InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(timeoutSeconds);
+        while (!run(10, in(ns, "ss", "-Hltn", "sport = :" + port)).output().contains("LISTEN")) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("nothing listens on port " + port + " in " + ns + " after " + timeoutSeconds + " s");
+            }
+            // Each probe starts a process: poll a few times a second, not in a spin.
+            java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(50));
+        }
+    }
+
     /** Starts {@code command} in the background with its output in {@code log}. */
     static Process start(File log, String... command) throws IOException {
         return new ProcessBuilder(List.of(command)).redirectErrorStream(true).redirectOutput(log)
