@@ -10,6 +10,7 @@ import ipoib.api.PKey;
 import ipoib.api.verbs.PKeyTable;
 import ipoib.api.verbs.PortEvent;
 import ipoib.api.verbs.PortState;
+import ipoib.api.verbs.SendWorkRequests;
 import ipoib.api.verbs.VerbsException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -195,6 +196,55 @@ public final class Fabric implements AutoCloseable {
             }
         }
         deliver(sender, ah, remoteQpn, qkey, sl, tclass, flow, hop, payload, offset, length);
+    }
+
+    /**
+     * Carries a run of datagrams of a send list, all to the same unicast queue pair, as one: the
+     * look-ups, the partition and Q_Key checks and the counters once, then the receive queue
+     * fills them in order under one lock with one claim of its completion queue. With a wire tap
+     * or faults on the sending port, or to a group, each datagram goes alone through
+     * {@link #transmit(LoopQueuePair, LoopAddressHandle, int, int, MemorySegment, long, int)}, so
+     * that the tap sees every packet and the faults are drawn per packet, in list order.
+     */
+    void transmit(LoopQueuePair sender, LoopAddressHandle ah, int remoteQpn, int qkey, SendWorkRequests list, int from,
+                  int to) {
+        LoopPort src = sender.port;
+        if (to - from == 1 || tap != null || src.faults.any() || ah.multicast) {
+            for (int k = from; k < to; k++) {
+                transmit(sender, ah, remoteQpn, qkey, ((LoopMemoryRegion) list.region(k)).segment(), list.offset(k),
+                        list.length(k));
+            }
+            return;
+        }
+        int n = to - from;
+        counters.countSent(src, n);
+        if (!src.isActive()) {
+            counters.drop(DropReason.PORT_NOT_ACTIVE, n);
+            return;
+        }
+        LoopPort dst = subnetManager.portByLid(ah.dlid);
+        if (dst == null || !dst.isActive()) {
+            counters.drop(DropReason.NO_SUCH_LID, n);
+            return;
+        }
+        LoopQueuePair receiver = dst.queuePair(remoteQpn);
+        if (receiver == null) {
+            counters.drop(DropReason.NO_SUCH_QP, n);
+            return;
+        }
+        if (!sender.pkey.canCommunicateWith(receiver.pkey)) {
+            counters.drop(DropReason.PKEY_MISMATCH, n);
+            return;
+        }
+        if (receiver.qkeyBits != qkey) {
+            counters.drop(DropReason.QKEY_MISMATCH, n);
+            receiver.port.countQkeyViolations(n);
+            return;
+        }
+        int delivered = receiver.receive(sender, src.lidValue(), ah.vector.serviceLevel(), ah.global,
+                ah.vector.trafficClass(), ah.vector.flowLabel(), ah.vector.hopLimit(), ah.dgidPrefix,
+                ah.dgidInterfaceId, list, from, to);
+        counters.countDelivered(src, delivered);
     }
 
     private void deliver(LoopQueuePair sender, LoopAddressHandle ah, int remoteQpn, int qkey, int sl, int tclass,

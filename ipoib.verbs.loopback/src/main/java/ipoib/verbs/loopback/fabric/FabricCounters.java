@@ -45,6 +45,17 @@ public final class FabricCounters {
         from.deliveredPackets.increment();
     }
 
+    /** A run of a list: counted once. */
+    void countSent(LoopPort from, int packets) {
+        from.sentPackets.add(packets);
+    }
+
+    void countDelivered(LoopPort from, int packets) {
+        if (packets > 0) {
+            from.deliveredPackets.add(packets);
+        }
+    }
+
     void duplicated() {
         duplicated.increment();
     }
@@ -96,6 +107,10 @@ public final class FabricCounters {
 
     void drop(DropReason reason) {
         drops[reason.ordinal()].increment();
+    }
+
+    void drop(DropReason reason, int packets) {
+        drops[reason.ordinal()].add(packets);
     }
 
     public long drops(DropReason reason) {

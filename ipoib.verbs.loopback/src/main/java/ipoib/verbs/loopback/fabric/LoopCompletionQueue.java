@@ -55,6 +55,8 @@ final class LoopCompletionQueue implements CompletionQueue {
     /** The padded counters: each in the middle of its own 256-octet array. */
     private static final int PADDED = 32;
     private static final int MIDDLE = 16;
+    /** In {@link #tail}: the claims made, beside the tail (see {@link #claims()}). */
+    private static final int CLAIMS = MIDDLE + 1;
     /** In {@link #consumer}: the head; the word after is the poll lock. */
     private static final int LOCK = MIDDLE + 1;
 
@@ -110,39 +112,98 @@ final class LoopCompletionQueue implements CompletionQueue {
      */
     boolean push(long id, CompletionStatus st, int op, int length, int qpn, int srcQpn, int slid, int sl,
                  int pkeyIdx, boolean hasGrh) {
-        if (closed) {
+        long position = claim(1);
+        if (position < 0) {
             return false;
         }
-        long position = (long) LONGS.getVolatile(tail, MIDDLE);
-        int at;
-        while (true) {
-            at = base((int) (position & mask));
-            long difference = (long) LONGS.getAcquire(slots, at) - position;
-            if (difference == 0) {
-                if (LONGS.compareAndSet(tail, MIDDLE, position, position + 1)) {
-                    break;
-                }
-                position = (long) LONGS.getVolatile(tail, MIDDLE);
-            } else if (difference < 0) {
-                return false;
-            } else {
-                position = (long) LONGS.getVolatile(tail, MIDDLE);
-            }
+        put(position, id, st, op, length, qpn, srcQpn, slid, sl, pkeyIdx, hasGrh);
+        wake();
+        return true;
+    }
+
+    /**
+     * Free slots now, at most {@code max}; 0 when closed. Exact for a single producer, a lower
+     * bound with several ({@link #claim} checks again). Reads the consumer's position: once per
+     * list, not per completion.
+     */
+    int room(int max) {
+        if (closed || max <= 0) {
+            return 0;
         }
+        long position = (long) LONGS.getVolatile(tail, MIDDLE);
+        long last = position + Math.min(max, mask + 1) - 1;
+        if ((long) LONGS.getAcquire(slots, base((int) (last & mask))) == last) {
+            return Math.min(max, mask + 1); // the usual case, without the poller's line
+        }
+        long used = position - (long) LONGS.getOpaque(consumer, MIDDLE);
+        return (int) Math.max(0, Math.min(max, mask + 1 - used));
+    }
+
+    /**
+     * Claims {@code count} consecutive slots with one CAS on the tail (a list's completions: one
+     * claim instead of one per completion), when all of them are free.
+     *
+     * @param count 1..capacity
+     * @return the position of the first slot, for {@link #put}; -1 when fewer are free, or closed
+     */
+    long claim(int count) {
+        if (closed) {
+            return -1;
+        }
+        long position = (long) LONGS.getVolatile(tail, MIDDLE);
+        while (true) {
+            // The poller frees slots in order, so the last one free means all before it are.
+            long last = position + count - 1;
+            long difference = (long) LONGS.getAcquire(slots, base((int) (last & mask))) - last;
+            if (difference == 0) {
+                if (LONGS.compareAndSet(tail, MIDDLE, position, position + count)) {
+                    tail[CLAIMS]++; // on the line the CAS just took; exact while one producer claims at a time
+                    return position;
+                }
+            } else if (difference < 0) {
+                return -1;
+            }
+            position = (long) LONGS.getVolatile(tail, MIDDLE);
+        }
+    }
+
+    /**
+     * Successful claims so far (a list's completions take one, a single completion one): how
+     * tests see that a list was claimed as one. Counted without atomicity beside the tail, so
+     * only a lower bound while producers claim concurrently.
+     */
+    long claims() {
+        return (long) LONGS.getOpaque(tail, CLAIMS);
+    }
+
+    /**
+     * Fills a claimed slot and publishes it; the poller sees it once the slots before it are
+     * published too. {@link #wake} after the last of a claim.
+     */
+    void put(long position, long id, CompletionStatus st, int op, int length, int qpn, int srcQpn, int slid, int sl,
+             int pkeyIdx, boolean hasGrh) {
+        int at = base((int) (position & mask));
         slots[at + WR_ID] = id;
         slots[at + LENGTH_OPCODE_STATUS] = (long) length << 32 | (long) (op & 0xFF) << 24 | (long) st.ordinal() << 16
                 | (hasGrh ? 1 : 0);
         slots[at + QPNS] = (long) qpn << 32 | (srcQpn & 0xFFFF_FFFFL);
         slots[at + LID_SL_PKEY] = (long) (slid & 0xFFFF) << 32 | (long) (sl & 0xFF) << 16 | (pkeyIdx & 0xFFFF);
-        // A volatile store, so that reading the waiter below cannot move before it.
-        LONGS.setVolatile(slots, at + SEQUENCE, position + 1);
+        LONGS.setRelease(slots, at + SEQUENCE, position + 1);
+    }
+
+    /**
+     * Wakes the poller if it announced that it parks: once per claim, however many completions
+     * it held. One wake per park: the producer that takes the announcement wakes the poller, the
+     * others see no waiter and go on.
+     */
+    void wake() {
+        // The published sequences before the read of the waiter (the poller announces, then reads
+        // the slot): a full fence, as a volatile store would give.
+        VarHandle.fullFence();
         Thread parked = waiter;
-        // One wake per park: the producer that takes the announcement wakes the poller, the others
-        // of a burst see no waiter and go on.
         if (parked != null && WAITER.compareAndSet(this, parked, null)) {
             LockSupport.unpark(parked);
         }
-        return true;
     }
 
     private boolean ready() {

@@ -161,6 +161,10 @@ public final class LoopPort implements Port {
         qkeyViolations.increment();
     }
 
+    void countQkeyViolations(int packets) {
+        qkeyViolations.add(packets);
+    }
+
     @Override
     public ProviderStatus connectedModeSupport() {
         return ProviderStatus.available("loopback fabric: RC queue pairs with go-back-N retransmission, shared "

@@ -168,13 +168,8 @@ final class LoopQueuePair implements UdQueuePair {
     @Override
     public boolean postSend(long workRequestId, MemoryRegion region, long offset, int length,
                             AddressHandle destination, Qpn remoteQpn, QKey remoteQkey) {
-        LoopMemoryRegion r = region(region, offset, length, "postSend");
-        if (!(destination instanceof LoopAddressHandle ah) || ah.isClosed()) {
-            throw new VerbsException("postSend: address handle is closed or not from the loopback provider");
-        }
-        if (remoteQpn == null || remoteQkey == null) {
-            throw new VerbsException("postSend: remote QPN and Q_Key are required");
-        }
+        LoopMemoryRegion r = checkSend(region, offset, length, destination, remoteQpn, remoteQkey);
+        LoopAddressHandle ah = (LoopAddressHandle) destination;
         if (!sendCq.hasRoom()) {
             return false;
         }
@@ -189,12 +184,104 @@ final class LoopQueuePair implements UdQueuePair {
                     0, pkeyIndex, false);
             return true;
         }
-        // IBA 10.2.4.2: a work request Q_Key with the high bit set means "use the QP's own Q_Key".
-        int qkeyOnWire = remoteQkey.value() < 0 ? qkeyBits : remoteQkey.value();
-        port.device.fabric.transmit(this, ah, remoteQpn.value(), qkeyOnWire, r.segment(), offset, length);
+        port.device.fabric.transmit(this, ah, remoteQpn.value(), qkeyOnWire(remoteQkey), r.segment(), offset, length);
         sendCq.push(workRequestId, CompletionStatus.SUCCESS, WorkCompletions.OPCODE_SEND, length, qpn, 0, 0, 0,
                 pkeyIndex, false);
         return true;
+    }
+
+    /** IBA 10.2.4.2: a work request Q_Key with the high bit set means "use the QP's own Q_Key". */
+    private int qkeyOnWire(QKey remoteQkey) {
+        return remoteQkey.value() < 0 ? qkeyBits : remoteQkey.value();
+    }
+
+    private LoopMemoryRegion checkSend(MemoryRegion region, long offset, int length, AddressHandle destination,
+                                       Qpn remoteQpn, QKey remoteQkey) {
+        LoopMemoryRegion r = region(region, offset, length, "postSend");
+        if (!(destination instanceof LoopAddressHandle ah) || ah.isClosed()) {
+            throw new VerbsException("postSend: address handle is closed or not from the loopback provider");
+        }
+        if (remoteQpn == null || remoteQkey == null) {
+            throw new VerbsException("postSend: remote QPN and Q_Key are required");
+        }
+        return r;
+    }
+
+    /**
+     * A list in one go: the send completion queue is claimed once for the whole list (one CAS on
+     * its tail, one wake), and each run of consecutive datagrams to the same queue pair is
+     * delivered as one ({@link Fabric#transmit(LoopQueuePair, LoopAddressHandle, int, int,
+     * SendWorkRequests, int, int)}: the receive queue's lock taken once, its completion queue
+     * claimed once). Completions, order, drops and faults are those of posting the requests one
+     * by one; the send queue takes as many as its completion queue has room for.
+     */
+    @Override
+    public int postSend(SendWorkRequests requests) {
+        int n = requests.count();
+        for (int k = 0; k < n; k++) {
+            try {
+                checkSend(requests.region(k), requests.offset(k), requests.length(k), requests.destination(k),
+                        requests.remoteQpn(k), requests.remoteQkey(k));
+            } catch (VerbsException e) {
+                if (k == 0) {
+                    throw e;
+                }
+                n = k; // the requests before the refused one are posted, as ibv_post_send's bad_wr
+                break;
+            }
+        }
+        int claimed = sendCq.room(n);
+        long first = -1;
+        while (claimed > 0 && (first = sendCq.claim(claimed)) < 0) {
+            claimed = sendCq.room(n);
+        }
+        if (claimed == 0) {
+            return 0;
+        }
+        Fabric fabric = port.device.fabric;
+        int mtu = port.activeMtu().bytes();
+        int k = 0;
+        try {
+            while (k < claimed) {
+                int length = requests.length(k);
+                if (state != QueuePairState.RTS) {
+                    sendCq.put(first + k, requests.workRequestId(k), CompletionStatus.WORK_REQUEST_FLUSH_ERROR,
+                            WorkCompletions.OPCODE_SEND, 0, qpn, 0, 0, 0, pkeyIndex, false);
+                    k++;
+                    continue;
+                }
+                if (length > mtu) {
+                    fabric.counters().lengthError();
+                    sendCq.put(first + k, requests.workRequestId(k), CompletionStatus.LOCAL_LENGTH_ERROR,
+                            WorkCompletions.OPCODE_SEND, 0, qpn, 0, 0, 0, pkeyIndex, false);
+                    k++;
+                    continue;
+                }
+                AddressHandle destination = requests.destination(k);
+                Qpn remoteQpn = requests.remoteQpn(k);
+                int qkey = qkeyOnWire(requests.remoteQkey(k));
+                int end = k + 1;
+                while (end < claimed && requests.destination(end) == destination
+                        && requests.remoteQpn(end).value() == remoteQpn.value()
+                        && qkeyOnWire(requests.remoteQkey(end)) == qkey && requests.length(end) <= mtu) {
+                    end++;
+                }
+                fabric.transmit(this, (LoopAddressHandle) destination, remoteQpn.value(), qkey, requests, k, end);
+                for (; k < end; k++) {
+                    sendCq.put(first + k, requests.workRequestId(k), CompletionStatus.SUCCESS,
+                            WorkCompletions.OPCODE_SEND, requests.length(k), qpn, 0, 0, 0, pkeyIndex, false);
+                }
+            }
+        } finally {
+            // Claimed slots are always published (a failure half-way flushes the rest), or the
+            // queue would stop at the first unpublished one.
+            for (; k < claimed; k++) {
+                sendCq.put(first + k, requests.workRequestId(k), CompletionStatus.WORK_REQUEST_FLUSH_ERROR,
+                        WorkCompletions.OPCODE_SEND, 0, qpn, 0, 0, 0, pkeyIndex, false);
+            }
+            sendCq.wake();
+        }
+        return claimed;
     }
 
     /**
@@ -241,6 +328,68 @@ final class LoopQueuePair implements UdQueuePair {
             rxSize--;
             return null;
         }
+    }
+
+    /**
+     * Places a run of datagrams from one sender into the next posted receive buffers, in order:
+     * the receive queue's lock once, the completion queue claimed once for the run and woken
+     * once. Each datagram fares as with {@link #receive(LoopQueuePair, int, int, boolean, int, int,
+     * int, long, long, MemorySegment, long, int) receive}: when the buffers run out the rest are
+     * dropped as {@link DropReason#NO_RECEIVE_BUFFER}, when the completion queue fills up the
+     * rest as {@link DropReason#CQ_OVERRUN} (their buffers stay posted).
+     *
+     * @return the datagrams completed (delivered, or completed with a length error)
+     */
+    int receive(LoopQueuePair sender, int slid, int sl, boolean grh, int trafficClass, int flowLabel, int hopLimit,
+                long dgidPrefix, long dgidInterfaceId, SendWorkRequests list, int from, int to) {
+        int n = to - from;
+        FabricCounters counters = port.device.fabric.counters();
+        int completed;
+        int buffers;
+        synchronized (this) {
+            if (state != QueuePairState.RTS && state != QueuePairState.RTR) {
+                counters.drop(DropReason.QP_NOT_READY, n);
+                return 0;
+            }
+            buffers = Math.min(n, rxSize);
+            completed = recvCq.room(buffers);
+            long first = -1;
+            while (completed > 0 && (first = recvCq.claim(completed)) < 0) {
+                completed = recvCq.room(buffers);
+            }
+            for (int k = 0; k < completed; k++) {
+                int i = rxHead;
+                MemorySegment buffer = rxRegion[i].segment();
+                long at = rxOffset[i];
+                int length = list.length(from + k);
+                boolean fits = length + GRH_AREA_LENGTH <= rxLength[i];
+                if (fits) {
+                    if (grh) {
+                        Gid sgid = sender.port.gid(0);
+                        Grh.write(buffer, at, trafficClass, flowLabel,
+                                Bth.LENGTH + Deth.LENGTH + ((length + 3) & ~3) + Icrc.LENGTH, hopLimit, sgid.prefix(),
+                                sgid.interfaceId(), dgidPrefix, dgidInterfaceId);
+                    }
+                    MemorySegment.copy(((LoopMemoryRegion) list.region(from + k)).segment(), list.offset(from + k),
+                            buffer, at + GRH_AREA_LENGTH, length);
+                }
+                recvCq.put(first + k, rxWrId[i], fits ? CompletionStatus.SUCCESS : CompletionStatus.LOCAL_LENGTH_ERROR,
+                        WorkCompletions.OPCODE_RECEIVE, fits ? length + GRH_AREA_LENGTH : 0, qpn, sender.qpn, slid, sl,
+                        pkeyIndex, grh);
+                rxRegion[i] = null;
+                rxHead = i + 1 == rxWrId.length ? 0 : i + 1;
+                rxSize--;
+            }
+        }
+        if (completed > 0) {
+            recvCq.wake();
+        }
+        if (completed < buffers) {
+            counters.drop(DropReason.CQ_OVERRUN, n - completed);
+        } else if (buffers < n) {
+            counters.drop(DropReason.NO_RECEIVE_BUFFER, n - buffers);
+        }
+        return completed;
     }
 
     @Override
