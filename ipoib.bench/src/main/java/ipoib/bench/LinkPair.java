@@ -126,9 +126,10 @@ final class LinkPair implements AutoCloseable {
 
     /** Waits until {@code n} more frames fit the window. */
     void awaitWindow(int n) {
-        while (sent + n - delivered.get() > window) {
-            windowWaits++;
-            Thread.onSpinWait();
+        long needed = sent + n - window;
+        if (delivered.get() < needed) {
+            // Woken when half the window is free again.
+            windowWaits += delivered.awaitAtLeast(needed, sent + n - window / 2);
         }
     }
 

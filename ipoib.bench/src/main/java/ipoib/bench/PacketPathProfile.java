@@ -34,7 +34,8 @@ public final class PacketPathProfile {
             links.drain();
             double elapsed = (System.nanoTime() - start) / 1e9;
             System.out.printf("%d-octet frames: %.0f packets/s delivered%n", payloadBytes, links.delivered.get() / elapsed);
-            System.out.printf("window waits %d, send retries %d, drops %s%n", links.windowWaits, links.retries,
+            System.out.printf("window waits %d, sleeps %d, send retries %d, drops %s%n", links.windowWaits,
+                    links.delivered.sleeps, links.retries,
                     links.sender.dropCounters());
         }
     }

@@ -237,6 +237,7 @@ final class LinkResources {
         groups.closeGroupHandles();
         // The queue pair goes first: no send can use a handle after it is destroyed.
         closeQuietly(qp);
+        sendRing.closeCounts();
         reaper.closeAll();
         closeQuietly(groups.broadcastHandle(), region, cq, sendCq);
     }

@@ -6,8 +6,16 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.atomic.LongAdder;
 
-/** The counters of one link; adders so that senders and the receive thread never contend. */
+/**
+ * The counters of one link; adders so that senders and the receive thread never contend. The
+ * datagram path's per-frame packet and octet counts of the current UP period are in
+ * {@link CountCells} instead (the receive thread's own; the send ring's, written under its
+ * lock), summed with the adders on read and folded into them when the period ends.
+ */
 final class LinkStatistics {
+    /** Counters of a {@link CountCells} of {@link #openRx}/{@link #openTx}. */
+    static final int PACKETS = 0;
+    static final int BYTES = 1;
     final LongAdder rxPackets = new LongAdder();
     final LongAdder rxBytes = new LongAdder();
     final LongAdder rxMulticast = new LongAdder();
@@ -22,6 +30,38 @@ final class LinkStatistics {
     final LongAdder txStuck = new LongAdder();
     final LongAdder handlerErrors = new LongAdder();
     private final LongAdder[] txDrops = new LongAdder[TransmitResult.values().length];
+
+    private CountCells rx;
+    private CountCells tx;
+
+    /** The receive thread's counts for a new UP period. */
+    synchronized CountCells openRx() {
+        rx = new CountCells(2);
+        return rx;
+    }
+
+    /** The send ring's counts for a new UP period. */
+    synchronized CountCells openTx() {
+        tx = new CountCells(2);
+        return tx;
+    }
+
+    /** The period's counts end in the adders (its writers have stopped, or their late counts are lost). */
+    synchronized void close(CountCells cells) {
+        if (cells == rx) {
+            rxPackets.add(cells.get(PACKETS));
+            rxBytes.add(cells.get(BYTES));
+            rx = null;
+        } else if (cells == tx) {
+            txPackets.add(cells.get(PACKETS));
+            txBytes.add(cells.get(BYTES));
+            tx = null;
+        }
+    }
+
+    private static long live(CountCells cells, int counter) {
+        return cells == null ? 0 : cells.get(counter);
+    }
 
     LinkStatistics() {
         for (int i = 0; i < txDrops.length; i++) {
@@ -43,10 +83,11 @@ final class LinkStatistics {
         return sum;
     }
 
-    LinkCounters snapshot() {
-        return new LinkCounters(rxPackets.sum(), rxBytes.sum(), rxMulticast.sum(), rxDroppedNoHandler.sum(),
-                rxDroppedMalformed.sum(), rxErrors.sum(), txPackets.sum(), txBytes.sum(), txMulticast.sum(),
-                txDropped(), txErrors.sum(), handlerErrors.sum());
+    synchronized LinkCounters snapshot() {
+        return new LinkCounters(rxPackets.sum() + live(rx, PACKETS), rxBytes.sum() + live(rx, BYTES),
+                rxMulticast.sum(), rxDroppedNoHandler.sum(), rxDroppedMalformed.sum(), rxErrors.sum(),
+                txPackets.sum() + live(tx, PACKETS), txBytes.sum() + live(tx, BYTES), txMulticast.sum(), txDropped(),
+                txErrors.sum(), handlerErrors.sum());
     }
 
     Map<String, Long> drops() {

@@ -54,6 +54,8 @@ final class ReceiveLoop {
     /** The buffers consumed by one poll, re-posted together as one list. */
     private final ReceiveWorkRequests repost = new ReceiveWorkRequests(BUDGET);
     private final PollingThread poller;
+    /** This period's received packets and octets: written by the receive thread alone. */
+    private final CountCells counts;
 
     /**
      * @param firstOffset where the receive buffers start in {@code buffers}
@@ -78,6 +80,7 @@ final class ReceiveLoop {
         for (int i = 0; i < receiveCount; i++) {
             receiveViews[i] = buffers.asSlice(receiveOffset(i), bufferSize).asReadOnly();
         }
+        this.counts = stats.openRx();
         this.poller = new PollingThread("ipoib-rx-" + engine.name(), cq, this::pollLoop);
     }
 
@@ -96,6 +99,7 @@ final class ReceiveLoop {
     /** Stops the receive thread (waiting up to two seconds for it). */
     void stop() {
         poller.stop();
+        stats.close(counts);
     }
 
     private long receiveOffset(int index) {
@@ -208,8 +212,8 @@ final class ReceiveLoop {
             stats.rxDroppedNoHandler.increment();
             return;
         }
-        stats.rxPackets.increment();
-        stats.rxBytes.add(frameLength - EncapsulationHeader.LENGTH);
+        counts.add(LinkStatistics.PACKETS, 1);
+        counts.add(LinkStatistics.BYTES, frameLength - EncapsulationHeader.LENGTH);
         if (multicast) {
             stats.rxMulticast.increment();
         }

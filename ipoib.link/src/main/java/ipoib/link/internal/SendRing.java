@@ -61,7 +61,20 @@ final class SendRing {
     /** Senders reclaim send completions when fewer buffers than this are free (a quarter of the pool). */
     private final int reclaimThreshold;
     private int freeTop;
+    /**
+     * When each send buffer was posted, for the watchdog: the {@link #stamp} of its post, not a
+     * clock read per frame.
+     */
     private final long[] sendPostedAt;
+    /**
+     * The time of the watchdog's last look ({@link #stuckSends}), which sends stamp their buffers
+     * with: read per frame, written once per transmit timeout. A buffer stamped with it was
+     * posted after that look, so the watchdog still counts only buffers outstanding longer than
+     * the timeout (it finds them one look later at most).
+     */
+    private volatile long stamp;
+    /** Packets and octets sent in this UP period: written under {@link #freeSend}. */
+    private final CountCells sent;
     /** The handle each send buffer is posted with, until its completion is reclaimed. */
     private final SendHandles sendHandles;
     /** The thread whose burst is open, or null; only it touches the burst's list. */
@@ -69,6 +82,11 @@ final class SendRing {
     private volatile Thread burstOwner;
     private final SendWorkRequests burst = new SendWorkRequests(BURST);
     private final boolean[] burstMulticast = new boolean[BURST];
+    /** Free buffers the burst's owner took in one go (under the lock once, not per frame). */
+    private final int[] burstBuffers = new int[STASH];
+    private int burstBufferCount;
+    /** Send buffers a burst takes from the free stack at a time. */
+    static final int STASH = 16;
 
     /** @param buffers the registered block whose first {@code sendCount} buffers are the send buffers */
     SendRing(LinkEngine engine, CompletionQueue sendCq, UdQueuePair qp, MemoryRegion region, MemorySegment buffers,
@@ -87,6 +105,8 @@ final class SendRing {
         this.reclaimThreshold = Math.max(1, sendCount / 4);
         this.sendPostedAt = new long[sendCount];
         this.sendHandles = new SendHandles(sendCount);
+        this.stamp = clock.nanoTime();
+        this.sent = stats.openTx();
         for (int i = 0; i < sendCount; i++) {
             freeSend[i] = i;
         }
@@ -107,21 +127,18 @@ final class SendRing {
         if (length > mtu) {
             return stats.drop(TransmitResult.DROPPED_TOO_BIG);
         }
-        int index;
-        synchronized (freeSend) {
-            if (freeTop < reclaimThreshold) {
-                reclaimSends();
-            }
-            if (freeTop == 0) {
-                return stats.drop(TransmitResult.DROPPED_NO_BUFFER);
-            }
-            index = freeSend[--freeTop];
+        boolean inBurst = burstOwner == Thread.currentThread();
+        // A single send is counted when it takes its buffer (under the lock it takes anyway) and
+        // uncounted if it fails; a burst's frames are counted when the burst is posted.
+        int index = inBurst ? takeForBurst() : take(length);
+        if (index < 0) {
+            return stats.drop(TransmitResult.DROPPED_NO_BUFFER);
         }
         AddressHandle destination;
         if (path != null) {
             destination = path.handleFor(sendHandles, index);
             if (destination == null) {
-                releaseSend(index);
+                release(index, inBurst, length);
                 return stats.drop(TransmitResult.DROPPED_NO_ROUTE);
             }
         } else {
@@ -132,7 +149,7 @@ final class SendRing {
         int frameLength = (int) length + EncapsulationHeader.LENGTH;
         EncapsulationHeader.write(buffers, at, etherType);
         MemorySegment.copy(payload, 0, buffers, at + EncapsulationHeader.LENGTH, length);
-        sendPostedAt[index] = clock.nanoTime();
+        sendPostedAt[index] = stamp;
         // Captured before posting: the provider may complete the send and the buffer be reused at once.
         LinkCapture capture = engine.captures().running();
         int slot = capture == null ? -1 : capture.claim();
@@ -140,7 +157,7 @@ final class SendRing {
             Gid to = path != null ? path.destination : group.vector() == null ? null : group.vector().destinationGid();
             capture.fillSent(slot, remoteQpn.value(), to, buffers, at, frameLength);
         }
-        if (burstOwner == Thread.currentThread()) {
+        if (inBurst) {
             if (slot < 0) {
                 burstMulticast[burst.count()] = multicast;
                 burst.add(index, region, at, frameLength, destination, remoteQpn, qkey);
@@ -156,24 +173,99 @@ final class SendRing {
             posted = qp.postSend(index, region, at, frameLength, destination, remoteQpn, qkey);
         } catch (VerbsException e) {
             // The provider went away under us: the frame is lost.
-            releaseSend(index);
+            release(index, inBurst, length);
             abortCapture(capture, slot);
             return stats.drop(TransmitResult.DROPPED_LINK_DOWN);
         }
         if (!posted) {
-            releaseSend(index);
+            release(index, inBurst, length);
             abortCapture(capture, slot);
             return stats.drop(TransmitResult.DROPPED_NO_BUFFER);
         }
         if (slot >= 0) {
             capture.commit(slot);
         }
-        stats.txPackets.increment();
-        stats.txBytes.add(length);
+        if (inBurst) {
+            synchronized (freeSend) {
+                countSent(1, length);
+            }
+        }
         if (multicast) {
             stats.txMulticast.increment();
         }
         return TransmitResult.SENT;
+    }
+
+    /** A free buffer for a single send, counted as sent; -1 when none is free. */
+    private int take(long length) {
+        synchronized (freeSend) {
+            if (freeTop < reclaimThreshold) {
+                reclaimSends();
+            }
+            if (freeTop == 0) {
+                return -1;
+            }
+            countSent(1, length);
+            return freeSend[--freeTop];
+        }
+    }
+
+    /**
+     * A free buffer for the burst's owner, from those it took in one go ({@value #STASH} at a
+     * time, one lock for them all); -1 when none is free.
+     */
+    private int takeForBurst() {
+        if (burstBufferCount == 0) {
+            synchronized (freeSend) {
+                if (freeTop < reclaimThreshold) {
+                    reclaimSends();
+                }
+                int n = Math.min(STASH, freeTop);
+                freeTop -= n;
+                System.arraycopy(freeSend, freeTop, burstBuffers, 0, n);
+                burstBufferCount = n;
+            }
+            if (burstBufferCount == 0) {
+                return -1;
+            }
+        }
+        return burstBuffers[--burstBufferCount];
+    }
+
+    /** Gives back the buffers the burst took and did not use; its owner only. */
+    private void returnBurstBuffers() {
+        if (burstBufferCount > 0) {
+            synchronized (freeSend) {
+                for (int i = 0; i < burstBufferCount; i++) {
+                    freeSend[freeTop++] = burstBuffers[i];
+                }
+            }
+            burstBufferCount = 0;
+        }
+    }
+
+    /** The buffer of a frame that was not sent goes back; a single send is uncounted. */
+    private void release(int index, boolean inBurst, long length) {
+        sendHandles.clear(index);
+        synchronized (freeSend) {
+            freeSend[freeTop++] = index;
+            if (!inBurst) {
+                countSent(-1, -length);
+            }
+        }
+    }
+
+    /** Counts frames sent (payload octets, without the header); the caller holds {@link #freeSend}. */
+    private void countSent(int frames, long octets) {
+        sent.add(LinkStatistics.PACKETS, frames);
+        sent.add(LinkStatistics.BYTES, octets);
+    }
+
+    /** The period's send counts end in the link's adders (when it goes down). */
+    void closeCounts() {
+        synchronized (freeSend) {
+            stats.close(sent);
+        }
     }
 
     /**
@@ -190,6 +282,7 @@ final class SendRing {
             return;
         }
         postBurst();
+        returnBurstBuffers();
         burstOwner = null;
     }
 
@@ -218,15 +311,18 @@ final class SendRing {
                 multicast++;
             }
         }
-        if (posted > 0) {
-            stats.txPackets.add(posted);
-            stats.txBytes.add(octets);
-            if (multicast > 0) {
-                stats.txMulticast.add(multicast);
+        synchronized (freeSend) {
+            countSent(posted, octets);
+            for (int i = posted; i < n; i++) {
+                int index = (int) burst.workRequestId(i);
+                sendHandles.clear(index);
+                freeSend[freeTop++] = index;
             }
         }
+        if (multicast > 0) {
+            stats.txMulticast.add(multicast);
+        }
         for (int i = posted; i < n; i++) {
-            releaseSend((int) burst.workRequestId(i));
             stats.drop(providerGone ? TransmitResult.DROPPED_LINK_DOWN : TransmitResult.DROPPED_NO_BUFFER);
         }
         burst.clear();
@@ -266,13 +362,6 @@ final class SendRing {
         }
     }
 
-    private void releaseSend(int index) {
-        sendHandles.clear(index);
-        synchronized (freeSend) {
-            freeSend[freeTop++] = index;
-        }
-    }
-
     /** Whether a send posted with the handle has not completed yet (as far as reclaimed). */
     boolean inUse(AddressHandle handle) {
         return sendHandles.inUse(handle);
@@ -289,6 +378,7 @@ final class SendRing {
             }
         }
         long now = clock.nanoTime();
+        stamp = now;
         int stuck = 0;
         for (int i = 0; i < sendCount; i++) {
             if (!free[i] && now - sendPostedAt[i] > timeoutNanos) {

@@ -197,9 +197,10 @@ final class LoopCompletionQueue implements CompletionQueue {
      * others see no waiter and go on.
      */
     void wake() {
-        // The published sequences before the read of the waiter (the poller announces, then reads
-        // the slot): a full fence, as a volatile store would give.
-        VarHandle.fullFence();
+        // No fence here: the claim's CAS on the tail came first, and the poller, after announcing
+        // itself, looks at the tail as well as the slot (claimedAfterAnnouncing). Either it sees
+        // the claim and does not park, or this read sees it. (A fence here waited, per frame,
+        // for the other core's cache line of the slot just written.)
         Thread parked = waiter;
         if (parked != null && WAITER.compareAndSet(this, parked, null)) {
             LockSupport.unpark(parked);
@@ -211,14 +212,19 @@ final class LoopCompletionQueue implements CompletionQueue {
         return (long) LONGS.getAcquire(slots, base((int) (h & mask))) == h + 1;
     }
 
-    /**
-     * {@link #ready()} with a volatile read: after announcing the waiter (a volatile store) the
-     * re-check must not be reordered before it, or a producer and the poller could each miss the
-     * other (the producer's side is a volatile store of the sequence, then a read of the waiter).
-     */
+    /** {@link #ready()} with a volatile read, after announcing the waiter. */
     private boolean readyAfterAnnouncing() {
         long h = (long) LONGS.getOpaque(consumer, MIDDLE);
         return (long) LONGS.getVolatile(slots, base((int) (h & mask))) == h + 1;
+    }
+
+    /**
+     * Whether a producer has claimed a slot the poller has not taken yet (published or about to
+     * be), read after announcing the waiter: a volatile read of the tail, which the producers
+     * move with a CAS before they read {@link #waiter} (see {@link #wake}).
+     */
+    private boolean claimedAfterAnnouncing() {
+        return (long) LONGS.getVolatile(tail, MIDDLE) != (long) LONGS.getOpaque(consumer, MIDDLE);
     }
 
     /**
@@ -280,6 +286,15 @@ final class LoopCompletionQueue implements CompletionQueue {
                 if (readyAfterAnnouncing() || wakeup || closed) {
                     break;
                 }
+                if (claimedAfterAnnouncing()) {
+                    // Claimed but not yet published: its producer publishes in a moment and will
+                    // not wake us (it may have read the waiter before we announced). Spin.
+                    waiter = null;
+                    while (!ready() && !closed && System.nanoTime() - deadline < 0) {
+                        Thread.onSpinWait();
+                    }
+                    continue;
+                }
                 LockSupport.parkNanos(this, remaining);
                 if (Thread.interrupted()) {
                     throw new InterruptedException();
@@ -290,6 +305,11 @@ final class LoopCompletionQueue implements CompletionQueue {
         }
         wakeup = false;
         return ready();
+    }
+
+    /** Whether the poller has announced that it parks (for tests that wake it right then). */
+    boolean pollerAnnounced() {
+        return waiter != null;
     }
 
     @Override

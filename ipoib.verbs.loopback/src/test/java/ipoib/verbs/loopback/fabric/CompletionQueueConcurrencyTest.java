@@ -65,6 +65,76 @@ class CompletionQueueConcurrencyTest {
         assertEquals(0, cq.poll(batch));
     }
 
+    /**
+     * The wake-up without a fence on the producer's side (the poller checks the tail after
+     * announcing itself, the producer reads the waiter after its CAS on the tail): single
+     * completions and claims of lists, published right after the poller announced that it parks
+     * or racing with the announcement, each wake the poller at once. A missed wake-up would
+     * leave it parked for the whole 10-second wait.
+     */
+    @Test
+    void aParkingPollerIsWokenBySingleCompletionsAndByListsAlike() throws Exception {
+        LoopCompletionQueue cq = new LoopCompletionQueue(64);
+        int rounds = 600;
+        java.util.concurrent.atomic.AtomicLong consumed = new java.util.concurrent.atomic.AtomicLong();
+        java.util.concurrent.atomic.AtomicReference<Throwable> failure = new java.util.concurrent.atomic.AtomicReference<>();
+        Thread producer = new Thread(() -> {
+            long produced = 0;
+            for (int r = 0; r < rounds && failure.get() == null; r++) {
+                int count = 1 + r % 8;
+                if (r % 3 != 2) {
+                    // Publish just after the poller announced itself (the wake path).
+                    while (!cq.pollerAnnounced() && failure.get() == null) {
+                        Thread.onSpinWait();
+                    }
+                } // else: race with the announcement
+                if (count == 1) {
+                    assertTrue(cq.push(r, CompletionStatus.SUCCESS, WorkCompletions.OPCODE_RECEIVE, 0, 0, 0, 0, 0, 0,
+                            false));
+                } else {
+                    long first = cq.claim(count);
+                    assertTrue(first >= 0);
+                    for (int k = 0; k < count; k++) {
+                        cq.put(first + k, r, CompletionStatus.SUCCESS, WorkCompletions.OPCODE_RECEIVE, 0, 0, 0, 0, 0,
+                                0, false);
+                    }
+                    cq.wake();
+                }
+                produced += count;
+                long target = produced;
+                while (consumed.get() < target && failure.get() == null) {
+                    Thread.onSpinWait();
+                }
+            }
+        });
+        producer.start();
+        WorkCompletions batch = new WorkCompletions(64);
+        long expected = 0;
+        for (int r = 0; r < rounds; r++) {
+            expected += 1 + r % 8;
+        }
+        try {
+            while (consumed.get() < expected) {
+                int n = cq.poll(batch);
+                if (n > 0) {
+                    consumed.addAndGet(n);
+                    continue;
+                }
+                long start = System.nanoTime();
+                cq.await(10, TimeUnit.SECONDS);
+                long waited = System.nanoTime() - start;
+                assertTrue(waited < TimeUnit.SECONDS.toNanos(5), "a wake-up was missed: parked " + waited / 1_000_000
+                        + " ms with " + consumed.get() + " of " + expected + " consumed");
+            }
+        } catch (Throwable t) {
+            failure.set(t);
+            throw t;
+        } finally {
+            producer.join(10_000);
+        }
+        assertEquals(expected, consumed.get());
+    }
+
     @Test
     void aFullRingRefusesAndAClosedOneTooAndAwaitTimesOut() throws Exception {
         LoopCompletionQueue cq = new LoopCompletionQueue(4);
