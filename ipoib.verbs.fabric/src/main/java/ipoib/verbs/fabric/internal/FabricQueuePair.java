@@ -145,7 +145,7 @@ final class FabricQueuePair implements UdQueuePair, CompletionOwner {
     /** One request through the receive chain: one driver call, as a list of one. */
     @Override
     public boolean postReceive(long workRequestId, MemoryRegion region, long offset, int length) {
-        FabricMemoryRegion mr = region(region, "post receive");
+        FabricMemoryRegion mr = FabricMemoryRegion.of(region, device, "post receive");
         checkReceiveLength(length);
         long address = mr.bufferAddress(offset, length, "post receive");
         synchronized (recvLock) {
@@ -162,7 +162,7 @@ final class FabricQueuePair implements UdQueuePair, CompletionOwner {
     @Override
     public boolean postSend(long workRequestId, MemoryRegion region, long offset, int length,
                             AddressHandle destination, Qpn remoteQpn, QKey remoteQkey) {
-        FabricMemoryRegion mr = region(region, "post send");
+        FabricMemoryRegion mr = FabricMemoryRegion.of(region, device, "post send");
         FabricAddressHandle ah = handle(destination, remoteQpn, remoteQkey);
         long address = mr.bufferAddress(offset, length, "post send");
         synchronized (sendLock) {
@@ -190,7 +190,7 @@ final class FabricQueuePair implements UdQueuePair, CompletionOwner {
                 long address;
                 int lkey;
                 try {
-                    FabricMemoryRegion mr = region(requests.region(k), "post receive");
+                    FabricMemoryRegion mr = FabricMemoryRegion.of(requests.region(k), device, "post receive");
                     int length = requests.length(k);
                     checkReceiveLength(length);
                     address = mr.bufferAddress(requests.offset(k), length, "post receive");
@@ -223,7 +223,7 @@ final class FabricQueuePair implements UdQueuePair, CompletionOwner {
                 int lkey;
                 FabricAddressHandle ah;
                 try {
-                    FabricMemoryRegion mr = region(requests.region(k), "post send");
+                    FabricMemoryRegion mr = FabricMemoryRegion.of(requests.region(k), device, "post send");
                     ah = handle(requests.destination(k), requests.remoteQpn(k), requests.remoteQkey(k));
                     address = mr.bufferAddress(requests.offset(k), requests.length(k), "post send");
                     lkey = mr.localKey();
@@ -319,13 +319,6 @@ final class FabricQueuePair implements UdQueuePair, CompletionOwner {
                     + " is controlled (high bit set); only a privileged queue pair may send it");
         }
         return ah;
-    }
-
-    private FabricMemoryRegion region(MemoryRegion region, String what) {
-        if (!(region instanceof FabricMemoryRegion mr) || mr.device != device) {
-            throw new VerbsException(what + ": the memory region was not registered with device " + device.name());
-        }
-        return mr;
     }
 
     private void checkOpen(String what) {
