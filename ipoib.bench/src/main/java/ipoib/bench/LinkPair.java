@@ -128,10 +128,26 @@ final class LinkPair implements AutoCloseable {
     void awaitWindow(int n) {
         long needed = sent + n - window;
         if (delivered.get() < needed) {
+            long before = timeWaits ? THREADS.getCurrentThreadCpuTime() : 0;
             // Woken when half the window is free again.
             windowWaits += delivered.awaitAtLeast(needed, sent + n - window / 2);
+            if (timeWaits) {
+                cpuInWaits += THREADS.getCurrentThreadCpuTime() - before;
+                waitsTimed++;
+            }
         }
     }
+
+    private static final java.lang.management.ThreadMXBean THREADS = java.lang.management.ManagementFactory
+            .getThreadMXBean();
+    /**
+     * For {@link PacketPathProfile}: the sending thread's CPU time in window waits, so that the
+     * CPU time per frame of the send path itself can be told apart from the waits (which the
+     * load of a shared machine stretches).
+     */
+    boolean timeWaits;
+    long cpuInWaits;
+    long waitsTimed;
 
     /** Counts frames the caller sent itself (after {@link #awaitWindow}). */
     void sent(int n) {

@@ -17,7 +17,10 @@ public final class PacketPathProfile {
         long seconds = args.length > 1 ? Long.parseLong(args[1]) : 10;
         int burst = args.length > 2 ? Integer.parseInt(args[2]) : 1;
         MemorySegment payload = Arena.ofAuto().allocate(payloadBytes);
+        java.lang.management.ThreadMXBean threads = java.lang.management.ManagementFactory.getThreadMXBean();
         try (LinkPair links = new LinkPair()) {
+            links.timeWaits = true;
+            long cpuStart = threads.getCurrentThreadCpuTime();
             long end = System.nanoTime() + seconds * 1_000_000_000L;
             long count = 0;
             long start = System.nanoTime();
@@ -31,9 +34,12 @@ public final class PacketPathProfile {
                 }
                 count += 1000L * burst;
             }
+            long cpu = threads.getCurrentThreadCpuTime() - cpuStart;
             links.drain();
             double elapsed = (System.nanoTime() - start) / 1e9;
             System.out.printf("%d-octet frames: %.0f packets/s delivered%n", payloadBytes, links.delivered.get() / elapsed);
+            System.out.printf("sender CPU %.0f ns/frame outside window waits (%.0f ns/frame in %d waits)%n",
+                    (double) (cpu - links.cpuInWaits) / count, (double) links.cpuInWaits / count, links.waitsTimed);
             System.out.printf("window waits %d, sleeps %d, send retries %d, drops %s%n", links.windowWaits,
                     links.delivered.sleeps, links.retries,
                     links.sender.dropCounters());

@@ -31,6 +31,19 @@ final class SendHandles {
         SLOT.setVolatile(slots, index, handle);
     }
 
+    /**
+     * The same, by a sender holding the send ring's lock, which the reaper takes before it scans:
+     * the lock orders it, no fence needed.
+     */
+    void setLocked(int index, AddressHandle handle) {
+        SLOT.setRelease(slots, index, handle);
+    }
+
+    /** The handle the buffer is posted with, read by the thread that recorded it. */
+    AddressHandle get(int index) {
+        return (AddressHandle) SLOT.getOpaque(slots, index);
+    }
+
     /** The buffer's send completed (or was never posted). */
     void clear(int index) {
         SLOT.setRelease(slots, index, null);

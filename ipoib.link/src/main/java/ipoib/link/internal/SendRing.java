@@ -14,6 +14,7 @@ import ipoib.api.verbs.VerbsException;
 import ipoib.api.verbs.WorkCompletions;
 import ipoib.codec.ipoib.EncapsulationHeader;
 import ipoib.runtime.Clock;
+import ipoib.runtime.SpinLock;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -54,9 +55,11 @@ final class SendRing {
     private final int bufferSize;
     private final int mtu;
     private final QKey qkey;
-    /** The batch senders reclaim into; guarded by {@link #freeSend}. */
+    /** The batch senders reclaim into; guarded by {@link #freeLock}. */
     private final WorkCompletions sendBatch = new WorkCompletions(BATCH);
-    // Free send buffers: a stack of indices guarded by itself (senders pop, the reclaim pushes).
+    /** Guards the free stack, the reclaim and the send counts: a few instructions each time. */
+    private final SpinLock freeLock = new SpinLock();
+    // Free send buffers: a stack of indices guarded by freeLock (senders pop, the reclaim pushes).
     private final int[] freeSend;
     /** Senders reclaim send completions when fewer buffers than this are free (a quarter of the pool). */
     private final int reclaimThreshold;
@@ -73,7 +76,7 @@ final class SendRing {
      * the timeout (it finds them one look later at most).
      */
     private volatile long stamp;
-    /** Packets and octets sent in this UP period: written under {@link #freeSend}. */
+    /** Packets and octets sent in this UP period: written under {@link #freeLock}. */
     private final CountCells sent;
     /** The handle each send buffer is posted with, until its completion is reclaimed. */
     private final SendHandles sendHandles;
@@ -130,12 +133,17 @@ final class SendRing {
         boolean inBurst = burstOwner == Thread.currentThread();
         // A single send is counted when it takes its buffer (under the lock it takes anyway) and
         // uncounted if it fails; a burst's frames are counted when the burst is posted.
-        int index = inBurst ? takeForBurst() : take(length);
+        int index = inBurst ? takeForBurst() : take(length, path, group);
+        if (index == NO_ROUTE) {
+            return stats.drop(TransmitResult.DROPPED_NO_ROUTE);
+        }
         if (index < 0) {
             return stats.drop(TransmitResult.DROPPED_NO_BUFFER);
         }
         AddressHandle destination;
-        if (path != null) {
+        if (!inBurst) {
+            destination = sendHandles.get(index);
+        } else if (path != null) {
             destination = path.handleFor(sendHandles, index);
             if (destination == null) {
                 release(index, inBurst, length);
@@ -186,8 +194,11 @@ final class SendRing {
             capture.commit(slot);
         }
         if (inBurst) {
-            synchronized (freeSend) {
+            freeLock.lock();
+            try {
                 countSent(1, length);
+            } finally {
+                freeLock.unlock();
             }
         }
         if (multicast) {
@@ -196,17 +207,37 @@ final class SendRing {
         return TransmitResult.SENT;
     }
 
-    /** A free buffer for a single send, counted as sent; -1 when none is free. */
-    private int take(long length) {
-        synchronized (freeSend) {
+    /** What {@link #take} returns when the path has no handle (the entry died). */
+    private static final int NO_ROUTE = -2;
+
+    /**
+     * A free buffer for a single send, counted as sent, with the handle it goes out with (the
+     * path's current one, else the group's) recorded for the reaper; -1 when no buffer is free,
+     * {@link #NO_ROUTE} when the path has no handle. Recorded under the lock, which the reaper
+     * takes before it scans ({@link #reclaimCompletedSends}), and the path's handle is replaced
+     * before the old one is handed to the reaper: either the scan sees this buffer's handle, or
+     * this read sees the replacement. (Outside the lock that took a fence per frame; see
+     * {@link PathEntry#handleFor}, which the burst's frames still use.)
+     */
+    private int take(long length, PathEntry path, AddressHandle group) {
+        freeLock.lock();
+        try {
             if (freeTop < reclaimThreshold) {
                 reclaimSends();
             }
             if (freeTop == 0) {
                 return -1;
             }
+            AddressHandle handle = path != null ? path.handle : group;
+            if (handle == null) {
+                return NO_ROUTE;
+            }
+            int index = freeSend[--freeTop];
+            sendHandles.setLocked(index, handle);
             countSent(1, length);
-            return freeSend[--freeTop];
+            return index;
+        } finally {
+            freeLock.unlock();
         }
     }
 
@@ -216,7 +247,8 @@ final class SendRing {
      */
     private int takeForBurst() {
         if (burstBufferCount == 0) {
-            synchronized (freeSend) {
+            freeLock.lock();
+            try {
                 if (freeTop < reclaimThreshold) {
                     reclaimSends();
                 }
@@ -224,6 +256,8 @@ final class SendRing {
                 freeTop -= n;
                 System.arraycopy(freeSend, freeTop, burstBuffers, 0, n);
                 burstBufferCount = n;
+            } finally {
+                freeLock.unlock();
             }
             if (burstBufferCount == 0) {
                 return -1;
@@ -235,10 +269,13 @@ final class SendRing {
     /** Gives back the buffers the burst took and did not use; its owner only. */
     private void returnBurstBuffers() {
         if (burstBufferCount > 0) {
-            synchronized (freeSend) {
+            freeLock.lock();
+            try {
                 for (int i = 0; i < burstBufferCount; i++) {
                     freeSend[freeTop++] = burstBuffers[i];
                 }
+            } finally {
+                freeLock.unlock();
             }
             burstBufferCount = 0;
         }
@@ -247,15 +284,18 @@ final class SendRing {
     /** The buffer of a frame that was not sent goes back; a single send is uncounted. */
     private void release(int index, boolean inBurst, long length) {
         sendHandles.clear(index);
-        synchronized (freeSend) {
+        freeLock.lock();
+        try {
             freeSend[freeTop++] = index;
             if (!inBurst) {
                 countSent(-1, -length);
             }
+        } finally {
+            freeLock.unlock();
         }
     }
 
-    /** Counts frames sent (payload octets, without the header); the caller holds {@link #freeSend}. */
+    /** Counts frames sent (payload octets, without the header); the caller holds {@link #freeLock}. */
     private void countSent(int frames, long octets) {
         sent.add(LinkStatistics.PACKETS, frames);
         sent.add(LinkStatistics.BYTES, octets);
@@ -263,8 +303,11 @@ final class SendRing {
 
     /** The period's send counts end in the link's adders (when it goes down). */
     void closeCounts() {
-        synchronized (freeSend) {
+        freeLock.lock();
+        try {
             stats.close(sent);
+        } finally {
+            freeLock.unlock();
         }
     }
 
@@ -311,13 +354,16 @@ final class SendRing {
                 multicast++;
             }
         }
-        synchronized (freeSend) {
+        freeLock.lock();
+        try {
             countSent(posted, octets);
             for (int i = posted; i < n; i++) {
                 int index = (int) burst.workRequestId(i);
                 sendHandles.clear(index);
                 freeSend[freeTop++] = index;
             }
+        } finally {
+            freeLock.unlock();
         }
         if (multicast > 0) {
             stats.txMulticast.add(multicast);
@@ -334,7 +380,7 @@ final class SendRing {
         }
     }
 
-    /** Returns the buffers of completed sends to the free stack; the caller holds {@link #freeSend}. */
+    /** Returns the buffers of completed sends to the free stack; the caller holds {@link #freeLock}. */
     private void reclaimSends() {
         int n;
         do {
@@ -357,8 +403,11 @@ final class SendRing {
 
     /** Reclaims completed sends now (the reaper and the watchdog, before they look at the buffers). */
     void reclaimCompletedSends() {
-        synchronized (freeSend) {
+        freeLock.lock();
+        try {
             reclaimSends();
+        } finally {
+            freeLock.unlock();
         }
     }
 
@@ -371,11 +420,14 @@ final class SendRing {
     int stuckSends(long timeoutNanos) {
         int sendCount = sendPostedAt.length;
         boolean[] free = new boolean[sendCount];
-        synchronized (freeSend) {
+        freeLock.lock();
+        try {
             reclaimSends();
             for (int i = 0; i < freeTop; i++) {
                 free[freeSend[i]] = true;
             }
+        } finally {
+            freeLock.unlock();
         }
         long now = clock.nanoTime();
         stamp = now;

@@ -19,6 +19,7 @@ import ipoib.codec.iba.Bth;
 import ipoib.codec.iba.Deth;
 import ipoib.codec.iba.Grh;
 import ipoib.codec.iba.Icrc;
+import ipoib.runtime.SpinLock;
 import java.lang.foreign.MemorySegment;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -40,7 +41,12 @@ final class LoopQueuePair implements UdQueuePair {
     private final LoopCompletionQueue recvCq;
     private final Set<MulticastGroup> attachedGroups = ConcurrentHashMap.newKeySet();
 
-    // Receive queue: a ring of posted buffers, guarded by 'this'.
+    /**
+     * Guards the receive queue: taken by the senders' threads (delivery) and the owner's receive
+     * thread (re-posting), for a few instructions each time.
+     */
+    private final SpinLock rxLock = new SpinLock();
+    // Receive queue: a ring of posted buffers, guarded by rxLock.
     private final long[] rxWrId;
     private final LoopMemoryRegion[] rxRegion;
     private final long[] rxOffset;
@@ -97,7 +103,8 @@ final class LoopQueuePair implements UdQueuePair {
     @Override
     public boolean postReceive(long workRequestId, MemoryRegion region, long offset, int length) {
         LoopMemoryRegion r = checkReceive(region, offset, length);
-        synchronized (this) {
+        rxLock.lock();
+        try {
             if (state == QueuePairState.ERROR || state == QueuePairState.RESET) {
                 recvCq.push(workRequestId, CompletionStatus.WORK_REQUEST_FLUSH_ERROR, WorkCompletions.OPCODE_RECEIVE,
                         0, qpn, 0, 0, 0, pkeyIndex, false);
@@ -113,6 +120,8 @@ final class LoopQueuePair implements UdQueuePair {
             rxLength[i] = length;
             rxSize++;
             return true;
+        } finally {
+            rxLock.unlock();
         }
     }
 
@@ -131,7 +140,8 @@ final class LoopQueuePair implements UdQueuePair {
                 break;
             }
         }
-        synchronized (this) {
+        rxLock.lock();
+        try {
             for (int k = 0; k < n; k++) {
                 long id = requests.workRequestId(k);
                 if (state == QueuePairState.ERROR || state == QueuePairState.RESET) {
@@ -152,6 +162,8 @@ final class LoopQueuePair implements UdQueuePair {
                 rxLength[i] = requests.length(k);
                 rxSize++;
             }
+        } finally {
+            rxLock.unlock();
         }
         return n;
     }
@@ -293,7 +305,8 @@ final class LoopQueuePair implements UdQueuePair {
     DropReason receive(LoopQueuePair sender, int slid, int sl, boolean grh, int trafficClass, int flowLabel,
                        int hopLimit, long dgidPrefix, long dgidInterfaceId, MemorySegment payload, long offset,
                        int length) {
-        synchronized (this) {
+        rxLock.lock();
+        try {
             if (state != QueuePairState.RTS && state != QueuePairState.RTR) {
                 return DropReason.QP_NOT_READY;
             }
@@ -327,6 +340,8 @@ final class LoopQueuePair implements UdQueuePair {
             rxHead = (rxHead + 1) % rxWrId.length;
             rxSize--;
             return null;
+        } finally {
+            rxLock.unlock();
         }
     }
 
@@ -346,7 +361,8 @@ final class LoopQueuePair implements UdQueuePair {
         FabricCounters counters = port.device.fabric.counters();
         int completed;
         int buffers;
-        synchronized (this) {
+        rxLock.lock();
+        try {
             if (state != QueuePairState.RTS && state != QueuePairState.RTR) {
                 counters.drop(DropReason.QP_NOT_READY, n);
                 return 0;
@@ -380,6 +396,8 @@ final class LoopQueuePair implements UdQueuePair {
                 rxHead = i + 1 == rxWrId.length ? 0 : i + 1;
                 rxSize--;
             }
+        } finally {
+            rxLock.unlock();
         }
         if (completed > 0) {
             recvCq.wake();
@@ -421,12 +439,15 @@ final class LoopQueuePair implements UdQueuePair {
 
     /** Moves to ERROR: posted receives complete with a flush error (a port reset, a closed provider). */
     void fail() {
-        synchronized (this) {
+        rxLock.lock();
+        try {
             if (state == QueuePairState.ERROR || state == QueuePairState.RESET) {
                 return;
             }
             state = QueuePairState.ERROR;
             flushReceives();
+        } finally {
+            rxLock.unlock();
         }
         for (MulticastGroup g : attachedGroups) {
             g.detach(this);
@@ -448,8 +469,11 @@ final class LoopQueuePair implements UdQueuePair {
     @Override
     public void close() {
         fail();
-        synchronized (this) {
+        rxLock.lock();
+        try {
             state = QueuePairState.RESET;
+        } finally {
+            rxLock.unlock();
         }
         port.removeQueuePair(this);
     }
