@@ -28,6 +28,8 @@ import java.util.concurrent.locks.LockSupport;
 final class LoopCompletionQueue implements CompletionQueue {
     /** How long {@link #await} spins before it parks. */
     private static final long SPIN_NANOS = 50_000;
+    /** How long of that it spins without yielding the core. */
+    private static final long BUSY_NANOS = 5_000;
     private static final VarHandle LONGS = MethodHandles.arrayElementVarHandle(long[].class);
     private static final CompletionStatus[] STATUSES = CompletionStatus.values();
     private static final VarHandle WAITER;
@@ -270,9 +272,18 @@ final class LoopCompletionQueue implements CompletionQueue {
     @Override
     public boolean await(long timeout, TimeUnit unit) throws InterruptedException {
         long deadline = System.nanoTime() + unit.toNanos(timeout);
-        long spinUntil = System.nanoTime() + Math.min(unit.toNanos(timeout), SPIN_NANOS);
-        while (!ready() && !wakeup && !closed && System.nanoTime() < spinUntil) {
-            Thread.onSpinWait();
+        long now = System.nanoTime();
+        long spinUntil = now + Math.min(unit.toNanos(timeout), SPIN_NANOS);
+        long yieldFrom = now + BUSY_NANOS;
+        while (!ready() && !wakeup && !closed && (now = System.nanoTime()) < spinUntil) {
+            if (now < yieldFrom) {
+                Thread.onSpinWait();
+            } else {
+                // Past the first microseconds, give the core to any thread waiting for it: often
+                // the very producer we wait for, woken onto this core (2 cores shared with other
+                // jobs), which a busy spin would hold off for the rest of our time slice.
+                Thread.yield();
+            }
         }
         try {
             while (!ready() && !wakeup && !closed) {
