@@ -31,6 +31,8 @@ final class Deliveries {
 
     /** How long a sender spins on a full window before it sleeps. */
     static final long SPIN_NANOS = 20_000;
+    /** How long of that it spins without yielding its core. */
+    static final long BUSY_NANOS = 5_000;
     /** The longest sleep without a wake (a wake lost to the unfenced check below costs this much). */
     private static final long PARK_NANOS = 200_000;
     /** The count in the middle of 256 octets: no neighbour on its line whatever the alignment. */
@@ -74,6 +76,9 @@ final class Deliveries {
                     spinUntil = now + SPIN_NANOS;
                 } else if (now > spinUntil) {
                     sleep(needed, Math.max(needed, wakeAt));
+                    continue;
+                } else if (now > spinUntil - SPIN_NANOS + BUSY_NANOS) {
+                    Thread.yield();
                     continue;
                 }
             }
