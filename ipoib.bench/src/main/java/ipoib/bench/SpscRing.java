@@ -10,7 +10,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * copies the packet into a slot, the consumer copies it out into its own buffer. A producer
  * that finds the ring full waits as the stack's sender waits for its window ({@link Deliveries}:
  * spins, then sleeps until half the ring is free), so that the two are compared under the same
- * waiting rule; the consumer never sleeps.
+ * waiting rule; the consumer never sleeps (idle, it yields its core after 5 us, as the link's
+ * receive thread does before it parks).
  */
 final class SpscRing implements AutoCloseable {
     private static final int SLOTS = LinkPair.WINDOW;
@@ -44,12 +45,23 @@ final class SpscRing implements AutoCloseable {
     }
 
     private void consume() {
+        long idleSince = 0;
         while (running) {
             long h = head.get();
             if (h == tail.get()) {
+                // Idle: spin, and past 5 us yield the core, as the link's receive thread does in
+                // its wait (it parks after 50 us; this consumer never does).
+                long now = System.nanoTime();
+                if (idleSince == 0) {
+                    idleSince = now;
+                } else if (now - idleSince > Deliveries.BUSY_NANOS) {
+                    Thread.yield();
+                    continue;
+                }
                 Thread.onSpinWait();
                 continue;
             }
+            idleSince = 0;
             int slot = (int) (h % SLOTS);
             MemorySegment.copy(slots, (long) slot * SLOT_SIZE, sink, 0, lengths[slot]);
             head.increment();
