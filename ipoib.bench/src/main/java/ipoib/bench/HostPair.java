@@ -86,9 +86,7 @@ final class HostPair implements AutoCloseable {
 
     /** Sends one datagram (resolving the neighbour first if needed), waiting while the window is full. */
     void sendOne(MemorySegment payload) {
-        while (sent - delivered.get() >= LinkPair.WINDOW) {
-            Thread.onSpinWait();
-        }
+        awaitWindow(1);
         TransmitResult r;
         while ((r = sender.send(payload)) != TransmitResult.SENT) {
             if (r == TransmitResult.QUEUED) {
@@ -104,9 +102,7 @@ final class HostPair implements AutoCloseable {
      * post list on the link), waiting first until the window has room for all of them.
      */
     void sendBurst(MemorySegment[] payloads, int n) {
-        while (sent + n - delivered.get() > LinkPair.WINDOW) {
-            Thread.onSpinWait();
-        }
+        awaitWindow(n);
         int done = sender.send(payloads, n);
         while (done < n) {
             Thread.onSpinWait();
@@ -116,6 +112,14 @@ final class HostPair implements AutoCloseable {
             done++;
         }
         sent += n;
+    }
+
+    /** Waits until {@code n} more fit the window, as {@link LinkPair#awaitWindow} (and the SPSC baseline) wait. */
+    private void awaitWindow(int n) {
+        long needed = sent + n - LinkPair.WINDOW;
+        if (delivered.get() < needed) {
+            delivered.awaitAtLeast(needed, sent + n - LinkPair.WINDOW / 2);
+        }
     }
 
     /** Waits until every datagram sent was delivered. */
