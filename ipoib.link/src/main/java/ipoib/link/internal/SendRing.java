@@ -254,7 +254,14 @@ final class SendRing {
                 }
                 int n = Math.min(STASH, freeTop);
                 freeTop -= n;
-                System.arraycopy(freeSend, freeTop, burstBuffers, 0, n);
+                long now = stamp;
+                for (int i = 0; i < n; i++) {
+                    int index = freeSend[freeTop + i];
+                    burstBuffers[i] = index;
+                    // Out of the free stack from now on: the watchdog must not take an old stamp
+                    // of an unused one for a stuck send.
+                    sendPostedAt[index] = now;
+                }
                 burstBufferCount = n;
             } finally {
                 freeLock.unlock();

@@ -130,6 +130,43 @@ class TransmitBurstTest {
     }
 
     @Test
+    void aBurstTakesItsSendBuffersSixteenAtATimeAndGivesBackThoseItDidNotUse() {
+        LinkResources r = a.status().upResources();
+        assertEquals(0, r.stuckSends(-1), "every send buffer free");
+        assertTrue(a.beginBurst());
+        assertEquals(TransmitResult.SENT, a.sendUnicast(path, qpn, ETHERTYPE, frame(1)));
+        assertEquals(SendRing.STASH, r.stuckSends(-1), "one frame queued, 15 more buffers taken with it");
+        for (int i = 2; i <= SendRing.STASH + 1; i++) {
+            assertEquals(TransmitResult.SENT, a.sendUnicast(path, qpn, ETHERTYPE, frame(i)));
+        }
+        assertEquals(2 * SendRing.STASH, r.stuckSends(-1), "the 17th frame took the next sixteen");
+        a.endBurst();
+        until("17 frames", () -> count.get() == SendRing.STASH + 1);
+        assertEquals(0, r.stuckSends(-1), "the sent ones completed, the unused ones came back");
+        assertEquals(SendRing.STASH + 1, a.counters().txPackets());
+        assertEquals((SendRing.STASH + 1) * 64L, a.counters().txBytes());
+    }
+
+    @Test
+    void theWatchdogCountsOnlyBuffersOutstandingLongerThanTheTimeout() {
+        LinkResources r = a.status().upResources();
+        long timeout = 1_000_000_000L;
+        // Long after the buffers' last use (never, here): a stale stamp would read as stuck.
+        loop.clock().advance(5 * timeout, java.util.concurrent.TimeUnit.NANOSECONDS);
+        r.stuckSends(timeout); // a look: buffers taken from now on carry its time
+        assertTrue(a.beginBurst());
+        assertEquals(TransmitResult.SENT, a.sendUnicast(path, qpn, ETHERTYPE, frame(1)));
+        // The open burst holds sixteen buffers, not posted: like a send that does not complete.
+        loop.clock().advance(timeout, java.util.concurrent.TimeUnit.NANOSECONDS);
+        assertEquals(0, r.stuckSends(timeout), "out for the timeout, not longer");
+        loop.clock().advance(1, java.util.concurrent.TimeUnit.NANOSECONDS);
+        assertEquals(SendRing.STASH, r.stuckSends(timeout), "out for longer than the timeout");
+        a.endBurst();
+        until("the frame", () -> count.get() == 1);
+        assertEquals(0, r.stuckSends(timeout));
+    }
+
+    @Test
     void aLongBurstIsPostedInListsAsItGoes() {
         assertTrue(a.beginBurst());
         for (int i = 0; i < SendRing.BURST; i++) {
