@@ -96,8 +96,9 @@ public final class NetdevCommands {
     private static void describe(NetdevComponent c, StringBuilder out) {
         {
             NetDevice d = c.device();
-            out.append(String.format("%s: device %s  netns %s  mtu %d  link %s%n", c.link(), d.device(),
-                    d.netns() == null ? "-" : d.netns(), d.mtu(), c.stack().up() ? "UP" : "not UP"));
+            out.append(String.format("%s: device %s  netns %s  mtu %d  link %s  offload %s%n", c.link(), d.device(),
+                    d.netns() == null ? "-" : d.netns(), d.mtu(), c.stack().up() ? "UP" : "not UP",
+                    d.bridge().offload() ? "tso,csum" : "off"));
             out.append("    addresses:");
             for (Cidr a : d.kernelAddresses()) {
                 out.append(' ').append(a);
@@ -273,6 +274,11 @@ public final class NetdevCommands {
         @Override
         public String[] addresses() {
             return new String[0];
+        }
+
+        @Override
+        public boolean offload() {
+            return true;
         }
 
         @Override
