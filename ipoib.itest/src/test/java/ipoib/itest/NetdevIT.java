@@ -180,9 +180,30 @@ public class NetdevIT {
         return Sh.run(TIMEOUT, "sha256sum", file.toString()).ok("sha256sum").output().split("\\s+")[0];
     }
 
+    /**
+     * The kernel hands h1's device TCP segments larger than the MTU (segmentation offload is on
+     * by default), the bridge cuts them; h2's bridge merges segments of one poll for its kernel
+     * (receive coalescing), and h2's kernel, which checks every checksum, receives the file intact.
+     */
     @Test
     public void tcpTwentyMegabytesArriveIdentical() throws Exception {
+        long segmentsBefore = counter("ib0_1_ffff", "tx_tso_segments");
+        long coalescedBefore = counter("ib1_1_ffff", "rx_gro_segments");
         transfer(5001);
+        String list = appliance.command("ipoib:netdev", TIMEOUT);
+        assertTrue(list, list.contains("ib0_1_ffff: device ib0  netns h1  mtu 2044  link UP  offload tso,csum"));
+        assertTrue(list, counter("ib0_1_ffff", "tx_tso_segments") > segmentsBefore);
+        assertTrue(list, counter("ib1_1_ffff", "rx_gro_segments") > coalescedBefore);
+    }
+
+    /** A counter of a bridged interface, from {@code ipoib:netdev} (0 when not shown). */
+    private static long counter(String link, String name) throws Exception {
+        String list = appliance.command("ipoib:netdev", TIMEOUT);
+        int at = list.indexOf(link + ": device");
+        int counters = list.indexOf("counters:", at);
+        String line = list.substring(counters, list.indexOf('\n', counters));
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile(" " + name + " (\\d+)").matcher(line);
+        return m.find() ? Long.parseLong(m.group(1)) : 0;
     }
 
     @Test
@@ -265,6 +286,47 @@ public class NetdevIT {
         Matcher m = Pattern.compile("(?s)ib1_1_ffff: \\S+.*?qpn (0x[0-9a-f]+)").matcher(links);
         assertTrue(links, m.find());
         return m.group(1);
+    }
+
+    /**
+     * An application's UDP_SEGMENT send (Linux's UDP GSO, as QUIC stacks use it): h1's kernel hands
+     * the device 10 240 octets at once, the bridge cuts them into the datagrams the application
+     * asked for, and h2's application receives each with its own length and checksum (h2's kernel
+     * checks it).
+     */
+    @Test
+    public void aUdpSegmentSendArrivesAsTheDatagramsTheApplicationAskedFor() throws Exception {
+        String receive = "import socket,sys,hashlib\n"
+                + "s=socket.socket(socket.AF_INET,socket.SOCK_DGRAM); s.bind(('10.0.0.2',7777)); s.settimeout(20)\n"
+                + "print('ready',flush=True); sizes=[]; h=hashlib.sha256()\n"
+                + "while sum(sizes)<10240:\n"
+                + "    d=s.recv(65535); sizes.append(len(d)); h.update(d)\n"
+                + "print('sizes',sizes,'sha',h.hexdigest(),flush=True)\n";
+        String send = "import socket\n"
+                + "s=socket.socket(socket.AF_INET,socket.SOCK_DGRAM); s.setsockopt(socket.SOL_UDP,103,1000)\n"
+                + "s.sendto(bytes(range(256))*40,('10.0.0.2',7777))\n"; // 103: UDP_SEGMENT (linux/udp.h)
+        String expectedSha = Sh.run(TIMEOUT, "python3", "-c",
+                "import hashlib; print(hashlib.sha256(bytes(range(256))*40).hexdigest())").ok("python3").output().trim();
+        long before = counter("ib0_1_ffff", "tx_uso_datagrams");
+        File log = File.createTempFile("uso", ".log");
+        Process receiver = Sh.start(log, Sh.in("h2", "python3", "-c", receive));
+        try {
+            long deadline = System.nanoTime() + TIMEOUT * 1_000_000_000L;
+            while (!Files.readString(log.toPath()).contains("ready") && System.nanoTime() < deadline) {
+                Thread.sleep(20);
+            }
+            Sh.run(TIMEOUT, Sh.in("h1", "python3", "-c", send)).ok("UDP_SEGMENT sender");
+            assertTrue("receiver finished: " + Files.readString(log.toPath()), receiver.waitFor(TIMEOUT, TimeUnit.SECONDS));
+            String out = Files.readString(log.toPath());
+            assertTrue(out, out.contains("sizes [1000, 1000, 1000, 1000, 1000, 1000, 1000, 1000, 1000, 1000, 240] sha "
+                    + expectedSha));
+            assertTrue("the bridge cut the send (UDP segmentation offload): " + appliance.command("ipoib:netdev", TIMEOUT),
+                    counter("ib0_1_ffff", "tx_uso_datagrams") >= before + 11);
+        } finally {
+            receiver.destroy();
+            receiver.waitFor();
+            log.delete();
+        }
     }
 
     @Test

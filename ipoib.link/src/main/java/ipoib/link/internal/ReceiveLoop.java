@@ -162,6 +162,7 @@ final class ReceiveLoop {
                 }
                 repost.add(index, region, receiveOffset(index), bufferSize);
             }
+            engine.endOfBatch();
             if (poller.running()) {
                 try {
                     postReceives();
