@@ -34,8 +34,8 @@ import java.util.logging.Logger;
  * A loopback InfiniBand subnet: HCAs and their ports, the subnet manager, the data path
  * between queue pairs, port and subnet events, fault injection and the wire tap.
  *
- * <p>Size (~700 lines): UD and RC delivery share the fault draw, the bounded hold-back, the
- * counters and the wire tap; the queue pairs' own rules are in {@link LoopQueuePair} and
+ * <p>Size (~750 lines): UD and RC delivery, single and as runs of a post list, share the fault
+ * draw, the bounded hold-back, the counters and the wire tap; the queue pairs' own rules are in {@link LoopQueuePair} and
  * {@link LoopRcQueuePair}, the rendering of packets in {@link IbaPackets}.
  */
 public final class Fabric implements AutoCloseable {
