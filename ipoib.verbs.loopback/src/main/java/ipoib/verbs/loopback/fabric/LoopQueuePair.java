@@ -19,8 +19,9 @@ import ipoib.codec.iba.Bth;
 import ipoib.codec.iba.Deth;
 import ipoib.codec.iba.Grh;
 import ipoib.codec.iba.Icrc;
-import ipoib.runtime.SpinLock;
 import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -42,17 +43,21 @@ final class LoopQueuePair implements UdQueuePair {
     private final Set<MulticastGroup> attachedGroups = ConcurrentHashMap.newKeySet();
 
     /**
-     * Guards the receive queue: taken by the senders' threads (delivery) and the owner's receive
-     * thread (re-posting), for a few instructions each time.
+     * The receive queue's lock word, head and size, together in the middle of 192 octets of
+     * their own: a sender's delivery and the owner's re-post both take the lock and move the
+     * indices, so the one line that must cross between their cores carries all three, and none
+     * of the fields senders only read (state, keys, port) shares it.
      */
-    private final SpinLock rxLock = new SpinLock();
-    // Receive queue: a ring of posted buffers, guarded by rxLock.
+    private final int[] rx = new int[48];
+    private static final int LOCK = 16;
+    private static final int HEAD = 17;
+    private static final int SIZE = 18;
+    private static final VarHandle INTS = MethodHandles.arrayElementVarHandle(int[].class);
+    // Receive queue: a ring of posted buffers, guarded by the lock in rx.
     private final long[] rxWrId;
     private final LoopMemoryRegion[] rxRegion;
     private final long[] rxOffset;
     private final int[] rxLength;
-    private int rxHead;
-    private int rxSize;
     private volatile QueuePairState state = QueuePairState.RTS;
 
     LoopQueuePair(LoopPort port, int qpn, UdQueuePairConfig config, PKey pkey, LoopCompletionQueue sendCq,
@@ -71,6 +76,24 @@ final class LoopQueuePair implements UdQueuePair {
         rxRegion = new LoopMemoryRegion[depth];
         rxOffset = new long[depth];
         rxLength = new int[depth];
+    }
+
+    /** Takes the receive queue's lock: one CAS; spins, then yields, while another holds it. */
+    private void lockRx() {
+        int spins = 0;
+        while (!INTS.compareAndSet(rx, LOCK, 0, 1)) {
+            do {
+                if (++spins < 128) {
+                    Thread.onSpinWait();
+                } else {
+                    Thread.yield();
+                }
+            } while ((int) INTS.getOpaque(rx, LOCK) != 0);
+        }
+    }
+
+    private void unlockRx() {
+        INTS.setRelease(rx, LOCK, 0);
     }
 
     int qpnValue() {
@@ -103,25 +126,25 @@ final class LoopQueuePair implements UdQueuePair {
     @Override
     public boolean postReceive(long workRequestId, MemoryRegion region, long offset, int length) {
         LoopMemoryRegion r = checkReceive(region, offset, length);
-        rxLock.lock();
+        lockRx();
         try {
             if (state == QueuePairState.ERROR || state == QueuePairState.RESET) {
                 recvCq.push(workRequestId, CompletionStatus.WORK_REQUEST_FLUSH_ERROR, WorkCompletions.OPCODE_RECEIVE,
                         0, qpn, 0, 0, 0, pkeyIndex, false);
                 return true;
             }
-            if (rxSize == rxWrId.length) {
+            if (rx[SIZE] == rxWrId.length) {
                 return false;
             }
-            int i = (rxHead + rxSize) % rxWrId.length;
+            int i = (rx[HEAD] + rx[SIZE]) % rxWrId.length;
             rxWrId[i] = workRequestId;
             rxRegion[i] = r;
             rxOffset[i] = offset;
             rxLength[i] = length;
-            rxSize++;
+            rx[SIZE]++;
             return true;
         } finally {
-            rxLock.unlock();
+            unlockRx();
         }
     }
 
@@ -140,7 +163,7 @@ final class LoopQueuePair implements UdQueuePair {
                 break;
             }
         }
-        rxLock.lock();
+        lockRx();
         try {
             for (int k = 0; k < n; k++) {
                 long id = requests.workRequestId(k);
@@ -149,10 +172,10 @@ final class LoopQueuePair implements UdQueuePair {
                             0, 0, 0, pkeyIndex, false);
                     continue;
                 }
-                if (rxSize == rxWrId.length) {
+                if (rx[SIZE] == rxWrId.length) {
                     return k;
                 }
-                int i = rxHead + rxSize;
+                int i = rx[HEAD] + rx[SIZE];
                 if (i >= rxWrId.length) {
                     i -= rxWrId.length;
                 }
@@ -160,10 +183,10 @@ final class LoopQueuePair implements UdQueuePair {
                 rxRegion[i] = (LoopMemoryRegion) requests.region(k);
                 rxOffset[i] = requests.offset(k);
                 rxLength[i] = requests.length(k);
-                rxSize++;
+                rx[SIZE]++;
             }
         } finally {
-            rxLock.unlock();
+            unlockRx();
         }
         return n;
     }
@@ -305,15 +328,15 @@ final class LoopQueuePair implements UdQueuePair {
     DropReason receive(LoopQueuePair sender, int slid, int sl, boolean grh, int trafficClass, int flowLabel,
                        int hopLimit, long dgidPrefix, long dgidInterfaceId, MemorySegment payload, long offset,
                        int length) {
-        rxLock.lock();
+        lockRx();
         try {
             if (state != QueuePairState.RTS && state != QueuePairState.RTR) {
                 return DropReason.QP_NOT_READY;
             }
-            if (rxSize == 0) {
+            if (rx[SIZE] == 0) {
                 return DropReason.NO_RECEIVE_BUFFER;
             }
-            int i = rxHead;
+            int i = rx[HEAD];
             LoopMemoryRegion region = rxRegion[i];
             MemorySegment buffer = region.segment();
             long at = rxOffset[i];
@@ -337,11 +360,11 @@ final class LoopQueuePair implements UdQueuePair {
                 return DropReason.CQ_OVERRUN;
             }
             rxRegion[i] = null;
-            rxHead = (rxHead + 1) % rxWrId.length;
-            rxSize--;
+            rx[HEAD] = (rx[HEAD] + 1) % rxWrId.length;
+            rx[SIZE]--;
             return null;
         } finally {
-            rxLock.unlock();
+            unlockRx();
         }
     }
 
@@ -361,20 +384,20 @@ final class LoopQueuePair implements UdQueuePair {
         FabricCounters counters = port.device.fabric.counters();
         int completed;
         int buffers;
-        rxLock.lock();
+        lockRx();
         try {
             if (state != QueuePairState.RTS && state != QueuePairState.RTR) {
                 counters.drop(DropReason.QP_NOT_READY, n);
                 return 0;
             }
-            buffers = Math.min(n, rxSize);
+            buffers = Math.min(n, rx[SIZE]);
             completed = recvCq.room(buffers);
             long first = -1;
             while (completed > 0 && (first = recvCq.claim(completed)) < 0) {
                 completed = recvCq.room(buffers);
             }
             for (int k = 0; k < completed; k++) {
-                int i = rxHead;
+                int i = rx[HEAD];
                 MemorySegment buffer = rxRegion[i].segment();
                 long at = rxOffset[i];
                 int length = list.length(from + k);
@@ -393,11 +416,11 @@ final class LoopQueuePair implements UdQueuePair {
                         WorkCompletions.OPCODE_RECEIVE, fits ? length + GRH_AREA_LENGTH : 0, qpn, sender.qpn, slid, sl,
                         pkeyIndex, grh);
                 rxRegion[i] = null;
-                rxHead = i + 1 == rxWrId.length ? 0 : i + 1;
-                rxSize--;
+                rx[HEAD] = i + 1 == rxWrId.length ? 0 : i + 1;
+                rx[SIZE]--;
             }
         } finally {
-            rxLock.unlock();
+            unlockRx();
         }
         if (completed > 0) {
             recvCq.wake();
@@ -439,7 +462,7 @@ final class LoopQueuePair implements UdQueuePair {
 
     /** Moves to ERROR: posted receives complete with a flush error (a port reset, a closed provider). */
     void fail() {
-        rxLock.lock();
+        lockRx();
         try {
             if (state == QueuePairState.ERROR || state == QueuePairState.RESET) {
                 return;
@@ -447,7 +470,7 @@ final class LoopQueuePair implements UdQueuePair {
             state = QueuePairState.ERROR;
             flushReceives();
         } finally {
-            rxLock.unlock();
+            unlockRx();
         }
         for (MulticastGroup g : attachedGroups) {
             g.detach(this);
@@ -456,10 +479,10 @@ final class LoopQueuePair implements UdQueuePair {
     }
 
     private void flushReceives() {
-        while (rxSize > 0) {
-            int i = rxHead;
-            rxHead = (rxHead + 1) % rxWrId.length;
-            rxSize--;
+        while (rx[SIZE] > 0) {
+            int i = rx[HEAD];
+            rx[HEAD] = (rx[HEAD] + 1) % rxWrId.length;
+            rx[SIZE]--;
             rxRegion[i] = null;
             recvCq.push(rxWrId[i], CompletionStatus.WORK_REQUEST_FLUSH_ERROR, WorkCompletions.OPCODE_RECEIVE, 0, qpn,
                     0, 0, 0, pkeyIndex, false);
@@ -469,11 +492,11 @@ final class LoopQueuePair implements UdQueuePair {
     @Override
     public void close() {
         fail();
-        rxLock.lock();
+        lockRx();
         try {
             state = QueuePairState.RESET;
         } finally {
-            rxLock.unlock();
+            unlockRx();
         }
         port.removeQueuePair(this);
     }
