@@ -60,7 +60,7 @@ final class Bridge implements StackAdapter.Receiver {
     private final MemorySegment readBuffer;
     private final MemorySegment packets;
     private final Slices packetSlices;
-    /** The segments of an offloaded TCP segment are built here, one at a time. */
+    /** With offload: the packets cut from an offloaded one are built here, one at a time; null without. */
     private final Slices segments;
     private final Segmentation.Sink sendSegment;
     private final GroupAddresses groups = new GroupAddresses();
@@ -107,7 +107,7 @@ final class Bridge implements StackAdapter.Receiver {
         this.readAddress = readBuffer.address();
         this.packets = readBuffer.asSlice(tun.headerLength());
         this.packetSlices = new Slices(packets);
-        this.segments = new Slices(arena.allocate(READ_CAPACITY, 8));
+        this.segments = tun.offload() ? new Slices(arena.allocate(READ_CAPACITY, 8)) : null;
         this.sendSegment = (buffer, length) -> send(length, segments);
         this.coalescing = tun.offload() ? new ReceiveCoalescing(tun::write, rxCoalesced, rxSegmentsCoalesced, rxWriteErrors)
                 : null;

@@ -1,5 +1,6 @@
 package ipoib.netdev.internal;
 
+import ipoib.codec.ip.InternetChecksum;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
@@ -47,7 +48,7 @@ final class Segmentation {
         if (start + offset + 2 > length) {
             return false;
         }
-        InternetChecksum.store(packet, start + offset, InternetChecksum.add(packet, start, length - start, 0));
+        storeChecksum(packet, start + offset, InternetChecksum.sum(packet, start, length - start));
         return true;
     }
 
@@ -82,7 +83,7 @@ final class Segmentation {
             int segmentFlags = flags & ~((last ? 0 : FIN | PSH) | (first ? 0 : CWR));
             out.set(ValueLayout.JAVA_BYTE, ipLength + 13, (byte) segmentFlags);
             out.set(SHORT_BE, ipLength + 16, (short) 0);
-            InternetChecksum.store(out, ipLength + 16, InternetChecksum.add(out, ipLength, tcpLength + chunk, pseudo));
+            storeChecksum(out, ipLength + 16, pseudo + InternetChecksum.sum(out, ipLength, tcpLength + chunk));
             sink.segment(out, headers + chunk);
             count++;
             from += chunk;
@@ -115,7 +116,7 @@ final class Segmentation {
             long pseudo = copy(packet, out, ipLength, headers, from, chunk, count, UDP);
             out.set(SHORT_BE, ipLength + 4, (short) (8 + chunk));
             out.set(SHORT_BE, ipLength + 6, (short) 0);
-            InternetChecksum.store(out, ipLength + 6, InternetChecksum.add(out, ipLength, 8 + chunk, pseudo));
+            storeChecksum(out, ipLength + 6, pseudo + InternetChecksum.sum(out, ipLength, 8 + chunk));
             sink.segment(out, headers + chunk);
             count++;
             from += chunk;
@@ -162,10 +163,21 @@ final class Segmentation {
             out.set(SHORT_BE, 2, (short) (headers + chunk));
             out.set(SHORT_BE, 4, (short) (packet.get(SHORT_BE, 4) + index));
             out.set(SHORT_BE, 10, (short) 0);
-            InternetChecksum.store(out, 10, InternetChecksum.add(out, 0, ipLength, 0));
-            return InternetChecksum.add(out, 12, 8, protocol + transportLength);
+            storeChecksum(out, 10, InternetChecksum.sum(out, 0, ipLength));
+            return protocol + transportLength + InternetChecksum.sum(out, 12, 8);
         }
         out.set(SHORT_BE, 4, (short) transportLength);
-        return InternetChecksum.add(out, 8, 32, protocol + transportLength);
+        return protocol + transportLength + InternetChecksum.sum(out, 8, 32);
+    }
+
+    /**
+     * Stores the checksum of an unfolded sum at {@code at}: its complement, and 0xFFFF for a
+     * complement of zero, as Linux's {@code skb_checksum_help} (net/core/dev.c:
+     * {@code csum_fold(csum) ?: CSUM_MANGLED_0}) does for a checksum a device completes (for UDP,
+     * RFC 768's "all ones" for a computed zero).
+     */
+    static void storeChecksum(MemorySegment s, long at, long sum) {
+        int checksum = InternetChecksum.complement(sum);
+        s.set(SHORT_BE, at, (short) (checksum == 0 ? 0xFFFF : checksum));
     }
 }
