@@ -51,8 +51,16 @@ final class ReceiveLoop {
     /** Each receive buffer as a read-only segment: what a frame handler sees of it. */
     private final MemorySegment[] receiveViews;
     private final Frame frame = new Frame();
-    /** The buffers consumed by one poll, re-posted together as one list. */
-    private final ReceiveWorkRequests repost = new ReceiveWorkRequests(BUDGET);
+    /**
+     * Consumed buffers are re-posted as one list once this many have gathered (or the queue ran
+     * dry): every re-post takes the receive queue's lock, which the senders' deliveries take
+     * too, so re-posting after every small poll moved that lock's line between the cores per
+     * frame (JFR: half the sender's samples on it). At most an eighth of the buffers wait.
+     */
+    static final int REPOST_BATCH = 16;
+    private final int repostAt;
+    /** The consumed buffers waiting to be re-posted together as one list. */
+    private final ReceiveWorkRequests repost = new ReceiveWorkRequests(BUDGET + REPOST_BATCH);
     private final PollingThread poller;
     /** This period's received packets and octets: written by the receive thread alone. */
     private final CountCells counts;
@@ -76,6 +84,7 @@ final class ReceiveLoop {
         this.qpn = qpn;
         this.gid = gid;
         this.ownLid = ownLid;
+        this.repostAt = Math.max(1, Math.min(REPOST_BATCH, receiveCount / 8));
         this.receiveViews = new MemorySegment[receiveCount];
         for (int i = 0; i < receiveCount; i++) {
             receiveViews[i] = buffers.asSlice(receiveOffset(i), bufferSize).asReadOnly();
@@ -130,6 +139,10 @@ final class ReceiveLoop {
             try {
                 n = cq.poll(batch);
                 if (n == 0) {
+                    // The queue ran dry: the gathered buffers wait for nothing more.
+                    if (repost.count() > 0 && poller.running() && !repostGathered()) {
+                        break;
+                    }
                     if (polledEmpty) {
                         // Idle: only now wait for the next completion (NAPI re-arms the CQ here).
                         cq.await(100, TimeUnit.MILLISECONDS);
@@ -163,19 +176,25 @@ final class ReceiveLoop {
                 repost.add(index, region, receiveOffset(index), bufferSize);
             }
             engine.endOfBatch();
-            if (poller.running()) {
-                try {
-                    postReceives();
-                } catch (VerbsException e) {
-                    repost.clear();
-                    if (poller.running()) {
-                        engine.hooks().warn("re-posting receive buffers of " + engine.name() + " failed", e);
-                    }
-                    break;
-                }
-            } else {
+            if (!poller.running()) {
                 repost.clear();
+            } else if (repost.count() >= repostAt && !repostGathered()) {
+                break;
             }
+        }
+    }
+
+    /** Posts the gathered buffers; false when the provider refused them (the loop ends). */
+    private boolean repostGathered() {
+        try {
+            postReceives();
+            return true;
+        } catch (VerbsException e) {
+            repost.clear();
+            if (poller.running()) {
+                engine.hooks().warn("re-posting receive buffers of " + engine.name() + " failed", e);
+            }
+            return false;
         }
     }
 
