@@ -167,6 +167,29 @@ class TransmitBurstTest {
     }
 
     @Test
+    void consumedReceiveBuffersGoBackOnceTheQueueRunsDryEvenBelowTheBatch() {
+        // Five frames one at a time: each poll consumes one buffer, fewer than the re-post batch
+        // (an eighth of the 64-deep queue), so only running dry sends them back.
+        for (int i = 0; i < 5; i++) {
+            assertEquals(TransmitResult.SENT, a.sendUnicast(path, qpn, ETHERTYPE, frame(i)));
+            long expected = i + 1;
+            until("frame " + i, () -> count.get() == expected);
+        }
+        until("b's receive thread waiting", () -> Thread.getAllStackTraces().keySet().stream()
+                .anyMatch(t -> t.getName().equals("ipoib-rx-b") && t.getState() == Thread.State.TIMED_WAITING));
+        // The whole queue is posted again: a burst as deep as the queue fits without a drop.
+        assertTrue(a.beginBurst());
+        for (int i = 0; i < 64; i++) {
+            assertEquals(TransmitResult.SENT, a.sendUnicast(path, qpn, ETHERTYPE, frame(i)));
+        }
+        a.endBurst();
+        var counters = subnet.fabric().counters();
+        var noBuffer = ipoib.verbs.loopback.fabric.DropReason.NO_RECEIVE_BUFFER;
+        until("the burst delivered or dropped", () -> count.get() + counters.drops(noBuffer) == 5 + 64);
+        assertEquals(0, counters.drops(noBuffer), "a buffer was still waiting to be re-posted");
+    }
+
+    @Test
     void aLongBurstIsPostedInListsAsItGoes() {
         assertTrue(a.beginBurst());
         for (int i = 0; i < SendRing.BURST; i++) {
