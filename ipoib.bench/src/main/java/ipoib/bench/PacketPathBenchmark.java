@@ -20,9 +20,7 @@ import org.openjdk.jmh.annotations.TearDown;
  * Packets per second delivered from one interface to another over the loopback fabric (one
  * sending thread, the link's receive thread), against the baseline measured in the same run:
  * an SPSC ring between two threads whose producer copies each frame into a slot and whose
- * consumer copies it out (packet rate at 64 octets, bandwidth at 2044); its producer waits on a
- * full ring as the stack's sender waits on its full window (spins 20 us, then sleeps until half
- * is free: {@link Deliveries}). Each
+ * consumer copies it out (packet rate at 64 octets, bandwidth at 2044). Each
  * benchmark has its own state, so that no other benchmark's thread runs while it is measured.
  */
 @BenchmarkMode(Mode.Throughput)
