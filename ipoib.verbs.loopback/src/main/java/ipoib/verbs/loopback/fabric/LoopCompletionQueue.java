@@ -299,10 +299,11 @@ final class LoopCompletionQueue implements CompletionQueue {
                 }
                 if (claimedAfterAnnouncing()) {
                     // Claimed but not yet published: its producer publishes in a moment and will
-                    // not wake us (it may have read the waiter before we announced). Spin.
+                    // not wake us (it may have read the waiter before we announced). Wait for it,
+                    // yielding the core, which the producer may need to finish.
                     waiter = null;
                     while (!ready() && !closed && System.nanoTime() - deadline < 0) {
-                        Thread.onSpinWait();
+                        Thread.yield();
                     }
                     continue;
                 }
