@@ -11,7 +11,14 @@ import java.lang.foreign.MemorySegment;
 public final class InternetChecksum {
     private InternetChecksum() {}
 
-    /** The unfolded sum of {@code length} octets at {@code offset}, as 16-bit big-endian words. */
+    /**
+     * The unfolded sum of {@code length} octets at {@code offset}, as 16-bit big-endian words:
+     * non-negative, zero only for zeros, and congruent modulo 0xFFFF to the plain sum of the
+     * words, which is all that {@link #fold} needs (2^16 and 2^32 are both 1 modulo 0xFFFF, so
+     * eight octets are added as two 32-bit halves, RFC 1071 §2 (B), instead of four words). It is
+     * at least the value of any one word of the data, so that a stored checksum can be taken out
+     * of it again.
+     */
     public static long sum(MemorySegment buf, long offset, int length) {
         Wire.check(buf, offset, length, "checksummed data");
         long sum = 0;
@@ -19,7 +26,7 @@ public final class InternetChecksum {
         int i = 0;
         for (; i + 8 <= even; i += 8) {
             long w = Wire.u64(buf, offset + i);
-            sum += (w >>> 48) + ((w >>> 32) & 0xFFFF) + ((w >>> 16) & 0xFFFF) + (w & 0xFFFF);
+            sum += (w >>> 32) + (w & 0xFFFF_FFFFL);
         }
         for (; i < even; i += 2) {
             sum += Wire.u16(buf, offset + i);
