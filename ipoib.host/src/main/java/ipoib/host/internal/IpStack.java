@@ -20,6 +20,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import ipoib.runtime.Counters;
+import ipoib.runtime.ThreadCounters;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
 import java.util.function.Function;
@@ -44,6 +45,8 @@ public final class IpStack implements IpHost, UdpService {
     private final HostLinks links = new HostLinks();
     private final NextHops nextHops = new NextHops();
     private final Counters counters = new Counters();
+    /** The counters of every packet (per thread, no atomic instruction); the rest are in {@link #counters}. */
+    private final ThreadCounters perPacket = new ThreadCounters(counters);
     private final Router router;
     private final RouteLookup routes;
     private final PacketWriter writer = new PacketWriter();
@@ -55,7 +58,7 @@ public final class IpStack implements IpHost, UdpService {
     private final Ipv4Receiver ipv4;
     private final Ipv6Receiver ipv6;
     private final LongAdder txNoRoute;
-    private final LongAdder udpOut;
+    private final int udpOut;
 
     /**
      * @param table the interface addresses
@@ -70,16 +73,16 @@ public final class IpStack implements IpHost, UdpService {
         this.table = table;
         this.router = new Router(links, table, nextHops);
         this.routes = routeWrapper.apply(router);
-        this.transmitter = new Transmitter(table, nextHops, counters);
+        this.transmitter = new Transmitter(table, nextHops, perPacket);
         this.echoes = new EchoRequests(links, writer, transmitter, counters, System::nanoTime);
         this.responder = new EchoResponder(writer, transmitter, router, counters);
-        this.udp = new UdpSockets(counters, warn);
+        this.udp = new UdpSockets(counters, perPacket, warn);
         this.nd = new NdReceivers(counters, warn);
         EchoDemux echo = new EchoDemux(echoes, responder);
-        this.ipv4 = new Ipv4Receiver(table, echo, udp, counters, bridged);
-        this.ipv6 = new Ipv6Receiver(table, nd, echo, udp, counters, bridged);
+        this.ipv4 = new Ipv4Receiver(table, echo, udp, counters, perPacket, bridged);
+        this.ipv6 = new Ipv6Receiver(table, nd, echo, udp, counters, perPacket, bridged);
         this.txNoRoute = counters.counter("tx_no_route");
-        this.udpOut = counters.counter("udp_sent");
+        this.udpOut = perPacket.counter("udp_sent");
     }
 
     // ---- configuration and collaborators --------------------------------------------------------------
@@ -209,7 +212,7 @@ public final class IpStack implements IpHost, UdpService {
     }
 
     void udpSent() {
-        udpOut.increment();
+        perPacket.cells().increment(udpOut);
     }
 
     void noRouteCounted() {

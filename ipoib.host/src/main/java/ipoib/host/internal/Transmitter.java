@@ -8,8 +8,7 @@ import ipoib.api.resolve.AddressBits;
 import ipoib.api.resolve.NeighbourResolver;
 import java.lang.foreign.MemorySegment;
 import java.util.Locale;
-import ipoib.runtime.Counters;
-import java.util.concurrent.atomic.LongAdder;
+import ipoib.runtime.ThreadCounters;
 
 /**
  * Hands a finished IP packet to its next hop on a link: broadcasts to the broadcast group,
@@ -19,18 +18,21 @@ import java.util.concurrent.atomic.LongAdder;
 final class Transmitter {
     private final AddressTable table;
     private final NextHops nextHops;
-    private final LongAdder[] results = new LongAdder[TransmitResult.values().length];
+    private final ThreadCounters perPacket;
+    /** The counter of each result in {@link #perPacket}, by ordinal. */
+    private final int[] results = new int[TransmitResult.values().length];
 
-    Transmitter(AddressTable table, NextHops nextHops, Counters counters) {
+    Transmitter(AddressTable table, NextHops nextHops, ThreadCounters perPacket) {
         this.table = table;
         this.nextHops = nextHops;
+        this.perPacket = perPacket;
         for (TransmitResult r : TransmitResult.values()) {
-            results[r.ordinal()] = counters.counter("tx_" + r.name().toLowerCase(Locale.ROOT));
+            results[r.ordinal()] = perPacket.counter("tx_" + r.name().toLowerCase(Locale.ROOT));
         }
     }
 
     private TransmitResult count(TransmitResult r) {
-        results[r.ordinal()].increment();
+        perPacket.cells().increment(results[r.ordinal()]);
         return r;
     }
 

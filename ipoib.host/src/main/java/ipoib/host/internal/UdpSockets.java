@@ -7,6 +7,7 @@ import java.lang.foreign.MemorySegment;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import ipoib.runtime.Counters;
+import ipoib.runtime.ThreadCounters;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
 import java.util.function.Function;
@@ -18,13 +19,15 @@ final class UdpSockets {
 
     private final AtomicReferenceArray<UdpSocketImpl> ports = new AtomicReferenceArray<>(65536);
     private final Consumer<String> warn;
-    private final LongAdder received;
+    private final ThreadCounters perPacket;
+    private final int received;
     private final LongAdder noPort;
     private final LongAdder receiverErrors;
 
-    UdpSockets(Counters counters, Consumer<String> warn) {
+    UdpSockets(Counters counters, ThreadCounters perPacket, Consumer<String> warn) {
         this.warn = warn;
-        this.received = counters.counter("udp_received");
+        this.perPacket = perPacket;
+        this.received = perPacket.counter("udp_received");
         this.noPort = counters.counter("udp_no_port");
         this.receiverErrors = counters.counter("udp_receiver_errors");
     }
@@ -73,7 +76,7 @@ final class UdpSockets {
             noPort.increment();
             return;
         }
-        received.increment();
+        perPacket.cells().increment(received);
         ReceivedDatagram d = DATAGRAMS.get();
         d.set(link.name(), v6, b, ip, udp, length);
         try {
