@@ -439,6 +439,27 @@ class NeighbourEngineTest {
     }
 
     @Test
+    void theNextFrameToAResolvedNeighbourFollowsAFlushAndALinkDown() {
+        resolveBySend();
+        assertEquals(TransmitResult.SENT, engine.send(link, 0, PEER_IP, 0x0800, frame(1)));
+        int sent = link.sent.size();
+        assertEquals(1, engine.flush("ib0"));
+        assertEquals(TransmitResult.QUEUED, engine.send(link, 0, PEER_IP, 0x0800, frame(2)),
+                "the frame after the flush waits for a new resolution");
+        assertEquals(sent, link.sent.size());
+        assertEquals(2, solicitations.size(), "and asks again: " + solicitations);
+        engine.learn(link, 0, PEER_IP, PEER, false, true);
+        assertEquals(NeighbourState.RESOLVED, entry(2).state());
+        assertEquals(TransmitResult.SENT, engine.send(link, 0, PEER_IP, 0x0800, frame(3)));
+        assertEquals(List.of(2, 3), link.sent.subList(sent, link.sent.size()).stream().map(s -> (int) s.payload()[0])
+                .toList());
+        engine.linkDown(link);
+        link.state = ipoib.api.link.LinkState.DOWN;
+        assertEquals(TransmitResult.DROPPED_LINK_DOWN, engine.send(link, 0, PEER_IP, 0x0800, frame(4)),
+                "the frame after the link went down");
+    }
+
+    @Test
     void linkDownDropsQueuedFramesAndFailsWaiters() {
         engine.send(link, 0, PEER_IP, 0x0800, frame(1));
         CompletableFuture<?> w = ((PathInfoAnswer.Pending) engine.pathInfo(link, 0, PEER_IP)).path().toCompletableFuture();

@@ -58,6 +58,11 @@ public final class IpStack implements IpHost, UdpService {
     private final Ipv4Receiver ipv4;
     private final Ipv6Receiver ipv6;
     private final LongAdder txNoRoute;
+    /**
+     * Counts the changes of the links and resolvers: with the address table's generation, what a
+     * connected socket checks per datagram instead of routing again (see {@link #routeGeneration}).
+     */
+    private final java.util.concurrent.atomic.AtomicInteger linkGeneration = new java.util.concurrent.atomic.AtomicInteger();
     private final int udpOut;
 
     /**
@@ -109,10 +114,12 @@ public final class IpStack implements IpHost, UdpService {
 
     public void addLink(IpoibLink link) {
         links.add(link);
+        linkGeneration.incrementAndGet();
     }
 
     public void removeLink(IpoibLink link) {
         links.remove(link);
+        linkGeneration.incrementAndGet();
     }
 
     /** The resolver of a family, or null while there is none. */
@@ -122,6 +129,8 @@ public final class IpStack implements IpHost, UdpService {
         } else {
             nextHops.ipv4 = resolver;
         }
+        // The resolver may set the MTU of a route.
+        linkGeneration.incrementAndGet();
     }
 
     public void multicast(MulticastService multicast) {
@@ -201,6 +210,19 @@ public final class IpStack implements IpHost, UdpService {
 
     void unbind(int port, UdpSocketImpl socket) {
         udp.unbind(port, socket);
+    }
+
+    /**
+     * The generation of the routes: it changes whenever a route may have changed (an address, a
+     * link or a resolver came or went). Two ints, read in this order before routing: a change in
+     * between makes what was routed stale at once.
+     */
+    int addressGeneration() {
+        return table.generation();
+    }
+
+    int linkGeneration() {
+        return linkGeneration.get();
     }
 
     Transmitter transmitter() {

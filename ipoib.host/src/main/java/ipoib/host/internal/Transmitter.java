@@ -36,14 +36,36 @@ final class Transmitter {
         return r;
     }
 
+    /** The kinds of next hop: {@link #kind} decides, {@link #transmit(IpoibLink, int, boolean, long, long, MemorySegment)} sends. */
+    static final int UNICAST = 0;
+    static final int BROADCAST = 1;
+    static final int MULTICAST = 2;
+
+    /** Whether a next hop on a link is its broadcast group, a multicast group or a neighbour (with the link's addresses now). */
+    int kind(IpoibLink link, boolean v6, long nextHopHigh, long nextHopLow) {
+        if (!v6 && ((int) nextHopLow == -1 || table.fast(link.name()).isBroadcast4((int) nextHopLow))) {
+            return BROADCAST;
+        }
+        boolean multicast = v6 ? (nextHopHigh >>> 56) == 0xFF : ((int) nextHopLow >>> 28) == 0xE;
+        return multicast ? MULTICAST : UNICAST;
+    }
+
     /** Sends a finished IP packet to an on-link next hop (its address in {@link AddressBits} form). */
     TransmitResult transmit(IpoibLink link, boolean v6, long nextHopHigh, long nextHopLow, MemorySegment packet) {
-        if (!v6 && ((int) nextHopLow == -1 || table.fast(link.name()).isBroadcast4((int) nextHopLow))) {
+        return transmit(link, kind(link, v6, nextHopHigh, nextHopLow), v6, nextHopHigh, nextHopLow, packet);
+    }
+
+    /**
+     * Sends a finished IP packet to a next hop of a {@link #kind} decided before (a connected
+     * socket decides it once per route, not per datagram).
+     */
+    TransmitResult transmit(IpoibLink link, int kind, boolean v6, long nextHopHigh, long nextHopLow,
+                            MemorySegment packet) {
+        if (kind == BROADCAST) {
             return count(link.sendBroadcast(EtherType.IPV4, packet));
         }
         int etherType = v6 ? EtherType.IPV6 : EtherType.IPV4;
-        boolean multicast = v6 ? (nextHopHigh >>> 56) == 0xFF : ((int) nextHopLow >>> 28) == 0xE;
-        if (multicast) {
+        if (kind == MULTICAST) {
             MulticastService m = nextHops.multicast;
             if (m == null) {
                 return count(TransmitResult.DROPPED_NO_RESOLVER);
