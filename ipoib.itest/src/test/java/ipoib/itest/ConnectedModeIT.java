@@ -104,6 +104,13 @@ public class ConnectedModeIT {
         return ipoib.api.resolve.AddressBits.ipv6(0xfe80_0000_0000_0000L, id).getHostAddress();
     }
 
+    /** b's ARP entry for {@code address} (it must have one). */
+    ipoib.api.resolve.NeighbourEntry neighbourOfB(String address) {
+        return ip.arp().neighbours("b").stream().filter(n -> n.address().getHostAddress().equals(address))
+                .findFirst().orElseThrow(() -> new AssertionError("b has no ARP entry for " + address + ":\n"
+                        + ip.run("ipoib:neigh b")));
+    }
+
     static byte[] pattern(int length, int seed) {
         byte[] b = new byte[length];
         for (int i = 0; i < length; i++) {
@@ -168,28 +175,33 @@ public class ConnectedModeIT {
         IpoibLink a = ip.link("a");
         var qpn = a.qpn();
         assertTrue(ip.run("ipoib:mode a").startsWith("a: connected, mtu 65520"));
-        ip.run("ipoib:mode a datagram");
-        Await.until("a in datagram mode", Duration.ofSeconds(10), () -> ip.link("a").mtu() == 2044);
-        assertEquals("the interface kept running: same QPN", qpn, ip.link("a").qpn());
-        assertEquals(0, ip.link("a").address().flags());
-        assertEquals("datagram", configurationAdmin.listConfigurations("(name=a)")[0].getProperties().get("mode"));
-        String e = GogoShell.failure(ip.await(org.apache.felix.service.command.CommandProcessor.class, null),
-                "ipoib:mode a fast");
-        assertTrue(e, e.contains("invalid mode 'fast': allowed datagram or connected") && e.contains("usage: ipoib:mode"));
-        e = GogoShell.failure(ip.await(org.apache.felix.service.command.CommandProcessor.class, null), "ipoib:mode x connected");
-        assertTrue(e, e.contains("no configured interface 'x'"));
-
-        // a in datagram mode, b in connected mode: they talk over UD. a announced its address
-        // without the flag (gratuitous ARP), so b stops using its connection to a.
         UdpService udp = ip.await(UdpService.class, null);
         LinkedBlockingQueue<byte[]> atA = new LinkedBlockingQueue<>();
         LinkedBlockingQueue<byte[]> atB = new LinkedBlockingQueue<>();
         try (UdpSocket onA = udp.open(PORT, (UdpDatagram d) -> (d.link().equals("a") ? atA : atB)
                 .add(d.payload().toArray(ValueLayout.JAVA_BYTE)));
              UdpSocket client = udp.open(0, d -> { })) {
+            // b resolves a while both run connected mode: its entry carries a's RC flag.
+            byte[] first = pattern(100, 20);
+            assertArrayEquals(first, exchange(client, "b", InetAddress.getByName(A), first, atA));
+            assertEquals(0x80, neighbourOfB(A).linkAddress().flags());
+
+            ip.run("ipoib:mode a datagram");
+            Await.until("a in datagram mode", Duration.ofSeconds(10), () -> ip.link("a").mtu() == 2044);
+            assertEquals("the interface kept running: same QPN", qpn, ip.link("a").qpn());
+            assertEquals(0, ip.link("a").address().flags());
+            assertEquals("datagram", configurationAdmin.listConfigurations("(name=a)")[0].getProperties().get("mode"));
+            String e = GogoShell.failure(ip.await(org.apache.felix.service.command.CommandProcessor.class, null),
+                    "ipoib:mode a fast");
+            assertTrue(e, e.contains("invalid mode 'fast': allowed datagram or connected") && e.contains("usage: ipoib:mode"));
+            e = GogoShell.failure(ip.await(org.apache.felix.service.command.CommandProcessor.class, null), "ipoib:mode x connected");
+            assertTrue(e, e.contains("no configured interface 'x'"));
+
+            // a in datagram mode, b in connected mode: they talk over UD. a announced its address
+            // without the flag (gratuitous ARP), so b stops using its connection to a.
             Await.until("b learns a's address without the RC flag", Duration.ofSeconds(10),
-                    () -> ip.arp().neighbours("b").stream().anyMatch(n -> n.address().getHostAddress().equals(A)
-                            && n.linkAddress() != null && n.linkAddress().flags() == 0));
+                    () -> neighbourOfB(A).linkAddress().flags() == 0,
+                    () -> ip.run("ipoib:neigh") + ip.arp().counters());
             byte[] fromB = pattern(2016, 21); // the UD MTU less the IPv4 and UDP headers
             assertArrayEquals(fromB, exchange(client, "b", InetAddress.getByName(A), fromB, atA));
             byte[] fromA = pattern(2016, 22);

@@ -52,7 +52,7 @@ final class CmReceiveThread {
     }
 
     private void pollLoop() {
-        WorkCompletions batch = new WorkCompletions(64);
+        WorkCompletions batch = new WorkCompletions(ReceiveLoop.BUDGET);
         while (poller.running()) {
             int n;
             try {
