@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The netdev benchmark (./ipoib bench netdev): iperf3 between two hosts in network namespaces
-#   bridge:    h1 -> TUN -> ipoib.netdev -> ARP/ND, IPoIB link, loopback fabric -> ipoib.netdev -> TUN -> h2
+#   bridge:    h1 -> TUN -> ipoib.netdev -> ARP/ND, IPoIB link, loopback fabric -> ipoib.netdev -> TUN -> h2,
+#              with the devices' checksum and TCP segmentation offload (the default), then without it
 #   baseline:  nb1 -> TUN -> a minimal Java forwarder (TunForwarder: read one device, write the other) -> TUN -> nb2
 # measured in the same run: TCP throughput (iperf3 -t SECONDS) and UDP packets/s with 64-octet
 # datagrams (iperf3 -u -b 0 -l 64), received rate. Prints a table with the ratios.
@@ -55,7 +56,7 @@ ip netns del nb1; ip netns del nb2
 
 echo "netdev bench: bridge (./ipoib --hosts 2)" >&2
 mkfifo "$work/in"
-sleep $((4 * secs + 120)) > "$work/in" & pids+=($!)
+sleep $((6 * secs + 180)) > "$work/in" & pids+=($!)
 "$java" --enable-native-access=ALL-UNNAMED --sun-misc-unsafe-memory-access=allow -Dipoib.defaults=false -Dipoib.hosts=2 \
   -jar "$appliance" < "$work/in" > "$work/appliance.log" 2>&1 & pids+=($!)
 exec 3> "$work/in"
@@ -66,15 +67,29 @@ ip netns exec h1 ping -c 1 -W 5 10.0.0.2 >/dev/null
 bridge_tcp="$(tcp h1 10.0.0.2 h2)"
 bridge_udp="$(udp h1 10.0.0.2 h2)"
 echo "ipoib:netdev" >&3
+
+echo "netdev bench: bridge without offload (ipoib:netdev add ... offload off)" >&2
+for k in 1 2; do
+  echo "ipoib:netdev del ib$((k - 1))_1_ffff" >&3
+  echo "ipoib:netdev add ib$((k - 1))_1_ffff netns h$k dev ib0 offload off 10.0.0.$k/24" >&3
+done
+echo "ipoib:netdev await 60" >&3
+for _ in $(seq 600); do grep -q "ib1_1_ffff: device ib0 .*offload off" "$work/appliance.log" && break; sleep 0.1; done
+grep -q "ib1_1_ffff: device ib0 .*offload off" "$work/appliance.log" || { cat "$work/appliance.log" >&2; exit 1; }
+ip netns exec h1 ping -c 1 -W 5 10.0.0.2 >/dev/null
+plain_tcp="$(tcp h1 10.0.0.2 h2)"
+plain_udp="$(udp h1 10.0.0.2 h2)"
 echo "exit 0" >&3
 exec 3>&-
 wait "${pids[2]}" 2>/dev/null || true
 grep -A3 "^g! ib0_1_ffff: device" "$work/appliance.log" | sed 's/^g! //' >&2 || true
 
-python3 - "$base_tcp" "$bridge_tcp" "$base_udp" "$bridge_udp" <<'PY'
+python3 - "$base_tcp" "$bridge_tcp" "$plain_tcp" "$base_udp" "$bridge_udp" "$plain_udp" <<'PY'
 import sys
-bt, rt, bu, ru = map(int, sys.argv[1:])
-print("%-44s %14s %14s %7s" % ("benchmark (iperf3, h1 -> h2)", "bridge", "baseline", "ratio"))
-print("%-44s %9.0f Mb/s %9.0f Mb/s %7.2f" % ("TCP throughput", rt / 1e6, bt / 1e6, rt / bt))
-print("%-44s %9d pk/s %9d pk/s %7.2f" % ("UDP 64-octet datagrams received", ru, bu, ru / bu))
+bt, rt, pt, bu, ru, pu = map(int, sys.argv[1:])
+print("%-56s %14s %14s %7s" % ("benchmark (iperf3, h1 -> h2)", "bridge", "baseline", "ratio"))
+print("%-56s %9.0f Mb/s %9.0f Mb/s %7.2f" % ("TCP throughput, offload (default)", rt / 1e6, bt / 1e6, rt / bt))
+print("%-56s %9.0f Mb/s %9.0f Mb/s %7.2f" % ("TCP throughput, offload off", pt / 1e6, bt / 1e6, pt / bt))
+print("%-56s %9d pk/s %9d pk/s %7.2f" % ("UDP 64-octet datagrams received, offload (default)", ru, bu, ru / bu))
+print("%-56s %9d pk/s %9d pk/s %7.2f" % ("UDP 64-octet datagrams received, offload off", pu, bu, pu / bu))
 PY

@@ -43,7 +43,7 @@ public class NetdevLifecycleIT {
     public void addIntoANamespaceListAndDelete() throws Exception {
         assertFalse("namespace ndt1 exists already (ip netns del ndt1)", namespace("ndt1"));
         String added = appliance.command("ipoib:netdev add ib0_1_ffff netns ndt1 10.9.0.1/24", TIMEOUT);
-        assertTrue(added, added.contains("ib0_1_ffff: device ib0_1_ffff  netns ndt1"));
+        assertTrue(added, added.contains("ib0_1_ffff: device ib0_1_ffff  netns ndt1") && added.contains("offload tso,csum"));
         assertTrue("namespace created", namespace("ndt1"));
         // The kernel has the given address and, mirrored, the interface's configured one (ipoib.address).
         appliance.awaitCommand("ipoib:netdev", "10.0.0.1/24", TIMEOUT);
@@ -70,8 +70,8 @@ public class NetdevLifecycleIT {
     @Test
     public void stoppingTheBundleRemovesTheDeviceAndStartingItBringsTheConfigurationBack() throws Exception {
         assertFalse("namespace ndt3 exists already (ip netns del ndt3)", namespace("ndt3"));
-        String added = appliance.command("ipoib:netdev add ib1_1_ffff netns ndt3 10.9.1.2/24", TIMEOUT);
-        assertTrue(added, added.contains("ib1_1_ffff: device ib1_1_ffff  netns ndt3"));
+        String added = appliance.command("ipoib:netdev add ib1_1_ffff netns ndt3 offload off 10.9.1.2/24", TIMEOUT);
+        assertTrue(added, added.contains("ib1_1_ffff: device ib1_1_ffff  netns ndt3") && added.contains("offload off"));
         java.util.regex.Matcher id = java.util.regex.Pattern.compile("(?m)^\\s*(\\d+)\\|.*ipoib\\.netdev")
                 .matcher(appliance.command("lb -s", TIMEOUT));
         assertTrue("ipoib.netdev in lb -s", id.find());
@@ -80,7 +80,8 @@ public class NetdevLifecycleIT {
             assertFalse("the namespace went with the bundle", namespace("ndt3"));
             appliance.command("start " + id.group(1), TIMEOUT);
             // The configuration stayed: the device comes back.
-            appliance.awaitCommand("ipoib:netdev", "ib1_1_ffff: device ib1_1_ffff  netns ndt3", TIMEOUT);
+            String back = appliance.awaitCommand("ipoib:netdev", "ib1_1_ffff: device ib1_1_ffff  netns ndt3", TIMEOUT);
+            assertTrue(back, back.contains("offload off"));
             assertTrue(namespace("ndt3"));
         } finally {
             appliance.command("start " + id.group(1), TIMEOUT);
@@ -101,6 +102,9 @@ public class NetdevLifecycleIT {
         assertTrue(badNs, badNs.contains("property netns 'a/b'"));
         String badDev = appliance.command("ipoib:netdev add ib1_1_ffff dev waytoolongdevicename", TIMEOUT);
         assertTrue(badDev, badDev.contains("property device 'waytoolongdevicename': 1..15 characters"));
+        String badOffload = appliance.command("ipoib:netdev add ib1_1_ffff offload maybe", TIMEOUT);
+        assertTrue(badOffload, badOffload.contains("offload 'maybe': allowed on or off")
+                && badOffload.contains("usage: ipoib:netdev"));
         String unknown = appliance.command("ipoib:netdev frobnicate", TIMEOUT);
         assertTrue(unknown, unknown.contains("unknown subcommand 'frobnicate'"));
         assertTrue(appliance.command("ipoib:netdev", TIMEOUT).contains("no bridged interfaces"));

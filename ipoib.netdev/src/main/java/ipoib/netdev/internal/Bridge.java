@@ -23,14 +23,20 @@ import java.util.function.Consumer;
  * multicast manager (RFC 4391 §10 egress decision), the limited and the subnet broadcast to the
  * broadcast group. The kernel's own Neighbor Discovery messages are dropped (counted): the
  * device is NOARP, ND stays in this stack. IGMP and MLD reports go out as well and update
- * {@link Membership}.
+ * {@link Membership}. With offload ({@link Tun#offload()}) the kernel hands over TCP segments
+ * of up to 64 KiB and leaves checksums to the device: the bridge completes the checksums and
+ * cuts the large segments to the link's MTU ({@link TcpSegmentation}), and the segments of one
+ * read go to the link as one transmit burst (one post list).
  *
  * <p>Fabric to kernel (the link's receive thread): every IPv4 and IPv6 frame is written to the
  * device, except ND messages, which the nd bundle handles. Nothing is allocated per packet
  * (multicast groups' InetAddresses are made once, by {@link GroupAddresses}).
  */
 final class Bridge {
-    /** Largest packet read from the device: the largest IPoIB MTU (4092) with room to spare. */
+    /**
+     * Largest packet read from the device: an IPv4 or IPv6 packet of 64 KiB (with offload, the
+     * kernel's largest TCP segment; without, the largest IPoIB MTU, 65520 in connected mode).
+     */
     static final int READ_CAPACITY = 65536;
     private static final int POLL_MILLIS = 100;
     private static final ValueLayout.OfInt INT_BE = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
@@ -47,11 +53,16 @@ final class Bridge {
     private final StackAdapter stack;
     private final Membership membership;
     private final Consumer<String> warn;
+    /** What a read fills: the device's header (with offload), then the packet. */
     private final MemorySegment readBuffer;
+    private final MemorySegment packets;
+    private final Slices packetSlices;
+    /** The segments of an offloaded TCP segment are built here, one at a time. */
+    private final Slices segments;
+    private final TcpSegmentation.Sink sendSegment;
     private final GroupAddresses groups = new GroupAddresses();
     private final long readAddress;
     private final MemorySegment pollfd;
-    private final MemorySegment[] slices = new MemorySegment[READ_CAPACITY + 1];
     private volatile int[] broadcasts = new int[0];
     private volatile boolean running;
     private Thread reader;
@@ -70,6 +81,9 @@ final class Bridge {
     private final LongAdder rxNd = counter("rx_nd_kept_in_stack");
     private final LongAdder rxWriteErrors = counter("rx_write_errors");
     private final LongAdder reports = counter("membership_reports");
+    private final LongAdder txOffloadedSegments = counter("tx_tso_packets");
+    private final LongAdder txSegmentsMade = counter("tx_tso_segments");
+    private final LongAdder txChecksumsCompleted = counter("tx_checksums_completed");
 
     Bridge(Tun tun, StackAdapter stack, Consumer<String> warn) {
         this.tun = tun;
@@ -80,13 +94,22 @@ final class Bridge {
         }
         this.membership = new Membership(this::join, this::leave);
         Arena arena = Arena.ofAuto();
-        this.readBuffer = arena.allocate(READ_CAPACITY, 8);
+        this.readBuffer = arena.allocate(tun.headerLength() + READ_CAPACITY, 8);
         this.readAddress = readBuffer.address();
+        this.packets = readBuffer.asSlice(tun.headerLength());
+        this.packetSlices = new Slices(packets);
+        this.segments = new Slices(arena.allocate(READ_CAPACITY, 8));
+        this.sendSegment = (buffer, length) -> send(length, segments);
         this.pollfd = arena.allocate(8, 8);
     }
 
     private LongAdder counter(String name) {
         return counters.counter(name);
+    }
+
+    /** Whether the kernel offloads checksums and TCP segmentation to the device. */
+    boolean offload() {
+        return tun.offload();
     }
 
     Membership membership() {
@@ -119,7 +142,7 @@ final class Bridge {
 
     private void readLoop() {
         while (running) {
-            int n = tun.read(readAddress, READ_CAPACITY);
+            int n = tun.read(readAddress, (int) readBuffer.byteSize());
             if (n > 0) {
                 fromKernel(n);
             } else if (n == -1) {
@@ -132,18 +155,61 @@ final class Bridge {
         }
     }
 
-    private MemorySegment slice(int length) {
-        MemorySegment s = slices[length];
-        if (s == null) {
-            s = readBuffer.asSlice(0, length);
-            slices[length] = s;
+    /** One read of {@code n} octets from the kernel (the device's header included), in the read buffer. */
+    void fromKernel(int n) {
+        int length = n - tun.headerLength();
+        if (length <= 0) {
+            txMalformed.increment();
+        } else if (tun.offload()) {
+            offloaded(length);
+        } else {
+            send(length, packetSlices);
         }
-        return s;
     }
 
-    /** One packet of {@code n} octets from the kernel, in the read buffer. */
-    void fromKernel(int n) {
-        MemorySegment b = readBuffer;
+    /**
+     * A packet after its {@link VnetHeader}: a checksum left to the device is completed, a large
+     * TCP segment is cut to the MTU the kernel chose (the GSO size) and its segments sent as one
+     * burst.
+     */
+    private void offloaded(int length) {
+        int gso = VnetHeader.gsoType(readBuffer);
+        if (gso == VnetHeader.GSO_NONE) {
+            if ((VnetHeader.flags(readBuffer) & VnetHeader.NEEDS_CHECKSUM) != 0) {
+                if (!TcpSegmentation.completeChecksum(packets, length, VnetHeader.checksumStart(readBuffer),
+                        VnetHeader.checksumOffset(readBuffer))) {
+                    txMalformed.increment();
+                    return;
+                }
+                txChecksumsCompleted.increment();
+            }
+            send(length, packetSlices);
+            return;
+        }
+        if (gso != VnetHeader.GSO_TCPV4 && gso != VnetHeader.GSO_TCPV6) {
+            txMalformed.increment(); // a type the device did not offer (TUNSETOFFLOAD)
+            return;
+        }
+        boolean burst = stack.link().beginBurst();
+        try {
+            int count = TcpSegmentation.segment(packets, length, VnetHeader.gsoSize(readBuffer), segments.buffer,
+                    sendSegment);
+            if (count < 0) {
+                txMalformed.increment();
+            } else {
+                txOffloadedSegments.increment();
+                txSegmentsMade.add(count);
+            }
+        } finally {
+            if (burst) {
+                stack.link().endBurst();
+            }
+        }
+    }
+
+    /** One packet of {@code n} octets at the start of {@code from}'s buffer, to the fabric. */
+    private void send(int n, Slices from) {
+        MemorySegment b = from.buffer;
         int version = Byte.toUnsignedInt(b.get(ValueLayout.JAVA_BYTE, 0)) >>> 4;
         TransmitResult result;
         if (version == 4 && n >= 20) {
@@ -155,12 +221,12 @@ final class Bridge {
             }
             if (destination == -1 || isSubnetBroadcast(destination)) {
                 txBroadcast.increment();
-                result = stack.broadcast(EtherType.IPV4, slice(n));
+                result = stack.broadcast(EtherType.IPV4, from.of(n));
             } else if ((destination >>> 28) == 0xE) {
                 txMulticast.increment();
-                result = stack.multicast(groups.ipv4(destination), EtherType.IPV4, slice(n));
+                result = stack.multicast(groups.ipv4(destination), EtherType.IPV4, from.of(n));
             } else {
-                result = stack.unicast4(destination, slice(n));
+                result = stack.unicast4(destination, from.of(n));
             }
         } else if (version == 6 && n >= 40) {
             long high = b.get(LONG_BE, 24);
@@ -183,9 +249,9 @@ final class Bridge {
             }
             if ((high >>> 56) == 0xFF) {
                 txMulticast.increment();
-                result = stack.multicast(groups.ipv6(high, low), EtherType.IPV6, slice(n));
+                result = stack.multicast(groups.ipv6(high, low), EtherType.IPV6, from.of(n));
             } else {
-                result = stack.unicast6(high, low, slice(n));
+                result = stack.unicast6(high, low, from.of(n));
             }
         } else {
             txMalformed.increment();
@@ -247,5 +313,25 @@ final class Bridge {
 
     private void leave(InetAddress group) {
         stack.leave(group);
+    }
+
+    /** A buffer and its slices from offset 0, one per length, made once (no allocation per packet). */
+    private static final class Slices {
+        final MemorySegment buffer;
+        private final MemorySegment[] byLength;
+
+        Slices(MemorySegment buffer) {
+            this.buffer = buffer;
+            this.byLength = new MemorySegment[(int) Math.min(buffer.byteSize(), READ_CAPACITY) + 1];
+        }
+
+        MemorySegment of(int length) {
+            MemorySegment s = byLength[length];
+            if (s == null) {
+                s = buffer.asSlice(0, length);
+                byLength[length] = s;
+            }
+            return s;
+        }
     }
 }

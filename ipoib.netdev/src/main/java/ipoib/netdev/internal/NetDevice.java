@@ -60,12 +60,12 @@ final class NetDevice implements AutoCloseable {
 
     /**
      * Creates the device, in {@code netns} when not null (created when missing), with
-     * {@code addresses}, up.
+     * {@code addresses} and checksum and TCP segmentation offload when {@code offload}, up.
      *
      * @throws IOException naming what failed (the privilege missing, or the {@code ip} command and its output)
      */
     static NetDevice open(BundleContext context, StackAdapter stack, String device, String netns,
-                          List<Cidr> addresses, Consumer<String> warn) throws IOException {
+                          List<Cidr> addresses, boolean offload, Consumer<String> warn) throws IOException {
         String missing = Tun.missingPrivilege();
         if (missing != null) {
             throw new IOException("cannot create network device " + device + ": " + missing);
@@ -79,7 +79,7 @@ final class NetDevice implements AutoCloseable {
             // so that every host can call its device the same.
             String initial = netns == null ? device
                     : "ipb" + Long.toHexString(ThreadLocalRandom.current().nextLong() & 0xFFF_FFFF_FFFFL);
-            tun = Tun.open(initial);
+            tun = Tun.open(initial, offload);
             if (netns != null) {
                 IpRoute.run("link", "set", "dev", initial, "netns", netns);
                 IpRoute.in(netns, "link", "set", "dev", initial, "name", device);

@@ -28,7 +28,7 @@ import org.osgi.service.component.annotations.ReferencePolicy;
         "osgi.command.function=netdev"})
 public final class NetdevCommands {
     static final String USAGE = "ipoib:netdev [list]\n"
-            + "       ipoib:netdev add <interface> [netns <name>] [dev <device>] [<address>/<prefix> ...]\n"
+            + "       ipoib:netdev add <interface> [netns <name>] [dev <device>] [offload on|off] [<address>/<prefix> ...]\n"
             + "       ipoib:netdev del <interface>\n"
             + "       ipoib:netdev await [seconds]\n"
             + "       ipoib:netdev cleanup";
@@ -53,7 +53,8 @@ public final class NetdevCommands {
 
     @Descriptor("IPoIB interfaces as Linux network devices (TUN), optionally in network namespaces: list, add, del, "
             + "cleanup (namespaces a killed appliance left)")
-    public String netdev(@Descriptor("[list] | add <interface> [netns <name>] [dev <device>] [address/prefix ...] "
+    public String netdev(@Descriptor("[list] | add <interface> [netns <name>] [dev <device>] [offload on|off] "
+            + "[address/prefix ...] "
             + "| del <interface> | cleanup") String... args) throws Exception {
         if (args.length == 0 || args[0].equals("list")) {
             if (args.length > 1) {
@@ -96,8 +97,9 @@ public final class NetdevCommands {
     private static void describe(NetdevComponent c, StringBuilder out) {
         {
             NetDevice d = c.device();
-            out.append(String.format("%s: device %s  netns %s  mtu %d  link %s%n", c.link(), d.device(),
-                    d.netns() == null ? "-" : d.netns(), d.mtu(), c.stack().up() ? "UP" : "not UP"));
+            out.append(String.format("%s: device %s  netns %s  mtu %d  link %s  offload %s%n", c.link(), d.device(),
+                    d.netns() == null ? "-" : d.netns(), d.mtu(), c.stack().up() ? "UP" : "not UP",
+                    d.bridge().offload() ? "tso,csum" : "off"));
             out.append("    addresses:");
             for (Cidr a : d.kernelAddresses()) {
                 out.append(' ').append(a);
@@ -128,9 +130,17 @@ public final class NetdevCommands {
         String link = args[1];
         String netns = "";
         String device = "";
+        boolean offload = true;
         List<String> addresses = new ArrayList<>();
         for (int i = 2; i < args.length; i++) {
             switch (args[i]) {
+                case "offload" -> {
+                    String value = i + 1 < args.length ? args[++i] : "";
+                    if (!value.equals("on") && !value.equals("off")) {
+                        throw usage("offload '" + value + "': allowed on or off");
+                    }
+                    offload = value.equals("on");
+                }
                 case "netns", "dev" -> {
                     if (i + 1 >= args.length) {
                         throw usage("'" + args[i] + "' needs a name");
@@ -160,6 +170,7 @@ public final class NetdevCommands {
         props.put("device", device);
         props.put("netns", netns);
         props.put("addresses", addresses.toArray(new String[0]));
+        props.put("offload", offload);
         NetdevComponent.check(new Check(link, device, netns), links.stream()
                 .filter(l -> l.name().equals(link)).findFirst().orElseThrow());
         Registry.clearFailure(link);
@@ -273,6 +284,11 @@ public final class NetdevCommands {
         @Override
         public String[] addresses() {
             return new String[0];
+        }
+
+        @Override
+        public boolean offload() {
+            return true;
         }
 
         @Override

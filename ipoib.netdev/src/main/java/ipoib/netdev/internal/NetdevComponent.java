@@ -66,7 +66,7 @@ public final class NetdevComponent {
                 addresses.add(Cidr.parse(a));
             }
             String netns = config.netns().isEmpty() ? null : config.netns();
-            this.device = NetDevice.open(context, stack, name, netns, addresses, log::warn);
+            this.device = NetDevice.open(context, stack, name, netns, addresses, config.offload(), log::warn);
         } catch (IOException | RuntimeException e) {
             Registry.failed(config.link(), e.getMessage());
             log.error("ipoib.netdev " + config.link() + ": " + e.getMessage());

@@ -29,4 +29,11 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
             description = "Addresses the kernel gets on the device, address/prefix (10.0.0.1/24, fd00::1/64).",
             required = false)
     String[] addresses() default {};
+
+    @AttributeDefinition(name = "Offload",
+            description = "Checksum and TCP segmentation offload, as a NIC's (ethtool -K <dev> tx on tso on): the "
+                    + "kernel hands over TCP segments of up to 64 KiB and leaves their checksums to the device; the "
+                    + "bridge cuts them to the MTU and sends the segments of one as one post list. false: one "
+                    + "packet of at most the MTU per read, checksums made by the kernel.")
+    boolean offload() default true;
 }

@@ -18,7 +18,13 @@ import java.nio.file.Path;
 /**
  * A Linux TUN device ({@code IFF_TUN | IFF_NO_PI}: every read and write is one bare IP packet)
  * opened through {@code java.lang.foreign}: open(2) of {@code /dev/net/tun}, ioctl(2)
- * {@code TUNSETIFF}, and non-blocking read(2)/write(2) with poll(2) to wait. The device lives
+ * {@code TUNSETIFF}, and non-blocking read(2)/write(2) with poll(2) to wait.
+ *
+ * <p>With offload ({@code IFF_VNET_HDR} and {@code TUNSETOFFLOAD} of checksum and TCP
+ * segmentation, as QEMU and vhost-net open their taps) every packet is preceded by a
+ * {@link VnetHeader}: the kernel hands over TCP segments of up to 64 KiB with their checksums
+ * left to the device, which the bridge segments and completes ({@link TcpSegmentation}); packets
+ * written to the device get a header that asks for nothing. The device lives
  * as long as the descriptor: closing it (or the process ending, even by {@code kill -9}) removes
  * the device from the kernel (a non-persistent TUN device, drivers/net/tun.c).
  *
@@ -32,6 +38,11 @@ final class Tun implements AutoCloseable {
     private static final long TUNSETIFF = 0x400454caL;
     private static final short IFF_TUN = 0x0001;
     private static final short IFF_NO_PI = 0x1000;
+    private static final short IFF_VNET_HDR = 0x4000;
+    /** {@code _IOW('T', 208, unsigned int)} from linux/if_tun.h; the argument is passed by value. */
+    private static final long TUNSETOFFLOAD = 0x400454d0L;
+    /** TUN_F_CSUM | TUN_F_TSO4 | TUN_F_TSO6 | TUN_F_TSO_ECN (linux/if_tun.h). */
+    private static final long OFFLOADS = 0x01 | 0x02 | 0x04 | 0x08;
     private static final int O_RDWR = 2;
     private static final int O_NONBLOCK = 0x800;
     private static final int O_CLOEXEC = 0x80000;
@@ -54,10 +65,15 @@ final class Tun implements AutoCloseable {
     private static final MethodHandle IOCTL = handle("ioctl",
             FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_LONG, ValueLayout.ADDRESS),
             Linker.Option.firstVariadicArg(2));
+    private static final MethodHandle IOCTL_VALUE = handle("ioctl",
+            FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG),
+            Linker.Option.firstVariadicArg(2));
     private static final MethodHandle READ = handle("read",
             FunctionDescriptor.of(ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT, ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG));
     private static final MethodHandle WRITE = handle("write",
             FunctionDescriptor.of(ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT, ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG));
+    private static final MethodHandle WRITEV = handle("writev",
+            FunctionDescriptor.of(ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT, ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT));
     private static final MethodHandle POLL = handle("poll",
             FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.ADDRESS, ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT));
     private static final MethodHandle CLOSE = handle("close",
@@ -75,14 +91,27 @@ final class Tun implements AutoCloseable {
     /** errno of the calling thread's last call, one capture segment per thread (no allocation per call). */
     private static final ThreadLocal<MemorySegment> CAPTURES =
             ThreadLocal.withInitial(() -> Arena.ofAuto().allocate(CAPTURE));
+    /**
+     * Per writing thread, two {@code struct iovec}s: a header that asks for nothing (all zero:
+     * no segmentation, no checksum to complete, so the kernel verifies the packet's checksums as
+     * it would a NIC's) and the packet.
+     */
+    private static final ThreadLocal<MemorySegment> IOVECS = ThreadLocal.withInitial(() -> {
+        MemorySegment iov = Arena.ofAuto().allocate(32 + VnetHeader.LENGTH, 8); // the header after the two iovecs
+        iov.set(ValueLayout.JAVA_LONG, 0, iov.address() + 32);
+        iov.set(ValueLayout.JAVA_LONG, 8, VnetHeader.LENGTH);
+        return iov;
+    });
 
     private final String name;
     private final int fd;
+    private final boolean offload;
     private volatile boolean closed;
 
-    private Tun(String name, int fd) {
+    private Tun(String name, int fd, boolean offload) {
         this.name = name;
         this.fd = fd;
+        this.offload = offload;
     }
 
     /**
@@ -117,6 +146,14 @@ final class Tun implements AutoCloseable {
 
     /** Creates a TUN device named {@code name} (at most 15 characters) in this process's network namespace. */
     static Tun open(String name) throws IOException {
+        return open(name, false);
+    }
+
+    /**
+     * Creates a TUN device named {@code name} (at most 15 characters) in this process's network
+     * namespace, with checksum and TCP segmentation offload when {@code offload}.
+     */
+    static Tun open(String name, boolean offload) throws IOException {
         byte[] bytes = name.getBytes(StandardCharsets.US_ASCII);
         if (bytes.length == 0 || bytes.length > MAX_NAME) {
             throw new IllegalArgumentException("device name '" + name + "': 1.." + MAX_NAME + " characters allowed");
@@ -129,14 +166,18 @@ final class Tun implements AutoCloseable {
             }
             MemorySegment ifreq = arena.allocate(40);
             MemorySegment.copy(bytes, 0, ifreq, ValueLayout.JAVA_BYTE, 0, bytes.length);
-            ifreq.set(ValueLayout.JAVA_SHORT, 16, (short) (IFF_TUN | IFF_NO_PI));
+            ifreq.set(ValueLayout.JAVA_SHORT, 16, (short) (IFF_TUN | IFF_NO_PI | (offload ? IFF_VNET_HDR : 0)));
             int r = (int) IOCTL.invokeExact(capture, fd, TUNSETIFF, ifreq);
+            if (r >= 0 && offload) {
+                r = (int) IOCTL_VALUE.invokeExact(capture, fd, TUNSETOFFLOAD, OFFLOADS);
+            }
             if (r < 0) {
                 int errno = errno(capture);
                 int ignored = (int) CLOSE.invokeExact(capture, fd);
-                throw new IOException("ioctl TUNSETIFF " + name + ": " + strerror(errno));
+                throw new IOException("ioctl " + (offload ? "TUNSETIFF/TUNSETOFFLOAD " : "TUNSETIFF ") + name + ": "
+                        + strerror(errno));
             }
-            return new Tun(name, fd);
+            return new Tun(name, fd, offload);
         } catch (IOException | RuntimeException | Error e) {
             throw e;
         } catch (Throwable t) {
@@ -148,10 +189,21 @@ final class Tun implements AutoCloseable {
         return name;
     }
 
+    /** Whether the kernel offloads checksums and TCP segmentation to this device. */
+    boolean offload() {
+        return offload;
+    }
+
+    /** Octets before each packet read: the {@link VnetHeader} with offload, else none. */
+    int headerLength() {
+        return offload ? VnetHeader.LENGTH : 0;
+    }
+
     /**
-     * Reads one packet into native memory at {@code address} (at most {@code capacity} octets).
+     * Reads one packet into native memory at {@code address} (at most {@code capacity} octets),
+     * after its {@linkplain #headerLength() header}.
      *
-     * @return its length, or -1 when none is waiting, or -2 when the descriptor failed
+     * @return its length with the header, or -1 when none is waiting, or -2 when the descriptor failed
      */
     int read(long address, int capacity) {
         MemorySegment capture = CAPTURES.get();
@@ -167,10 +219,16 @@ final class Tun implements AutoCloseable {
         }
     }
 
-    /** Writes one packet from native memory; returns whether the kernel took it. */
+    /** Writes one packet from native memory (after a header that asks for nothing, with offload); returns whether the kernel took it. */
     boolean write(long address, int length) {
         MemorySegment capture = CAPTURES.get();
         try {
+            if (offload) {
+                MemorySegment iov = IOVECS.get();
+                iov.set(ValueLayout.JAVA_LONG, 16, address);
+                iov.set(ValueLayout.JAVA_LONG, 24, length);
+                return (long) WRITEV.invokeExact(capture, fd, iov.address(), 2) == VnetHeader.LENGTH + length;
+            }
             return (long) WRITE.invokeExact(capture, fd, address, (long) length) == length;
         } catch (Throwable t) {
             throw new IllegalStateException(t);

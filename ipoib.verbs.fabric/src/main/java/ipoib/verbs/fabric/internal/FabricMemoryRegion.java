@@ -38,6 +38,14 @@ final class FabricMemoryRegion implements MemoryRegion {
         return lkey;
     }
 
+    /** {@code region} as a region of {@code device}, or why a post cannot use it. */
+    static FabricMemoryRegion of(MemoryRegion region, FabricDevice device, String what) {
+        if (!(region instanceof FabricMemoryRegion mr) || mr.device != device) {
+            throw new VerbsException(what + ": the memory region was not registered with device " + device.name());
+        }
+        return mr;
+    }
+
     /** The address of a buffer of this region, checked to lie inside it. */
     long bufferAddress(long offset, int length, String what) {
         if (closed) {

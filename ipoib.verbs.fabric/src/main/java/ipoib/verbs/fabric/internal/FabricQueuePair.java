@@ -17,12 +17,11 @@ import ipoib.verbs.fabric.ffi.Structs;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.lang.invoke.VarHandle;
 
 /**
- * A UD {@code ibv_qp} in RTS. Posting writes into one preallocated {@code ibv_send_wr} +
- * {@code ibv_sge} (one {@code ibv_recv_wr} + {@code ibv_sge} for receives) and calls the driver's
- * post function bound once per context, so the data path allocates nothing.
+ * A UD {@code ibv_qp} in RTS. Posting writes into preallocated chains of {@code ibv_send_wr} /
+ * {@code ibv_recv_wr} with their {@code ibv_sge}s (a single post is a chain of one) and calls the
+ * driver's post function bound once per context, so the data path allocates nothing.
  *
  * <p>The {@code wr_id} handed to the driver is a slot number (bit 63 set for sends); the
  * caller's work-request id is kept in the slot. That tells send from receive completions even
@@ -35,22 +34,6 @@ import java.lang.invoke.VarHandle;
 @SuppressWarnings("restricted")
 final class FabricQueuePair implements UdQueuePair, CompletionOwner {
     static final long SEND_BIT = 1L << 63;
-    private static final VarHandle SWR_ID = Structs.field(Structs.IBV_SEND_WR, "wr_id");
-    private static final VarHandle SWR_NEXT = Structs.field(Structs.IBV_SEND_WR, "next");
-    private static final VarHandle SWR_SG_LIST = Structs.field(Structs.IBV_SEND_WR, "sg_list");
-    private static final VarHandle SWR_NUM_SGE = Structs.field(Structs.IBV_SEND_WR, "num_sge");
-    private static final VarHandle SWR_OPCODE = Structs.field(Structs.IBV_SEND_WR, "opcode");
-    private static final VarHandle SWR_FLAGS = Structs.field(Structs.IBV_SEND_WR, "send_flags");
-    private static final VarHandle SWR_AH = Structs.field(Structs.IBV_SEND_WR, "wr.ud.ah");
-    private static final VarHandle SWR_QPN = Structs.field(Structs.IBV_SEND_WR, "wr.ud.remote_qpn");
-    private static final VarHandle SWR_QKEY = Structs.field(Structs.IBV_SEND_WR, "wr.ud.remote_qkey");
-    private static final VarHandle RWR_ID = Structs.field(Structs.IBV_RECV_WR, "wr_id");
-    private static final VarHandle RWR_NEXT = Structs.field(Structs.IBV_RECV_WR, "next");
-    private static final VarHandle RWR_SG_LIST = Structs.field(Structs.IBV_RECV_WR, "sg_list");
-    private static final VarHandle RWR_NUM_SGE = Structs.field(Structs.IBV_RECV_WR, "num_sge");
-    private static final VarHandle SGE_ADDR = Structs.field(Structs.IBV_SGE, "addr");
-    private static final VarHandle SGE_LENGTH = Structs.field(Structs.IBV_SGE, "length");
-    private static final VarHandle SGE_LKEY = Structs.field(Structs.IBV_SGE, "lkey");
 
     final FabricPort port;
     final FabricDevice device;
@@ -62,13 +45,7 @@ final class FabricQueuePair implements UdQueuePair, CompletionOwner {
     final FabricCompletionQueue sendCq;
     final FabricCompletionQueue recvCq;
     private final Arena arena = Arena.ofShared();
-    private final MemorySegment sendWr;
-    private final MemorySegment sendSge;
-    private final MemorySegment badSend;
-    private final MemorySegment recvWr;
-    private final MemorySegment recvSge;
-    private final MemorySegment badRecv;
-    /** The chains a list is posted through, one driver call per list. */
+    /** The chains every post goes through, one driver call per list (a single post is a list of one). */
     private final SendChain sendChain;
     private final ReceiveChain recvChain;
 
@@ -101,21 +78,6 @@ final class FabricQueuePair implements UdQueuePair, CompletionOwner {
         this.privileged = privileged;
         this.sendCq = sendCq;
         this.recvCq = recvCq;
-        sendWr = arena.allocate(Structs.IBV_SEND_WR);
-        sendSge = arena.allocate(Structs.IBV_SGE);
-        badSend = arena.allocate(ValueLayout.ADDRESS);
-        recvWr = arena.allocate(Structs.IBV_RECV_WR);
-        recvSge = arena.allocate(Structs.IBV_SGE);
-        badRecv = arena.allocate(ValueLayout.ADDRESS);
-        // The parts of the work requests that never change.
-        SWR_NEXT.set(sendWr, 0L, MemorySegment.NULL);
-        SWR_SG_LIST.set(sendWr, 0L, sendSge);
-        SWR_NUM_SGE.set(sendWr, 0L, 1);
-        SWR_OPCODE.set(sendWr, 0L, Consts.IBV_WR_SEND);
-        SWR_FLAGS.set(sendWr, 0L, Consts.IBV_SEND_SIGNALED);
-        RWR_NEXT.set(recvWr, 0L, MemorySegment.NULL);
-        RWR_SG_LIST.set(recvWr, 0L, recvSge);
-        RWR_NUM_SGE.set(recvWr, 0L, 1);
         sendChain = new SendChain(arena, sendDepth);
         recvChain = new ReceiveChain(arena, recvDepth);
         sendIds = new long[sendDepth];
@@ -180,49 +142,27 @@ final class FabricQueuePair implements UdQueuePair, CompletionOwner {
         state = QueuePairState.ERROR;
     }
 
+    /** One request through the receive chain: one driver call, as a list of one. */
     @Override
     public boolean postReceive(long workRequestId, MemoryRegion region, long offset, int length) {
-        FabricMemoryRegion mr = region(region, "post receive");
-        if (length < GRH_AREA_LENGTH) {
-            throw new VerbsException("post receive: buffer of " + length + " octets is shorter than the "
-                    + GRH_AREA_LENGTH + "-octet GRH area");
-        }
+        FabricMemoryRegion mr = FabricMemoryRegion.of(region, device, "post receive");
+        checkReceiveLength(length);
         long address = mr.bufferAddress(offset, length, "post receive");
         synchronized (recvLock) {
             checkOpen("post receive");
             if (recvFreeCount == 0) {
                 return false;
             }
-            int slot = recvFree[--recvFreeCount];
-            recvIds[slot] = workRequestId;
-            recvSeq[slot] = ++recvPosted;
-            recvOutstanding[slot] = true;
-            RWR_ID.set(recvWr, 0L, (long) slot);
-            SGE_ADDR.set(recvSge, 0L, address);
-            SGE_LENGTH.set(recvSge, 0L, length);
-            SGE_LKEY.set(recvSge, 0L, mr.localKey());
-            int rc;
-            try {
-                rc = (int) device.ops.postRecv.invokeExact(qp, recvWr, badRecv);
-            } catch (Throwable t) {
-                release(false, slot);
-                throw new VerbsException("post_recv failed", 0, t);
-            }
-            if (rc != 0) {
-                release(false, slot);
-                if (rc == Consts.ENOMEM) {
-                    return false;
-                }
-                throw new VerbsException("post_recv failed: " + Native.describeErrno(rc), rc, null);
-            }
-            return true;
+            recvChain.set(0, takeReceiveSlot(workRequestId), address, length, mr.localKey());
+            return postChain(false, recvChain, 1, device.ops.postRecv, "post_recv") == 1;
         }
     }
 
+    /** One request through the send chain: one driver call, as a list of one. */
     @Override
     public boolean postSend(long workRequestId, MemoryRegion region, long offset, int length,
                             AddressHandle destination, Qpn remoteQpn, QKey remoteQkey) {
-        FabricMemoryRegion mr = region(region, "post send");
+        FabricMemoryRegion mr = FabricMemoryRegion.of(region, device, "post send");
         FabricAddressHandle ah = handle(destination, remoteQpn, remoteQkey);
         long address = mr.bufferAddress(offset, length, "post send");
         synchronized (sendLock) {
@@ -230,32 +170,9 @@ final class FabricQueuePair implements UdQueuePair, CompletionOwner {
             if (sendFreeCount == 0) {
                 return false;
             }
-            int slot = sendFree[--sendFreeCount];
-            sendIds[slot] = workRequestId;
-            sendSeq[slot] = ++sendPosted;
-            sendOutstanding[slot] = true;
-            SWR_ID.set(sendWr, 0L, SEND_BIT | slot);
-            SGE_ADDR.set(sendSge, 0L, address);
-            SGE_LENGTH.set(sendSge, 0L, length);
-            SGE_LKEY.set(sendSge, 0L, mr.localKey());
-            SWR_AH.set(sendWr, 0L, ah.ah);
-            SWR_QPN.set(sendWr, 0L, remoteQpn.value());
-            SWR_QKEY.set(sendWr, 0L, remoteQkey.value());
-            int rc;
-            try {
-                rc = (int) device.ops.postSend.invokeExact(qp, sendWr, badSend);
-            } catch (Throwable t) {
-                release(true, slot);
-                throw new VerbsException("post_send failed", 0, t);
-            }
-            if (rc != 0) {
-                release(true, slot);
-                if (rc == Consts.ENOMEM) {
-                    return false;
-                }
-                throw new VerbsException("post_send failed: " + Native.describeErrno(rc), rc, null);
-            }
-            return true;
+            sendChain.set(0, SEND_BIT | takeSendSlot(workRequestId), address, length, mr.localKey(), ah.ah,
+                    remoteQpn.value(), remoteQkey.value());
+            return postChain(true, sendChain, 1, device.ops.postSend, "post_send") == 1;
         }
     }
 
@@ -273,12 +190,9 @@ final class FabricQueuePair implements UdQueuePair, CompletionOwner {
                 long address;
                 int lkey;
                 try {
-                    FabricMemoryRegion mr = region(requests.region(k), "post receive");
+                    FabricMemoryRegion mr = FabricMemoryRegion.of(requests.region(k), device, "post receive");
                     int length = requests.length(k);
-                    if (length < GRH_AREA_LENGTH) {
-                        throw new VerbsException("post receive: buffer of " + length + " octets is shorter than the "
-                                + GRH_AREA_LENGTH + "-octet GRH area");
-                    }
+                    checkReceiveLength(length);
                     address = mr.bufferAddress(requests.offset(k), length, "post receive");
                     lkey = mr.localKey();
                 } catch (VerbsException e) {
@@ -288,11 +202,7 @@ final class FabricQueuePair implements UdQueuePair, CompletionOwner {
                     n = k;
                     break;
                 }
-                int slot = recvFree[--recvFreeCount];
-                recvIds[slot] = requests.workRequestId(k);
-                recvSeq[slot] = ++recvPosted;
-                recvOutstanding[slot] = true;
-                recvChain.set(k, slot, address, requests.length(k), lkey);
+                recvChain.set(k, takeReceiveSlot(requests.workRequestId(k)), address, requests.length(k), lkey);
             }
             return postChain(false, recvChain, n, device.ops.postRecv, "post_recv");
         }
@@ -313,7 +223,7 @@ final class FabricQueuePair implements UdQueuePair, CompletionOwner {
                 int lkey;
                 FabricAddressHandle ah;
                 try {
-                    FabricMemoryRegion mr = region(requests.region(k), "post send");
+                    FabricMemoryRegion mr = FabricMemoryRegion.of(requests.region(k), device, "post send");
                     ah = handle(requests.destination(k), requests.remoteQpn(k), requests.remoteQkey(k));
                     address = mr.bufferAddress(requests.offset(k), requests.length(k), "post send");
                     lkey = mr.localKey();
@@ -324,11 +234,7 @@ final class FabricQueuePair implements UdQueuePair, CompletionOwner {
                     n = k;
                     break;
                 }
-                int slot = sendFree[--sendFreeCount];
-                sendIds[slot] = requests.workRequestId(k);
-                sendSeq[slot] = ++sendPosted;
-                sendOutstanding[slot] = true;
-                sendChain.set(k, SEND_BIT | slot, address, requests.length(k), lkey, ah.ah,
+                sendChain.set(k, SEND_BIT | takeSendSlot(requests.workRequestId(k)), address, requests.length(k), lkey, ah.ah,
                         requests.remoteQpn(k).value(), requests.remoteQkey(k).value());
             }
             return postChain(true, sendChain, n, device.ops.postSend, "post_send");
@@ -374,6 +280,31 @@ final class FabricQueuePair implements UdQueuePair, CompletionOwner {
         }
     }
 
+    /** A free receive slot for {@code workRequestId}, in post order; the caller holds the lock and saw one free. */
+    private int takeReceiveSlot(long workRequestId) {
+        int slot = recvFree[--recvFreeCount];
+        recvIds[slot] = workRequestId;
+        recvSeq[slot] = ++recvPosted;
+        recvOutstanding[slot] = true;
+        return slot;
+    }
+
+    /** A free send slot for {@code workRequestId}, in post order; the caller holds the lock and saw one free. */
+    private int takeSendSlot(long workRequestId) {
+        int slot = sendFree[--sendFreeCount];
+        sendIds[slot] = workRequestId;
+        sendSeq[slot] = ++sendPosted;
+        sendOutstanding[slot] = true;
+        return slot;
+    }
+
+    private static void checkReceiveLength(int length) {
+        if (length < GRH_AREA_LENGTH) {
+            throw new VerbsException("post receive: buffer of " + length + " octets is shorter than the "
+                    + GRH_AREA_LENGTH + "-octet GRH area");
+        }
+    }
+
     /** The checks of a send's destination, as the single post makes them. */
     private FabricAddressHandle handle(AddressHandle destination, Qpn remoteQpn, QKey remoteQkey) {
         if (!(destination instanceof FabricAddressHandle ah) || ah.device != device || ah.isClosed()) {
@@ -388,13 +319,6 @@ final class FabricQueuePair implements UdQueuePair, CompletionOwner {
                     + " is controlled (high bit set); only a privileged queue pair may send it");
         }
         return ah;
-    }
-
-    private FabricMemoryRegion region(MemoryRegion region, String what) {
-        if (!(region instanceof FabricMemoryRegion mr) || mr.device != device) {
-            throw new VerbsException(what + ": the memory region was not registered with device " + device.name());
-        }
-        return mr;
     }
 
     private void checkOpen(String what) {

@@ -201,7 +201,7 @@ final class FabricRcQueuePair implements RcQueuePair, CompletionOwner {
         if (srq != null) {
             throw new VerbsException("RC QP " + qpn + " takes its buffers from a shared receive queue: post there");
         }
-        FabricMemoryRegion mr = region(region, "post receive");
+        FabricMemoryRegion mr = FabricMemoryRegion.of(region, device, "post receive");
         long address = mr.bufferAddress(offset, length, "post receive");
         synchronized (recvLock) {
             checkOpen("post receive");
@@ -211,7 +211,7 @@ final class FabricRcQueuePair implements RcQueuePair, CompletionOwner {
 
     @Override
     public boolean postSend(long workRequestId, MemoryRegion region, long offset, int length) {
-        FabricMemoryRegion mr = region(region, "post send");
+        FabricMemoryRegion mr = FabricMemoryRegion.of(region, device, "post send");
         long address = mr.bufferAddress(offset, length, "post send");
         QueuePairState s = state;
         if (s != QueuePairState.RTS && s != QueuePairState.ERROR) {
@@ -242,13 +242,6 @@ final class FabricRcQueuePair implements RcQueuePair, CompletionOwner {
     public void completedWithError() {
         // An error completion other than a flush: the HCA moved the queue pair to ERROR (IBA 10.3.1).
         state = QueuePairState.ERROR;
-    }
-
-    private FabricMemoryRegion region(MemoryRegion region, String what) {
-        if (!(region instanceof FabricMemoryRegion mr) || mr.device != device) {
-            throw new VerbsException(what + ": the memory region was not registered with device " + device.name());
-        }
-        return mr;
     }
 
     private void checkOpen(String what) {

@@ -49,10 +49,7 @@ final class FabricSharedReceiveQueue implements SharedReceiveQueue {
 
     @Override
     public boolean postReceive(long workRequestId, MemoryRegion region, long offset, int length) {
-        if (!(region instanceof FabricMemoryRegion mr) || mr.device != device) {
-            throw new VerbsException("post SRQ receive: the memory region was not registered with device "
-                    + device.name());
-        }
+        FabricMemoryRegion mr = FabricMemoryRegion.of(region, device, "post SRQ receive");
         long address = mr.bufferAddress(offset, length, "post SRQ receive");
         synchronized (lock) {
             if (closed) {

@@ -1,0 +1,240 @@
+package ipoib.netdev.internal;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import java.io.ByteArrayOutputStream;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Segmentation offload and checksum completion, checked by tshark (an independent implementation
+ * of IPv4, IPv6, TCP and UDP with checksum validation on): the segments' checksums, lengths,
+ * sequence numbers, identifications and flags; and the payload reassembled from the segments.
+ */
+class TcpSegmentationTest {
+    private static final String TSHARK = "/usr/bin/tshark";
+    private static final int FIN = 0x01;
+    private static final int PSH = 0x08;
+    private static final int ACK = 0x10;
+    private static final int CWR = 0x80;
+
+    @TempDir
+    Path dir;
+
+    /** An IPv4 packet: 20-octet header, TCP with the timestamp option (32-octet header), the payload. */
+    static byte[] ipv4Tcp(byte[] payload, int sequence, int flags, int id) {
+        ByteBuffer b = ByteBuffer.allocate(20 + 32 + payload.length);
+        b.put((byte) 0x45).put((byte) 0).putShort((short) b.capacity()).putShort((short) id).putShort((short) 0x4000)
+                .put((byte) 64).put((byte) 6).putShort((short) 0x1234) // checksum left stale, as the kernel's GSO one may be
+                .put(new byte[] {10, 0, 0, 1}).put(new byte[] {10, 0, 0, 2});
+        tcp(b, sequence, flags);
+        b.put(payload);
+        return b.array();
+    }
+
+    static byte[] ipv6Tcp(byte[] payload, int sequence, int flags) {
+        ByteBuffer b = ByteBuffer.allocate(40 + 32 + payload.length);
+        b.putInt(0x6000_0000).putShort((short) (32 + payload.length)).put((byte) 6).put((byte) 64);
+        b.putLong(0xfd00_0000_0000_0000L).putLong(1).putLong(0xfd00_0000_0000_0000L).putLong(2);
+        tcp(b, sequence, flags);
+        b.put(payload);
+        return b.array();
+    }
+
+    private static void tcp(ByteBuffer b, int sequence, int flags) {
+        b.putShort((short) 40000).putShort((short) 5001).putInt(sequence).putInt(0x01020304)
+                .put((byte) (8 << 4)).put((byte) flags).putShort((short) 501).putShort((short) 0x5555).putShort((short) 0)
+                .put(new byte[] {1, 1, 8, 10, 0, 0, 0, 7, 0, 0, 0, 9}); // NOP NOP timestamps
+    }
+
+    static byte[] payload(int length) {
+        byte[] p = new byte[length];
+        for (int i = 0; i < length; i++) {
+            p[i] = (byte) (i * 7 + (i >>> 8));
+        }
+        return p;
+    }
+
+    /** Runs the segmentation and returns the segments made. */
+    static List<byte[]> segment(byte[] packet, int mss) {
+        Arena arena = Arena.ofAuto();
+        MemorySegment in = arena.allocate(packet.length);
+        MemorySegment.copy(packet, 0, in, ValueLayout.JAVA_BYTE, 0, packet.length);
+        MemorySegment out = arena.allocate(65536);
+        List<byte[]> segments = new ArrayList<>();
+        int count = TcpSegmentation.segment(in, packet.length, mss, out,
+                (buffer, length) -> segments.add(buffer.asSlice(0, length).toArray(ValueLayout.JAVA_BYTE)));
+        assertEquals(segments.size(), count);
+        return segments;
+    }
+
+    @Test
+    void anIpv4SegmentIsCutAtTheMssWithHeadersAndChecksumsTsharkAccepts() throws Exception {
+        byte[] data = payload(5000);
+        List<byte[]> segments = segment(ipv4Tcp(data, 0xFFFF_F000, ACK | PSH | FIN | CWR, 0xFFFE), 1448);
+        assertEquals(4, segments.size());
+        List<String[]> rows = tshark(segments, "ip.len", "ip.id", "ip.checksum.status", "tcp.seq_raw", "tcp.len",
+                "tcp.flags", "tcp.checksum.status", "_ws.expert.severity");
+        int[] lengths = {1448, 1448, 1448, 656};
+        for (int i = 0; i < 4; i++) {
+            String[] r = rows.get(i);
+            assertEquals(Integer.toString(20 + 32 + lengths[i]), r[0], "ip.len of segment " + i);
+            assertEquals(String.format("0x%04x", (0xFFFE + i) & 0xFFFF), r[1], "ip.id of segment " + i);
+            assertEquals("1", r[2], "IPv4 header checksum good, segment " + i);
+            assertEquals(Long.toString((0xFFFF_F000L + 1448L * i) & 0xFFFF_FFFFL), r[3], "sequence of segment " + i);
+            assertEquals(Integer.toString(lengths[i]), r[4]);
+            int expected = ACK | (i == 0 ? CWR : 0) | (i == 3 ? PSH | FIN : 0);
+            assertEquals(String.format("0x%04x", expected), r[5], "flags of segment " + i);
+            assertEquals("1", r[6], "TCP checksum good, segment " + i);
+        }
+        assertArrayEquals(data, reassemble(segments, 20 + 32));
+    }
+
+    @Test
+    void anIpv6SegmentIsCutWithPayloadLengthsAndChecksumsTsharkAccepts() throws Exception {
+        byte[] data = payload(4001);
+        List<byte[]> segments = segment(ipv6Tcp(data, 1000, ACK | PSH), 2000);
+        assertEquals(3, segments.size());
+        List<String[]> rows = tshark(segments, "ipv6.plen", "tcp.seq_raw", "tcp.len", "tcp.flags", "tcp.checksum.status");
+        int[] lengths = {2000, 2000, 1};
+        for (int i = 0; i < 3; i++) {
+            String[] r = rows.get(i);
+            assertEquals(Integer.toString(32 + lengths[i]), r[0]);
+            assertEquals(Long.toString(1000 + 2000L * i), r[1]);
+            assertEquals(Integer.toString(lengths[i]), r[2]);
+            assertEquals(String.format("0x%04x", ACK | (i == 2 ? PSH : 0)), r[3]);
+            assertEquals("1", r[4], "TCP checksum good, segment " + i);
+        }
+        assertArrayEquals(data, reassemble(segments, 40 + 32));
+    }
+
+    @Test
+    void aSegmentNoLargerThanTheMssStaysOneWithItsChecksumMade() throws Exception {
+        List<byte[]> segments = segment(ipv4Tcp(payload(100), 5, ACK | FIN, 1), 1448);
+        assertEquals(1, segments.size());
+        String[] r = tshark(segments, "tcp.flags", "tcp.checksum.status", "ip.checksum.status").get(0);
+        assertEquals(String.format("0x%04x", ACK | FIN), r[0]);
+        assertEquals("1", r[1]);
+        assertEquals("1", r[2]);
+    }
+
+    @Test
+    void whatIsNotTcpOverIpIsRefused() {
+        MemorySegment out = Arena.ofAuto().allocate(65536);
+        byte[] udp = ipv4Tcp(payload(3000), 0, ACK, 0);
+        udp[9] = 17;
+        for (byte[] p : new byte[][] {udp, new byte[10], ipv4Tcp(payload(10), 0, ACK, 0)}) {
+            MemorySegment in = MemorySegment.ofArray(p);
+            int length = p.length == 10 ? 10 : p.length;
+            int mss = p == udp || p.length == 10 ? 1000 : 0;
+            assertEquals(-1, TcpSegmentation.segment(in, length, mss, out, (b, l) -> fail("no segment expected")));
+        }
+        byte[] shortHeader = ipv4Tcp(payload(0), 0, ACK, 0);
+        assertEquals(-1, TcpSegmentation.segment(MemorySegment.ofArray(shortHeader), 30, 1000, out,
+                (b, l) -> fail("no segment expected")));
+    }
+
+    /**
+     * A checksum left to the device: the field holds the pseudo-header's sum (as Linux's
+     * {@code udp4_hwcsum} leaves it, folded, not complemented) and the completion makes the datagram
+     * one that tshark finds correct.
+     */
+    @Test
+    void aChecksumLeftToTheDeviceIsCompleted() throws Exception {
+        byte[] data = payload(333);
+        ByteBuffer b = ByteBuffer.allocate(20 + 8 + data.length);
+        b.put((byte) 0x45).put((byte) 0).putShort((short) b.capacity()).putShort((short) 7).putShort((short) 0)
+                .put((byte) 64).put((byte) 17).putShort((short) 0).put(new byte[] {10, 0, 0, 1}).put(new byte[] {10, 0, 0, 2});
+        b.putShort((short) 5353).putShort((short) 9).putShort((short) (8 + data.length));
+        // The pseudo-header's sum, computed here by hand: addresses, protocol, UDP length.
+        long pseudo = 0x0a00 + 0x0001 + 0x0a00 + 0x0002 + 17 + 8 + data.length;
+        int folded = (int) ((pseudo & 0xFFFF) + (pseudo >>> 16));
+        b.putShort((short) folded).put(data);
+        byte[] packet = b.array();
+        ipv4HeaderChecksum(packet);
+        MemorySegment s = MemorySegment.ofArray(packet);
+        assertTrue(TcpSegmentation.completeChecksum(s, packet.length, 20, 6));
+        String[] r = tshark(List.of(packet), "udp.checksum.status", "udp.length").get(0);
+        assertEquals("1", r[0], "UDP checksum good");
+        assertEquals(Integer.toString(8 + data.length), r[1]);
+        assertTrue(!TcpSegmentation.completeChecksum(s, packet.length, 20, packet.length), "an offset outside is refused");
+    }
+
+    private static void ipv4HeaderChecksum(byte[] p) {
+        long sum = 0;
+        for (int i = 0; i < 20; i += 2) {
+            sum += ((p[i] & 0xFF) << 8) | (p[i + 1] & 0xFF);
+        }
+        while ((sum >>> 16) != 0) {
+            sum = (sum & 0xFFFF) + (sum >>> 16);
+        }
+        int c = ~(int) sum & 0xFFFF;
+        p[10] = (byte) (c >>> 8);
+        p[11] = (byte) c;
+    }
+
+    private static byte[] reassemble(List<byte[]> segments, int headers) {
+        ByteArrayOutputStream all = new ByteArrayOutputStream();
+        for (byte[] s : segments) {
+            all.write(s, headers, s.length - headers);
+        }
+        return all.toByteArray();
+    }
+
+    /** The packets as a pcap of raw IP (LINKTYPE_RAW), read by tshark with checksum validation on: one row per packet. */
+    private List<String[]> tshark(List<byte[]> packets, String... fields) throws Exception {
+        if (!Files.isExecutable(Path.of(TSHARK))) {
+            fail("tshark is required for this test and was not found at " + TSHARK
+                    + ": install Wireshark's command-line tool (Debian package 'tshark'); ./ipoib test does");
+        }
+        ByteArrayOutputStream pcap = new ByteArrayOutputStream();
+        ByteBuffer global = ByteBuffer.allocate(24).order(ByteOrder.LITTLE_ENDIAN);
+        global.putInt(0xa1b2c3d4).putShort((short) 2).putShort((short) 4).putInt(0).putInt(0).putInt(65535).putInt(101);
+        pcap.write(global.array());
+        int second = 1;
+        for (byte[] p : packets) {
+            ByteBuffer record = ByteBuffer.allocate(16).order(ByteOrder.LITTLE_ENDIAN);
+            record.putInt(second++).putInt(0).putInt(p.length).putInt(p.length);
+            pcap.write(record.array());
+            pcap.write(p);
+        }
+        Path file = dir.resolve("segments.pcap");
+        Files.write(file, pcap.toByteArray());
+        List<String> command = new ArrayList<>(List.of(TSHARK, "-r", file.toString(), "-o", "ip.check_checksum:TRUE",
+                "-o", "tcp.check_checksum:TRUE", "-o", "udp.check_checksum:TRUE", "-o", "tcp.analyze_sequence_numbers:FALSE",
+                "-T", "fields", "-E", "separator=/t", "-E", "occurrence=f"));
+        for (String f : fields) {
+            command.add("-e");
+            command.add(f);
+        }
+        Path out = dir.resolve("tshark.out");
+        Path err = dir.resolve("tshark.err");
+        ProcessBuilder pb = new ProcessBuilder(command).redirectOutput(out.toFile()).redirectError(err.toFile());
+        pb.environment().put("WIRESHARK_CONFIG_DIR", Files.createDirectories(dir.resolve("ws")).toString());
+        Process p = pb.start();
+        if (!p.waitFor(120, TimeUnit.SECONDS)) {
+            p.destroyForcibly();
+            fail("tshark did not finish within 120 s");
+        }
+        assertEquals(0, p.exitValue(), Files.readString(err));
+        List<String[]> rows = new ArrayList<>();
+        for (String line : Files.readAllLines(out)) {
+            rows.add(line.split("\t", -1));
+        }
+        assertEquals(packets.size(), rows.size(), String.join("\n", Files.readAllLines(out)));
+        return rows;
+    }
+}
