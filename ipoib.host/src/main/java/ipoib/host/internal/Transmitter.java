@@ -6,6 +6,7 @@ import ipoib.api.link.TransmitResult;
 import ipoib.api.mcast.MulticastService;
 import ipoib.api.resolve.AddressBits;
 import ipoib.api.resolve.NeighbourResolver;
+import ipoib.api.resolve.NeighbourSender;
 import java.lang.foreign.MemorySegment;
 import java.util.Locale;
 import ipoib.runtime.ThreadCounters;
@@ -77,6 +78,27 @@ final class Transmitter {
             return count(TransmitResult.DROPPED_NO_RESOLVER);
         }
         return count(r.send(link, nextHopHigh, nextHopLow, etherType, packet));
+    }
+
+    /**
+     * A sender bound to a unicast next hop by the family's resolver (a connected socket keeps it
+     * with its route), or null when there is no resolver now.
+     */
+    NeighbourSender neighbour(IpoibLink link, boolean v6, long nextHopHigh, long nextHopLow) {
+        NeighbourResolver r = nextHops.resolver(v6);
+        return r == null ? null : r.sender(link, nextHopHigh, nextHopLow);
+    }
+
+    /**
+     * {@link #transmit(IpoibLink, int, boolean, long, long, MemorySegment)} through a bound
+     * neighbour sender when there is one (unicast only).
+     */
+    TransmitResult transmit(IpoibLink link, int kind, NeighbourSender neighbour, boolean v6, long nextHopHigh,
+                            long nextHopLow, MemorySegment packet) {
+        if (kind == UNICAST && neighbour != null) {
+            return count(neighbour.send(v6 ? EtherType.IPV6 : EtherType.IPV4, packet));
+        }
+        return transmit(link, kind, v6, nextHopHigh, nextHopLow, packet);
     }
 
     /** Why a packet was dropped, for the messages of echo and the shell. */

@@ -6,6 +6,7 @@ import ipoib.api.host.UdpSocket;
 import ipoib.api.link.IpoibLink;
 import ipoib.api.link.TransmitResult;
 import ipoib.api.resolve.AddressBits;
+import ipoib.api.resolve.NeighbourSender;
 import ipoib.codec.ip.Udp;
 import java.lang.foreign.MemorySegment;
 import java.net.Inet6Address;
@@ -13,10 +14,11 @@ import java.net.InetAddress;
 
 /**
  * A UDP socket: the port's slot in the stack's socket table, and the send path. A connected
- * socket keeps its route (link, source, MTU, kind of next hop) and checks per datagram only that
- * the routes' generation and the link's MTU are the ones it was made with: a change of an
- * address, a link or a resolver is followed from the next datagram on, without a routing
- * decision per datagram.
+ * socket keeps its route (link, source, MTU, kind of next hop, and the resolver's sender bound
+ * to the neighbour) and checks per datagram only that the routes' generation and the link's MTU
+ * are the ones it was made with: a change of an address, a link or a resolver is followed from
+ * the next datagram on, without a routing decision per datagram; the bound sender follows the
+ * neighbour entry (flush, link down) itself.
  */
 final class UdpSocketImpl implements UdpSocket {
     private final IpStack stack;
@@ -31,7 +33,8 @@ final class UdpSocketImpl implements UdpSocket {
      */
     private record Flow(String requestedLink, InetAddress destination, int addressGeneration, int linkGeneration,
                         IpoibLink link, String linkName, int linkMtu, boolean v6, long sourceHigh, long sourceLow,
-                        long destinationHigh, long destinationLow, int port, int mtu, int kind) {
+                        long destinationHigh, long destinationLow, int port, int mtu, int kind,
+                        NeighbourSender neighbour) {
 
         boolean current(IpStack stack) {
             return addressGeneration == stack.addressGeneration() && linkGeneration == stack.linkGeneration()
@@ -76,7 +79,7 @@ final class UdpSocketImpl implements UdpSocket {
         long high = AddressBits.high(destination);
         long low = AddressBits.low(destination);
         return send(link, route.link(), v6, AddressBits.high(route.source()), AddressBits.low(route.source()), high, low,
-                destinationPort, route.mtu(), stack.transmitter().kind(link, v6, high, low), payload);
+                destinationPort, route.mtu(), stack.transmitter().kind(link, v6, high, low), null, payload);
     }
 
     @Override
@@ -101,11 +104,13 @@ final class UdpSocketImpl implements UdpSocket {
         long low = AddressBits.low(destination);
         if (link == null) {
             return new Flow(linkName, destination, addresses, links, null, null, 0, v6, 0, 0, high, low,
-                    destinationPort, 0, Transmitter.UNICAST);
+                    destinationPort, 0, Transmitter.UNICAST, null);
         }
+        Transmitter t = stack.transmitter();
+        int kind = t.kind(link, v6, high, low);
         return new Flow(linkName, destination, addresses, links, link, route.link(), link.mtu(), v6,
                 AddressBits.high(route.source()), AddressBits.low(route.source()), high, low, destinationPort,
-                route.mtu(), stack.transmitter().kind(link, v6, high, low));
+                route.mtu(), kind, kind == Transmitter.UNICAST ? t.neighbour(link, v6, high, low) : null);
     }
 
     /** The connected flow, routed again when the routes changed since it was made. */
@@ -135,7 +140,7 @@ final class UdpSocketImpl implements UdpSocket {
             return TransmitResult.DROPPED_NO_ROUTE;
         }
         return send(f.link(), f.linkName(), f.v6(), f.sourceHigh(), f.sourceLow(), f.destinationHigh(),
-                f.destinationLow(), f.port(), f.mtu(), f.kind(), payload);
+                f.destinationLow(), f.port(), f.mtu(), f.kind(), f.neighbour(), payload);
     }
 
     /** The burst as one post list on the connected link (its frames wait in send buffers until the end). */
@@ -190,7 +195,7 @@ final class UdpSocketImpl implements UdpSocket {
 
     private TransmitResult send(IpoibLink link, String linkName, boolean v6, long sourceHigh, long sourceLow,
                                 long destinationHigh, long destinationLow, int destinationPort, int mtu, int kind,
-                                MemorySegment payload) {
+                                NeighbourSender neighbour, MemorySegment payload) {
         long length = payload.byteSize();
         int header = PacketWriter.upperOffset(v6) + Udp.HEADER_LENGTH;
         if (header + length > mtu) {
@@ -208,8 +213,8 @@ final class UdpSocketImpl implements UdpSocket {
         } else {
             Udp.writeIpv4(s.buffer, 0, PacketWriter.upperOffset(false), port, destinationPort, (int) length);
         }
-        TransmitResult result = stack.transmitter().transmit(link, kind, v6, destinationHigh, destinationLow,
-                s.slice(packet));
+        TransmitResult result = stack.transmitter().transmit(link, kind, neighbour, v6, destinationHigh,
+                destinationLow, s.slice(packet));
         if (!result.isDrop()) {
             stack.udpSent();
         }

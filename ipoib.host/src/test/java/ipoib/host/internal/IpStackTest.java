@@ -119,6 +119,18 @@ class IpStackTest {
         final List<Boolean> inBurst = new ArrayList<>();
         boolean record = true;
         long count;
+        /** Senders bound by connected sockets, and the frames sent through them. */
+        int senders;
+        long boundSends;
+
+        @Override
+        public ipoib.api.resolve.NeighbourSender sender(IpoibLink link, long high, long low) {
+            senders++;
+            return (etherType, packet) -> {
+                boundSends++;
+                return send(link, high, low, etherType, packet);
+            };
+        }
 
         @Override
         public TransmitResult send(IpoibLink link, InetAddress nextHop, int etherType, MemorySegment packet) {
@@ -353,6 +365,29 @@ class IpStackTest {
         stack.addLink(a);
         assertEquals(TransmitResult.SENT, client.send(MemorySegment.ofArray(new byte[10])), "and back");
         assertEquals(2, resolver.sent.size());
+    }
+
+    @Test
+    void aConnectedSocketSendsThroughItsBoundNeighbourSenderAndTakesANewResolverAtOnce() throws Exception {
+        UdpSocket client = stack.open(5000, d -> { });
+        client.connect("a", ip("10.0.0.2"), 9000);
+        MemorySegment payload = MemorySegment.ofArray(new byte[10]);
+        for (int i = 0; i < 3; i++) {
+            assertEquals(TransmitResult.SENT, client.send(payload));
+        }
+        assertEquals(1, resolver.senders, "one sender bound at connect");
+        assertEquals(3, resolver.boundSends);
+        assertEquals(0x0A000002, resolver.sent.get(2).low());
+
+        Resolver next = new Resolver();
+        stack.resolver(false, next);
+        assertEquals(TransmitResult.SENT, client.send(payload));
+        assertEquals(3, resolver.count, "the old resolver gets no more");
+        assertEquals(1, next.boundSends, "the new one's sender, from the next datagram on");
+
+        stack.resolver(false, null);
+        assertEquals(TransmitResult.DROPPED_NO_RESOLVER, client.send(payload));
+        assertEquals(1, stack.counters().get("tx_dropped_no_resolver"));
     }
 
     @Test
