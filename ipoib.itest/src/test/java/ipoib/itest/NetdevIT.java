@@ -182,16 +182,18 @@ public class NetdevIT {
 
     /**
      * The kernel hands h1's device TCP segments larger than the MTU (segmentation offload is on
-     * by default), the bridge cuts them, and h2's kernel, which checks every checksum, receives
-     * the file intact.
+     * by default), the bridge cuts them; h2's bridge merges segments of one poll for its kernel
+     * (receive coalescing), and h2's kernel, which checks every checksum, receives the file intact.
      */
     @Test
     public void tcpTwentyMegabytesArriveIdentical() throws Exception {
         long segmentsBefore = counter("ib0_1_ffff", "tx_tso_segments");
+        long coalescedBefore = counter("ib1_1_ffff", "rx_gro_segments");
         transfer(5001);
         String list = appliance.command("ipoib:netdev", TIMEOUT);
         assertTrue(list, list.contains("ib0_1_ffff: device ib0  netns h1  mtu 2044  link UP  offload tso,csum"));
         assertTrue(list, counter("ib0_1_ffff", "tx_tso_segments") > segmentsBefore);
+        assertTrue(list, counter("ib1_1_ffff", "rx_gro_segments") > coalescedBefore);
     }
 
     /** A counter of a bridged interface, from {@code ipoib:netdev} (0 when not shown). */

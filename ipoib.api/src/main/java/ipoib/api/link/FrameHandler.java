@@ -19,4 +19,16 @@ public interface FrameHandler {
     String LINK_PROPERTY = "ipoib.link";
 
     void onFrame(IpoibLink link, ReceivedFrame frame);
+
+    /**
+     * Called on the receive thread after the frames of one poll of the link's completion queue
+     * have been handed over (NAPI's end of a poll, where Linux flushes GRO): a handler that holds
+     * frames back to pass them on together (receive coalescing) passes them on here, so that
+     * nothing waits for the next poll. Called for every handler of the link, whether or not it got
+     * a frame in that poll. Does nothing by default.
+     *
+     * @since 2.2
+     */
+    default void endOfBatch(IpoibLink link) {
+    }
 }

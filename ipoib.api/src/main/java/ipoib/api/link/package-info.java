@@ -4,7 +4,7 @@
  * frames to {@link ipoib.api.link.FrameHandler} whiteboard services by EtherType.
  */
 @Export
-@Version("2.1.0")
+@Version("2.2.0")
 package ipoib.api.link;
 
 import org.osgi.annotation.bundle.Export;

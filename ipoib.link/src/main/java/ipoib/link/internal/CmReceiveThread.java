@@ -88,6 +88,7 @@ final class CmReceiveThread {
                     }
                 }
             }
+            engine.endOfBatch();
         }
     }
 

@@ -50,6 +50,11 @@ final class ComponentHooks implements LinkHooks {
     }
 
     @Override
+    public FrameHandler[] allHandlers() {
+        return handlers.all();
+    }
+
+    @Override
     public void notifyListeners(IpoibLink link, LinkListener.Change change) {
         for (LinkListener l : listeners) {
             try {

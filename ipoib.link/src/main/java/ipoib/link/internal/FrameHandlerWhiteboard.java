@@ -53,6 +53,11 @@ final class FrameHandlerWhiteboard {
         return table.get(etherType);
     }
 
+    /** Every handler of the link once (an array that stays valid; no allocation). */
+    FrameHandler[] all() {
+        return table.all();
+    }
+
     private synchronized void rebuild() {
         Map<Integer, List<FrameHandler>> byType = new HashMap<>();
         for (Entry e : entries) {

@@ -259,6 +259,18 @@ public final class LinkEngine implements IpoibLink, AutoCloseable {
         }
     }
 
+    /** The end of a poll, on the receive thread: every handler may pass on what it held back. */
+    void endOfBatch() {
+        for (FrameHandler handler : hooks.allHandlers()) {
+            try {
+                handler.endOfBatch(this);
+            } catch (Throwable t) {
+                stats.handlerErrors.increment();
+                logHandlerError(handler, t);
+            }
+        }
+    }
+
     /** Logs a frame handler's failure, at most once per 10 s with the number suppressed. */
     private void logHandlerError(FrameHandler handler, Throwable t) {
         long suppressed = handlerErrorLog.tryAcquire();

@@ -15,6 +15,11 @@ public interface LinkHooks {
     /** The handlers of an EtherType for this link (an array that stays valid; no allocation). */
     FrameHandler[] handlers(int etherType);
 
+    /** Every frame handler of this link once, told at the end of each poll; none by default. */
+    default FrameHandler[] allHandlers() {
+        return HandlerTable.NONE;
+    }
+
     /** Tells every link listener, in order. */
     void notifyListeners(IpoibLink link, LinkListener.Change change);
 

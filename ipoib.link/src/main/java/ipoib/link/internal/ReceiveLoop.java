@@ -158,6 +158,7 @@ final class ReceiveLoop {
                 }
                 repost.add(index, region, receiveOffset(index), bufferSize);
             }
+            engine.endOfBatch();
             if (poller.running()) {
                 try {
                     postReceives();

@@ -29,10 +29,12 @@ import java.util.function.Consumer;
  * read go to the link as one transmit burst (one post list).
  *
  * <p>Fabric to kernel (the link's receive thread): every IPv4 and IPv6 frame is written to the
- * device, except ND messages, which the nd bundle handles. Nothing is allocated per packet
+ * device, except ND messages, which the nd bundle handles. With offload, consecutive TCP
+ * segments of one flow in one poll of the link are written as one ({@link ReceiveCoalescing},
+ * Linux's GRO), flushed at the end of the poll. Nothing is allocated per packet
  * (multicast groups' InetAddresses are made once, by {@link GroupAddresses}).
  */
-final class Bridge {
+final class Bridge implements StackAdapter.Receiver {
     /**
      * Largest packet read from the device: an IPv4 or IPv6 packet of 64 KiB (with offload, the
      * kernel's largest TCP segment; without, the largest IPoIB MTU, 65520 in connected mode).
@@ -84,6 +86,10 @@ final class Bridge {
     private final LongAdder txOffloadedSegments = counter("tx_tso_packets");
     private final LongAdder txSegmentsMade = counter("tx_tso_segments");
     private final LongAdder txChecksumsCompleted = counter("tx_checksums_completed");
+    private final LongAdder rxCoalesced = counter("rx_gro_packets");
+    private final LongAdder rxSegmentsCoalesced = counter("rx_gro_segments");
+    /** With offload: TCP segments of one poll of the link merged for the kernel; null without. */
+    private final ReceiveCoalescing coalescing;
 
     Bridge(Tun tun, StackAdapter stack, Consumer<String> warn) {
         this.tun = tun;
@@ -100,6 +106,8 @@ final class Bridge {
         this.packetSlices = new Slices(packets);
         this.segments = new Slices(arena.allocate(READ_CAPACITY, 8));
         this.sendSegment = (buffer, length) -> send(length, segments);
+        this.coalescing = tun.offload() ? new ReceiveCoalescing(tun::write, rxCoalesced, rxSegmentsCoalesced, rxWriteErrors)
+                : null;
         this.pollfd = arena.allocate(8, 8);
     }
 
@@ -274,7 +282,8 @@ final class Bridge {
     }
 
     /** A frame from the fabric: written to the device unless it is Neighbor Discovery. */
-    void fromLink(int etherType, MemorySegment buffer, long offset, int length) {
+    @Override
+    public void fromLink(int etherType, MemorySegment buffer, long offset, int length) {
         if (etherType == EtherType.IPV6 && length > 40
                 && Byte.toUnsignedInt(buffer.get(ValueLayout.JAVA_BYTE, offset + 6)) == ICMPV6) {
             int type = Byte.toUnsignedInt(buffer.get(ValueLayout.JAVA_BYTE, offset + 40));
@@ -295,11 +304,20 @@ final class Bridge {
             MemorySegment.copy(buffer, offset, copy, 0, length);
             address = copy.address();
         }
-        if (tun.write(address, length)) {
-            rxPackets.increment();
-            rxBytes.add(length);
-        } else {
+        rxPackets.increment();
+        rxBytes.add(length);
+        if (coalescing != null) {
+            coalescing.receive(buffer, offset, length, address);
+        } else if (!tun.write(address, length)) {
             rxWriteErrors.increment();
+        }
+    }
+
+    /** The link's poll ended: what receive coalescing holds goes to the kernel now. */
+    @Override
+    public void endOfBatch() {
+        if (coalescing != null) {
+            coalescing.flush();
         }
     }
 

@@ -54,7 +54,7 @@ final class NetDevice implements AutoCloseable {
         this.warn = warn;
         this.tun = tun;
         this.bridge = new Bridge(tun, stack, warn);
-        this.receiving = stack.receive(context, device, bridge::fromLink);
+        this.receiving = stack.receive(context, device, bridge);
         bridge.start();
     }
 

@@ -36,9 +36,11 @@ final class StackAdapter {
      */
     static final String BRIDGE_PROPERTY = "ipoib.bridge";
 
-    /** What the bridge does with a received IP frame. */
+    /** What the bridge does with a received IP frame, and at the end of the link's poll. */
     interface Receiver {
         void fromLink(int etherType, MemorySegment buffer, long offset, int length);
+
+        void endOfBatch();
     }
 
     private final IpoibLink link;
@@ -129,7 +131,17 @@ final class StackAdapter {
 
     /** Registers the receiver for the link's IPv4 and IPv6 frames; closing the result unregisters. */
     AutoCloseable receive(BundleContext context, String device, Receiver receiver) {
-        FrameHandler handler = (l, frame) -> deliver(receiver, frame);
+        FrameHandler handler = new FrameHandler() {
+            @Override
+            public void onFrame(IpoibLink l, ReceivedFrame frame) {
+                deliver(receiver, frame);
+            }
+
+            @Override
+            public void endOfBatch(IpoibLink l) {
+                receiver.endOfBatch();
+            }
+        };
         ServiceRegistration<?> four = context.registerService(FrameHandler.class, handler,
                 properties(EtherType.IPV4, device));
         ServiceRegistration<?> six = context.registerService(FrameHandler.class, handler,

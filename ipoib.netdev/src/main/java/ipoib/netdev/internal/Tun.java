@@ -221,10 +221,19 @@ final class Tun implements AutoCloseable {
 
     /** Writes one packet from native memory (after a header that asks for nothing, with offload); returns whether the kernel took it. */
     boolean write(long address, int length) {
+        return write(0, address, length);
+    }
+
+    /**
+     * Writes one packet from native memory after the {@link VnetHeader} at {@code headerAddress}
+     * (with offload; 0: a header that asks for nothing); returns whether the kernel took it.
+     */
+    boolean write(long headerAddress, long address, int length) {
         MemorySegment capture = CAPTURES.get();
         try {
             if (offload) {
                 MemorySegment iov = IOVECS.get();
+                iov.set(ValueLayout.JAVA_LONG, 0, headerAddress != 0 ? headerAddress : iov.address() + 32);
                 iov.set(ValueLayout.JAVA_LONG, 16, address);
                 iov.set(ValueLayout.JAVA_LONG, 24, length);
                 return (long) WRITEV.invokeExact(capture, fd, iov.address(), 2) == VnetHeader.LENGTH + length;

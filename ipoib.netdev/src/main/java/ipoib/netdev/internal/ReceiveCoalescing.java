@@ -1,0 +1,224 @@
+package ipoib.netdev.internal;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * Receive coalescing for the kernel, as Linux's GRO does for a NIC (tcp_gro_receive,
+ * net/ipv4/tcp_offload.c; inet_gro_receive, net/ipv4/af_inet.c): consecutive in-order TCP
+ * segments of one flow that arrive in one poll of the link are written to the device as one
+ * segment of up to 64 KiB, with a {@link VnetHeader} that gives the segment size and leaves the
+ * checksum partial, so that the receiving kernel runs its IP and TCP input once for them.
+ *
+ * <p>Only what GRO merges is merged: TCP directly after an IPv4 header without options (not a
+ * fragment) or the fixed IPv6 header; a correct checksum (verified here, as a NIC verifies it
+ * before GRO; a segment with a wrong one is written as it came, for the kernel to drop and
+ * count); identical IP fields but length, identification (which increments, unless DF is set)
+ * and checksum; the same ports, acknowledgment, window and options; the next sequence number;
+ * only ACK (PSH ends a merge with that segment); every segment of the mss of the first but the
+ * last. What is held is written at the end of the link's poll ({@link #flush()}), before a
+ * frame that does not fit it, and before 64 KiB. Frames may come from the link's UD and
+ * connected-mode receive threads: the methods are synchronized. Allocation-free.
+ */
+final class ReceiveCoalescing {
+    private static final ValueLayout.OfInt INT_BE = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+    private static final ValueLayout.OfShort SHORT_BE = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+    private static final int CAPACITY = 65535;
+    private static final int ACK = 0x10;
+    private static final int PSH = 0x08;
+
+    /** Writes a packet to the device: header address (0: one asking for nothing), packet address, length. */
+    interface Device {
+        boolean write(long headerAddress, long address, int length);
+    }
+
+    private final Device device;
+    private final LongAdder coalesced;
+    private final LongAdder segmentsCoalesced;
+    private final LongAdder writeErrors;
+    private final MemorySegment header;
+    private final MemorySegment held;
+    /** Octets held (0: nothing). */
+    private int length;
+    private int ipLength;
+    private int headers;
+    private int mss;
+    private int segments;
+    private int nextSequence;
+    private int nextId;
+
+    ReceiveCoalescing(Device device, LongAdder coalesced, LongAdder segmentsCoalesced, LongAdder writeErrors) {
+        this.device = device;
+        this.coalesced = coalesced;
+        this.segmentsCoalesced = segmentsCoalesced;
+        this.writeErrors = writeErrors;
+        Arena arena = Arena.ofAuto();
+        this.header = arena.allocate(VnetHeader.LENGTH, 8);
+        this.held = arena.allocate(CAPACITY, 8);
+    }
+
+    /**
+     * A frame from the link: merged into what is held, held, or written (after what is held).
+     *
+     * @param address the packet's native address ({@code packet} at {@code offset})
+     * @return whether the device took what was written (true when the frame is held)
+     */
+    synchronized boolean receive(MemorySegment packet, long offset, int n, long address) {
+        int ip = tcpAfter(packet, offset, n);
+        if (ip > 0 && length > 0 && fits(packet, offset, n, ip) && checksumOk(packet, offset, n, ip)) {
+            append(packet, offset, n);
+            return true;
+        }
+        flush();
+        if (ip > 0 && startable(packet, offset, n, ip) && checksumOk(packet, offset, n, ip)) {
+            hold(packet, offset, n, ip);
+            return true;
+        }
+        return write(0, address, n);
+    }
+
+    /** Writes what is held: as it came when one segment, else as one segment with its GSO header. */
+    synchronized void flush() {
+        if (length == 0) {
+            return;
+        }
+        int n = length;
+        length = 0;
+        if (segments == 1) {
+            write(0, held.address(), n);
+            return;
+        }
+        int payloadLength = n - ipLength;
+        long pseudo;
+        if (ipLength == 20) {
+            held.set(SHORT_BE, 2, (short) n);
+            held.set(SHORT_BE, 10, (short) 0);
+            InternetChecksum.store(held, 10, InternetChecksum.add(held, 0, 20, 0));
+            pseudo = InternetChecksum.add(held, 12, 8, TcpSegmentation.TCP + payloadLength);
+        } else {
+            held.set(SHORT_BE, 4, (short) payloadLength);
+            pseudo = InternetChecksum.add(held, 8, 32, TcpSegmentation.TCP + payloadLength);
+        }
+        // Checksum partial (VIRTIO_NET_HDR_F_NEEDS_CSUM): the field holds the pseudo-header's sum;
+        // each segment's checksum was verified when it came.
+        held.set(SHORT_BE, ipLength + 16, (short) InternetChecksum.fold(pseudo));
+        header.set(ValueLayout.JAVA_BYTE, 0, (byte) VnetHeader.NEEDS_CHECKSUM);
+        header.set(ValueLayout.JAVA_BYTE, 1, (byte) (ipLength == 20 ? VnetHeader.GSO_TCPV4 : VnetHeader.GSO_TCPV6));
+        header.set(ValueLayout.JAVA_SHORT_UNALIGNED, 2, (short) headers);
+        header.set(ValueLayout.JAVA_SHORT_UNALIGNED, 4, (short) mss);
+        header.set(ValueLayout.JAVA_SHORT_UNALIGNED, 6, (short) ipLength);
+        header.set(ValueLayout.JAVA_SHORT_UNALIGNED, 8, (short) 16);
+        if (write(header.address(), held.address(), n)) {
+            coalesced.increment();
+            segmentsCoalesced.add(segments);
+        }
+    }
+
+    private boolean write(long headerAddress, long address, int n) {
+        if (device.write(headerAddress, address, n)) {
+            return true;
+        }
+        writeErrors.increment();
+        return false;
+    }
+
+    /** The IP header length when the packet is TCP this can merge (IPv4 without options and not a fragment, or IPv6), else 0. */
+    private static int tcpAfter(MemorySegment p, long at, int n) {
+        if (n < 40) {
+            return 0;
+        }
+        int first = Byte.toUnsignedInt(p.get(ValueLayout.JAVA_BYTE, at));
+        if (first == 0x45) {
+            boolean fragment = (p.get(SHORT_BE, at + 6) & 0x3FFF) != 0; // MF or an offset
+            return !fragment && p.get(ValueLayout.JAVA_BYTE, at + 9) == TcpSegmentation.TCP
+                    && Short.toUnsignedInt(p.get(SHORT_BE, at + 2)) == n ? 20 : 0;
+        }
+        if ((first >>> 4) == 6 && n >= 60 && p.get(ValueLayout.JAVA_BYTE, at + 6) == TcpSegmentation.TCP
+                && Short.toUnsignedInt(p.get(SHORT_BE, at + 4)) == n - 40) {
+            return 40;
+        }
+        return 0;
+    }
+
+    private static int tcpHeaderLength(MemorySegment p, long at, int ip) {
+        return ((p.get(ValueLayout.JAVA_BYTE, at + ip + 12) >>> 4) & 0xF) * 4;
+    }
+
+    private static int flags(MemorySegment p, long at, int ip) {
+        return Byte.toUnsignedInt(p.get(ValueLayout.JAVA_BYTE, at + ip + 13));
+    }
+
+    /** Whether a segment can start a merge: data, ACK only, headers that fit. */
+    private static boolean startable(MemorySegment p, long at, int n, int ip) {
+        int tcp = tcpHeaderLength(p, at, ip);
+        return tcp >= 20 && ip + tcp < n && flags(p, at, ip) == ACK;
+    }
+
+    private static boolean checksumOk(MemorySegment p, long at, int n, int ip) {
+        long pseudo = ip == 20 ? InternetChecksum.add(p, at + 12, 8, TcpSegmentation.TCP + n - ip)
+                : InternetChecksum.add(p, at + 8, 32, TcpSegmentation.TCP + n - ip);
+        return InternetChecksum.fold(InternetChecksum.add(p, at + ip, n - ip, pseudo)) == 0xFFFF;
+    }
+
+    private void hold(MemorySegment p, long at, int n, int ip) {
+        MemorySegment.copy(p, at, held, 0, n);
+        length = n;
+        ipLength = ip;
+        headers = ip + tcpHeaderLength(p, at, ip);
+        mss = n - headers;
+        segments = 1;
+        nextSequence = p.get(INT_BE, at + ip + 4) + mss;
+        nextId = ip == 20 ? Short.toUnsignedInt(p.get(SHORT_BE, at + 4)) + 1 : 0;
+    }
+
+    /** Whether the segment continues what is held (see the class comment). */
+    private boolean fits(MemorySegment p, long at, int n, int ip) {
+        if (ip != ipLength || n - headers <= 0 || n - headers > mss || length + n - headers > CAPACITY) {
+            return false; // another family, no data, larger than the first, or too long
+        }
+        if (tcpHeaderLength(p, at, ip) != headers - ip) {
+            return false;
+        }
+        int f = flags(p, at, ip);
+        if (f != ACK && f != (ACK | PSH)) {
+            return false;
+        }
+        if (ip == 20) {
+            if (!same(p, at, 0, 2) || !same(p, at, 6, 4) || !same(p, at, 12, 8)) {
+                return false;
+            }
+            boolean dontFragment = (p.get(ValueLayout.JAVA_BYTE, at + 6) & 0x40) != 0;
+            if (!dontFragment && Short.toUnsignedInt(p.get(SHORT_BE, at + 4)) != (nextId & 0xFFFF)) {
+                return false;
+            }
+        } else if (!same(p, at, 0, 4) || !same(p, at, 6, 34)) {
+            return false;
+        }
+        // Ports; acknowledgment; data offset; window and urgent pointer; options.
+        return same(p, at, ip, 4) && p.get(INT_BE, at + ip + 4) == nextSequence && same(p, at, ip + 8, 5)
+                && same(p, at, ip + 14, 2) && same(p, at, ip + 18, headers - ip - 18);
+    }
+
+    private boolean same(MemorySegment p, long at, int from, int count) {
+        return MemorySegment.mismatch(p, at + from, at + from + count, held, from, from + count) < 0;
+    }
+
+    private void append(MemorySegment p, long at, int n) {
+        int payload = n - headers;
+        MemorySegment.copy(p, at + headers, held, length, payload);
+        length += payload;
+        segments++;
+        nextSequence += payload;
+        nextId++;
+        int f = flags(p, at, ipLength);
+        if ((f & PSH) != 0) {
+            held.set(ValueLayout.JAVA_BYTE, ipLength + 13, (byte) (ACK | PSH));
+        }
+        if ((f & PSH) != 0 || payload < mss) {
+            flush(); // the sender pushed, or a short segment: nothing more follows it in a merge
+        }
+    }
+}
