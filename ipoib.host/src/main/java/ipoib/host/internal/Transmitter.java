@@ -91,12 +91,14 @@ final class Transmitter {
 
     /**
      * {@link #transmit(IpoibLink, int, boolean, long, long, MemorySegment)} through a bound
-     * neighbour sender when there is one (unicast only).
+     * neighbour sender when there is one (unicast only), counted in the caller's cells.
      */
-    TransmitResult transmit(IpoibLink link, int kind, NeighbourSender neighbour, boolean v6, long nextHopHigh,
-                            long nextHopLow, MemorySegment packet) {
+    TransmitResult transmit(ThreadCounters.Cells cells, IpoibLink link, int kind, NeighbourSender neighbour,
+                            boolean v6, long nextHopHigh, long nextHopLow, MemorySegment packet) {
         if (kind == UNICAST && neighbour != null) {
-            return count(neighbour.send(v6 ? EtherType.IPV6 : EtherType.IPV4, packet));
+            TransmitResult r = neighbour.send(v6 ? EtherType.IPV6 : EtherType.IPV4, packet);
+            cells.increment(results[r.ordinal()]);
+            return r;
         }
         return transmit(link, kind, v6, nextHopHigh, nextHopLow, packet);
     }

@@ -204,7 +204,8 @@ final class UdpSocketImpl implements UdpSocket {
                     + (mtu - header) + " octets of payload (" + (v6 ? "IPv6" : "IPv4")
                     + " fragmentation is not supported)");
         }
-        PacketWriter.Scratch s = PacketWriter.scratch();
+        IpStack.Sending thread = stack.sending();
+        PacketWriter.Scratch s = thread.scratch;
         MemorySegment.copy(payload, 0, s.buffer, header, length);
         int packet = stack.writer().writeIp(s, v6, 17, sourceHigh, sourceLow, destinationHigh, destinationLow,
                 Udp.HEADER_LENGTH + (int) length);
@@ -213,10 +214,10 @@ final class UdpSocketImpl implements UdpSocket {
         } else {
             Udp.writeIpv4(s.buffer, 0, PacketWriter.upperOffset(false), port, destinationPort, (int) length);
         }
-        TransmitResult result = stack.transmitter().transmit(link, kind, neighbour, v6, destinationHigh,
-                destinationLow, s.slice(packet));
+        TransmitResult result = stack.transmitter().transmit(thread.cells, link, kind, neighbour, v6,
+                destinationHigh, destinationLow, s.slice(packet));
         if (!result.isDrop()) {
-            stack.udpSent();
+            stack.udpSent(thread.cells);
         }
         return result;
     }
