@@ -21,7 +21,6 @@ final class Ipv4Receiver implements FrameHandler {
     private final AddressTable table;
     private final EchoDemux echoes;
     private final UdpSockets udp;
-    private final ThreadCounters perPacket;
     private final int received;
     private final LongAdder malformed;
     private final LongAdder fragments;
@@ -33,7 +32,6 @@ final class Ipv4Receiver implements FrameHandler {
 
     Ipv4Receiver(AddressTable table, EchoDemux echoes, UdpSockets udp, Counters counters, ThreadCounters perPacket,
                  java.util.Map<String, Integer> bridged) {
-        this.perPacket = perPacket;
         this.table = table;
         this.bridged = bridged;
         this.toKernel = counters.counter("rx_bridged_to_kernel");
@@ -52,7 +50,8 @@ final class Ipv4Receiver implements FrameHandler {
             toKernel.increment();
             return;
         }
-        perPacket.cells().increment(received);
+        UdpSockets.Receiving thread = udp.receiving();
+        thread.cells.increment(received);
         MemorySegment b = frame.buffer();
         long off = frame.payloadOffset();
         int h;
@@ -84,7 +83,7 @@ final class Ipv4Receiver implements FrameHandler {
                     malformed.increment();
                     return;
                 }
-                udp.deliver(link, false, b, off, off + h, length);
+                udp.deliver(thread, link, false, b, off, off + h, length);
             }
             default -> unknownProtocol.increment();
         }

@@ -24,7 +24,6 @@ final class Ipv6Receiver implements FrameHandler {
     private final NdReceivers nd;
     private final EchoDemux echoes;
     private final UdpSockets udp;
-    private final ThreadCounters perPacket;
     private final int received;
     private final LongAdder malformed;
     private final LongAdder notForUs;
@@ -35,7 +34,6 @@ final class Ipv6Receiver implements FrameHandler {
 
     Ipv6Receiver(AddressTable table, NdReceivers nd, EchoDemux echoes, UdpSockets udp,
                  Counters counters, ThreadCounters perPacket, java.util.Map<String, Integer> bridged) {
-        this.perPacket = perPacket;
         this.table = table;
         this.bridged = bridged;
         this.toKernel = counters.counter("rx_bridged_to_kernel");
@@ -50,7 +48,8 @@ final class Ipv6Receiver implements FrameHandler {
 
     @Override
     public void onFrame(IpoibLink link, ReceivedFrame frame) {
-        perPacket.cells().increment(received);
+        UdpSockets.Receiving thread = udp.receiving();
+        thread.cells.increment(received);
         MemorySegment b = frame.buffer();
         long off = frame.payloadOffset();
         int payload;
@@ -90,7 +89,7 @@ final class Ipv6Receiver implements FrameHandler {
                     malformed.increment();
                     return;
                 }
-                udp.deliver(link, true, b, off, upper, length);
+                udp.deliver(thread, link, true, b, off, upper, length);
             }
             default -> unknownProtocol.increment();
         }

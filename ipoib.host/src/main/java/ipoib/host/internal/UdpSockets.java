@@ -15,18 +15,31 @@ import java.util.function.Function;
 /** The UDP port table: binds sockets to ports and delivers received datagrams to them. */
 final class UdpSockets {
     static final int FIRST_EPHEMERAL = 49152;
-    private static final ThreadLocal<ReceivedDatagram> DATAGRAMS = ThreadLocal.withInitial(ReceivedDatagram::new);
 
     private final AtomicReferenceArray<UdpSocketImpl> ports = new AtomicReferenceArray<>(65536);
     private final Consumer<String> warn;
-    private final ThreadCounters perPacket;
     private final int received;
     private final LongAdder noPort;
     private final LongAdder receiverErrors;
 
+    /**
+     * What a receiving thread needs per packet, found with one thread-local look-up for the IP
+     * handler and UDP together: its counter cells and its reusable datagram view.
+     */
+    static final class Receiving {
+        final ThreadCounters.Cells cells;
+        final ReceivedDatagram datagram = new ReceivedDatagram();
+
+        Receiving(ThreadCounters.Cells cells) {
+            this.cells = cells;
+        }
+    }
+
+    private final ThreadLocal<Receiving> receiving;
+
     UdpSockets(Counters counters, ThreadCounters perPacket, Consumer<String> warn) {
         this.warn = warn;
-        this.perPacket = perPacket;
+        this.receiving = ThreadLocal.withInitial(() -> new Receiving(perPacket.cells()));
         this.received = perPacket.counter("udp_received");
         this.noPort = counters.counter("udp_no_port");
         this.receiverErrors = counters.counter("udp_receiver_errors");
@@ -69,15 +82,20 @@ final class UdpSockets {
     }
 
     /** Delivers a validated datagram ({@code length} octets of UDP at {@code udp}) to its port's socket. */
-    void deliver(IpoibLink link, boolean v6, MemorySegment b, long ip, long udp, int length) {
+    /** The calling thread's {@link Receiving}. */
+    Receiving receiving() {
+        return receiving.get();
+    }
+
+    void deliver(Receiving thread, IpoibLink link, boolean v6, MemorySegment b, long ip, long udp, int length) {
         int port = Udp.destinationPort(b, udp);
         UdpSocketImpl socket = ports.get(port);
         if (socket == null) {
             noPort.increment();
             return;
         }
-        perPacket.cells().increment(received);
-        ReceivedDatagram d = DATAGRAMS.get();
+        thread.cells.increment(received);
+        ReceivedDatagram d = thread.datagram;
         d.set(link.name(), v6, b, ip, udp, length);
         try {
             socket.receiver.received(d);
