@@ -288,6 +288,47 @@ public class NetdevIT {
         return m.group(1);
     }
 
+    /**
+     * An application's UDP_SEGMENT send (Linux's UDP GSO, as QUIC stacks use it): h1's kernel hands
+     * the device 10 240 octets at once, the bridge cuts them into the datagrams the application
+     * asked for, and h2's application receives each with its own length and checksum (h2's kernel
+     * checks it).
+     */
+    @Test
+    public void aUdpSegmentSendArrivesAsTheDatagramsTheApplicationAskedFor() throws Exception {
+        String receive = "import socket,sys,hashlib\n"
+                + "s=socket.socket(socket.AF_INET,socket.SOCK_DGRAM); s.bind(('10.0.0.2',7777)); s.settimeout(20)\n"
+                + "print('ready',flush=True); sizes=[]; h=hashlib.sha256()\n"
+                + "while sum(sizes)<10240:\n"
+                + "    d=s.recv(65535); sizes.append(len(d)); h.update(d)\n"
+                + "print('sizes',sizes,'sha',h.hexdigest(),flush=True)\n";
+        String send = "import socket\n"
+                + "s=socket.socket(socket.AF_INET,socket.SOCK_DGRAM); s.setsockopt(socket.SOL_UDP,103,1000)\n"
+                + "s.sendto(bytes(range(256))*40,('10.0.0.2',7777))\n"; // 103: UDP_SEGMENT (linux/udp.h)
+        String expectedSha = Sh.run(TIMEOUT, "python3", "-c",
+                "import hashlib; print(hashlib.sha256(bytes(range(256))*40).hexdigest())").ok("python3").output().trim();
+        long before = counter("ib0_1_ffff", "tx_uso_datagrams");
+        File log = File.createTempFile("uso", ".log");
+        Process receiver = Sh.start(log, Sh.in("h2", "python3", "-c", receive));
+        try {
+            long deadline = System.nanoTime() + TIMEOUT * 1_000_000_000L;
+            while (!Files.readString(log.toPath()).contains("ready") && System.nanoTime() < deadline) {
+                Thread.sleep(20);
+            }
+            Sh.run(TIMEOUT, Sh.in("h1", "python3", "-c", send)).ok("UDP_SEGMENT sender");
+            assertTrue("receiver finished: " + Files.readString(log.toPath()), receiver.waitFor(TIMEOUT, TimeUnit.SECONDS));
+            String out = Files.readString(log.toPath());
+            assertTrue(out, out.contains("sizes [1000, 1000, 1000, 1000, 1000, 1000, 1000, 1000, 1000, 1000, 240] sha "
+                    + expectedSha));
+            assertTrue("the bridge cut the send (UDP segmentation offload): " + appliance.command("ipoib:netdev", TIMEOUT),
+                    counter("ib0_1_ffff", "tx_uso_datagrams") >= before + 11);
+        } finally {
+            receiver.destroy();
+            receiver.waitFor();
+            log.delete();
+        }
+    }
+
     @Test
     public void udpMulticastJoinBecomesAFullMemberAndLeavesAgain() throws Exception {
         String mgid = "ff12:401b:ffff::f01:101"; // 239.1.1.1 in the default partition (RFC 4391 §4)

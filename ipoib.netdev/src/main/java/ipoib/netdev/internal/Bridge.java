@@ -24,9 +24,10 @@ import java.util.function.Consumer;
  * broadcast group. The kernel's own Neighbor Discovery messages are dropped (counted): the
  * device is NOARP, ND stays in this stack. IGMP and MLD reports go out as well and update
  * {@link Membership}. With offload ({@link Tun#offload()}) the kernel hands over TCP segments
- * of up to 64 KiB and leaves checksums to the device: the bridge completes the checksums and
- * cuts the large segments to the link's MTU ({@link TcpSegmentation}), and the segments of one
- * read go to the link as one transmit burst (one post list).
+ * of up to 64 KiB (and an application's {@code UDP_SEGMENT} sends) and leaves checksums to the
+ * device: the bridge completes the checksums and cuts the large packets to the link's MTU
+ * ({@link Segmentation}), and the packets of one read go to the link as one transmit burst (one
+ * post list).
  *
  * <p>Fabric to kernel (the link's receive thread): every IPv4 and IPv6 frame is written to the
  * device, except ND messages, which the nd bundle handles. With offload, consecutive TCP
@@ -59,9 +60,9 @@ final class Bridge implements StackAdapter.Receiver {
     private final MemorySegment readBuffer;
     private final MemorySegment packets;
     private final Slices packetSlices;
-    /** The segments of an offloaded TCP segment are built here, one at a time. */
+    /** With offload: the packets cut from an offloaded one are built here, one at a time; null without. */
     private final Slices segments;
-    private final TcpSegmentation.Sink sendSegment;
+    private final Segmentation.Sink sendSegment;
     private final GroupAddresses groups = new GroupAddresses();
     private final long readAddress;
     private final MemorySegment pollfd;
@@ -83,8 +84,10 @@ final class Bridge implements StackAdapter.Receiver {
     private final LongAdder rxNd = counter("rx_nd_kept_in_stack");
     private final LongAdder rxWriteErrors = counter("rx_write_errors");
     private final LongAdder reports = counter("membership_reports");
-    private final LongAdder txOffloadedSegments = counter("tx_tso_packets");
-    private final LongAdder txSegmentsMade = counter("tx_tso_segments");
+    private final LongAdder txTsoPackets = counter("tx_tso_packets");
+    private final LongAdder txTsoSegments = counter("tx_tso_segments");
+    private final LongAdder txUsoPackets = counter("tx_uso_packets");
+    private final LongAdder txUsoDatagrams = counter("tx_uso_datagrams");
     private final LongAdder txChecksumsCompleted = counter("tx_checksums_completed");
     private final LongAdder rxCoalesced = counter("rx_gro_packets");
     private final LongAdder rxSegmentsCoalesced = counter("rx_gro_segments");
@@ -104,7 +107,7 @@ final class Bridge implements StackAdapter.Receiver {
         this.readAddress = readBuffer.address();
         this.packets = readBuffer.asSlice(tun.headerLength());
         this.packetSlices = new Slices(packets);
-        this.segments = new Slices(arena.allocate(READ_CAPACITY, 8));
+        this.segments = tun.offload() ? new Slices(arena.allocate(READ_CAPACITY, 8)) : null;
         this.sendSegment = (buffer, length) -> send(length, segments);
         this.coalescing = tun.offload() ? new ReceiveCoalescing(tun::write, rxCoalesced, rxSegmentsCoalesced, rxWriteErrors)
                 : null;
@@ -177,14 +180,14 @@ final class Bridge implements StackAdapter.Receiver {
 
     /**
      * A packet after its {@link VnetHeader}: a checksum left to the device is completed, a large
-     * TCP segment is cut to the MTU the kernel chose (the GSO size) and its segments sent as one
-     * burst.
+     * TCP segment or a UDP_SEGMENT send is cut to the size the kernel gives (the GSO size) and the
+     * pieces sent as one burst.
      */
     private void offloaded(int length) {
         int gso = VnetHeader.gsoType(readBuffer);
         if (gso == VnetHeader.GSO_NONE) {
             if ((VnetHeader.flags(readBuffer) & VnetHeader.NEEDS_CHECKSUM) != 0) {
-                if (!TcpSegmentation.completeChecksum(packets, length, VnetHeader.checksumStart(readBuffer),
+                if (!Segmentation.completeChecksum(packets, length, VnetHeader.checksumStart(readBuffer),
                         VnetHeader.checksumOffset(readBuffer))) {
                     txMalformed.increment();
                     return;
@@ -194,19 +197,21 @@ final class Bridge implements StackAdapter.Receiver {
             send(length, packetSlices);
             return;
         }
-        if (gso != VnetHeader.GSO_TCPV4 && gso != VnetHeader.GSO_TCPV6) {
+        boolean tcp = gso == VnetHeader.GSO_TCPV4 || gso == VnetHeader.GSO_TCPV6;
+        if (!tcp && gso != VnetHeader.GSO_UDP_L4) {
             txMalformed.increment(); // a type the device did not offer (TUNSETOFFLOAD)
             return;
         }
         boolean burst = stack.link().beginBurst();
         try {
-            int count = TcpSegmentation.segment(packets, length, VnetHeader.gsoSize(readBuffer), segments.buffer,
-                    sendSegment);
+            int size = VnetHeader.gsoSize(readBuffer);
+            int count = tcp ? Segmentation.tcp(packets, length, size, segments.buffer, sendSegment)
+                    : Segmentation.udp(packets, length, size, segments.buffer, sendSegment);
             if (count < 0) {
                 txMalformed.increment();
             } else {
-                txOffloadedSegments.increment();
-                txSegmentsMade.add(count);
+                (tcp ? txTsoPackets : txUsoPackets).increment();
+                (tcp ? txTsoSegments : txUsoDatagrams).add(count);
             }
         } finally {
             if (burst) {

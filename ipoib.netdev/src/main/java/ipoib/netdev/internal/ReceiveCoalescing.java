@@ -1,6 +1,7 @@
 package ipoib.netdev.internal;
 
 import java.lang.foreign.Arena;
+import ipoib.codec.ip.InternetChecksum;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
@@ -96,11 +97,11 @@ final class ReceiveCoalescing {
         if (ipLength == 20) {
             held.set(SHORT_BE, 2, (short) n);
             held.set(SHORT_BE, 10, (short) 0);
-            InternetChecksum.store(held, 10, InternetChecksum.add(held, 0, 20, 0));
-            pseudo = InternetChecksum.add(held, 12, 8, TcpSegmentation.TCP + payloadLength);
+            Segmentation.storeChecksum(held, 10, InternetChecksum.sum(held, 0, 20));
+            pseudo = Segmentation.TCP + payloadLength + InternetChecksum.sum(held, 12, 8);
         } else {
             held.set(SHORT_BE, 4, (short) payloadLength);
-            pseudo = InternetChecksum.add(held, 8, 32, TcpSegmentation.TCP + payloadLength);
+            pseudo = Segmentation.TCP + payloadLength + InternetChecksum.sum(held, 8, 32);
         }
         // Checksum partial (VIRTIO_NET_HDR_F_NEEDS_CSUM): the field holds the pseudo-header's sum;
         // each segment's checksum was verified when it came.
@@ -133,10 +134,10 @@ final class ReceiveCoalescing {
         int first = Byte.toUnsignedInt(p.get(ValueLayout.JAVA_BYTE, at));
         if (first == 0x45) {
             boolean fragment = (p.get(SHORT_BE, at + 6) & 0x3FFF) != 0; // MF or an offset
-            return !fragment && p.get(ValueLayout.JAVA_BYTE, at + 9) == TcpSegmentation.TCP
+            return !fragment && p.get(ValueLayout.JAVA_BYTE, at + 9) == Segmentation.TCP
                     && Short.toUnsignedInt(p.get(SHORT_BE, at + 2)) == n ? 20 : 0;
         }
-        if ((first >>> 4) == 6 && n >= 60 && p.get(ValueLayout.JAVA_BYTE, at + 6) == TcpSegmentation.TCP
+        if ((first >>> 4) == 6 && n >= 60 && p.get(ValueLayout.JAVA_BYTE, at + 6) == Segmentation.TCP
                 && Short.toUnsignedInt(p.get(SHORT_BE, at + 4)) == n - 40) {
             return 40;
         }
@@ -158,9 +159,9 @@ final class ReceiveCoalescing {
     }
 
     private static boolean checksumOk(MemorySegment p, long at, int n, int ip) {
-        long pseudo = ip == 20 ? InternetChecksum.add(p, at + 12, 8, TcpSegmentation.TCP + n - ip)
-                : InternetChecksum.add(p, at + 8, 32, TcpSegmentation.TCP + n - ip);
-        return InternetChecksum.fold(InternetChecksum.add(p, at + ip, n - ip, pseudo)) == 0xFFFF;
+        long pseudo = ip == 20 ? Segmentation.TCP + n - ip + InternetChecksum.sum(p, at + 12, 8)
+                : Segmentation.TCP + n - ip + InternetChecksum.sum(p, at + 8, 32);
+        return InternetChecksum.fold(pseudo + InternetChecksum.sum(p, at + ip, n - ip)) == 0xFFFF;
     }
 
     private void hold(MemorySegment p, long at, int n, int ip) {

@@ -23,7 +23,8 @@ import java.nio.file.Path;
  * <p>With offload ({@code IFF_VNET_HDR} and {@code TUNSETOFFLOAD} of checksum and TCP
  * segmentation, as QEMU and vhost-net open their taps) every packet is preceded by a
  * {@link VnetHeader}: the kernel hands over TCP segments of up to 64 KiB with their checksums
- * left to the device, which the bridge segments and completes ({@link TcpSegmentation}); packets
+ * left to the device (and an application's {@code UDP_SEGMENT} sends, where the kernel has UDP
+ * segmentation offload), which the bridge segments and completes ({@link Segmentation}); packets
  * written to the device get a header that asks for nothing. The device lives
  * as long as the descriptor: closing it (or the process ending, even by {@code kill -9}) removes
  * the device from the kernel (a non-persistent TUN device, drivers/net/tun.c).
@@ -43,6 +44,8 @@ final class Tun implements AutoCloseable {
     private static final long TUNSETOFFLOAD = 0x400454d0L;
     /** TUN_F_CSUM | TUN_F_TSO4 | TUN_F_TSO6 | TUN_F_TSO_ECN (linux/if_tun.h). */
     private static final long OFFLOADS = 0x01 | 0x02 | 0x04 | 0x08;
+    /** TUN_F_USO4 | TUN_F_USO6 (linux/if_tun.h, Linux 6.2 and later; older kernels refuse them with EINVAL). */
+    private static final long UDP_OFFLOADS = 0x20 | 0x40;
     private static final int O_RDWR = 2;
     private static final int O_NONBLOCK = 0x800;
     private static final int O_CLOEXEC = 0x80000;
@@ -169,7 +172,10 @@ final class Tun implements AutoCloseable {
             ifreq.set(ValueLayout.JAVA_SHORT, 16, (short) (IFF_TUN | IFF_NO_PI | (offload ? IFF_VNET_HDR : 0)));
             int r = (int) IOCTL.invokeExact(capture, fd, TUNSETIFF, ifreq);
             if (r >= 0 && offload) {
-                r = (int) IOCTL_VALUE.invokeExact(capture, fd, TUNSETOFFLOAD, OFFLOADS);
+                r = (int) IOCTL_VALUE.invokeExact(capture, fd, TUNSETOFFLOAD, OFFLOADS | UDP_OFFLOADS);
+                if (r < 0) {
+                    r = (int) IOCTL_VALUE.invokeExact(capture, fd, TUNSETOFFLOAD, OFFLOADS);
+                }
             }
             if (r < 0) {
                 int errno = errno(capture);

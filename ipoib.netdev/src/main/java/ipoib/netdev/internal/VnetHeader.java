@@ -18,6 +18,8 @@ final class VnetHeader {
     static final int GSO_NONE = 0;
     static final int GSO_TCPV4 = 1;
     static final int GSO_TCPV6 = 4;
+    /** {@code VIRTIO_NET_HDR_GSO_UDP_L4}: an application's UDP_SEGMENT send, IPv4 or IPv6. */
+    static final int GSO_UDP_L4 = 5;
     /** {@code VIRTIO_NET_HDR_GSO_ECN}: a flag on the GSO type (the segments keep CWR on the first only). */
     static final int GSO_ECN = 0x80;
 

@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Test;
  * merged segment with its GSO header, or each frame as it came), and in which order. Segments
  * are built here with checksums computed by this test's own RFC 1071 loop; the merged segment's
  * checksum, completed as the kernel completes a partial one, is checked by tshark in
- * {@link TcpSegmentationTest#aChecksumLeftToTheDeviceIsCompleted()}'s way.
+ * {@link SegmentationTest#aChecksumLeftToTheDeviceIsCompleted()}'s way.
  */
 class ReceiveCoalescingTest {
     private static final int ACK = 0x10;
@@ -128,7 +128,7 @@ class ReceiveCoalescingTest {
         }
         assertEquals(0xFFFF, ipSum);
         MemorySegment s = MemorySegment.ofArray(p);
-        TcpSegmentation.completeChecksum(s, p.length, 20, 16);
+        Segmentation.completeChecksum(s, p.length, 20, 16);
         long tcpSum = sum(p, 20, p.length - 20, sum(p, 12, 8, 6 + p.length - 20));
         while ((tcpSum >>> 16) != 0) {
             tcpSum = (tcpSum & 0xFFFF) + (tcpSum >>> 16);

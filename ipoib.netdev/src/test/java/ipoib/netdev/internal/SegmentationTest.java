@@ -21,10 +21,10 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Segmentation offload and checksum completion, checked by tshark (an independent implementation
- * of IPv4, IPv6, TCP and UDP with checksum validation on): the segments' checksums, lengths,
- * sequence numbers, identifications and flags; and the payload reassembled from the segments.
+ * of IPv4, IPv6, TCP and UDP with checksum validation on): the segments' and datagrams' checksums,
+ * lengths, sequence numbers, identifications and flags; and the payload reassembled from them.
  */
-class TcpSegmentationTest {
+class SegmentationTest {
     private static final String TSHARK = "/usr/bin/tshark";
     private static final int FIN = 0x01;
     private static final int PSH = 0x08;
@@ -75,7 +75,7 @@ class TcpSegmentationTest {
         MemorySegment.copy(packet, 0, in, ValueLayout.JAVA_BYTE, 0, packet.length);
         MemorySegment out = arena.allocate(65536);
         List<byte[]> segments = new ArrayList<>();
-        int count = TcpSegmentation.segment(in, packet.length, mss, out,
+        int count = Segmentation.tcp(in, packet.length, mss, out,
                 (buffer, length) -> segments.add(buffer.asSlice(0, length).toArray(ValueLayout.JAVA_BYTE)));
         assertEquals(segments.size(), count);
         return segments;
@@ -131,6 +131,62 @@ class TcpSegmentationTest {
         assertEquals("1", r[2]);
     }
 
+    static byte[] udp(boolean ipv6, byte[] payload) {
+        int ip = ipv6 ? 40 : 20;
+        ByteBuffer b = ByteBuffer.allocate(ip + 8 + payload.length);
+        if (ipv6) {
+            b.putInt(0x6000_0000).putShort((short) (8 + payload.length)).put((byte) 17).put((byte) 64);
+            b.putLong(0xfd00_0000_0000_0000L).putLong(1).putLong(0xfd00_0000_0000_0000L).putLong(2);
+        } else {
+            b.put((byte) 0x45).put((byte) 0).putShort((short) b.capacity()).putShort((short) 0x0100).putShort((short) 0)
+                    .put((byte) 64).put((byte) 17).putShort((short) 0).put(new byte[] {10, 0, 0, 1}).put(new byte[] {10, 0, 0, 2});
+        }
+        b.putShort((short) 4433).putShort((short) 9999).putShort((short) (8 + payload.length)).putShort((short) 0x7777);
+        b.put(payload);
+        return b.array();
+    }
+
+    static List<byte[]> udpSegments(byte[] packet, int size) {
+        MemorySegment out = Arena.ofAuto().allocate(65536);
+        List<byte[]> datagrams = new ArrayList<>();
+        int count = Segmentation.udp(MemorySegment.ofArray(packet), packet.length, size, out,
+                (buffer, length) -> datagrams.add(buffer.asSlice(0, length).toArray(ValueLayout.JAVA_BYTE)));
+        assertEquals(datagrams.size(), count);
+        return datagrams;
+    }
+
+    /** An application's UDP_SEGMENT send of 3 000 octets in 1 200-octet datagrams, IPv4 and IPv6. */
+    @Test
+    void aUdpSegmentSendBecomesDatagramsWithTheirOwnLengthsAndChecksumsTsharkAccepts() throws Exception {
+        byte[] data = payload(3000);
+        int[] sizes = {1200, 1200, 600};
+        List<byte[]> four = udpSegments(udp(false, data), 1200);
+        List<String[]> rows = tshark(four, "ip.len", "ip.id", "ip.checksum.status", "udp.length", "udp.checksum.status",
+                "udp.srcport", "udp.dstport");
+        for (int i = 0; i < 3; i++) {
+            String[] r = rows.get(i);
+            assertEquals(Integer.toString(28 + sizes[i]), r[0]);
+            assertEquals(String.format("0x%04x", 0x0100 + i), r[1]);
+            assertEquals("1", r[2], "IPv4 header checksum good, datagram " + i);
+            assertEquals(Integer.toString(8 + sizes[i]), r[3]);
+            assertEquals("1", r[4], "UDP checksum good, datagram " + i);
+            assertEquals("4433", r[5]);
+            assertEquals("9999", r[6]);
+        }
+        assertArrayEquals(data, reassemble(four, 28));
+        List<byte[]> six = udpSegments(udp(true, data), 1200);
+        rows = tshark(six, "ipv6.plen", "udp.length", "udp.checksum.status");
+        for (int i = 0; i < 3; i++) {
+            assertEquals(Integer.toString(8 + sizes[i]), rows.get(i)[0]);
+            assertEquals(Integer.toString(8 + sizes[i]), rows.get(i)[1]);
+            assertEquals("1", rows.get(i)[2], "UDP checksum good, IPv6 datagram " + i);
+        }
+        assertArrayEquals(data, reassemble(six, 48));
+        byte[] tcp = ipv4Tcp(data, 0, ACK, 0);
+        assertEquals(-1, Segmentation.udp(MemorySegment.ofArray(tcp), tcp.length, 1200, Arena.ofAuto().allocate(65536),
+                (b, l) -> fail("TCP is not cut as UDP")));
+    }
+
     @Test
     void whatIsNotTcpOverIpIsRefused() {
         MemorySegment out = Arena.ofAuto().allocate(65536);
@@ -140,10 +196,10 @@ class TcpSegmentationTest {
             MemorySegment in = MemorySegment.ofArray(p);
             int length = p.length == 10 ? 10 : p.length;
             int mss = p == udp || p.length == 10 ? 1000 : 0;
-            assertEquals(-1, TcpSegmentation.segment(in, length, mss, out, (b, l) -> fail("no segment expected")));
+            assertEquals(-1, Segmentation.tcp(in, length, mss, out, (b, l) -> fail("no segment expected")));
         }
         byte[] shortHeader = ipv4Tcp(payload(0), 0, ACK, 0);
-        assertEquals(-1, TcpSegmentation.segment(MemorySegment.ofArray(shortHeader), 30, 1000, out,
+        assertEquals(-1, Segmentation.tcp(MemorySegment.ofArray(shortHeader), 30, 1000, out,
                 (b, l) -> fail("no segment expected")));
     }
 
@@ -166,11 +222,11 @@ class TcpSegmentationTest {
         byte[] packet = b.array();
         ipv4HeaderChecksum(packet);
         MemorySegment s = MemorySegment.ofArray(packet);
-        assertTrue(TcpSegmentation.completeChecksum(s, packet.length, 20, 6));
+        assertTrue(Segmentation.completeChecksum(s, packet.length, 20, 6));
         String[] r = tshark(List.of(packet), "udp.checksum.status", "udp.length").get(0);
         assertEquals("1", r[0], "UDP checksum good");
         assertEquals(Integer.toString(8 + data.length), r[1]);
-        assertTrue(!TcpSegmentation.completeChecksum(s, packet.length, 20, packet.length), "an offset outside is refused");
+        assertTrue(!Segmentation.completeChecksum(s, packet.length, 20, packet.length), "an offset outside is refused");
     }
 
     private static void ipv4HeaderChecksum(byte[] p) {

@@ -1,0 +1,183 @@
+package ipoib.netdev.internal;
+
+import ipoib.codec.ip.InternetChecksum;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
+
+/**
+ * What a NIC with segmentation offload does with the kernel's large segments (the software
+ * equivalents are Linux's {@code inet_gso_segment}, net/ipv4/af_inet.c, with
+ * {@code tcp_gso_segment}, net/ipv4/tcp_offload.c, and {@code __udp_gso_segment},
+ * net/ipv4/udp_offload.c): each {@code gsoSize} octets of payload go out as one packet with the
+ * IP and transport headers copied, the IPv4 total length, identification (incremented per
+ * packet) and header checksum, or the IPv6 payload length, and the transport checksum computed
+ * over the pseudo-header. TCP (RFC 9293 §3.1): the sequence number advanced, FIN and PSH on the
+ * last segment only, CWR on the first only. UDP (RFC 768, {@code UDP_SEGMENT}): each datagram
+ * its own length, a checksum of zero sent as 0xFFFF. Also completes the checksum of a packet
+ * whose checksum the kernel left to the device.
+ *
+ * <p>Handles TCP or UDP directly after the IPv4 header or the fixed IPv6 header, which is what the
+ * kernel offloads to a TUN device with {@code TUN_F_TSO4 | TUN_F_TSO6 | TUN_F_USO4 | TUN_F_USO6};
+ * anything else is refused. Allocation-free: packets are built one at a time in the caller's buffer.
+ */
+final class Segmentation {
+    private static final ValueLayout.OfInt INT_BE = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+    private static final ValueLayout.OfShort SHORT_BE = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+    static final int TCP = 6;
+    static final int UDP = 17;
+    private static final int FIN = 0x01;
+    private static final int PSH = 0x08;
+    private static final int CWR = 0x80;
+
+    /** Receives each packet built, in order. */
+    interface Sink {
+        void segment(MemorySegment buffer, int length);
+    }
+
+    private Segmentation() {}
+
+    /**
+     * Completes a checksum the kernel left to the device ({@code VIRTIO_NET_HDR_F_NEEDS_CSUM}):
+     * the field at {@code start + offset} holds the pseudo-header's sum; the ones'-complement sum
+     * from {@code start} to the end goes there (Linux's {@code skb_checksum_help}).
+     *
+     * @return false when start and offset do not lie inside the packet
+     */
+    static boolean completeChecksum(MemorySegment packet, int length, int start, int offset) {
+        if (start + offset + 2 > length) {
+            return false;
+        }
+        storeChecksum(packet, start + offset, InternetChecksum.sum(packet, start, length - start));
+        return true;
+    }
+
+    /**
+     * Cuts the TCP segment of {@code length} octets in {@code packet} into segments of at most
+     * {@code mss} payload octets, built in {@code out} (room for the headers and {@code mss}).
+     *
+     * @return how many segments went to {@code sink}, or -1 when the packet is not a TCP segment
+     *         over IPv4 or IPv6 this can cut
+     */
+    static int tcp(MemorySegment packet, int length, int mss, MemorySegment out, Sink sink) {
+        int ipLength = ipHeaderLength(packet, length, TCP, 20);
+        if (mss <= 0 || ipLength < 0) {
+            return -1;
+        }
+        int tcpLength = ((packet.get(ValueLayout.JAVA_BYTE, ipLength + 12) >>> 4) & 0xF) * 4;
+        int headers = ipLength + tcpLength;
+        int payload = length - headers;
+        if (tcpLength < 20 || payload < 0 || headers + Math.min(mss, payload) > out.byteSize()) {
+            return -1;
+        }
+        int sequence = packet.get(INT_BE, ipLength + 4);
+        int flags = Byte.toUnsignedInt(packet.get(ValueLayout.JAVA_BYTE, ipLength + 13));
+        int count = 0;
+        int from = 0;
+        do {
+            int chunk = Math.min(mss, payload - from);
+            boolean first = from == 0;
+            boolean last = from + chunk == payload;
+            long pseudo = copy(packet, out, ipLength, headers, from, chunk, count, TCP);
+            out.set(INT_BE, ipLength + 4, sequence + from);
+            int segmentFlags = flags & ~((last ? 0 : FIN | PSH) | (first ? 0 : CWR));
+            out.set(ValueLayout.JAVA_BYTE, ipLength + 13, (byte) segmentFlags);
+            out.set(SHORT_BE, ipLength + 16, (short) 0);
+            storeChecksum(out, ipLength + 16, pseudo + InternetChecksum.sum(out, ipLength, tcpLength + chunk));
+            sink.segment(out, headers + chunk);
+            count++;
+            from += chunk;
+        } while (from < payload);
+        return count;
+    }
+
+    /**
+     * Cuts the UDP datagram of {@code length} octets in {@code packet} (an application's
+     * {@code UDP_SEGMENT} send) into datagrams of {@code size} payload octets (the last may be
+     * shorter), built in {@code out}.
+     *
+     * @return how many datagrams went to {@code sink}, or -1 when the packet is not a UDP datagram
+     *         over IPv4 or IPv6 this can cut
+     */
+    static int udp(MemorySegment packet, int length, int size, MemorySegment out, Sink sink) {
+        int ipLength = ipHeaderLength(packet, length, UDP, 8);
+        if (size <= 0 || ipLength < 0) {
+            return -1;
+        }
+        int headers = ipLength + 8;
+        int payload = length - headers;
+        if (headers + Math.min(size, payload) > out.byteSize()) {
+            return -1;
+        }
+        int count = 0;
+        int from = 0;
+        do {
+            int chunk = Math.min(size, payload - from);
+            long pseudo = copy(packet, out, ipLength, headers, from, chunk, count, UDP);
+            out.set(SHORT_BE, ipLength + 4, (short) (8 + chunk));
+            out.set(SHORT_BE, ipLength + 6, (short) 0);
+            storeChecksum(out, ipLength + 6, pseudo + InternetChecksum.sum(out, ipLength, 8 + chunk));
+            sink.segment(out, headers + chunk);
+            count++;
+            from += chunk;
+        } while (from < payload);
+        return count;
+    }
+
+    /**
+     * The IP header's length when {@code protocol} follows the IPv4 header or the fixed IPv6
+     * header and at least {@code transport} octets of it are there, else -1.
+     */
+    private static int ipHeaderLength(MemorySegment packet, int length, int protocol, int transport) {
+        if (length < 20) {
+            return -1;
+        }
+        int version = Byte.toUnsignedInt(packet.get(ValueLayout.JAVA_BYTE, 0)) >>> 4;
+        int ipLength;
+        if (version == 4) {
+            ipLength = (packet.get(ValueLayout.JAVA_BYTE, 0) & 0xF) * 4;
+            if (ipLength < 20 || packet.get(ValueLayout.JAVA_BYTE, 9) != protocol) {
+                return -1;
+            }
+        } else if (version == 6 && length >= 40 && packet.get(ValueLayout.JAVA_BYTE, 6) == protocol) {
+            ipLength = 40;
+        } else {
+            return -1;
+        }
+        return length < ipLength + transport ? -1 : ipLength;
+    }
+
+    /**
+     * Packet {@code index} of a cut into {@code out}: the headers and {@code chunk} payload octets
+     * from {@code from}, with the IPv4 total length, identification and header checksum or the
+     * IPv6 payload length set.
+     *
+     * @return the pseudo-header's sum for the transport checksum
+     */
+    private static long copy(MemorySegment packet, MemorySegment out, int ipLength, int headers, int from, int chunk,
+                             int index, int protocol) {
+        MemorySegment.copy(packet, 0, out, 0, headers);
+        MemorySegment.copy(packet, headers + from, out, headers, chunk);
+        int transportLength = headers - ipLength + chunk;
+        if ((packet.get(ValueLayout.JAVA_BYTE, 0) & 0xF0) == 0x40) {
+            out.set(SHORT_BE, 2, (short) (headers + chunk));
+            out.set(SHORT_BE, 4, (short) (packet.get(SHORT_BE, 4) + index));
+            out.set(SHORT_BE, 10, (short) 0);
+            storeChecksum(out, 10, InternetChecksum.sum(out, 0, ipLength));
+            return protocol + transportLength + InternetChecksum.sum(out, 12, 8);
+        }
+        out.set(SHORT_BE, 4, (short) transportLength);
+        return protocol + transportLength + InternetChecksum.sum(out, 8, 32);
+    }
+
+    /**
+     * Stores the checksum of an unfolded sum at {@code at}: its complement, and 0xFFFF for a
+     * complement of zero, as Linux's {@code skb_checksum_help} (net/core/dev.c:
+     * {@code csum_fold(csum) ?: CSUM_MANGLED_0}) does for a checksum a device completes (for UDP,
+     * RFC 768's "all ones" for a computed zero).
+     */
+    static void storeChecksum(MemorySegment s, long at, long sum) {
+        int checksum = InternetChecksum.complement(sum);
+        s.set(SHORT_BE, at, (short) (checksum == 0 ? 0xFFFF : checksum));
+    }
+}
