@@ -36,9 +36,19 @@ final class UdpSocketImpl implements UdpSocket {
                         long destinationHigh, long destinationLow, int port, int mtu, int kind,
                         NeighbourSender neighbour) {
 
+        /**
+         * Whether the flow may be used as it is: a route, made at the routes' current generations,
+         * on a link whose MTU is the one it was made with (0, a link that is not UP, is no
+         * change: the resolver drops its frames as DROPPED_LINK_DOWN, as it always did). Without
+         * a route every datagram routes again, since a link coming UP changes no generation.
+         */
         boolean current(IpStack stack) {
+            if (link == null) {
+                return false;
+            }
+            int mtu = link.mtu();
             return addressGeneration == stack.addressGeneration() && linkGeneration == stack.linkGeneration()
-                    && (link == null || link.mtu() == linkMtu);
+                    && (mtu == linkMtu || mtu == 0);
         }
     }
 

@@ -53,8 +53,9 @@ class IpStackTest {
         int burstsEnded;
         boolean inBurst;
         boolean grantsBursts = true;
-        /** The link MTU (connected mode raises it). */
+        /** The link MTU (connected mode raises it); 0 while the link is not UP, as the link's. */
         volatile int mtu = 2044;
+        volatile LinkState state = LinkState.UP;
 
         Link(String name) {
             this.name = name;
@@ -77,14 +78,14 @@ class IpStackTest {
         }
 
         @Override public String name() { return name; }
-        @Override public LinkState state() { return LinkState.UP; }
+        @Override public LinkState state() { return state; }
         @Override public String stateReason() { return "test"; }
         @Override public Port port() { return null; }
         @Override public PKey pkey() { return PKey.DEFAULT; }
         @Override public Mgid broadcastGid() { return Mgid.parse("ff12:401b:ffff::ffff:ffff"); }
         @Override public LinkAddress address() { return LinkAddress.of(Qpn.of(1), Gid.ZERO); }
         @Override public Gid gid() { return Gid.ZERO; }
-        @Override public int mtu() { return mtu; }
+        @Override public int mtu() { return state == LinkState.UP ? mtu : 0; }
         @Override public QKey qkey() { return QKey.of(0x0b1b); }
         @Override public int serviceLevel() { return 0; }
         @Override public LinkCounters counters() { return null; }
@@ -388,6 +389,26 @@ class IpStackTest {
         stack.resolver(false, null);
         assertEquals(TransmitResult.DROPPED_NO_RESOLVER, client.send(payload));
         assertEquals(1, stack.counters().get("tx_dropped_no_resolver"));
+    }
+
+    @Test
+    void aConnectedSocketOnALinkThatGoesDownAndUpSendsAgainWhenItIsUp() throws Exception {
+        UdpSocket client = stack.open(5000, d -> { });
+        client.connect("a", ip("10.0.0.2"), 9000);
+        MemorySegment payload = MemorySegment.ofArray(new byte[10]);
+        assertEquals(TransmitResult.SENT, client.send(payload));
+        a.state = LinkState.DOWN;
+        assertEquals(TransmitResult.SENT, client.send(payload), "the resolver decides, as before (the fake sends)");
+        assertEquals(2, resolver.sent.size());
+        table.add("b", ip("10.0.1.2"), 24, AddressOrigin.MANUAL, null);
+        assertEquals(TransmitResult.DROPPED_NO_ROUTE, client.send(payload),
+                "routed again while a is down: no route over a link that is not UP");
+        assertEquals(TransmitResult.DROPPED_NO_ROUTE, client.send(payload));
+        assertEquals(2, stack.counters().get("tx_no_route"));
+        a.state = LinkState.UP;
+        assertEquals(TransmitResult.SENT, client.send(payload), "a is UP again: routed at once");
+        assertEquals(a, resolver.sent.get(2).link());
+        assertEquals(2, stack.counters().get("tx_no_route"));
     }
 
     @Test
