@@ -141,6 +141,12 @@ public final class BenchmarkReport {
                 "HostPathBenchmark.udp[2016]", ring2044, "-");
         ratio(rows, f, "UDP bandwidth, 2016 B payload, bursts of 16, host layer (datagrams/s)",
                 "HostPathBenchmark.udpBurst[2016]", ring2044, "-");
+        single(rows, f, "host layer alone, 64 B UDP payload, send side, one thread", "HostLayerBenchmark.send",
+                "-");
+        single(rows, f, "host layer alone, 64 B UDP payload, receive side, one thread", "HostLayerBenchmark.receive",
+                "-");
+        single(rows, f, "host layer alone, 64 B UDP payload, both sides, one thread",
+                "HostLayerBenchmark.sendAndReceive", "-");
         for (int n : new int[] {1, 2, 4, 16}) {
             ratio(rows, f, "packet rate, 64 B, " + n + (n == 1 ? " interface" : " interfaces") + " sending at once, all "
                     + "threads (packets/s; baseline: 1 interface)", "InterfacesBenchmark.interfaces" + n,

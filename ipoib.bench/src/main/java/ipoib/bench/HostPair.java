@@ -114,7 +114,7 @@ final class HostPair implements AutoCloseable {
         sent += n;
     }
 
-    /** Waits until {@code n} more fit the window, as {@link LinkPair#awaitWindow} (and the SPSC baseline) wait. */
+    /** Waits until {@code n} more fit the window, as {@link LinkPair#awaitWindow} waits (spin, yield, then sleep). */
     private void awaitWindow(int n) {
         long needed = sent + n - LinkPair.WINDOW;
         if (delivered.get() < needed) {

@@ -4,6 +4,7 @@ import ipoib.api.link.IpoibLink;
 import ipoib.api.link.TransmitResult;
 import ipoib.api.resolve.NeighbourEntry;
 import ipoib.api.resolve.NeighbourResolver;
+import ipoib.api.resolve.NeighbourSender;
 import java.lang.foreign.MemorySegment;
 import java.util.List;
 import java.util.Map;
@@ -20,6 +21,11 @@ public abstract class EngineResolver implements NeighbourResolver {
     @Override
     public TransmitResult send(IpoibLink link, long nextHopHigh, long nextHopLow, int etherType, MemorySegment packet) {
         return engine().send(link, nextHopHigh, nextHopLow, etherType, packet);
+    }
+
+    @Override
+    public NeighbourSender sender(IpoibLink link, long nextHopHigh, long nextHopLow) {
+        return engine().sender(link, nextHopHigh, nextHopLow);
     }
 
     @Override

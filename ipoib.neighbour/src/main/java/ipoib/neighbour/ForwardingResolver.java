@@ -5,6 +5,7 @@ import ipoib.api.link.IpoibLink;
 import ipoib.api.link.TransmitResult;
 import ipoib.api.resolve.NeighbourEntry;
 import ipoib.api.resolve.NeighbourResolver;
+import ipoib.api.resolve.NeighbourSender;
 import ipoib.api.resolve.PathInfoAnswer;
 import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
@@ -29,6 +30,11 @@ public abstract class ForwardingResolver implements NeighbourResolver {
     @Override
     public TransmitResult send(IpoibLink link, long nextHopHigh, long nextHopLow, int etherType, MemorySegment packet) {
         return resolver().send(link, nextHopHigh, nextHopLow, etherType, packet);
+    }
+
+    @Override
+    public NeighbourSender sender(IpoibLink link, long nextHopHigh, long nextHopLow) {
+        return resolver().sender(link, nextHopHigh, nextHopLow);
     }
 
     @Override

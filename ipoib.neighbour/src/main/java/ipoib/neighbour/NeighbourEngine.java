@@ -94,6 +94,15 @@ public final class NeighbourEngine implements AutoCloseable {
         return sendPath.send(link, high, low, etherType, frame);
     }
 
+    /**
+     * A sender bound to one next hop on a link ({@link ipoib.api.resolve.NeighbourSender}): the
+     * same as {@link #send} for every frame, without the table look-ups while the entry it found
+     * last can send.
+     */
+    public ipoib.api.resolve.NeighbourSender sender(IpoibLink link, long high, long low) {
+        return sendPath.bound(link, high, low);
+    }
+
     // ---- links -------------------------------------------------------------------------------------
 
     /** A link is UP (idempotent for the same UP period): a fresh table, permanent entries resolved again. */

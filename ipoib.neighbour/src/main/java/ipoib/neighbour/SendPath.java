@@ -3,6 +3,7 @@ package ipoib.neighbour;
 import ipoib.api.link.IpoibLink;
 import ipoib.api.link.LinkState;
 import ipoib.api.link.TransmitResult;
+import ipoib.api.resolve.NeighbourSender;
 import ipoib.api.resolve.NeighbourState;
 import java.lang.foreign.MemorySegment;
 
@@ -24,6 +25,58 @@ final class SendPath {
         this.tables = tables;
         this.paths = paths;
         this.timers = timers;
+    }
+
+    /** See {@link NeighbourEngine#sender}. */
+    NeighbourSender bound(IpoibLink link, long high, long low) {
+        return new Bound(link, high, low);
+    }
+
+    /**
+     * A sender bound to one next hop: it keeps the entry it found last and sends on its route
+     * without the two look-ups while the route is there. Every way out of the table nulls an
+     * entry's route first (removed, flushed, its link down or up again: {@link EntryEndings};
+     * FAILED; a new path lookup), so a kept entry with a route is the one a look-up would find;
+     * otherwise the frame takes the full path and the entry is looked up again.
+     */
+    private final class Bound implements NeighbourSender {
+        private final IpoibLink link;
+        private final long high;
+        private final long low;
+        /** The entry found last (written only after a miss; any thread's is as good). */
+        private volatile Neighbour last;
+
+        Bound(IpoibLink link, long high, long low) {
+            this.link = link;
+            this.high = high;
+            this.low = low;
+        }
+
+        @Override
+        public TransmitResult send(int etherType, MemorySegment frame) {
+            Neighbour n = last;
+            if (n != null) {
+                Route r = n.route;
+                if (r != null) {
+                    if (!n.used) {
+                        n.used = true;
+                    }
+                    return link.sendUnicast(r.path(), r.linkAddress(), etherType, frame);
+                }
+            }
+            TransmitResult result = SendPath.this.send(link, high, low, etherType, frame);
+            LinkContext ctx = tables.get(link.name());
+            Neighbour found = ctx != null && ctx.link == link ? ctx.map.get(high, low) : null;
+            if (found != n) {
+                last = found;
+            }
+            return result;
+        }
+
+        @Override
+        public String toString() {
+            return "sender to " + (last == null ? Long.toHexString(low) : last.toString());
+        }
     }
 
     /** See {@link NeighbourEngine#send}. */

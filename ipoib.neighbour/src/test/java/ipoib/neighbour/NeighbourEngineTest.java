@@ -439,6 +439,75 @@ class NeighbourEngineTest {
     }
 
     @Test
+    void theNextFrameToAResolvedNeighbourFollowsAFlushAndALinkDown() {
+        resolveBySend();
+        assertEquals(TransmitResult.SENT, engine.send(link, 0, PEER_IP, 0x0800, frame(1)));
+        int sent = link.sent.size();
+        assertEquals(1, engine.flush("ib0"));
+        assertEquals(TransmitResult.QUEUED, engine.send(link, 0, PEER_IP, 0x0800, frame(2)),
+                "the frame after the flush waits for a new resolution");
+        assertEquals(sent, link.sent.size());
+        assertEquals(2, solicitations.size(), "and asks again: " + solicitations);
+        engine.learn(link, 0, PEER_IP, PEER, false, true);
+        assertEquals(NeighbourState.RESOLVED, entry(2).state());
+        assertEquals(TransmitResult.SENT, engine.send(link, 0, PEER_IP, 0x0800, frame(3)));
+        assertEquals(List.of(2, 3), link.sent.subList(sent, link.sent.size()).stream().map(s -> (int) s.payload()[0])
+                .toList());
+        engine.linkDown(link);
+        link.state = ipoib.api.link.LinkState.DOWN;
+        assertEquals(TransmitResult.DROPPED_LINK_DOWN, engine.send(link, 0, PEER_IP, 0x0800, frame(4)),
+                "the frame after the link went down");
+    }
+
+    @Test
+    void aBoundSenderSendsAsTheEngineDoesAndFollowsItsEntry() {
+        ipoib.api.resolve.NeighbourSender to = engine.sender(link, 0, PEER_IP);
+        assertEquals(TransmitResult.QUEUED, to.send(0x0800, frame(1)), "cold: the entry resolves first");
+        assertEquals(List.of("broadcast a000002"), solicitations);
+        resolve();
+        assertEquals(TransmitResult.SENT, to.send(0x0800, frame(2)));
+        assertEquals(TransmitResult.SENT, to.send(0x0800, frame(3)));
+        assertEquals(List.of(1, 2, 3), link.sent.stream().map(s -> (int) s.payload()[0]).toList());
+
+        assertEquals(1, engine.flush("ib0"));
+        assertEquals(TransmitResult.QUEUED, to.send(0x0800, frame(4)), "the entry it kept was flushed");
+        assertEquals(2, solicitations.size());
+        engine.learn(link, 0, PEER_IP, PEER, false, true);
+        assertEquals(TransmitResult.SENT, to.send(0x0800, frame(5)), "and it keeps the new one");
+        assertEquals(List.of(1, 2, 3, 4, 5), link.sent.stream().map(s -> (int) s.payload()[0]).toList());
+
+        engine.linkDown(link);
+        link.state = ipoib.api.link.LinkState.DOWN;
+        assertEquals(TransmitResult.DROPPED_LINK_DOWN, to.send(0x0800, frame(6)));
+        link.state = ipoib.api.link.LinkState.UP;
+        engine.linkUp(link);
+        assertEquals(TransmitResult.QUEUED, to.send(0x0800, frame(7)), "a new UP period: a new table");
+        assertEquals(5, link.sent.size());
+    }
+
+    @Test
+    void aBoundSenderOfAResolvedNeighbourAllocatesNothing() {
+        resolveBySend();
+        link.record = false;
+        ipoib.api.resolve.NeighbourSender to = engine.sender(link, 0, PEER_IP);
+        var threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        MemorySegment f = frame(1);
+        for (int i = 0; i < 200_000; i++) {
+            to.send(0x0800, f);
+        }
+        long before = threads.getCurrentThreadAllocatedBytes();
+        int sent = 0;
+        for (int i = 0; i < 50_000; i++) {
+            if (to.send(0x0800, f) == TransmitResult.SENT) {
+                sent++;
+            }
+        }
+        long allocated = threads.getCurrentThreadAllocatedBytes() - before;
+        assertEquals(50_000, sent);
+        assertTrue(allocated < 50_000 * 16L / 100, allocated + " octets allocated in 50,000 sends");
+    }
+
+    @Test
     void linkDownDropsQueuedFramesAndFailsWaiters() {
         engine.send(link, 0, PEER_IP, 0x0800, frame(1));
         CompletableFuture<?> w = ((PathInfoAnswer.Pending) engine.pathInfo(link, 0, PEER_IP)).path().toCompletableFuture();

@@ -33,8 +33,10 @@ public interface UdpSocket extends AutoCloseable {
     }
 
     /**
-     * Fixes the destination of {@link #send(MemorySegment)}, which then sends without looking
-     * up the route again and without allocating.
+     * Fixes the destination of {@link #send(MemorySegment)}, which then sends without a routing
+     * decision per datagram and without allocating. When the routes change (an address, an
+     * interface or its MTU), the next datagram is routed again; while there is no route it is
+     * dropped as {@link TransmitResult#DROPPED_NO_ROUTE}.
      *
      * @throws IllegalArgumentException for a port outside 1..65535
      * @throws IllegalStateException when there is no route to the destination

@@ -42,6 +42,17 @@ public interface NeighbourResolver {
      */
     TransmitResult send(IpoibLink link, long nextHopHigh, long nextHopLow, int etherType, MemorySegment packet);
 
+    /**
+     * A sender bound to one next hop on a link (see {@link NeighbourSender}), for a caller that
+     * sends there often; it stays valid for the life of this resolver. The default looks the
+     * neighbour up per frame.
+     *
+     * @since 1.2
+     */
+    default NeighbourSender sender(IpoibLink link, long nextHopHigh, long nextHopLow) {
+        return (etherType, packet) -> send(link, nextHopHigh, nextHopLow, etherType, packet);
+    }
+
     /** The path information of a destination (design document §3.2). */
     PathInfoAnswer pathInfo(String linkName, InetAddress destination);
 

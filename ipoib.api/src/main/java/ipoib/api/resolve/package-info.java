@@ -4,7 +4,7 @@
  * query that stands in for its {@code SIOCGIPOIBPATH} (§3.2).
  */
 @Export
-@Version("1.1.0")
+@Version("1.2.0")
 package ipoib.api.resolve;
 
 import org.osgi.annotation.bundle.Export;

@@ -11,21 +11,51 @@ import java.lang.foreign.MemorySegment;
 public final class InternetChecksum {
     private InternetChecksum() {}
 
-    /** The unfolded sum of {@code length} octets at {@code offset}, as 16-bit big-endian words. */
+    /**
+     * The unfolded sum of {@code length} octets at {@code offset}, as 16-bit big-endian words:
+     * non-negative, zero only for zeros, and congruent modulo 0xFFFF to the plain sum of the
+     * words, which is all that {@link #fold} needs (2^16 and 2^32 are both 1 modulo 0xFFFF, so
+     * eight octets are added as two 32-bit halves, RFC 1071 §2 (B), instead of four words). It is
+     * at least the value of any one word of the data, so that a stored checksum can be taken out
+     * of it again.
+     */
     public static long sum(MemorySegment buf, long offset, int length) {
         Wire.check(buf, offset, length, "checksummed data");
         long sum = 0;
-        int even = length & ~1;
         int i = 0;
-        for (; i + 8 <= even; i += 8) {
-            long w = Wire.u64(buf, offset + i);
-            sum += (w >>> 48) + ((w >>> 32) & 0xFFFF) + ((w >>> 16) & 0xFFFF) + (w & 0xFFFF);
+        if (length >= VECTOR_FROM) {
+            sum = longs(buf, offset, length);
+            i = length & ~7;
+        } else {
+            for (; i + 8 <= length; i += 8) {
+                long w = Wire.u64(buf, offset + i);
+                sum += (w >>> 32) + (w & 0xFFFF_FFFFL);
+            }
         }
+        int even = length & ~1;
         for (; i < even; i += 2) {
             sum += Wire.u16(buf, offset + i);
         }
         if (even != length) {
             sum += Wire.u8(buf, offset + even) << 8;
+        }
+        return sum;
+    }
+
+    /** From this length on, {@link #longs} (its set-up costs more than a short loop). */
+    private static final int VECTOR_FROM = 256;
+
+    /**
+     * The sum of the whole 8-octet words, in a loop over the segment's own offsets (a long
+     * induction variable): C2 then hoists the segment's checks and vectorises it, 2016 octets in
+     * ~20 ns instead of ~360 ns with an int index added to the offset (measured, JDK 25).
+     */
+    private static long longs(MemorySegment buf, long offset, int length) {
+        long sum = 0;
+        long end = offset + (length & ~7);
+        for (long i = offset; i < end; i += 8) {
+            long w = Wire.u64(buf, i);
+            sum += (w >>> 32) + (w & 0xFFFF_FFFFL);
         }
         return sum;
     }

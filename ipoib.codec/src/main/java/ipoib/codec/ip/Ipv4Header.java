@@ -59,17 +59,17 @@ public final class Ipv4Header {
             throw new IndexOutOfBoundsException("IPv4 header needs 20 octets at offset " + offset + " of a "
                     + buf.byteSize() + "-octet buffer");
         }
-        Wire.put8(buf, offset, 0x45);
-        Wire.put8(buf, offset + 1, tos);
-        Wire.put16(buf, offset + 2, totalLength);
-        Wire.put16(buf, offset + 4, identification);
-        Wire.put16(buf, offset + 6, dontFragment ? DONT_FRAGMENT : 0);
-        Wire.put8(buf, offset + 8, ttl);
-        Wire.put8(buf, offset + 9, protocol);
-        Wire.put16(buf, offset + 10, 0);
+        int flags = dontFragment ? DONT_FRAGMENT : 0;
+        identification &= 0xFFFF;
+        // The checksum from the values, not read back from the octets just stored: a wide load of
+        // narrow stores still in the store buffer stalls (store forwarding fails).
+        int checksum = InternetChecksum.complement((0x4500 | tos) + totalLength + identification + flags
+                + (ttl << 8 | protocol) + InternetChecksum.sum32(source) + InternetChecksum.sum32(destination));
+        Wire.put64(buf, offset, (long) (0x4500 | tos) << 48 | (long) totalLength << 32 | (long) identification << 16
+                | flags);
+        Wire.put32(buf, offset + 8, ttl << 24 | protocol << 16 | checksum);
         Wire.put32(buf, offset + 12, source);
         Wire.put32(buf, offset + 16, destination);
-        Wire.put16(buf, offset + 10, InternetChecksum.checksum(buf, offset, LENGTH));
         return LENGTH;
     }
 

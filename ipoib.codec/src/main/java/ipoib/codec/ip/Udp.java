@@ -27,9 +27,9 @@ public final class Udp {
         long offset = ipv4Offset + ipv4HeaderLength;
         int length = header(buf, offset, sourcePort, destinationPort, dataLength);
         long sum = Ipv4Header.pseudoHeaderSum(Ipv4Header.source(buf, ipv4Offset), Ipv4Header.destination(buf, ipv4Offset),
-                Ipv4Header.PROTOCOL_UDP, length) + InternetChecksum.sum(buf, offset, length);
-        int checksum = InternetChecksum.complement(sum);
-        Wire.put16(buf, offset + 6, checksum == 0 ? 0xFFFF : checksum);
+                Ipv4Header.PROTOCOL_UDP, length) + headerSum(sourcePort, destinationPort, length)
+                + InternetChecksum.sum(buf, offset + HEADER_LENGTH, length - HEADER_LENGTH);
+        putChecksum(buf, offset, sum);
         return length;
     }
 
@@ -44,10 +44,24 @@ public final class Udp {
         long offset = ipv6Offset + Ipv6Header.LENGTH;
         int length = header(buf, offset, sourcePort, destinationPort, dataLength);
         long sum = Ipv6Header.pseudoHeaderSum(buf, ipv6Offset, length, Ipv6Header.NEXT_HEADER_UDP)
-                + InternetChecksum.sum(buf, offset, length);
+                + headerSum(sourcePort, destinationPort, length)
+                + InternetChecksum.sum(buf, offset + HEADER_LENGTH, length - HEADER_LENGTH);
+        putChecksum(buf, offset, sum);
+        return length;
+    }
+
+    /**
+     * The sum of the header's words with a zero checksum, from the values: the octets were just
+     * stored, and reading them back wide would stall on store forwarding.
+     */
+    private static long headerSum(int sourcePort, int destinationPort, int length) {
+        return sourcePort + destinationPort + length;
+    }
+
+    /** The checksum of the datagram's sum; a computed zero is sent as 0xFFFF (RFC 768). */
+    private static void putChecksum(MemorySegment buf, long offset, long sum) {
         int checksum = InternetChecksum.complement(sum);
         Wire.put16(buf, offset + 6, checksum == 0 ? 0xFFFF : checksum);
-        return length;
     }
 
     private static int header(MemorySegment buf, long offset, int sourcePort, int destinationPort, int dataLength) {
@@ -63,10 +77,7 @@ public final class Udp {
             throw new IndexOutOfBoundsException("UDP datagram needs " + length + " octets at offset " + offset + " of a "
                     + buf.byteSize() + "-octet buffer");
         }
-        Wire.put16(buf, offset, sourcePort);
-        Wire.put16(buf, offset + 2, destinationPort);
-        Wire.put16(buf, offset + 4, length);
-        Wire.put16(buf, offset + 6, 0);
+        Wire.put64(buf, offset, (long) sourcePort << 48 | (long) destinationPort << 32 | (long) length << 16);
         return length;
     }
 

@@ -86,6 +86,17 @@ public final class AddressTable implements InterfaceAddresses {
         this.listeners = listeners;
     }
 
+    /**
+     * Counts the changes of the usable addresses: a reader that saw a generation and then read
+     * {@link #fast} may keep what it read while the generation stays the same.
+     */
+    private volatile int generation;
+
+    /** The generation of the usable addresses (see {@link FastByLink}); changes with every change. */
+    int generation() {
+        return generation;
+    }
+
     /** The usable addresses of a link in primitive form (never null). */
     Fast fast(String link) {
         Fast f = fast.get(link);
@@ -171,6 +182,12 @@ public final class AddressTable implements InterfaceAddresses {
     }
 
     private void rebuild(String link) {
+        rebuildFast(link);
+        // After the new snapshot is published: whoever sees the new generation sees the snapshot.
+        generation++;
+    }
+
+    private void rebuildFast(String link) {
         Map<InetAddress, InterfaceAddress> addresses = byLink.get(link);
         if (addresses == null) {
             fast.remove(link);

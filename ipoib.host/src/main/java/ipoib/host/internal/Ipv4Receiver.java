@@ -9,6 +9,7 @@ import ipoib.codec.ip.Ipv4Header;
 import ipoib.codec.ip.Udp;
 import java.lang.foreign.MemorySegment;
 import ipoib.runtime.Counters;
+import ipoib.runtime.ThreadCounters;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
@@ -20,7 +21,7 @@ final class Ipv4Receiver implements FrameHandler {
     private final AddressTable table;
     private final EchoDemux echoes;
     private final UdpSockets udp;
-    private final LongAdder received;
+    private final int received;
     private final LongAdder malformed;
     private final LongAdder fragments;
     private final LongAdder notForUs;
@@ -29,14 +30,14 @@ final class Ipv4Receiver implements FrameHandler {
     private final java.util.Map<String, Integer> bridged;
     private final LongAdder toKernel;
 
-    Ipv4Receiver(AddressTable table, EchoDemux echoes, UdpSockets udp, Counters counters,
+    Ipv4Receiver(AddressTable table, EchoDemux echoes, UdpSockets udp, Counters counters, ThreadCounters perPacket,
                  java.util.Map<String, Integer> bridged) {
         this.table = table;
         this.bridged = bridged;
         this.toKernel = counters.counter("rx_bridged_to_kernel");
         this.echoes = echoes;
         this.udp = udp;
-        this.received = counters.counter("ipv4_received");
+        this.received = perPacket.counter("ipv4_received");
         this.malformed = counters.counter("rx_malformed");
         this.fragments = counters.counter("rx_fragments_dropped");
         this.notForUs = counters.counter("rx_not_for_us");
@@ -49,7 +50,8 @@ final class Ipv4Receiver implements FrameHandler {
             toKernel.increment();
             return;
         }
-        received.increment();
+        UdpSockets.Receiving thread = udp.receiving();
+        thread.cells.increment(received);
         MemorySegment b = frame.buffer();
         long off = frame.payloadOffset();
         int h;
@@ -81,7 +83,7 @@ final class Ipv4Receiver implements FrameHandler {
                     malformed.increment();
                     return;
                 }
-                udp.deliver(link, false, b, off, off + h, length);
+                udp.deliver(thread, link, false, b, off, off + h, length);
             }
             default -> unknownProtocol.increment();
         }

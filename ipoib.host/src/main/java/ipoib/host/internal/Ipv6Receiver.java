@@ -10,6 +10,7 @@ import ipoib.codec.ip.Ipv6Header;
 import ipoib.codec.ip.Udp;
 import java.lang.foreign.MemorySegment;
 import ipoib.runtime.Counters;
+import ipoib.runtime.ThreadCounters;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
@@ -23,7 +24,7 @@ final class Ipv6Receiver implements FrameHandler {
     private final NdReceivers nd;
     private final EchoDemux echoes;
     private final UdpSockets udp;
-    private final LongAdder received;
+    private final int received;
     private final LongAdder malformed;
     private final LongAdder notForUs;
     private final LongAdder unknownProtocol;
@@ -32,14 +33,14 @@ final class Ipv6Receiver implements FrameHandler {
     private final LongAdder toKernel;
 
     Ipv6Receiver(AddressTable table, NdReceivers nd, EchoDemux echoes, UdpSockets udp,
-                 Counters counters, java.util.Map<String, Integer> bridged) {
+                 Counters counters, ThreadCounters perPacket, java.util.Map<String, Integer> bridged) {
         this.table = table;
         this.bridged = bridged;
         this.toKernel = counters.counter("rx_bridged_to_kernel");
         this.nd = nd;
         this.echoes = echoes;
         this.udp = udp;
-        this.received = counters.counter("ipv6_received");
+        this.received = perPacket.counter("ipv6_received");
         this.malformed = counters.counter("rx_malformed");
         this.notForUs = counters.counter("rx_not_for_us");
         this.unknownProtocol = counters.counter("rx_unknown_protocol");
@@ -47,7 +48,8 @@ final class Ipv6Receiver implements FrameHandler {
 
     @Override
     public void onFrame(IpoibLink link, ReceivedFrame frame) {
-        received.increment();
+        UdpSockets.Receiving thread = udp.receiving();
+        thread.cells.increment(received);
         MemorySegment b = frame.buffer();
         long off = frame.payloadOffset();
         int payload;
@@ -87,7 +89,7 @@ final class Ipv6Receiver implements FrameHandler {
                     malformed.increment();
                     return;
                 }
-                udp.deliver(link, true, b, off, upper, length);
+                udp.deliver(thread, link, true, b, off, upper, length);
             }
             default -> unknownProtocol.increment();
         }

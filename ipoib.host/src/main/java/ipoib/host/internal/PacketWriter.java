@@ -3,7 +3,6 @@ package ipoib.host.internal;
 import ipoib.codec.ip.Ipv4Header;
 import ipoib.codec.ip.Ipv6Header;
 import java.lang.foreign.MemorySegment;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Writes IP headers into per-thread scratch buffers, so that building a packet allocates
@@ -17,6 +16,13 @@ final class PacketWriter {
     /** A per-thread buffer with cached slices of every length. */
     static final class Scratch {
         final MemorySegment buffer = MemorySegment.ofArray(new byte[SCRATCH]);
+        /**
+         * The IPv4 identification of this thread's next packet. Every packet is sent with DF and
+         * never fragmented (an atomic datagram), whose identification RFC 6864 §4.2 lets a source
+         * set to any value: a sequence per thread, not one shared counter that every sending
+         * thread would increment atomically.
+         */
+        int identification;
         private final MemorySegment[] slices = new MemorySegment[SCRATCH + 1];
 
         MemorySegment slice(int length) {
@@ -31,7 +37,6 @@ final class PacketWriter {
 
     private static final ThreadLocal<Scratch> SCRATCHES = ThreadLocal.withInitial(Scratch::new);
 
-    private final AtomicInteger identification = new AtomicInteger();
     /** IPv4 TTL and IPv6 hop limit of the packets written (configuration {@code ttl}). */
     volatile int ttl = DEFAULT_TTL;
 
@@ -55,7 +60,7 @@ final class PacketWriter {
             Ipv6Header.write(s.buffer, 0, upperLength, protocol, ttl, srcHigh, srcLow, dstHigh, dstLow);
             return Ipv6Header.LENGTH + upperLength;
         }
-        Ipv4Header.write(s.buffer, 0, 0, Ipv4Header.LENGTH + upperLength, identification.getAndIncrement() & 0xFFFF,
+        Ipv4Header.write(s.buffer, 0, 0, Ipv4Header.LENGTH + upperLength, s.identification++ & 0xFFFF,
                 true, ttl, protocol, (int) srcLow, (int) dstLow);
         return Ipv4Header.LENGTH + upperLength;
     }

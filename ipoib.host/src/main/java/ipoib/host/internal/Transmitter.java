@@ -6,10 +6,10 @@ import ipoib.api.link.TransmitResult;
 import ipoib.api.mcast.MulticastService;
 import ipoib.api.resolve.AddressBits;
 import ipoib.api.resolve.NeighbourResolver;
+import ipoib.api.resolve.NeighbourSender;
 import java.lang.foreign.MemorySegment;
 import java.util.Locale;
-import ipoib.runtime.Counters;
-import java.util.concurrent.atomic.LongAdder;
+import ipoib.runtime.ThreadCounters;
 
 /**
  * Hands a finished IP packet to its next hop on a link: broadcasts to the broadcast group,
@@ -19,29 +19,54 @@ import java.util.concurrent.atomic.LongAdder;
 final class Transmitter {
     private final AddressTable table;
     private final NextHops nextHops;
-    private final LongAdder[] results = new LongAdder[TransmitResult.values().length];
+    private final ThreadCounters perPacket;
+    /** The counter of each result in {@link #perPacket}, by ordinal. */
+    private final int[] results = new int[TransmitResult.values().length];
 
-    Transmitter(AddressTable table, NextHops nextHops, Counters counters) {
+    Transmitter(AddressTable table, NextHops nextHops, ThreadCounters perPacket) {
         this.table = table;
         this.nextHops = nextHops;
+        this.perPacket = perPacket;
         for (TransmitResult r : TransmitResult.values()) {
-            results[r.ordinal()] = counters.counter("tx_" + r.name().toLowerCase(Locale.ROOT));
+            results[r.ordinal()] = perPacket.counter("tx_" + r.name().toLowerCase(Locale.ROOT));
         }
     }
 
     private TransmitResult count(TransmitResult r) {
-        results[r.ordinal()].increment();
+        perPacket.cells().increment(results[r.ordinal()]);
         return r;
+    }
+
+    /** The kinds of next hop: {@link #kind} decides, {@link #transmit(IpoibLink, int, boolean, long, long, MemorySegment)} sends. */
+    static final int UNICAST = 0;
+    static final int BROADCAST = 1;
+    static final int MULTICAST = 2;
+
+    /** Whether a next hop on a link is its broadcast group, a multicast group or a neighbour (with the link's addresses now). */
+    int kind(IpoibLink link, boolean v6, long nextHopHigh, long nextHopLow) {
+        if (!v6 && ((int) nextHopLow == -1 || table.fast(link.name()).isBroadcast4((int) nextHopLow))) {
+            return BROADCAST;
+        }
+        boolean multicast = v6 ? (nextHopHigh >>> 56) == 0xFF : ((int) nextHopLow >>> 28) == 0xE;
+        return multicast ? MULTICAST : UNICAST;
     }
 
     /** Sends a finished IP packet to an on-link next hop (its address in {@link AddressBits} form). */
     TransmitResult transmit(IpoibLink link, boolean v6, long nextHopHigh, long nextHopLow, MemorySegment packet) {
-        if (!v6 && ((int) nextHopLow == -1 || table.fast(link.name()).isBroadcast4((int) nextHopLow))) {
+        return transmit(link, kind(link, v6, nextHopHigh, nextHopLow), v6, nextHopHigh, nextHopLow, packet);
+    }
+
+    /**
+     * Sends a finished IP packet to a next hop of a {@link #kind} decided before (a connected
+     * socket decides it once per route, not per datagram).
+     */
+    TransmitResult transmit(IpoibLink link, int kind, boolean v6, long nextHopHigh, long nextHopLow,
+                            MemorySegment packet) {
+        if (kind == BROADCAST) {
             return count(link.sendBroadcast(EtherType.IPV4, packet));
         }
         int etherType = v6 ? EtherType.IPV6 : EtherType.IPV4;
-        boolean multicast = v6 ? (nextHopHigh >>> 56) == 0xFF : ((int) nextHopLow >>> 28) == 0xE;
-        if (multicast) {
+        if (kind == MULTICAST) {
             MulticastService m = nextHops.multicast;
             if (m == null) {
                 return count(TransmitResult.DROPPED_NO_RESOLVER);
@@ -53,6 +78,29 @@ final class Transmitter {
             return count(TransmitResult.DROPPED_NO_RESOLVER);
         }
         return count(r.send(link, nextHopHigh, nextHopLow, etherType, packet));
+    }
+
+    /**
+     * A sender bound to a unicast next hop by the family's resolver (a connected socket keeps it
+     * with its route), or null when there is no resolver now.
+     */
+    NeighbourSender neighbour(IpoibLink link, boolean v6, long nextHopHigh, long nextHopLow) {
+        NeighbourResolver r = nextHops.resolver(v6);
+        return r == null ? null : r.sender(link, nextHopHigh, nextHopLow);
+    }
+
+    /**
+     * {@link #transmit(IpoibLink, int, boolean, long, long, MemorySegment)} through a bound
+     * neighbour sender when there is one (unicast only), counted in the caller's cells.
+     */
+    TransmitResult transmit(ThreadCounters.Cells cells, IpoibLink link, int kind, NeighbourSender neighbour,
+                            boolean v6, long nextHopHigh, long nextHopLow, MemorySegment packet) {
+        if (kind == UNICAST && neighbour != null) {
+            TransmitResult r = neighbour.send(v6 ? EtherType.IPV6 : EtherType.IPV4, packet);
+            cells.increment(results[r.ordinal()]);
+            return r;
+        }
+        return transmit(link, kind, v6, nextHopHigh, nextHopLow, packet);
     }
 
     /** Why a packet was dropped, for the messages of echo and the shell. */

@@ -6,21 +6,51 @@ import ipoib.api.host.UdpSocket;
 import ipoib.api.link.IpoibLink;
 import ipoib.api.link.TransmitResult;
 import ipoib.api.resolve.AddressBits;
+import ipoib.api.resolve.NeighbourSender;
 import ipoib.codec.ip.Udp;
 import java.lang.foreign.MemorySegment;
 import java.net.Inet6Address;
 import java.net.InetAddress;
 
-/** A UDP socket: the port's slot in the stack's socket table, and the send path. */
+/**
+ * A UDP socket: the port's slot in the stack's socket table, and the send path. A connected
+ * socket keeps its route (link, source, MTU, kind of next hop, and the resolver's sender bound
+ * to the neighbour) and checks per datagram only that the routes' generation and the link's MTU
+ * are the ones it was made with: a change of an address, a link or a resolver is followed from
+ * the next datagram on, without a routing decision per datagram; the bound sender follows the
+ * neighbour entry (flush, link down) itself.
+ */
 final class UdpSocketImpl implements UdpSocket {
     private final IpStack stack;
     private final int port;
     final UdpReceiver receiver;
     private volatile boolean closed;
-    private volatile Connected connected;
+    private volatile Flow flow;
 
-    private record Connected(IpoibLink link, String linkName, boolean v6, long sourceHigh, long sourceLow,
-                             long destinationHigh, long destinationLow, int port, int mtu) {}
+    /**
+     * The route of a connected socket to its destination, made at the generations it names
+     * ({@code link} null: there was no route then).
+     */
+    private record Flow(String requestedLink, InetAddress destination, int addressGeneration, int linkGeneration,
+                        IpoibLink link, String linkName, int linkMtu, boolean v6, long sourceHigh, long sourceLow,
+                        long destinationHigh, long destinationLow, int port, int mtu, int kind,
+                        NeighbourSender neighbour) {
+
+        /**
+         * Whether the flow may be used as it is: a route, made at the routes' current generations,
+         * on a link whose MTU is the one it was made with (0, a link that is not UP, is no
+         * change: the resolver drops its frames as DROPPED_LINK_DOWN, as it always did). Without
+         * a route every datagram routes again, since a link coming UP changes no generation.
+         */
+        boolean current(IpStack stack) {
+            if (link == null) {
+                return false;
+            }
+            int mtu = link.mtu();
+            return addressGeneration == stack.addressGeneration() && linkGeneration == stack.linkGeneration()
+                    && (mtu == linkMtu || mtu == 0);
+        }
+    }
 
     UdpSocketImpl(IpStack stack, int port, UdpReceiver receiver) {
         this.stack = stack;
@@ -55,31 +85,72 @@ final class UdpSocketImpl implements UdpSocket {
             return TransmitResult.DROPPED_NO_ROUTE;
         }
         boolean v6 = destination instanceof Inet6Address;
-        return send(stack.link(route.link()), route.link(), v6, AddressBits.high(route.source()),
-                AddressBits.low(route.source()), AddressBits.high(destination), AddressBits.low(destination),
-                destinationPort, route.mtu(), payload);
+        IpoibLink link = stack.link(route.link());
+        long high = AddressBits.high(destination);
+        long low = AddressBits.low(destination);
+        return send(link, route.link(), v6, AddressBits.high(route.source()), AddressBits.low(route.source()), high, low,
+                destinationPort, route.mtu(), stack.transmitter().kind(link, v6, high, low), null, payload);
     }
 
     @Override
     public void connect(String linkName, InetAddress destination, int destinationPort) {
         checkOpen();
         checkPort(destinationPort);
-        HostRoute route = stack.route(linkName, destination).orElseThrow(
-                () -> new IllegalStateException(stack.noRoute(linkName, destination)));
-        connected = new Connected(stack.link(route.link()), route.link(), destination instanceof Inet6Address,
-                AddressBits.high(route.source()), AddressBits.low(route.source()), AddressBits.high(destination),
-                AddressBits.low(destination), destinationPort, route.mtu());
+        Flow f = route(linkName, destination, destinationPort);
+        if (f.link() == null) {
+            throw new IllegalStateException(stack.noRoute(linkName, destination));
+        }
+        flow = f;
+    }
+
+    /** Routes to the destination now (the generations read first: a change while routing leaves the flow stale). */
+    private Flow route(String linkName, InetAddress destination, int destinationPort) {
+        int addresses = stack.addressGeneration();
+        int links = stack.linkGeneration();
+        HostRoute route = stack.route(linkName, destination).orElse(null);
+        IpoibLink link = route == null ? null : stack.link(route.link());
+        boolean v6 = destination instanceof Inet6Address;
+        long high = AddressBits.high(destination);
+        long low = AddressBits.low(destination);
+        if (link == null) {
+            return new Flow(linkName, destination, addresses, links, null, null, 0, v6, 0, 0, high, low,
+                    destinationPort, 0, Transmitter.UNICAST, null);
+        }
+        Transmitter t = stack.transmitter();
+        int kind = t.kind(link, v6, high, low);
+        return new Flow(linkName, destination, addresses, links, link, route.link(), link.mtu(), v6,
+                AddressBits.high(route.source()), AddressBits.low(route.source()), high, low, destinationPort,
+                route.mtu(), kind, kind == Transmitter.UNICAST ? t.neighbour(link, v6, high, low) : null);
+    }
+
+    /** The connected flow, routed again when the routes changed since it was made. */
+    private Flow flow() {
+        Flow f = flow;
+        if (f == null) {
+            throw new IllegalStateException("UDP socket on port " + port + " is not connected");
+        }
+        if (!f.current(stack)) {
+            Flow next = route(f.requestedLink(), f.destination(), f.port());
+            // Another thread may have routed meanwhile; either flow is as new as the generations it read.
+            flow = next;
+            f = next;
+        }
+        return f;
     }
 
     @Override
     public TransmitResult send(MemorySegment payload) {
         checkOpen();
-        Connected c = connected;
-        if (c == null) {
-            throw new IllegalStateException("UDP socket on port " + port + " is not connected");
+        return send(flow(), payload);
+    }
+
+    private TransmitResult send(Flow f, MemorySegment payload) {
+        if (f.link() == null) {
+            stack.noRouteCounted();
+            return TransmitResult.DROPPED_NO_ROUTE;
         }
-        return send(c.link(), c.linkName(), c.v6(), c.sourceHigh(), c.sourceLow(), c.destinationHigh(),
-                c.destinationLow(), c.port(), c.mtu(), payload);
+        return send(f.link(), f.linkName(), f.v6(), f.sourceHigh(), f.sourceLow(), f.destinationHigh(),
+                f.destinationLow(), f.port(), f.mtu(), f.kind(), f.neighbour(), payload);
     }
 
     /** The burst as one post list on the connected link (its frames wait in send buffers until the end). */
@@ -90,30 +161,51 @@ final class UdpSocketImpl implements UdpSocket {
             throw new IllegalArgumentException("invalid burst of " + count + " datagrams: allowed 0.."
                     + payloads.length);
         }
-        Connected c = connected;
-        if (c == null) {
-            throw new IllegalStateException("UDP socket on port " + port + " is not connected");
+        Flow f = flow();
+        if (f.link() == null) {
+            for (int i = 0; i < count; i++) {
+                stack.noRouteCounted();
+            }
+            return 0;
         }
-        boolean burst = c.link().beginBurst();
+        boolean burst = f.link().beginBurst();
         try {
             int sent = 0;
             for (int i = 0; i < count; i++) {
-                if (!send(c.link(), c.linkName(), c.v6(), c.sourceHigh(), c.sourceLow(), c.destinationHigh(),
-                        c.destinationLow(), c.port(), c.mtu(), payloads[i]).isDrop()) {
+                if (i > 0 && !f.current(stack)) {
+                    // The route changed within the burst: the rest follows the new one.
+                    if (burst) {
+                        f.link().endBurst();
+                        burst = false;
+                    }
+                    return sent + sendEach(payloads, i, count);
+                }
+                if (!send(f, payloads[i]).isDrop()) {
                     sent++;
                 }
             }
             return sent;
         } finally {
             if (burst) {
-                c.link().endBurst();
+                f.link().endBurst();
             }
         }
     }
 
+    /** Sends {@code payloads[from..to)} one by one, each on the route current then. */
+    private int sendEach(MemorySegment[] payloads, int from, int to) {
+        int sent = 0;
+        for (int i = from; i < to; i++) {
+            if (!send(flow(), payloads[i]).isDrop()) {
+                sent++;
+            }
+        }
+        return sent;
+    }
+
     private TransmitResult send(IpoibLink link, String linkName, boolean v6, long sourceHigh, long sourceLow,
-                                long destinationHigh, long destinationLow, int destinationPort, int mtu,
-                                MemorySegment payload) {
+                                long destinationHigh, long destinationLow, int destinationPort, int mtu, int kind,
+                                NeighbourSender neighbour, MemorySegment payload) {
         long length = payload.byteSize();
         int header = PacketWriter.upperOffset(v6) + Udp.HEADER_LENGTH;
         if (header + length > mtu) {
@@ -122,7 +214,8 @@ final class UdpSocketImpl implements UdpSocket {
                     + (mtu - header) + " octets of payload (" + (v6 ? "IPv6" : "IPv4")
                     + " fragmentation is not supported)");
         }
-        PacketWriter.Scratch s = PacketWriter.scratch();
+        IpStack.Sending thread = stack.sending();
+        PacketWriter.Scratch s = thread.scratch;
         MemorySegment.copy(payload, 0, s.buffer, header, length);
         int packet = stack.writer().writeIp(s, v6, 17, sourceHigh, sourceLow, destinationHigh, destinationLow,
                 Udp.HEADER_LENGTH + (int) length);
@@ -131,9 +224,10 @@ final class UdpSocketImpl implements UdpSocket {
         } else {
             Udp.writeIpv4(s.buffer, 0, PacketWriter.upperOffset(false), port, destinationPort, (int) length);
         }
-        TransmitResult result = stack.transmitter().transmit(link, v6, destinationHigh, destinationLow, s.slice(packet));
+        TransmitResult result = stack.transmitter().transmit(thread.cells, link, kind, neighbour, v6,
+                destinationHigh, destinationLow, s.slice(packet));
         if (!result.isDrop()) {
-            stack.udpSent();
+            stack.udpSent(thread.cells);
         }
         return result;
     }

@@ -7,6 +7,7 @@ import java.lang.foreign.MemorySegment;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import ipoib.runtime.Counters;
+import ipoib.runtime.ThreadCounters;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
 import java.util.function.Function;
@@ -14,17 +15,32 @@ import java.util.function.Function;
 /** The UDP port table: binds sockets to ports and delivers received datagrams to them. */
 final class UdpSockets {
     static final int FIRST_EPHEMERAL = 49152;
-    private static final ThreadLocal<ReceivedDatagram> DATAGRAMS = ThreadLocal.withInitial(ReceivedDatagram::new);
 
     private final AtomicReferenceArray<UdpSocketImpl> ports = new AtomicReferenceArray<>(65536);
     private final Consumer<String> warn;
-    private final LongAdder received;
+    private final int received;
     private final LongAdder noPort;
     private final LongAdder receiverErrors;
 
-    UdpSockets(Counters counters, Consumer<String> warn) {
+    /**
+     * What a receiving thread needs per packet, found with one thread-local look-up for the IP
+     * handler and UDP together: its counter cells and its reusable datagram view.
+     */
+    static final class Receiving {
+        final ThreadCounters.Cells cells;
+        final ReceivedDatagram datagram = new ReceivedDatagram();
+
+        Receiving(ThreadCounters.Cells cells) {
+            this.cells = cells;
+        }
+    }
+
+    private final ThreadLocal<Receiving> receiving;
+
+    UdpSockets(Counters counters, ThreadCounters perPacket, Consumer<String> warn) {
         this.warn = warn;
-        this.received = counters.counter("udp_received");
+        this.receiving = ThreadLocal.withInitial(() -> new Receiving(perPacket.cells()));
+        this.received = perPacket.counter("udp_received");
         this.noPort = counters.counter("udp_no_port");
         this.receiverErrors = counters.counter("udp_receiver_errors");
     }
@@ -66,15 +82,20 @@ final class UdpSockets {
     }
 
     /** Delivers a validated datagram ({@code length} octets of UDP at {@code udp}) to its port's socket. */
-    void deliver(IpoibLink link, boolean v6, MemorySegment b, long ip, long udp, int length) {
+    /** The calling thread's {@link Receiving}. */
+    Receiving receiving() {
+        return receiving.get();
+    }
+
+    void deliver(Receiving thread, IpoibLink link, boolean v6, MemorySegment b, long ip, long udp, int length) {
         int port = Udp.destinationPort(b, udp);
         UdpSocketImpl socket = ports.get(port);
         if (socket == null) {
             noPort.increment();
             return;
         }
-        received.increment();
-        ReceivedDatagram d = DATAGRAMS.get();
+        thread.cells.increment(received);
+        ReceivedDatagram d = thread.datagram;
         d.set(link.name(), v6, b, ip, udp, length);
         try {
             socket.receiver.received(d);

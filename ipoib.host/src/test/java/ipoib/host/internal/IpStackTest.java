@@ -53,6 +53,9 @@ class IpStackTest {
         int burstsEnded;
         boolean inBurst;
         boolean grantsBursts = true;
+        /** The link MTU (connected mode raises it); 0 while the link is not UP, as the link's. */
+        volatile int mtu = 2044;
+        volatile LinkState state = LinkState.UP;
 
         Link(String name) {
             this.name = name;
@@ -75,14 +78,14 @@ class IpStackTest {
         }
 
         @Override public String name() { return name; }
-        @Override public LinkState state() { return LinkState.UP; }
+        @Override public LinkState state() { return state; }
         @Override public String stateReason() { return "test"; }
         @Override public Port port() { return null; }
         @Override public PKey pkey() { return PKey.DEFAULT; }
         @Override public Mgid broadcastGid() { return Mgid.parse("ff12:401b:ffff::ffff:ffff"); }
         @Override public LinkAddress address() { return LinkAddress.of(Qpn.of(1), Gid.ZERO); }
         @Override public Gid gid() { return Gid.ZERO; }
-        @Override public int mtu() { return 2044; }
+        @Override public int mtu() { return state == LinkState.UP ? mtu : 0; }
         @Override public QKey qkey() { return QKey.of(0x0b1b); }
         @Override public int serviceLevel() { return 0; }
         @Override public LinkCounters counters() { return null; }
@@ -117,6 +120,18 @@ class IpStackTest {
         final List<Boolean> inBurst = new ArrayList<>();
         boolean record = true;
         long count;
+        /** Senders bound by connected sockets, and the frames sent through them. */
+        int senders;
+        long boundSends;
+
+        @Override
+        public ipoib.api.resolve.NeighbourSender sender(IpoibLink link, long high, long low) {
+            senders++;
+            return (etherType, packet) -> {
+                boundSends++;
+                return send(link, high, low, etherType, packet);
+            };
+        }
 
         @Override
         public TransmitResult send(IpoibLink link, InetAddress nextHop, int etherType, MemorySegment packet) {
@@ -138,7 +153,10 @@ class IpStackTest {
         @Override public int flush(String linkName) { return 0; }
         @Override public void addPermanent(String l, InetAddress a, LinkAddress la) { }
         @Override public boolean remove(String linkName, InetAddress address) { return false; }
-        @Override public int linkMtu(String linkName) { return 2044; }
+        /** The MTU the resolver reports for every link (ARP reports the link's). */
+        int mtu = 2044;
+
+        @Override public int linkMtu(String linkName) { return mtu; }
         @Override public Map<String, Long> counters() { return Map.of(); }
     }
 
@@ -285,6 +303,112 @@ class IpStackTest {
         long allocated = threads.getCurrentThreadAllocatedBytes() - before;
         assertEquals(120_000, resolver.count);
         assertTrue(allocated < 20_000 * 16L / 100, allocated + " octets allocated in 20,000 sends");
+    }
+
+    @Test
+    void aConnectedSocketFollowsAnAddressChangeFromTheNextDatagram() throws Exception {
+        UdpSocket client = stack.open(5000, d -> { });
+        client.connect(null, ip("10.0.0.9"), 9000);
+        MemorySegment payload = MemorySegment.ofArray(new byte[100]);
+        assertEquals(TransmitResult.SENT, client.send(payload));
+        assertEquals(a, resolver.sent.get(0).link(), "a is the first link whose prefix holds 10.0.0.9");
+
+        table.remove("a", ip("10.0.0.1"));
+        assertEquals(TransmitResult.SENT, client.send(payload));
+        Resolver.Sent second = resolver.sent.get(1);
+        assertEquals(b, second.link(), "a has no address any more: the next datagram goes via b");
+        assertEquals(0x0A000002, Ipv4Header.source(MemorySegment.ofArray(second.packet()), 0), "from b's address");
+
+        table.remove("b", ip("10.0.0.2"));
+        assertEquals(TransmitResult.DROPPED_NO_ROUTE, client.send(payload), "no link holds 10.0.0.9 now");
+        assertEquals(0, client.send(new MemorySegment[] {payload, payload}, 2), "nor for a burst");
+        assertEquals(3, stack.counters().get("tx_no_route"));
+        assertEquals(2, resolver.sent.size());
+
+        table.add("a", ip("10.0.0.1"), 24, AddressOrigin.MANUAL, null);
+        assertEquals(TransmitResult.SENT, client.send(payload));
+        assertEquals(a, resolver.sent.get(2).link(), "routed again as soon as a route exists");
+        assertEquals(3, stack.counters().get("udp_sent"), "the dropped ones are not counted as sent");
+    }
+
+    @Test
+    void aConnectedSocketFollowsAPrefixChangeBetweenBroadcastAndUnicast() throws Exception {
+        UdpSocket client = stack.open(5000, d -> { });
+        client.connect("a", ip("10.0.0.255"), 9000);
+        MemorySegment payload = MemorySegment.ofArray(new byte[10]);
+        assertEquals(TransmitResult.SENT, client.send(payload));
+        assertEquals(1, a.broadcasts.size(), "the broadcast address of 10.0.0.0/24 goes to the broadcast group");
+        assertTrue(resolver.sent.isEmpty());
+
+        table.add("a", ip("10.0.0.1"), 16, AddressOrigin.MANUAL, null);
+        assertEquals(TransmitResult.SENT, client.send(payload));
+        assertEquals(1, a.broadcasts.size(), "in 10.0.0.0/16 it is a host's address");
+        assertEquals(0x0A0000FF, resolver.sent.get(0).low(), "unicast to the neighbour");
+    }
+
+    @Test
+    void aConnectedSocketFollowsTheLinkMtuAndTheLinkGoingAway() throws Exception {
+        UdpSocket client = stack.open(5000, d -> { });
+        client.connect("a", ip("10.0.0.2"), 9000);
+        MemorySegment big = MemorySegment.ofArray(new byte[4000]);
+        IllegalArgumentException tooBig = assertThrows(IllegalArgumentException.class, () -> client.send(big));
+        assertTrue(tooBig.getMessage().contains("does not fit the MTU 2044 of a"), tooBig.getMessage());
+
+        a.mtu = 65520; // connected mode
+        resolver.mtu = 65520;
+        assertEquals(TransmitResult.SENT, client.send(big), "the next datagram sees the link's new MTU");
+        assertEquals(4028, resolver.sent.get(0).packet().length);
+
+        stack.removeLink(a);
+        assertEquals(TransmitResult.DROPPED_NO_ROUTE, client.send(MemorySegment.ofArray(new byte[10])),
+                "the link is gone");
+        assertEquals(1, stack.counters().get("tx_no_route"));
+        stack.addLink(a);
+        assertEquals(TransmitResult.SENT, client.send(MemorySegment.ofArray(new byte[10])), "and back");
+        assertEquals(2, resolver.sent.size());
+    }
+
+    @Test
+    void aConnectedSocketSendsThroughItsBoundNeighbourSenderAndTakesANewResolverAtOnce() throws Exception {
+        UdpSocket client = stack.open(5000, d -> { });
+        client.connect("a", ip("10.0.0.2"), 9000);
+        MemorySegment payload = MemorySegment.ofArray(new byte[10]);
+        for (int i = 0; i < 3; i++) {
+            assertEquals(TransmitResult.SENT, client.send(payload));
+        }
+        assertEquals(1, resolver.senders, "one sender bound at connect");
+        assertEquals(3, resolver.boundSends);
+        assertEquals(0x0A000002, resolver.sent.get(2).low());
+
+        Resolver next = new Resolver();
+        stack.resolver(false, next);
+        assertEquals(TransmitResult.SENT, client.send(payload));
+        assertEquals(3, resolver.count, "the old resolver gets no more");
+        assertEquals(1, next.boundSends, "the new one's sender, from the next datagram on");
+
+        stack.resolver(false, null);
+        assertEquals(TransmitResult.DROPPED_NO_RESOLVER, client.send(payload));
+        assertEquals(1, stack.counters().get("tx_dropped_no_resolver"));
+    }
+
+    @Test
+    void aConnectedSocketOnALinkThatGoesDownAndUpSendsAgainWhenItIsUp() throws Exception {
+        UdpSocket client = stack.open(5000, d -> { });
+        client.connect("a", ip("10.0.0.2"), 9000);
+        MemorySegment payload = MemorySegment.ofArray(new byte[10]);
+        assertEquals(TransmitResult.SENT, client.send(payload));
+        a.state = LinkState.DOWN;
+        assertEquals(TransmitResult.SENT, client.send(payload), "the resolver decides, as before (the fake sends)");
+        assertEquals(2, resolver.sent.size());
+        table.add("b", ip("10.0.1.2"), 24, AddressOrigin.MANUAL, null);
+        assertEquals(TransmitResult.DROPPED_NO_ROUTE, client.send(payload),
+                "routed again while a is down: no route over a link that is not UP");
+        assertEquals(TransmitResult.DROPPED_NO_ROUTE, client.send(payload));
+        assertEquals(2, stack.counters().get("tx_no_route"));
+        a.state = LinkState.UP;
+        assertEquals(TransmitResult.SENT, client.send(payload), "a is UP again: routed at once");
+        assertEquals(a, resolver.sent.get(2).link());
+        assertEquals(2, stack.counters().get("tx_no_route"));
     }
 
     @Test

@@ -1,0 +1,73 @@
+package ipoib.runtime;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.lang.management.ManagementFactory;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class ThreadCountersTest {
+
+    @Test
+    void everyThreadsCountsAreSummedAndKeptAfterTheThreadEnds() throws Exception {
+        Counters counters = new Counters();
+        counters.counter("before").increment();
+        ThreadCounters perThread = new ThreadCounters(counters);
+        int sent = perThread.counter("sent");
+        int dropped = perThread.counter("dropped");
+        counters.counter("after").add(7);
+        List<Thread> threads = new java.util.ArrayList<>();
+        for (int t = 0; t < 4; t++) {
+            threads.add(Thread.ofPlatform().start(() -> {
+                ThreadCounters.Cells cells = perThread.cells();
+                for (int i = 0; i < 100_000; i++) {
+                    cells.increment(sent);
+                }
+                cells.add(dropped, 3);
+            }));
+        }
+        perThread.cells().increment(sent);
+        for (Thread t : threads) {
+            t.join();
+        }
+        assertEquals(Map.of("before", 1L, "sent", 400_001L, "dropped", 12L, "after", 7L), counters.snapshot());
+        assertEquals(List.of("before", "sent", "dropped", "after"), List.copyOf(counters.snapshot().keySet()),
+                "in the order of creation");
+        assertEquals(400_001L, counters.get("sent"), "the ended threads' counts are kept once folded");
+        assertEquals(12L, perThread.sum(dropped));
+    }
+
+    @Test
+    void countersAreNamedBeforeCountingBeginsAndOnlyOnce() {
+        Counters counters = new Counters();
+        ThreadCounters perThread = new ThreadCounters(counters);
+        perThread.counter("sent");
+        assertEquals("counter sent exists already",
+                assertThrows(IllegalStateException.class, () -> new ThreadCounters(counters).counter("sent")).getMessage());
+        assertEquals("counter sent is counted per thread",
+                assertThrows(IllegalStateException.class, () -> counters.counter("sent")).getMessage());
+        perThread.cells();
+        assertEquals("counter late created after counting began",
+                assertThrows(IllegalStateException.class, () -> perThread.counter("late")).getMessage());
+    }
+
+    @Test
+    void countingAllocatesNothing() {
+        ThreadCounters perThread = new ThreadCounters(new Counters());
+        int sent = perThread.counter("sent");
+        var threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        for (int i = 0; i < 100_000; i++) {
+            perThread.cells().increment(sent);
+        }
+        long before = threads.getCurrentThreadAllocatedBytes();
+        for (int i = 0; i < 100_000; i++) {
+            perThread.cells().increment(sent);
+        }
+        long allocated = threads.getCurrentThreadAllocatedBytes() - before;
+        assertTrue(allocated < 1000, allocated + " octets allocated in 100,000 increments");
+        assertEquals(200_000, perThread.sum(sent));
+    }
+}
