@@ -337,20 +337,8 @@ final class LoopQueuePair implements UdQueuePair {
                 return DropReason.NO_RECEIVE_BUFFER;
             }
             int i = rx[HEAD];
-            LoopMemoryRegion region = rxRegion[i];
-            MemorySegment buffer = region.segment();
-            long at = rxOffset[i];
-            boolean fits = length + GRH_AREA_LENGTH <= rxLength[i];
-            if (fits) {
-                if (grh) {
-                    Gid sgid = sender.port.gid(0);
-                    // PayLen counts what follows the GRH on the wire: BTH, DETH, the padded payload, ICRC.
-                    Grh.write(buffer, at, trafficClass, flowLabel,
-                            Bth.LENGTH + Deth.LENGTH + ((length + 3) & ~3) + Icrc.LENGTH, hopLimit, sgid.prefix(),
-                            sgid.interfaceId(), dgidPrefix, dgidInterfaceId);
-                }
-                MemorySegment.copy(payload, offset, buffer, at + GRH_AREA_LENGTH, length);
-            }
+            boolean fits = place(i, sender, grh, trafficClass, flowLabel, hopLimit, dgidPrefix, dgidInterfaceId,
+                    payload, offset, length);
             // A buffer too small for the datagram completes with a length error, as on hardware.
             boolean completed = recvCq.push(rxWrId[i], fits ? CompletionStatus.SUCCESS : CompletionStatus.LOCAL_LENGTH_ERROR,
                     WorkCompletions.OPCODE_RECEIVE, fits ? length + GRH_AREA_LENGTH : 0, qpn, sender.qpn, slid, sl,
@@ -366,6 +354,29 @@ final class LoopQueuePair implements UdQueuePair {
         } finally {
             unlockRx();
         }
+    }
+
+    /**
+     * Writes a datagram into posted receive buffer {@code i} (the GRH area, then the payload)
+     * when it fits; the caller holds the receive lock.
+     *
+     * @return whether it fit (a buffer too small completes with a length error)
+     */
+    private boolean place(int i, LoopQueuePair sender, boolean grh, int trafficClass, int flowLabel, int hopLimit,
+                          long dgidPrefix, long dgidInterfaceId, MemorySegment payload, long offset, int length) {
+        if (length + GRH_AREA_LENGTH > rxLength[i]) {
+            return false;
+        }
+        MemorySegment buffer = rxRegion[i].segment();
+        long at = rxOffset[i];
+        if (grh) {
+            Gid sgid = sender.port.gid(0);
+            // PayLen counts what follows the GRH on the wire: BTH, DETH, the padded payload, ICRC.
+            Grh.write(buffer, at, trafficClass, flowLabel, Bth.LENGTH + Deth.LENGTH + ((length + 3) & ~3) + Icrc.LENGTH,
+                    hopLimit, sgid.prefix(), sgid.interfaceId(), dgidPrefix, dgidInterfaceId);
+        }
+        MemorySegment.copy(payload, offset, buffer, at + GRH_AREA_LENGTH, length);
+        return true;
     }
 
     /**
@@ -398,20 +409,9 @@ final class LoopQueuePair implements UdQueuePair {
             }
             for (int k = 0; k < completed; k++) {
                 int i = rx[HEAD];
-                MemorySegment buffer = rxRegion[i].segment();
-                long at = rxOffset[i];
                 int length = list.length(from + k);
-                boolean fits = length + GRH_AREA_LENGTH <= rxLength[i];
-                if (fits) {
-                    if (grh) {
-                        Gid sgid = sender.port.gid(0);
-                        Grh.write(buffer, at, trafficClass, flowLabel,
-                                Bth.LENGTH + Deth.LENGTH + ((length + 3) & ~3) + Icrc.LENGTH, hopLimit, sgid.prefix(),
-                                sgid.interfaceId(), dgidPrefix, dgidInterfaceId);
-                    }
-                    MemorySegment.copy(((LoopMemoryRegion) list.region(from + k)).segment(), list.offset(from + k),
-                            buffer, at + GRH_AREA_LENGTH, length);
-                }
+                boolean fits = place(i, sender, grh, trafficClass, flowLabel, hopLimit, dgidPrefix, dgidInterfaceId,
+                        ((LoopMemoryRegion) list.region(from + k)).segment(), list.offset(from + k), length);
                 recvCq.put(first + k, rxWrId[i], fits ? CompletionStatus.SUCCESS : CompletionStatus.LOCAL_LENGTH_ERROR,
                         WorkCompletions.OPCODE_RECEIVE, fits ? length + GRH_AREA_LENGTH : 0, qpn, sender.qpn, slid, sl,
                         pkeyIndex, grh);
