@@ -56,12 +56,9 @@ final class SendPath {
         public TransmitResult send(int etherType, MemorySegment frame) {
             Neighbour n = last;
             if (n != null) {
-                Route r = n.route;
-                if (r != null) {
-                    if (!n.used) {
-                        n.used = true;
-                    }
-                    return link.sendUnicast(r.path(), r.linkAddress(), etherType, frame);
+                TransmitResult sent = viaRoute(n, link, etherType, frame);
+                if (sent != null) {
+                    return sent;
                 }
             }
             TransmitResult result = SendPath.this.send(link, high, low, etherType, frame);
@@ -79,18 +76,27 @@ final class SendPath {
         }
     }
 
+    /** The frame through the entry's route (marking the entry used), or null when it has none. */
+    private static TransmitResult viaRoute(Neighbour n, IpoibLink link, int etherType, MemorySegment frame) {
+        Route r = n.route;
+        if (r == null) {
+            return null;
+        }
+        if (!n.used) {
+            n.used = true;
+        }
+        return link.sendUnicast(r.path(), r.linkAddress(), etherType, frame);
+    }
+
     /** See {@link NeighbourEngine#send}. */
     TransmitResult send(IpoibLink link, long high, long low, int etherType, MemorySegment frame) {
         LinkContext ctx = tables.get(link.name());
         if (ctx != null && ctx.link == link) {
             Neighbour n = ctx.map.get(high, low);
             if (n != null) {
-                Route r = n.route;
-                if (r != null) {
-                    if (!n.used) {
-                        n.used = true;
-                    }
-                    return link.sendUnicast(r.path(), r.linkAddress(), etherType, frame);
+                TransmitResult sent = viaRoute(n, link, etherType, frame);
+                if (sent != null) {
+                    return sent;
                 }
             }
             return missed(ctx, n, high, low, etherType, frame);
