@@ -55,7 +55,8 @@ final class ReceiveLoop {
      * Consumed buffers are re-posted as one list once this many have gathered (or the queue ran
      * dry): every re-post takes the receive queue's lock, which the senders' deliveries take
      * too, so re-posting after every small poll moved that lock's line between the cores per
-     * frame (JFR: half the sender's samples on it). At most an eighth of the buffers wait.
+     * frame (JFR: half the sender's samples on it). At most an eighth of the buffers wait, also
+     * in the middle of a poll.
      */
     static final int REPOST_BATCH = 16;
     private final int repostAt;
@@ -174,12 +175,15 @@ final class ReceiveLoop {
                     stats.rxErrors.increment();
                 }
                 repost.add(index, region, receiveOffset(index), bufferSize);
+                // Within a poll too: a poll of many completions must not keep their buffers from
+                // the senders until it ends (the queue would run short while they are free).
+                if (repost.count() >= repostAt && poller.running() && !repostGathered()) {
+                    return;
+                }
             }
             engine.endOfBatch();
             if (!poller.running()) {
                 repost.clear();
-            } else if (repost.count() >= repostAt && !repostGathered()) {
-                break;
             }
         }
     }

@@ -41,9 +41,23 @@ class TransmitBurstTest {
     private final List<Integer> received = new CopyOnWriteArrayList<>();
     private final AtomicLong count = new AtomicLong();
     private final AtomicBoolean record = new AtomicBoolean(true);
+    /** The frame number at which the handler waits for {@link #gate} (-1: none), and whether it waits. */
+    private volatile int holdAt = -1;
+    private volatile java.util.concurrent.CountDownLatch gate = new java.util.concurrent.CountDownLatch(0);
+    private final AtomicBoolean holding = new AtomicBoolean();
     private final FrameHandler handler = (link, frame) -> {
+        int n = frame.buffer().get(ValueLayout.JAVA_INT_UNALIGNED, frame.payloadOffset());
         if (record.get()) {
-            received.add((int) frame.buffer().get(ValueLayout.JAVA_INT_UNALIGNED, frame.payloadOffset()));
+            received.add(n);
+        }
+        if (n == holdAt) {
+            holding.set(true);
+            try {
+                gate.await(20, java.util.concurrent.TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            holding.set(false);
         }
         count.incrementAndGet();
     };
@@ -187,6 +201,42 @@ class TransmitBurstTest {
         var noBuffer = ipoib.verbs.loopback.fabric.DropReason.NO_RECEIVE_BUFFER;
         until("the burst delivered or dropped", () -> count.get() + counters.drops(noBuffer) == 5 + 64);
         assertEquals(0, counters.drops(noBuffer), "a buffer was still waiting to be re-posted");
+    }
+
+    /**
+     * A poll that takes many completions gives their buffers back as it goes (an eighth of the
+     * queue at a time), not when it ends: held at frame 40 of a 47-frame poll, the receiver has
+     * the buffers of frames 0..39 posted again, and a 50-frame burst into the 64-deep queue
+     * drops nothing (it would drop 34 if they waited for the end of the poll).
+     */
+    @Test
+    void aLongPollGivesItsBuffersBackAsItGoes() {
+        record.set(false);
+        var first = new java.util.concurrent.CountDownLatch(1);
+        var second = new java.util.concurrent.CountDownLatch(1);
+        gate = first;
+        holdAt = 0;
+        assertEquals(TransmitResult.SENT, a.sendUnicast(path, qpn, ETHERTYPE, frame(0)));
+        until("b's receive thread holding frame 0", holding::get);
+        assertTrue(a.beginBurst());
+        for (int i = 1; i <= 47; i++) {
+            a.sendUnicast(path, qpn, ETHERTYPE, frame(i));
+        }
+        a.endBurst();
+        gate = second;
+        holdAt = 40;
+        first.countDown();
+        until("b's receive thread holding frame 40", () -> holding.get() && count.get() == 40);
+        assertTrue(a.beginBurst());
+        for (int i = 100; i < 150; i++) {
+            a.sendUnicast(path, qpn, ETHERTYPE, frame(i));
+        }
+        a.endBurst();
+        second.countDown();
+        var counters = subnet.fabric().counters();
+        var noBuffer = ipoib.verbs.loopback.fabric.DropReason.NO_RECEIVE_BUFFER;
+        until("every frame delivered or dropped", () -> count.get() + counters.drops(noBuffer) == 48 + 50);
+        assertEquals(0, counters.drops(noBuffer), "buffers of a poll still waiting to be re-posted");
     }
 
     @Test
