@@ -50,7 +50,7 @@ final class HostLayer implements AutoCloseable {
             if (System.nanoTime() > deadline) {
                 throw new IllegalStateException("the permanent neighbour did not resolve");
             }
-            Thread.sleep(1);
+            java.util.concurrent.locks.LockSupport.parkNanos(1_000_000); // ARP's control thread answers; no spin
         }
     }
 

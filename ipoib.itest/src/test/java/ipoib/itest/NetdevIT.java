@@ -196,6 +196,14 @@ public class NetdevIT {
         assertTrue(list, counter("ib1_1_ffff", "rx_gro_segments") > coalescedBefore);
     }
 
+    private static String read(File file) {
+        try {
+            return Files.readString(file.toPath());
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
     /** A counter of a bridged interface, from {@code ipoib:netdev} (0 when not shown). */
     private static long counter(String link, String name) throws Exception {
         String list = appliance.command("ipoib:netdev", TIMEOUT);
@@ -311,10 +319,8 @@ public class NetdevIT {
         File log = File.createTempFile("uso", ".log");
         Process receiver = Sh.start(log, Sh.in("h2", "python3", "-c", receive));
         try {
-            long deadline = System.nanoTime() + TIMEOUT * 1_000_000_000L;
-            while (!Files.readString(log.toPath()).contains("ready") && System.nanoTime() < deadline) {
-                Thread.sleep(20);
-            }
+            Await.until("the receiver bound in h2", java.time.Duration.ofSeconds(TIMEOUT),
+                    () -> read(log).contains("ready"), () -> read(log));
             Sh.run(TIMEOUT, Sh.in("h1", "python3", "-c", send)).ok("UDP_SEGMENT sender");
             assertTrue("receiver finished: " + Files.readString(log.toPath()), receiver.waitFor(TIMEOUT, TimeUnit.SECONDS));
             String out = Files.readString(log.toPath());
