@@ -4,6 +4,7 @@ import ipoib.api.host.InterfaceAddresses;
 import ipoib.api.link.IpoibLink;
 import ipoib.api.mcast.MulticastService;
 import ipoib.api.resolve.NeighbourResolver;
+import ipoib.runtime.ConfigCheck;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -36,6 +37,8 @@ public final class NetdevComponent {
     /** Seconds between reconciliations of MTU and addresses. */
     static final long SYNC_SECONDS = 2;
     private static final String NAME_CHARACTERS = "[A-Za-z0-9_.-]+";
+    /** The types and ranges of the metatype (e.g. {@code offload} a Boolean, not "nope"). */
+    static final ConfigCheck CHECK = ConfigCheck.of(NetdevConfiguration.class);
 
     private final Logger log;
     private final StackAdapter stack;
@@ -57,8 +60,9 @@ public final class NetdevComponent {
     }
 
     @Activate
-    void activate(BundleContext context, NetdevConfiguration config) throws IOException {
+    void activate(BundleContext context, NetdevConfiguration config, Map<String, Object> properties) throws IOException {
         try {
+            CHECK.check(properties);
             check(config, stack.link());
             String name = config.device().isEmpty() ? config.link() : config.device();
             List<Cidr> addresses = new ArrayList<>();
