@@ -38,21 +38,21 @@ public final class FabricCounters {
     }
 
     void countSent(LoopPort from) {
-        from.sentPackets.increment();
+        from.packets.cells().increment(LoopPort.SENT);
     }
 
     void countDelivered(LoopPort from) {
-        from.deliveredPackets.increment();
+        from.packets.cells().increment(LoopPort.DELIVERED);
     }
 
     /** A run of a list: counted once. */
     void countSent(LoopPort from, int packets) {
-        from.sentPackets.add(packets);
+        from.packets.cells().add(LoopPort.SENT, packets);
     }
 
     void countDelivered(LoopPort from, int packets) {
         if (packets > 0) {
-            from.deliveredPackets.add(packets);
+            from.packets.cells().add(LoopPort.DELIVERED, packets);
         }
     }
 
@@ -120,7 +120,7 @@ public final class FabricCounters {
     public long delivered() {
         long sum = 0;
         for (LoopPort p : ports) {
-            sum += p.deliveredPackets.sum();
+            sum += p.packets.sum(LoopPort.DELIVERED);
         }
         return sum;
     }
@@ -128,7 +128,7 @@ public final class FabricCounters {
     public long sentPackets() {
         long sum = 0;
         for (LoopPort p : ports) {
-            sum += p.sentPackets.sum();
+            sum += p.packets.sum(LoopPort.SENT);
         }
         return sum;
     }

@@ -23,6 +23,8 @@ import ipoib.api.verbs.SharedReceiveQueue;
 import ipoib.api.verbs.UdQueuePair;
 import ipoib.api.verbs.UdQueuePairConfig;
 import ipoib.api.verbs.VerbsException;
+import ipoib.runtime.Counters;
+import ipoib.runtime.ThreadCounters;
 import java.util.List;
 import java.util.OptionalInt;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -44,8 +46,9 @@ public final class LoopPort implements Port {
      * the thread sending through a port writes only that port's counters, so independent ports
      * share no counter line ({@link FabricCounters} sums them when read).
      */
-    final java.util.concurrent.atomic.LongAdder sentPackets = new java.util.concurrent.atomic.LongAdder();
-    final java.util.concurrent.atomic.LongAdder deliveredPackets = new java.util.concurrent.atomic.LongAdder();
+    final ThreadCounters packets = new ThreadCounters(new Counters());
+    static final int SENT = 0;
+    static final int DELIVERED = 1;
     private volatile PortState state = PortState.DOWN;
     private volatile int lid;
     private volatile IbMtu activeMtu;
@@ -65,6 +68,8 @@ public final class LoopPort implements Port {
         this.gid0 = Gid.of(device.fabric.config().subnetPrefix(), guid);
         this.activeMtu = device.fabric.config().mtu();
         this.faultRandom = new java.util.SplittableRandom(device.fabric.config().seed() ^ guid.value());
+        packets.counter("sent");
+        packets.counter("delivered");
     }
 
     @Override
@@ -143,6 +148,8 @@ public final class LoopPort implements Port {
             throw new VerbsException("create UD QP: completion queues must come from the loopback provider");
         }
         LoopQueuePair qp = new LoopQueuePair(this, device.allocateQpn(), config, pkey, sendCq, recvCq);
+        sendCq.bindProducer(qp.sendCompletionLock);
+        recvCq.bindProducer(qp.receiveLock);
         queuePairs.put(qp.qpnValue(), qp);
         return qp;
     }
@@ -194,6 +201,8 @@ public final class LoopPort implements Port {
         }
         LoopRcQueuePair qp = new LoopRcQueuePair(this, device.allocateQpn(), pkey, config.pkeyIndex(), sendCq, recvCq, rq,
                 own, config.sendQueueDepth());
+        sendCq.bindProducer(null);
+        recvCq.bindProducer(null);
         rcQueuePairs.put(qp.qpnValue(), qp);
         return qp;
     }

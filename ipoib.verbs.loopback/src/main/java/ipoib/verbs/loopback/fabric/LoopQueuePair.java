@@ -19,6 +19,7 @@ import ipoib.codec.iba.Bth;
 import ipoib.codec.iba.Deth;
 import ipoib.codec.iba.Grh;
 import ipoib.codec.iba.Icrc;
+import ipoib.runtime.SpinLock;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -29,6 +30,10 @@ import java.util.concurrent.ConcurrentHashMap;
  * A UD queue pair of the loopback fabric. Sends are delivered synchronously on the sender's
  * thread into the receiver's posted buffer; each queue pair's receive queue has its own lock,
  * so traffic to unrelated queue pairs never contends.
+ *
+ * <p>Size (~550 lines): the receive queue (its lock, single and list posts, single and run
+ * deliveries, the flush) and the send queue (single and list posts) share the queue pair's
+ * state and completion queues; split, each half would reach into the other's fields.
  */
 final class LoopQueuePair implements UdQueuePair {
     final LoopPort port;
@@ -59,6 +64,36 @@ final class LoopQueuePair implements UdQueuePair {
     private final long[] rxOffset;
     private final int[] rxLength;
     private volatile QueuePairState state = QueuePairState.RTS;
+    /**
+     * Serialises the sends, as an HCA driver's send queue lock does (mlx5's {@code sq.lock}):
+     * held from the claim of the send completion to its wake, so that the send completion queue
+     * of this queue pair alone claims without a CAS (see {@link LoopCompletionQueue#bindProducer}).
+     */
+    private final SpinLock sendLock = new SpinLock();
+    /** The receive queue's lock, as the receive completion queue's producer lock. */
+    final ProducerLock receiveLock = new ProducerLock() {
+        @Override
+        public void lock() {
+            lockRx();
+        }
+
+        @Override
+        public void unlock() {
+            unlockRx();
+        }
+    };
+    /** The send lock, as the send completion queue's producer lock. */
+    final ProducerLock sendCompletionLock = new ProducerLock() {
+        @Override
+        public void lock() {
+            sendLock.lock();
+        }
+
+        @Override
+        public void unlock() {
+            sendLock.unlock();
+        }
+    };
 
     LoopQueuePair(LoopPort port, int qpn, UdQueuePairConfig config, PKey pkey, LoopCompletionQueue sendCq,
                   LoopCompletionQueue recvCq) {
@@ -205,24 +240,30 @@ final class LoopQueuePair implements UdQueuePair {
                             AddressHandle destination, Qpn remoteQpn, QKey remoteQkey) {
         LoopMemoryRegion r = checkSend(region, offset, length, destination, remoteQpn, remoteQkey);
         LoopAddressHandle ah = (LoopAddressHandle) destination;
-        if (!sendCq.hasRoom()) {
-            return false;
-        }
-        if (state != QueuePairState.RTS) {
-            sendCq.push(workRequestId, CompletionStatus.WORK_REQUEST_FLUSH_ERROR, WorkCompletions.OPCODE_SEND, 0, qpn,
-                    0, 0, 0, pkeyIndex, false);
+        sendLock.lock();
+        try {
+            if (!sendCq.hasRoom()) {
+                return false;
+            }
+            if (state != QueuePairState.RTS) {
+                sendCq.push(workRequestId, CompletionStatus.WORK_REQUEST_FLUSH_ERROR, WorkCompletions.OPCODE_SEND, 0,
+                        qpn, 0, 0, 0, pkeyIndex, false);
+                return true;
+            }
+            if (length > port.activeMtu().bytes()) {
+                port.device.fabric.counters().lengthError();
+                sendCq.push(workRequestId, CompletionStatus.LOCAL_LENGTH_ERROR, WorkCompletions.OPCODE_SEND, 0, qpn, 0,
+                        0, 0, pkeyIndex, false);
+                return true;
+            }
+            port.device.fabric.transmit(this, ah, remoteQpn.value(), qkeyOnWire(remoteQkey), r.segment(), offset,
+                    length);
+            sendCq.push(workRequestId, CompletionStatus.SUCCESS, WorkCompletions.OPCODE_SEND, length, qpn, 0, 0, 0,
+                    pkeyIndex, false);
             return true;
+        } finally {
+            sendLock.unlock();
         }
-        if (length > port.activeMtu().bytes()) {
-            port.device.fabric.counters().lengthError();
-            sendCq.push(workRequestId, CompletionStatus.LOCAL_LENGTH_ERROR, WorkCompletions.OPCODE_SEND, 0, qpn, 0, 0,
-                    0, pkeyIndex, false);
-            return true;
-        }
-        port.device.fabric.transmit(this, ah, remoteQpn.value(), qkeyOnWire(remoteQkey), r.segment(), offset, length);
-        sendCq.push(workRequestId, CompletionStatus.SUCCESS, WorkCompletions.OPCODE_SEND, length, qpn, 0, 0, 0,
-                pkeyIndex, false);
-        return true;
     }
 
     /** IBA 10.2.4.2: a work request Q_Key with the high bit set means "use the QP's own Q_Key". */
@@ -265,6 +306,15 @@ final class LoopQueuePair implements UdQueuePair {
                 break;
             }
         }
+        sendLock.lock();
+        try {
+            return postLocked(requests, n);
+        } finally {
+            sendLock.unlock();
+        }
+    }
+
+    private int postLocked(SendWorkRequests requests, int n) {
         int claimed = sendCq.room(n);
         long first = -1;
         while (claimed > 0 && (first = sendCq.claim(claimed)) < 0) {
@@ -419,11 +469,11 @@ final class LoopQueuePair implements UdQueuePair {
                 rx[HEAD] = i + 1 == rxWrId.length ? 0 : i + 1;
                 rx[SIZE]--;
             }
+            if (completed > 0) {
+                recvCq.wake(); // under the lock: it is the queue's producer lock (bindProducer)
+            }
         } finally {
             unlockRx();
-        }
-        if (completed > 0) {
-            recvCq.wake();
         }
         if (completed < buffers) {
             counters.drop(DropReason.CQ_OVERRUN, n - completed);

@@ -135,6 +135,163 @@ class CompletionQueueConcurrencyTest {
         assertEquals(expected, consumed.get());
     }
 
+    /** A producer lock for tests: a {@link ipoib.runtime.SpinLock}. */
+    private static ProducerLock lock() {
+        ipoib.runtime.SpinLock lock = new ipoib.runtime.SpinLock();
+        return new ProducerLock() {
+            @Override
+            public void lock() {
+                lock.lock();
+            }
+
+            @Override
+            public void unlock() {
+                lock.unlock();
+            }
+        };
+    }
+
+    /**
+     * A sole producer claims with a plain store and reads the waiter without a fence; the poller
+     * announces under the producer's lock instead. Single completions and lists published right
+     * at the announcement, or racing it, each wake the poller at once.
+     */
+    @Test
+    void aSoleProducerUnderItsLockWakesAParkingPollerWithoutACas() throws Exception {
+        LoopCompletionQueue cq = new LoopCompletionQueue(64);
+        ProducerLock lock = lock();
+        cq.bindProducer(lock);
+        assertTrue(cq.claimsWithoutCas());
+        int rounds = 600;
+        java.util.concurrent.atomic.AtomicLong consumed = new java.util.concurrent.atomic.AtomicLong();
+        java.util.concurrent.atomic.AtomicReference<Throwable> failure = new java.util.concurrent.atomic.AtomicReference<>();
+        Thread producer = new Thread(() -> {
+            long produced = 0;
+            for (int r = 0; r < rounds && failure.get() == null; r++) {
+                int count = 1 + r % 8;
+                if (r % 3 != 2) {
+                    while (!cq.pollerAnnounced() && failure.get() == null) {
+                        Thread.onSpinWait();
+                    }
+                }
+                lock.lock();
+                try {
+                    long first = cq.claim(count);
+                    assertTrue(first >= 0);
+                    for (int k = 0; k < count; k++) {
+                        cq.put(first + k, r, CompletionStatus.SUCCESS, WorkCompletions.OPCODE_RECEIVE, 0, 0, 0, 0, 0,
+                                0, false);
+                    }
+                    cq.wake();
+                } finally {
+                    lock.unlock();
+                }
+                produced += count;
+                long target = produced;
+                while (consumed.get() < target && failure.get() == null) {
+                    Thread.onSpinWait();
+                }
+            }
+        });
+        producer.start();
+        WorkCompletions batch = new WorkCompletions(64);
+        long expected = 0;
+        for (int r = 0; r < rounds; r++) {
+            expected += 1 + r % 8;
+        }
+        try {
+            while (consumed.get() < expected) {
+                int n = cq.poll(batch);
+                if (n > 0) {
+                    consumed.addAndGet(n);
+                    continue;
+                }
+                long start = System.nanoTime();
+                cq.await(10, TimeUnit.SECONDS);
+                long waited = System.nanoTime() - start;
+                assertTrue(waited < TimeUnit.SECONDS.toNanos(5), "a wake-up was missed: parked " + waited / 1_000_000
+                        + " ms with " + consumed.get() + " of " + expected + " consumed");
+            }
+        } catch (Throwable t) {
+            failure.set(t);
+            throw t;
+        } finally {
+            producer.join(10_000);
+        }
+        assertEquals(expected, consumed.get());
+        assertEquals(rounds, cq.claims(), "one claim per round, counted exactly with one producer");
+    }
+
+    /**
+     * A second producer binds while the first fills the queue without a CAS: from then on both
+     * claim with the CAS, and every completion still arrives once, each producer's in order.
+     */
+    @Test
+    void aSecondProducerTurnsClaimsBackToTheCasWhileTheFirstKeepsProducing() throws Exception {
+        LoopCompletionQueue cq = new LoopCompletionQueue(256);
+        ProducerLock first = lock();
+        cq.bindProducer(first);
+        java.util.concurrent.CountDownLatch firstStarted = new java.util.concurrent.CountDownLatch(1);
+        Thread sole = new Thread(() -> {
+            for (int i = 0; i < PER_PRODUCER; i++) {
+                while (true) {
+                    first.lock();
+                    try {
+                        if (cq.push(i, CompletionStatus.SUCCESS, WorkCompletions.OPCODE_RECEIVE, 0, 0, 0, 0, 0, 0,
+                                false)) {
+                            break;
+                        }
+                    } finally {
+                        first.unlock();
+                    }
+                    Thread.onSpinWait();
+                }
+                if (i == 1000) {
+                    firstStarted.countDown();
+                }
+            }
+        });
+        Thread second = new Thread(() -> {
+            try {
+                firstStarted.await();
+            } catch (InterruptedException e) {
+                return;
+            }
+            cq.bindProducer(null);
+            for (int i = 0; i < PER_PRODUCER; i++) {
+                while (!cq.push(1L << 32 | i, CompletionStatus.SUCCESS, WorkCompletions.OPCODE_RECEIVE, 0, 0, 1, 0, 0,
+                        0, false)) {
+                    Thread.onSpinWait();
+                }
+            }
+        });
+        sole.start();
+        second.start();
+        int[] next = new int[2];
+        WorkCompletions batch = new WorkCompletions(64);
+        int received = 0;
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (received < 2 * PER_PRODUCER) {
+            assertTrue(System.nanoTime() < deadline, "received only " + received);
+            int n = cq.poll(batch);
+            if (n == 0) {
+                cq.await(1, TimeUnit.SECONDS);
+                continue;
+            }
+            for (int i = 0; i < n; i++) {
+                long id = batch.workRequestId(i);
+                int producer = (int) (id >>> 32);
+                assertEquals(next[producer], (int) id, "producer " + producer + " in order");
+                next[producer]++;
+            }
+            received += n;
+        }
+        sole.join();
+        second.join();
+        assertFalse(cq.claimsWithoutCas());
+        assertEquals(0, cq.poll(batch));
+    }
+
     @Test
     void aFullRingRefusesAndAClosedOneTooAndAwaitTimesOut() throws Exception {
         LoopCompletionQueue cq = new LoopCompletionQueue(4);

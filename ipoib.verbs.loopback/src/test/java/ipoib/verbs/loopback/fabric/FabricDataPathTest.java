@@ -388,11 +388,11 @@ class FabricDataPathTest {
             assertTrue(a.send(a.handleTo(b), b.qp.qpn(), QKEY, 10, (byte) 1));
             assertTrue(b.send(b.handleTo(a), a.qp.qpn(), QKEY, 10, (byte) 1));
             assertTrue(c.send(c.handleTo(a), Qpn.of(0xABCD), QKEY, 10, (byte) 1)); // no such QP: sent, not delivered
-            assertEquals(2, a.port.sentPackets.sum());
-            assertEquals(2, a.port.deliveredPackets.sum());
-            assertEquals(1, b.port.sentPackets.sum());
-            assertEquals(1, c.port.sentPackets.sum());
-            assertEquals(0, c.port.deliveredPackets.sum());
+            assertEquals(2, a.port.packets.sum(LoopPort.SENT));
+            assertEquals(2, a.port.packets.sum(LoopPort.DELIVERED));
+            assertEquals(1, b.port.packets.sum(LoopPort.SENT));
+            assertEquals(1, c.port.packets.sum(LoopPort.SENT));
+            assertEquals(0, c.port.packets.sum(LoopPort.DELIVERED));
             assertEquals(4, f.counters().sentPackets());
             assertEquals(3, f.counters().delivered());
             assertEquals(4L, f.counters().snapshot().get("sent"));

@@ -1,6 +1,7 @@
 package ipoib.verbs.loopback.fabric;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ipoib.api.IbMtu;
@@ -171,6 +172,33 @@ class ListDeliveryTest {
             assertEquals(1, b.recvCq.claims() - receiveClaims, "one claim of the receive completion queue");
             assertEquals(16, drain(b.recvCq).size());
             assertEquals(16, drain(a.sendCq).size());
+        }
+    }
+
+    /**
+     * A queue pair's own completion queues are filled under its send and receive locks, without
+     * a CAS; a queue that a second queue pair also completes into, or that takes both directions
+     * of one, claims with the CAS, and datagrams keep arriving across the change.
+     */
+    @Test
+    void completionQueuesOfOneQueuePairClaimWithoutACasAndSharedOnesWithIt() {
+        try (Fabric f = fabric(2, 1); Side a = new Side(port(f, 0), 64, 64); Side b = new Side(port(f, 1), 64, 64)) {
+            assertTrue(a.sendCq.claimsWithoutCas());
+            assertTrue(b.recvCq.claimsWithoutCas());
+            b.postReceives(2);
+            AddressHandle ah = a.handleTo(b);
+            assertTrue(a.qp.postSend(1, a.region, a.payload(0), 20, ah, b.qp.qpn(), QKEY));
+            UdQueuePair second = b.port.createUdQueuePair(new UdQueuePairConfig(b.sendCq, b.recvCq, 8, 8, 0, QKEY, true));
+            assertFalse(b.recvCq.claimsWithoutCas(), "two queue pairs complete into it");
+            assertFalse(b.sendCq.claimsWithoutCas());
+            assertTrue(a.qp.postSend(2, a.region, a.payload(1), 21, ah, b.qp.qpn(), QKEY));
+            assertEquals(2, drain(b.recvCq).size());
+            LoopCompletionQueue both = (LoopCompletionQueue) a.port.createCompletionQueue(16);
+            UdQueuePair oneQueue = a.port.createUdQueuePair(new UdQueuePairConfig(both, both, 8, 8, 0, QKEY, true));
+            assertFalse(both.claimsWithoutCas(), "the sends and the receives of one queue pair");
+            oneQueue.close();
+            second.close();
+            both.close();
         }
     }
 
