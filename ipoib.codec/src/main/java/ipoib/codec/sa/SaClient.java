@@ -63,7 +63,7 @@ import java.util.logging.Logger;
  * records are returned; when a further record had begun the table is counted as cut
  * ({@code tables_cut}) and logged, never passed off as whole in silence.
  *
- * <p>Size (~710 lines): requests, retransmission, answer matching, RMPP answers, Reports and
+ * <p>Size (~750 lines): requests, retransmission, answer matching, RMPP answers, Reports and
  * subscriptions share one TID space and one pending table; the record codecs it uses live in
  * ipoib.codec.mad, the RMPP protocol in {@link RmppReception} and {@link RmppReassembler}.
  */
