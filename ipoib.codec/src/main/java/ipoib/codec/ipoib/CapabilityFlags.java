@@ -7,10 +7,15 @@ import ipoib.api.LinkAddress;
  * (draft-kashyap-ipoib-advanced-capabilities-00 §2.0; RFC 4391 §9.1.1 calls the octet reserved).
  *
  * <p>The draft's rule is "transmit as zero, ignore on receive" for every capability a stack does
- * not implement. This stack implements IPoIB-UD only, so {@link #IMPLEMENTED} is empty: what it
- * advertises is always zero and what it honours from a peer is always zero. The raw octet stays
- * visible (for logs and captures) through the decoders; peer identity ignores it, see
- * {@link LinkAddressCodec#samePeer}.
+ * not implement. Of the draft's capabilities (its bit layout: {@link #QPN}, {@link #RC},
+ * {@link #UC}, {@link #RD}) this stack implements none, so {@link #IMPLEMENTED},
+ * {@link #toTransmit} and {@link #honoured} speak of the draft's bits and are always zero.
+ * Connected mode is announced and honoured with Linux's bit instead, {@link #CONNECTED} (0x80,
+ * the position of the draft's QPN bit; see there why): an interface sets it only while it runs
+ * connected mode (ipoib.link's {@code ModeSwitch}), and a sender acts on that one bit of a
+ * peer's address alone (ipoib.link's {@code LinkResources.sendUnicast}); 0x40, 0x20 and 0x10 are
+ * always sent as zero and ignored. The raw octet stays visible (for logs and captures) through
+ * the decoders; peer identity ignores it, see {@link LinkAddressCodec#samePeer}.
  */
 public final class CapabilityFlags {
     private CapabilityFlags() {}
@@ -38,7 +43,10 @@ public final class CapabilityFlags {
     public static final int CONNECTED = 0x80;
     /** The four defined flags; the low four bits of the octet are reserved. */
     public static final int DEFINED = QPN | RC | UC | RD;
-    /** The capabilities this stack implements: none beyond the mandatory IPoIB-UD. */
+    /**
+     * The draft's capabilities this stack implements: none beyond the mandatory IPoIB-UD
+     * (connected mode is Linux's {@link #CONNECTED} bit, not the draft's {@link #RC}).
+     */
     public static final int IMPLEMENTED = 0;
 
     /**

@@ -170,6 +170,15 @@ class ConnectedModeTest {
         assertEquals(TransmitResult.DROPPED_TOO_BIG,
                 a.sendUnicast(ab, b.address(), ETHERTYPE, MemorySegment.ofArray(new byte[2045])));
         assertTrue(a.connectedMode().connections().isEmpty(), "no connection to a datagram-mode peer");
+        // The draft's other capability bits (its RC 0x40, UC 0x20, RD 0x10) are not implemented:
+        // a peer announcing them is sent to over UD as if they were zero (ignored on receive).
+        LinkAddress draftFlags = new LinkAddress(0x70, b.qpn(), b.gid());
+        assertEquals(TransmitResult.SENT, a.sendUnicast(ab, draftFlags, ETHERTYPE, MemorySegment.ofArray(small)));
+        until("the frame to the address with the draft's flags over UD", () -> receivedByB.size() == 2);
+        assertArrayEquals(small, receivedByB.get(1));
+        assertEquals(TransmitResult.DROPPED_TOO_BIG,
+                a.sendUnicast(ab, draftFlags, ETHERTYPE, MemorySegment.ofArray(new byte[2045])));
+        assertTrue(a.connectedMode().connections().isEmpty(), "no connection for the draft's flags");
 
         // and the datagram-mode side sends to the connected one over UD
         LinkPath ba = path(b, a);
