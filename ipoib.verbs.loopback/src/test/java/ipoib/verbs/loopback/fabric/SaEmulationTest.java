@@ -252,6 +252,53 @@ class SaEmulationTest {
         assertFalse(traps.poll(100, TimeUnit.MILLISECONDS) != null);
     }
 
+    /**
+     * Issue 14: a refusal is logged naming OpenSM's rule and error code, as OpenSM's log names
+     * them (osm_sa_mcmember_record.c ERR 1B1B, 1B1A with 1B30). The line is written before the
+     * answer is sent, so it is there when the caller sees the failure.
+     */
+    @Test
+    void aRefusalIsLoggedNamingOpenSmsRule() throws Exception {
+        java.util.logging.Logger log = java.util.logging.Logger.getLogger(SubnetAdministratorEmulator.class.getName());
+        List<String> lines = new java.util.concurrent.CopyOnWriteArrayList<>();
+        java.util.logging.Handler handler = new java.util.logging.Handler() {
+            @Override
+            public void publish(java.util.logging.LogRecord r) {
+                lines.add(r.getMessage());
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        java.util.logging.Level level = log.getLevel();
+        log.setLevel(java.util.logging.Level.INFO);
+        log.addHandler(handler);
+        try {
+            // Rule 1: a scope-5 IPoIB group while no scope-5 broadcast group exists.
+            McMemberRecord scope5 = new McMemberRecord(Mgid.parse("ff15:401b:ffff::e000:101"), portA.gid(0),
+                    QKey.of(0x0b1b), Lid.UNASSIGNED, IbMtu.MTU_2048, 0, PKey.DEFAULT, Rate.RATE_10_GBPS, 0, 2, 0, 0,
+                    JoinState.FULL_MEMBER, false);
+            assertEquals(SaStatus.REQUEST_INVALID, failure(a.create(scope5)).status());
+            assertTrue(lines.stream().anyMatch(l -> l.contains("emulated SA refused")
+                    && l.contains("ERR 1B1B (ipoib_mcgroup_creation_validation)") && l.contains("ff15:401b:ffff::ffff:ffff")),
+                    lines.toString());
+            // Rule 2: a join of the existing broadcast group with another Q_Key.
+            McMemberRecord otherQKey = new McMemberRecord(BROADCAST, portA.gid(0), QKey.of(0x1234), Lid.UNASSIGNED,
+                    IbMtu.MTU_2048, 0, PKey.DEFAULT, Rate.RATE_10_GBPS, 0, 2, 0, 0, JoinState.FULL_MEMBER, false);
+            assertEquals(SaStatus.REQUEST_INVALID, failure(a.create(otherQKey)).status());
+            assertTrue(lines.stream().anyMatch(l -> l.contains("ERR 1B1A (mcgroup_join_validation)")
+                    && l.contains("ERR 1B30 Q_Key mismatch: query 0x1234 group 0xb1b")), lines.toString());
+        } finally {
+            log.removeHandler(handler);
+            log.setLevel(level);
+        }
+    }
+
     @Test
     void smChangeForgetsJoinsButKeepsConfiguredGroups() throws Exception {
         get(a.create(template(portA.gid(0))));
