@@ -29,6 +29,7 @@ import ipoib.api.verbs.AddressHandle;
 import ipoib.api.verbs.Port;
 import ipoib.codec.ip.IcmpEcho;
 import ipoib.codec.ip.Ipv4Header;
+import ipoib.codec.ip.Ipv6Header;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.management.ManagementFactory;
@@ -256,6 +257,68 @@ class IpStackTest {
         assertEquals(1L, answer.low());
         stack.ipv6Handler().onFrame(a, new Frame(answer.packet(), EtherType.IPV6));
         assertEquals(ip("fe80::2"), reply.get(1, TimeUnit.SECONDS).from());
+    }
+
+    /** An echo request from {@code from} to {@code to} with 8 octets of data, as it arrives. */
+    private static byte[] echoRequest(String from, String to) throws Exception {
+        byte[] src = ip(from).getAddress();
+        byte[] dst = ip(to).getAddress();
+        boolean v6 = src.length == 16;
+        java.nio.ByteBuffer s = java.nio.ByteBuffer.wrap(src);
+        java.nio.ByteBuffer d = java.nio.ByteBuffer.wrap(dst);
+        PacketWriter.Scratch scratch = PacketWriter.scratch();
+        int length = v6
+                ? new PacketWriter().writeIp(scratch, true, Ipv6Header.NEXT_HEADER_ICMPV6, s.getLong(), s.getLong(),
+                        d.getLong(), d.getLong(), IcmpEcho.HEADER_LENGTH + 8)
+                : new PacketWriter().writeIp(scratch, false, Ipv4Header.PROTOCOL_ICMP, 0, s.getInt() & 0xFFFF_FFFFL, 0,
+                        d.getInt() & 0xFFFF_FFFFL, IcmpEcho.HEADER_LENGTH + 8);
+        if (v6) {
+            IcmpEcho.writeIpv6(scratch.buffer, 0, IcmpEcho.TYPE_V6_ECHO_REQUEST, 77, 1, 8);
+        } else {
+            IcmpEcho.writeIpv4(scratch.buffer, Ipv4Header.LENGTH, IcmpEcho.TYPE_ECHO_REQUEST, 77, 1, 8);
+        }
+        return scratch.slice(length).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
+    }
+
+    /**
+     * Issue 14 item 9: echo to a group follows Linux's defaults (IPv6 echo to ff02::1 answered,
+     * net.ipv6.icmp.echo_ignore_multicast 0; IPv4 echo to 224.0.0.1 or the subnet broadcast not,
+     * net.ipv4.icmp_echo_ignore_broadcasts 1), and the host's two properties turn each around. An
+     * answer comes from the receiving link's own address, to the requester.
+     */
+    @Test
+    void echoToAGroupFollowsLinuxsDefaultsAndTheProperties() throws Exception {
+        byte[] allNodes = echoRequest("fe80::1", "ff02::1");
+        byte[] allHosts = echoRequest("10.0.0.1", "224.0.0.1");
+        byte[] broadcast = echoRequest("10.0.0.1", "10.0.0.255");
+
+        stack.ipv6Handler().onFrame(b, new Frame(allNodes, EtherType.IPV6));
+        assertEquals(1, resolver.sent.size(), "the all-nodes echo is answered by default");
+        Resolver.Sent v6 = resolver.sent.remove(0);
+        MemorySegment r6 = MemorySegment.ofArray(v6.packet());
+        assertEquals(b, v6.link());
+        assertEquals(1L, v6.low(), "to the requester fe80::1");
+        assertEquals(0xfe80_0000_0000_0000L, Ipv6Header.sourceHigh(r6, 0));
+        assertEquals(2L, Ipv6Header.sourceLow(r6, 0), "from b's own fe80::2, not from ff02::1");
+        assertEquals(IcmpEcho.TYPE_V6_ECHO_REPLY, IcmpEcho.type(r6, Ipv6Header.LENGTH));
+        stack.ipv4Handler().onFrame(b, new Frame(allHosts, EtherType.IPV4));
+        stack.ipv4Handler().onFrame(b, new Frame(broadcast, EtherType.IPV4));
+        assertTrue(resolver.sent.isEmpty(), "IPv4 echo to a group or the broadcast address is ignored by default");
+        assertEquals(2L, stack.counters().get("echo_requests_to_groups_ignored"));
+
+        stack.echoToGroups(false, true); // echoIgnoreBroadcasts=false, echoIgnoreMulticast6=true
+        stack.ipv6Handler().onFrame(b, new Frame(allNodes, EtherType.IPV6));
+        assertTrue(resolver.sent.isEmpty(), "echoIgnoreMulticast6=true: the all-nodes echo is ignored");
+        assertEquals(3L, stack.counters().get("echo_requests_to_groups_ignored"));
+        for (byte[] request : List.of(allHosts, broadcast)) {
+            stack.ipv4Handler().onFrame(b, new Frame(request, EtherType.IPV4));
+            assertEquals(1, resolver.sent.size(), "echoIgnoreBroadcasts=false: answered");
+            Resolver.Sent v4 = resolver.sent.remove(0);
+            MemorySegment r4 = MemorySegment.ofArray(v4.packet());
+            assertEquals(0x0A000001L, v4.low(), "to the requester 10.0.0.1");
+            assertEquals(0x0A000002, Ipv4Header.source(r4, 0), "from b's own 10.0.0.2");
+            assertEquals(IcmpEcho.TYPE_ECHO_REPLY, IcmpEcho.type(r4, Ipv4Header.LENGTH));
+        }
     }
 
     @Test
