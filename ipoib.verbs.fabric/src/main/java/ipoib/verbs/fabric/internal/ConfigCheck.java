@@ -41,12 +41,8 @@ final class ConfigCheck {
         } catch (PatternSyntaxException e) {
             throw invalid("deviceFilter", deviceFilter, "a Java regular expression (" + e.getDescription() + ")");
         }
-        if (saTimeoutMillis < 10 || saTimeoutMillis > 60_000) {
-            throw invalid("saTimeoutMillis", saTimeoutMillis, "10..60000");
-        }
-        if (saRetries < 1 || saRetries > 20) {
-            throw invalid("saRetries", saRetries, "1..20");
-        }
+        // The ranges are declared once, in FabricConfiguration's metatype.
+        METATYPE.check(java.util.Map.of("saTimeoutMillis", saTimeoutMillis, "saRetries", saRetries));
         long key;
         try {
             String t = smKey == null ? "" : smKey.strip();

@@ -26,11 +26,12 @@ class ConfigCheckTest {
     void everyBadValueIsNamedWithItsRange() {
         assertEquals("invalid fabric provider property 'deviceFilter' value 'mlx5_[': allowed a Java regular "
                 + "expression (Unclosed character class)", error("mlx5_[", 1000, 3, "1", "a", "b"));
-        assertEquals("invalid fabric provider property 'saTimeoutMillis' value '60001': allowed 10..60000",
-                error(".*", 60001, 3, "1", "a", "b"));
-        assertEquals("invalid fabric provider property 'saRetries' value '0': allowed 1..20",
+        // The numeric ranges come from the metatype (FabricConfiguration), the one place they are declared.
+        assertEquals("invalid ipoib.verbs.fabric property 'saTimeoutMillis' value 60001 is out of range: allowed "
+                + "10..60000", error(".*", 60001, 3, "1", "a", "b"));
+        assertEquals("invalid ipoib.verbs.fabric property 'saRetries' value 0 is out of range: allowed 1..20",
                 error(".*", 1000, 0, "1", "a", "b"));
-        assertEquals("invalid fabric provider property 'saRetries' value '21': allowed 1..20",
+        assertEquals("invalid ipoib.verbs.fabric property 'saRetries' value 21 is out of range: allowed 1..20",
                 error(".*", 1000, 21, "1", "a", "b"));
         assertEquals("invalid fabric provider property 'smKey' value '0xg': allowed a 64-bit key, hex (0x1) or "
                 + "decimal", error(".*", 1000, 3, "0xg", "a", "b"));

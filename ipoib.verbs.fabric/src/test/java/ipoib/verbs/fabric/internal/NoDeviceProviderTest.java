@@ -66,10 +66,10 @@ class NoDeviceProviderTest {
         c.saTimeoutMillis = 5;
         TestConfig.RecordingLog log = new TestConfig.RecordingLog();
         FabricVerbsProvider provider = new FabricVerbsProvider(c, java.util.Map.of(), log.logger());
-        assertEquals("invalid configuration: invalid fabric provider property 'saTimeoutMillis' value '5': "
-                + "allowed 10..60000", provider.status().reason());
+        assertEquals("invalid configuration: invalid ipoib.verbs.fabric property 'saTimeoutMillis' value 5 is out of "
+                + "range: allowed 10..60000", provider.status().reason());
         assertEquals(1, log.lines.size());
-        assertTrue(log.lines.get(0).startsWith("error fabric provider not started: invalid fabric provider property"));
+        assertTrue(log.lines.get(0).startsWith("error fabric provider not started: invalid ipoib.verbs.fabric property"));
         assertTrue(provider.devices().isEmpty());
         provider.deactivate();
     }

@@ -163,14 +163,8 @@ public final class LoopbackProvider {
                 }
             }
         }
-        if (c.saTimeoutMillis() < 10 || c.saTimeoutMillis() > 60_000) {
-            throw new IllegalArgumentException("invalid loopback property 'saTimeoutMillis' value "
-                    + c.saTimeoutMillis() + ": allowed 10..60000");
-        }
-        if (c.saRetries() < 1 || c.saRetries() > 20) {
-            throw new IllegalArgumentException("invalid loopback property 'saRetries' value " + c.saRetries()
-                    + ": allowed 1..20");
-        }
+        // The ranges are declared once, in LoopbackConfiguration's metatype.
+        CHECK.check(Map.of("saTimeoutMillis", c.saTimeoutMillis(), "saRetries", c.saRetries()));
         return new FabricConfig(c.hcas(), c.portsPerHca(), prefix, guidBase, mtu, rate, partitions, c.seed(), c.lmc());
     }
 
