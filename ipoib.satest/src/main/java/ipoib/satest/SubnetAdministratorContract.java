@@ -53,7 +53,7 @@ import org.junit.jupiter.api.TestInstance;
  * Tables longer than one MAD (three MCMemberRecords) come with RMPP; an SA under test that
  * cannot deliver them says why in {@link #rmppLimit()}, and the RMPP tests say so for it.
  *
- * <p>Size (~770 lines): one test per OpenSM rule, all on the one subnet a fabric under test
+ * <p>Size (~790 lines): one test per OpenSM rule, all on the one subnet a fabric under test
  * starts per class (OpenSM on ibsim takes seconds to start); several base classes would each
  * need that lifecycle.
  */
@@ -511,6 +511,7 @@ public abstract class SubnetAdministratorContract extends PathRecordContract {
     private static final long CM_MGID = 1L;
     private static final long CM_MLID = 1L << 3;
     private static final long CM_PKEY = 1L << 7;
+    private static final long CM_SCOPE = 1L << 15;
     private static final long CM_JOIN_STATE = 1L << 16;
 
     @Test
@@ -547,6 +548,26 @@ public abstract class SubnetAdministratorContract extends PathRecordContract {
                 CM_MGID | CM_JOIN_STATE));
         assertEquals(List.of(c.portGid()), nonMembers.stream().map(McMemberRecord::portGid).toList());
         assertEquals(JoinState.NON_MEMBER, nonMembers.get(0).joinState());
+    }
+
+    @Test
+    void aMemberTableFilteredByScopeShowsOnlyGroupsOfThatScope() throws Exception {
+        // OpenSM mcmr_by_comp_mask: the Scope component compares the upper nibble of each
+        // member's scope_state (mask 0xF0), which the join carried (the MGID's scope).
+        SaHost a = host(0);
+        McMemberRecord linkLocal = joined(a, BROADCAST, a.portGid(), JoinState.FULL_MEMBER,
+                get(a.sa().join(BROADCAST, a.portGid(), JoinState.FULL_MEMBER)));
+        Mgid siteScope = Mgid.parse("ff15:1234:ffff::e000:102"); // not IPoIB: no scope-5 broadcast group needed
+        McMemberRecord site = joined(a, siteScope, a.portGid(), JoinState.FULL_MEMBER,
+                get(a.sa().create(create(siteScope, a.portGid(), 0x1234, 0xffff, 0, 0))));
+        List<McMemberRecord> scope2 = get(a.memberTable(linkLocal, CM_SCOPE));
+        assertTrue(scope2.stream().anyMatch(r -> r.mgid().equals(BROADCAST) && r.portGid().equals(a.portGid())),
+                "scope 2 lists the broadcast group's member: " + scope2);
+        assertTrue(scope2.stream().allMatch(r -> r.mgid().scope() == 2), "only scope 2: " + scope2);
+        List<McMemberRecord> scope5 = get(a.memberTable(site, CM_SCOPE));
+        assertEquals(List.of(siteScope), scope5.stream().map(McMemberRecord::mgid).distinct().toList(),
+                "scope 5: only the site-local group");
+        assertEquals(List.of(a.portGid()), scope5.stream().map(McMemberRecord::portGid).toList());
     }
 
     @Test
