@@ -85,6 +85,42 @@ class FabricCaptureTest {
         assertEquals("", bad.strip(), "no malformed packets or expert warnings");
     }
 
+    /**
+     * Issue 14 item 11: traps and their subscription are management traffic too. A subscription
+     * (InformInfo Set and its answer) and the Report of a group's creation (Notice, with the
+     * subscriber's ReportResp) are in the capture, and tshark reads them without complaint.
+     */
+    @Test
+    void trapSubscriptionsAndReportsAreCapturedToo() throws Exception {
+        Path file = dir.resolve("traps.pcapng");
+        try (LoopbackSubnet subnet = new LoopbackSubnet(FabricConfig.defaults(), 200, 3)) {
+            LoopPort a = subnet.fabric().devices().get(0).loopPorts().get(0);
+            LoopPort b = subnet.fabric().devices().get(1).loopPorts().get(0);
+            ipoib.api.McMemberRecord bc = a.subnetAdministrator().join(Mgid.parse("ff12:401b:ffff::ffff:ffff"),
+                    a.gid(0), JoinState.FULL_MEMBER).toCompletableFuture().get(10, TimeUnit.SECONDS);
+            FabricCapture capture = new FabricCapture(subnet.fabric(), file, 100);
+            java.util.concurrent.LinkedBlockingQueue<ipoib.api.sa.GroupTrap> traps = new java.util.concurrent.LinkedBlockingQueue<>();
+            b.subnetAdministrator().subscribe(ipoib.api.sa.GroupTrap.Type.CREATED, null, traps::add)
+                    .toCompletableFuture().get(10, TimeUnit.SECONDS);
+            Mgid group = Mgid.parse("ff12:401b:ffff::e000:fb");
+            a.subnetAdministrator().create(new ipoib.api.McMemberRecord(group, a.gid(0), bc.qkey(),
+                    ipoib.api.Lid.UNASSIGNED, bc.mtu(), bc.trafficClass(), bc.pkey(), bc.rate(), 0, bc.serviceLevel(),
+                    bc.flowLabel(), bc.hopLimit(), JoinState.FULL_MEMBER, false)).toCompletableFuture()
+                    .get(10, TimeUnit.SECONDS);
+            ipoib.api.sa.GroupTrap trap = traps.poll(10, TimeUnit.SECONDS);
+            assertTrue(trap != null && trap.mgid().equals(group), "the creation was reported: " + trap);
+            capture.close();
+        }
+        List<String> lines = tshark("-r", file.toString(), "-T", "fields", "-e", "infiniband.mad.method",
+                "-e", "infiniband.mad.attributeid").lines().toList();
+        assertTrue(lines.contains("0x02\t0x0003"), "InformInfo Set: " + lines);
+        assertTrue(lines.contains("0x81\t0x0003"), "its GetResp: " + lines);
+        assertTrue(lines.contains("0x06\t0x0002"), "the Report of the Notice: " + lines);
+        assertTrue(lines.contains("0x86\t0x0002"), "the subscriber's ReportResp: " + lines);
+        String bad = tshark("-r", file.toString(), "-Y", "_ws.malformed || _ws.expert.severity >= warning");
+        assertEquals("", bad.strip(), "no malformed packets or expert warnings");
+    }
+
     private static String tshark(String... args) throws Exception {
         return Tshark.run(args);
     }
