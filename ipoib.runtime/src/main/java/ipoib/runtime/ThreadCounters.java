@@ -40,6 +40,11 @@ public final class ThreadCounters {
             values = new long[PAD + count + PAD];
         }
 
+        /** Whether these are {@code thread}'s (a caller that keeps cells checks before it counts). */
+        public boolean belongsTo(Thread thread) {
+            return owner == thread;
+        }
+
         /** Counts one (the owning thread only). */
         public void increment(int counter) {
             add(counter, 1);

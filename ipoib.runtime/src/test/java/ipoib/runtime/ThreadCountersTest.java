@@ -1,6 +1,8 @@
 package ipoib.runtime;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -23,6 +25,8 @@ class ThreadCountersTest {
         for (int t = 0; t < 4; t++) {
             threads.add(Thread.ofPlatform().start(() -> {
                 ThreadCounters.Cells cells = perThread.cells();
+                assertTrue(cells.belongsTo(Thread.currentThread()));
+                assertSame(cells, perThread.cells(), "one thread, one set of cells");
                 for (int i = 0; i < 100_000; i++) {
                     cells.increment(sent);
                 }
@@ -30,6 +34,7 @@ class ThreadCountersTest {
             }));
         }
         perThread.cells().increment(sent);
+        assertFalse(perThread.cells().belongsTo(threads.get(0)), "the main thread's cells are not another's");
         for (Thread t : threads) {
             t.join();
         }

@@ -49,6 +49,22 @@ public interface Port {
     CompletionQueue createCompletionQueue(int capacity);
 
     /**
+     * Creates a completion queue that the caller polls from one thread at a time (one thread
+     * polls it, or the callers serialise their polls and waits themselves), so that the provider
+     * may leave out its own poll lock: the {@code IBV_CREATE_CQ_ATTR_SINGLE_THREADED} flag of
+     * {@code ibv_create_cq_ex} (rdma-core {@code verbs.h}). A provider may ignore the hint; the
+     * default does.
+     *
+     * @param capacity       completions it can hold, 1..65536
+     * @param singleThreaded whether the caller serialises every poll and wait
+     * @throws VerbsException when the provider cannot create it
+     * @since 1.2
+     */
+    default CompletionQueue createCompletionQueue(int capacity, boolean singleThreaded) {
+        return createCompletionQueue(capacity);
+    }
+
+    /**
      * Creates a UD queue pair and brings it to ready-to-send (INIT, RTR, RTS) with the
      * configuration's P_Key index, Q_Key and port.
      *

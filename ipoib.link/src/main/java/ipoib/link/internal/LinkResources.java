@@ -81,8 +81,10 @@ final class LinkResources {
         AddressHandle createdAh = null;
         MemorySegment buffers;
         try {
-            createdCq = port.createCompletionQueue(receiveCount);
-            createdSendCq = port.createCompletionQueue(sendCount);
+            // Single-threaded: the receive loop alone polls the receive queue, senders reclaim
+            // send completions under the send ring's lock.
+            createdCq = port.createCompletionQueue(receiveCount, true);
+            createdSendCq = port.createCompletionQueue(sendCount, true);
             createdQp = port.createUdQueuePair(new UdQueuePairConfig(createdSendCq, createdCq, sendCount,
                     receiveCount, pkeyIndex, qkey, true));
             buffers = Arena.ofAuto().allocate((long) bufferSize * (sendCount + receiveCount), 64);

@@ -176,7 +176,7 @@ public final class Fabric implements AutoCloseable {
     void transmit(LoopQueuePair sender, LoopAddressHandle ah, int remoteQpn, int qkey, MemorySegment payload,
                   long offset, int length) {
         LoopPort src = sender.port;
-        counters.countSent(src);
+        sender.countSent(1);
         if (!src.isActive()) {
             counters.drop(DropReason.PORT_NOT_ACTIVE);
             return;
@@ -217,7 +217,7 @@ public final class Fabric implements AutoCloseable {
             return;
         }
         int n = to - from;
-        counters.countSent(src, n);
+        sender.countSent(n);
         if (!src.isActive()) {
             counters.drop(DropReason.PORT_NOT_ACTIVE, n);
             return;
@@ -244,7 +244,7 @@ public final class Fabric implements AutoCloseable {
         int delivered = receiver.receive(sender, src.lidValue(), ah.vector.serviceLevel(), ah.global,
                 ah.vector.trafficClass(), ah.vector.flowLabel(), ah.vector.hopLimit(), ah.dgidPrefix,
                 ah.dgidInterfaceId, list, from, to);
-        counters.countDelivered(src, delivered);
+        sender.countDelivered(delivered);
     }
 
     private void deliver(LoopQueuePair sender, LoopAddressHandle ah, int remoteQpn, int qkey, int sl, int tclass,
@@ -300,7 +300,7 @@ public final class Fabric implements AutoCloseable {
         DropReason dropped = receiver.receive(sender, slid, sl, grh, tclass, flow, hop, dgidPrefix, dgidInterfaceId,
                 payload, offset, length);
         if (dropped == null) {
-            counters.countDelivered(sender.port);
+            sender.countDelivered(1);
         } else {
             counters.drop(dropped);
         }
@@ -469,9 +469,10 @@ public final class Fabric implements AutoCloseable {
             }
             return true;
         }
-        holdBack(copies, delay, payload, offset, length, copy -> deliver(sender, ah, remoteQpn, qkey,
-                ah.vector.serviceLevel(), ah.vector.trafficClass(), ah.vector.flowLabel(), ah.vector.hopLimit(), copy, 0,
-                length));
+        // Under the sender's send lock, as its other deliveries (they count in its cached cells).
+        holdBack(copies, delay, payload, offset, length, copy -> sender.underSendLock(() -> deliver(sender, ah,
+                remoteQpn, qkey, ah.vector.serviceLevel(), ah.vector.trafficClass(), ah.vector.flowLabel(),
+                ah.vector.hopLimit(), copy, 0, length)));
         return true;
     }
 

@@ -37,23 +37,14 @@ public final class FabricCounters {
         ports = List.copyOf(all);
     }
 
+    /** An RC packet sent (a UD queue pair counts its own: {@link LoopQueuePair#countSent}). */
     void countSent(LoopPort from) {
         from.packets.cells().increment(LoopPort.SENT);
     }
 
+    /** An RC packet delivered. */
     void countDelivered(LoopPort from) {
         from.packets.cells().increment(LoopPort.DELIVERED);
-    }
-
-    /** A run of a list: counted once. */
-    void countSent(LoopPort from, int packets) {
-        from.packets.cells().add(LoopPort.SENT, packets);
-    }
-
-    void countDelivered(LoopPort from, int packets) {
-        if (packets > 0) {
-            from.packets.cells().add(LoopPort.DELIVERED, packets);
-        }
     }
 
     void duplicated() {

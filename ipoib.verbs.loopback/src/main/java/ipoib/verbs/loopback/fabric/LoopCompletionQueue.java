@@ -70,6 +70,7 @@ final class LoopCompletionQueue implements CompletionQueue {
     private static final int LOCK = MIDDLE + 1;
 
     private final int mask;
+    private final boolean singleThreaded;
     private final long[] slots;
     /** The producers' claim position, alone on its lines. */
     private final long[] tail = new long[PADDED];
@@ -88,6 +89,17 @@ final class LoopCompletionQueue implements CompletionQueue {
     private volatile boolean closed;
 
     LoopCompletionQueue(int capacity) {
+        this(capacity, false);
+    }
+
+    /**
+     * @param singleThreaded whether the caller serialises its polls ({@link
+     *                       ipoib.api.verbs.Port#createCompletionQueue(int, boolean)}): then a poll
+     *                       takes no lock, whose CAS would wait for the poller's last store to a
+     *                       slot line, which the producers own
+     */
+    LoopCompletionQueue(int capacity, boolean singleThreaded) {
+        this.singleThreaded = singleThreaded;
         if (capacity < 1 || capacity > 65536) {
             throw new VerbsException("completion queue capacity " + capacity + " is outside 1..65536");
         }
@@ -285,11 +297,11 @@ final class LoopCompletionQueue implements CompletionQueue {
     /**
      * Moves up to a batch of completions. One consumer at a time (the owner polls, or reclaims
      * under its own lock): a second poller waits on a lock word beside the head, not on this
-     * object's monitor (see the class comment).
+     * object's monitor (see the class comment); a single-threaded queue has no lock to take.
      */
     @Override
     public int poll(WorkCompletions into) {
-        while (!LONGS.compareAndSet(consumer, LOCK, 0L, 1L)) {
+        while (!singleThreaded && !LONGS.compareAndSet(consumer, LOCK, 0L, 1L)) {
             Thread.onSpinWait();
         }
         try {
@@ -314,7 +326,9 @@ final class LoopCompletionQueue implements CompletionQueue {
             LONGS.setOpaque(consumer, MIDDLE, h);
             return n;
         } finally {
-            LONGS.setRelease(consumer, LOCK, 0L);
+            if (!singleThreaded) {
+                LONGS.setRelease(consumer, LOCK, 0L);
+            }
         }
     }
 

@@ -127,8 +127,13 @@ public final class LoopPort implements Port {
 
     @Override
     public CompletionQueue createCompletionQueue(int capacity) {
+        return createCompletionQueue(capacity, false);
+    }
+
+    @Override
+    public CompletionQueue createCompletionQueue(int capacity, boolean singleThreaded) {
         device.fabric.checkOpen();
-        return new LoopCompletionQueue(capacity);
+        return new LoopCompletionQueue(capacity, singleThreaded);
     }
 
     @Override

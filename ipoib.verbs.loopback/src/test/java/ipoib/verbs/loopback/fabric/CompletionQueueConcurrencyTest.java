@@ -22,7 +22,16 @@ class CompletionQueueConcurrencyTest {
 
     @Test
     void everyCompletionArrivesOnceAndInEachProducersOrder() throws Exception {
-        LoopCompletionQueue cq = new LoopCompletionQueue(256);
+        fourProducersAndOnePoller(new LoopCompletionQueue(256));
+    }
+
+    /** A single-threaded queue (no poll lock) under one poller fares the same. */
+    @Test
+    void aSingleThreadedQueueUnderOnePollerToo() throws Exception {
+        fourProducersAndOnePoller(new LoopCompletionQueue(256, true));
+    }
+
+    private static void fourProducersAndOnePoller(LoopCompletionQueue cq) throws Exception {
         List<Thread> producers = new ArrayList<>();
         for (int p = 0; p < PRODUCERS; p++) {
             int producer = p;
