@@ -1,12 +1,10 @@
 package ipoib.runtime;
 
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Counters of a data path that each thread increments in cells of its own: a plain store, no
+ * Counters of a data path that each thread increments in cells of its own ({@link CountCells}): a plain store, no
  * atomic instruction (a {@link java.util.concurrent.atomic.LongAdder} takes a locked
  * compare-and-set per increment even when no other thread counts, which drains the store buffer:
  * measured a fifth of the host layer's send path), no cache line another thread writes. A read
@@ -18,9 +16,6 @@ import java.util.List;
  * result, on its own thread only) and {@link Cells#increment}.
  */
 public final class ThreadCounters {
-    private static final VarHandle LONGS = MethodHandles.arrayElementVarHandle(long[].class);
-    /** Padding on each side of a thread's cells: two cache lines (an adjacent-line prefetcher pairs lines). */
-    private static final int PAD = 16;
 
     private final Counters into;
     private final List<String> names = new ArrayList<>();
@@ -32,32 +27,16 @@ public final class ThreadCounters {
     private boolean started;
 
     /** One thread's cells; only that thread increments them. */
-    public static final class Cells {
+    public static final class Cells extends CountCells {
         private final Thread owner = Thread.currentThread();
-        private final long[] values;
 
         private Cells(int count) {
-            values = new long[PAD + count + PAD];
+            super(count);
         }
 
         /** Whether these are {@code thread}'s (a caller that keeps cells checks before it counts). */
         public boolean belongsTo(Thread thread) {
             return owner == thread;
-        }
-
-        /** Counts one (the owning thread only). */
-        public void increment(int counter) {
-            add(counter, 1);
-        }
-
-        /** Counts {@code n} (the owning thread only). */
-        public void add(int counter, long n) {
-            int i = PAD + counter;
-            LONGS.setOpaque(values, i, values[i] + n);
-        }
-
-        long get(int counter) {
-            return (long) LONGS.getOpaque(values, PAD + counter);
         }
     }
 

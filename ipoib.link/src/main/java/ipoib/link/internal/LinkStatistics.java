@@ -2,6 +2,7 @@ package ipoib.link.internal;
 
 import ipoib.api.link.LinkCounters;
 import ipoib.api.link.TransmitResult;
+import ipoib.runtime.CountCells;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.atomic.LongAdder;

@@ -15,6 +15,7 @@ import ipoib.codec.DecodeException;
 import ipoib.codec.iba.Grh;
 import ipoib.codec.ipoib.EncapsulationHeader;
 import ipoib.codec.ipoib.UdReceiveBuffer;
+import ipoib.runtime.CountCells;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.concurrent.TimeUnit;

@@ -14,6 +14,7 @@ import ipoib.api.verbs.VerbsException;
 import ipoib.api.verbs.WorkCompletions;
 import ipoib.codec.ipoib.EncapsulationHeader;
 import ipoib.runtime.Clock;
+import ipoib.runtime.CountCells;
 import ipoib.runtime.SpinLock;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandles;

@@ -3,6 +3,7 @@ package ipoib.link.internal;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import ipoib.api.link.LinkCounters;
+import ipoib.runtime.CountCells;
 import org.junit.jupiter.api.Test;
 
 /**

@@ -4,6 +4,7 @@ import ipoib.api.verbs.CompletionQueue;
 import ipoib.api.verbs.CompletionStatus;
 import ipoib.api.verbs.VerbsException;
 import ipoib.api.verbs.WorkCompletions;
+import ipoib.runtime.SpinLock;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.concurrent.TimeUnit;
@@ -21,7 +22,7 @@ import java.util.concurrent.locks.LockSupport;
  * fields packed, so that whatever the array's alignment the used first 40 octets of two slots
  * never share a 64-octet line (a completion spread over parallel arrays touched ten lines, and
  * 64-octet slots straddled lines shared with their neighbours). The producers' tail and the
- * consumer's head and poll lock live in separate padded arrays; the queue object itself is only
+ * consumer's head live in separate padded arrays; the queue object itself is only
  * read on the data path (its header is never locked), so the poller does not invalidate the line
  * the producers read {@link #waiter} from.
  *
@@ -66,15 +67,15 @@ final class LoopCompletionQueue implements CompletionQueue {
     private static final int MIDDLE = 16;
     /** In {@link #tail}: the claims made, beside the tail (see {@link #claims()}). */
     private static final int CLAIMS = MIDDLE + 1;
-    /** In {@link #consumer}: the head; the word after is the poll lock. */
-    private static final int LOCK = MIDDLE + 1;
 
     private final int mask;
     private final boolean singleThreaded;
+    /** One poller at a time, unless the caller serialises them ({@link #singleThreaded}). */
+    private final SpinLock pollLock = new SpinLock();
     private final long[] slots;
     /** The producers' claim position, alone on its lines. */
     private final long[] tail = new long[PADDED];
-    /** The consumer's position and the poll lock (one consumer at a time), alone on their lines. */
+    /** The consumer's position, alone on its lines. */
     private final long[] consumer = new long[PADDED];
     private volatile Thread waiter;
     /** Guards {@link #producers} and the move of {@link #soleProducer} to null. */
@@ -296,13 +297,13 @@ final class LoopCompletionQueue implements CompletionQueue {
 
     /**
      * Moves up to a batch of completions. One consumer at a time (the owner polls, or reclaims
-     * under its own lock): a second poller waits on a lock word beside the head, not on this
+     * under its own lock): a second poller waits on a spin lock of its own, not on this
      * object's monitor (see the class comment); a single-threaded queue has no lock to take.
      */
     @Override
     public int poll(WorkCompletions into) {
-        while (!singleThreaded && !LONGS.compareAndSet(consumer, LOCK, 0L, 1L)) {
-            Thread.onSpinWait();
+        if (!singleThreaded) {
+            pollLock.lock();
         }
         try {
             into.clear();
@@ -327,7 +328,7 @@ final class LoopCompletionQueue implements CompletionQueue {
             return n;
         } finally {
             if (!singleThreaded) {
-                LONGS.setRelease(consumer, LOCK, 0L);
+                pollLock.unlock();
             }
         }
     }

@@ -22,8 +22,6 @@ import ipoib.codec.iba.Icrc;
 import ipoib.runtime.SpinLock;
 import ipoib.runtime.ThreadCounters;
 import java.lang.foreign.MemorySegment;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -59,7 +57,6 @@ final class LoopQueuePair implements UdQueuePair {
     private static final int LOCK = 16;
     private static final int HEAD = 17;
     private static final int SIZE = 18;
-    private static final VarHandle INTS = MethodHandles.arrayElementVarHandle(int[].class);
     // Receive queue: a ring of posted buffers, guarded by the lock in rx.
     private final long[] rxWrId;
     private final LoopMemoryRegion[] rxRegion;
@@ -121,22 +118,13 @@ final class LoopQueuePair implements UdQueuePair {
         rxLength = new int[depth];
     }
 
-    /** Takes the receive queue's lock: one CAS; spins, then yields, while another holds it. */
+    /** Takes the receive queue's lock (a {@link SpinLock} word beside the head and size). */
     private void lockRx() {
-        int spins = 0;
-        while (!INTS.compareAndSet(rx, LOCK, 0, 1)) {
-            do {
-                if (++spins < 128) {
-                    Thread.onSpinWait();
-                } else {
-                    Thread.yield();
-                }
-            } while ((int) INTS.getOpaque(rx, LOCK) != 0);
-        }
+        SpinLock.lock(rx, LOCK);
     }
 
     private void unlockRx() {
-        INTS.setRelease(rx, LOCK, 0);
+        SpinLock.unlock(rx, LOCK);
     }
 
     int qpnValue() {
