@@ -66,17 +66,19 @@ final class SendRing {
     private final int reclaimThreshold;
     private int freeTop;
     /**
-     * When each send buffer was posted, for the watchdog: the {@link #stamp} of its post, not a
-     * clock read per frame.
+     * When each send buffer was taken, for the watchdog: the number of the watchdog's look
+     * ({@link #look}) it was taken after, not a clock read per frame.
      */
     private final long[] sendPostedAt;
     /**
-     * The time of the watchdog's last look ({@link #stuckSends}), which sends stamp their buffers
-     * with: read per frame, written once per transmit timeout. A buffer stamped with it was
-     * posted after that look, so the watchdog still counts only buffers outstanding longer than
-     * the timeout (it finds them one look later at most).
+     * The number of the watchdog's last look ({@link #stuckSends}), which sends stamp their
+     * buffers with: read per frame, written once per transmit timeout. A buffer stamped with
+     * look {@code k} was taken between look {@code k} and look {@code k + 1}: once look
+     * {@code k + 1} has passed, it has been out at least since then.
      */
-    private volatile long stamp;
+    private volatile long look;
+    /** When the last two looks were: {@code lookTimes[k & 1]} is look {@code k}'s time. */
+    private final long[] lookTimes = new long[2];
     /** Packets and octets sent in this UP period: written under {@link #freeLock}. */
     private final CountCells sent;
     /** The handle each send buffer is posted with, until its completion is reclaimed. */
@@ -109,7 +111,7 @@ final class SendRing {
         this.reclaimThreshold = Math.max(1, sendCount / 4);
         this.sendPostedAt = new long[sendCount];
         this.sendHandles = new SendHandles(sendCount);
-        this.stamp = clock.nanoTime();
+        this.lookTimes[0] = clock.nanoTime();
         this.sent = stats.openTx();
         for (int i = 0; i < sendCount; i++) {
             freeSend[i] = i;
@@ -158,7 +160,7 @@ final class SendRing {
         int frameLength = (int) length + EncapsulationHeader.LENGTH;
         EncapsulationHeader.write(buffers, at, etherType);
         MemorySegment.copy(payload, 0, buffers, at + EncapsulationHeader.LENGTH, length);
-        sendPostedAt[index] = stamp;
+        sendPostedAt[index] = look;
         // Captured before posting: the provider may complete the send and the buffer be reused at once.
         LinkCapture capture = engine.captures().running();
         int slot = capture == null ? -1 : capture.claim();
@@ -255,11 +257,11 @@ final class SendRing {
                 }
                 int n = Math.min(STASH, freeTop);
                 freeTop -= n;
-                long now = stamp;
+                long now = look;
                 for (int i = 0; i < n; i++) {
                     int index = freeSend[freeTop + i];
                     burstBuffers[i] = index;
-                    // Out of the free stack from now on: the watchdog must not take an old stamp
+                    // Out of the free stack from now on: the watchdog must not take an old look
                     // of an unused one for a stuck send.
                     sendPostedAt[index] = now;
                 }
@@ -424,7 +426,15 @@ final class SendRing {
         return sendHandles.inUse(handle);
     }
 
-    /** Send buffers outstanding longer than the transmit timeout (the design document's tx timeout). */
+    /**
+     * Send buffers certainly outstanding longer than the transmit timeout (the design document's
+     * tx timeout), and a new look. A buffer taken after the last look may have been taken just
+     * now, so it counts only once a later look has passed and the time since that look exceeds
+     * the timeout: a buffer out at one look (a send being posted, the stash of an open burst) is
+     * not reported, a stuck one is reported one or two looks after it got stuck. (Counting from
+     * the look before its post reported every buffer out at the moment of a look once the looks
+     * were a timeout apart: "1 send buffers not returned" under steady traffic, 16 with bursts.)
+     */
     int stuckSends(long timeoutNanos) {
         int sendCount = sendPostedAt.length;
         boolean[] free = new boolean[sendCount];
@@ -438,13 +448,29 @@ final class SendRing {
             freeLock.unlock();
         }
         long now = clock.nanoTime();
-        stamp = now;
+        long last = look;
         int stuck = 0;
         for (int i = 0; i < sendCount; i++) {
-            if (!free[i] && now - sendPostedAt[i] > timeoutNanos) {
+            if (!free[i] && outAtLeast(sendPostedAt[i], last, now) > timeoutNanos) {
                 stuck++;
             }
         }
+        lookTimes[(int) (last + 1) & 1] = now;
+        look = last + 1;
         return stuck;
+    }
+
+    /**
+     * The least time a buffer taken after look {@code taken} has been out at {@code now}, the
+     * last look being {@code last}: since look {@code taken + 1}, or nothing known yet.
+     */
+    private long outAtLeast(long taken, long last, long now) {
+        if (taken >= last) {
+            return 0;
+        }
+        // Look taken + 1 is the last one or the one before; for older buffers the one before the
+        // last bounds it from below as well.
+        long next = Math.min(taken + 1, last);
+        return now - lookTimes[(int) Math.max(next, last - 1) & 1];
     }
 }
