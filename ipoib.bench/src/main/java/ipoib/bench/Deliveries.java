@@ -44,9 +44,24 @@ final class Deliveries {
     private volatile Thread waiter;
     /** Times the sender slept. */
     long sleeps;
+    /** Whether the sending and the receiving thread pin themselves ({@link CpuAffinity}). */
+    private final boolean pin;
+    /** Whether the receive thread has pinned itself (that thread only). */
+    private boolean receiverPinned;
+    /** Whether the sending thread has pinned itself (that thread only). */
+    private boolean senderPinned;
+
+    /** @param pin whether the sender (its first {@link #get}) and the receiver (its first {@link #increment}) pin themselves */
+    Deliveries(boolean pin) {
+        this.pin = pin;
+    }
 
     /** One more delivered (the receive thread only); wakes a sleeping sender once it has room. */
     void increment() {
+        if (pin && !receiverPinned) {
+            receiverPinned = true;
+            CpuAffinity.pin(CpuAffinity.RECEIVER);
+        }
         long n = (long) LONGS.getOpaque(padded, AT) + 1;
         LONGS.setRelease(padded, AT, n);
         Thread w = waiter;
@@ -55,7 +70,12 @@ final class Deliveries {
         }
     }
 
+    /** Delivered so far (the sending thread). */
     long get() {
+        if (pin && !senderPinned) {
+            senderPinned = true;
+            CpuAffinity.pin(CpuAffinity.SENDER);
+        }
         return (long) LONGS.getAcquire(padded, AT);
     }
 

@@ -41,7 +41,7 @@ final class HostPair implements AutoCloseable {
     final ArpEngine arpB;
     final UdpSocket sender;
     final UdpSocket receiver;
-    final Deliveries delivered = new Deliveries();
+    final Deliveries delivered = new Deliveries(true);
     private final MemorySegment sink = Arena.ofAuto().allocate(4096);
     private long sent;
 

@@ -33,7 +33,8 @@ final class LinkPair implements AutoCloseable {
     /** The receiver's whole address: with the RC flag in connected mode, so that frames go over RC. */
     final ipoib.api.LinkAddress receiverAddress;
     private final int window;
-    final Deliveries delivered = new Deliveries();
+    /** Pinned for a pair of its own subnet (the packet-path rows), not for the pairs of the interfaces rows. */
+    final Deliveries delivered;
     private final MemorySegment sink = Arena.ofAuto().allocate(65536);
     private long sent;
 
@@ -61,6 +62,7 @@ final class LinkPair implements AutoCloseable {
     private LinkPair(LoopbackSubnet subnet, int index, boolean ownsSubnet, boolean connected) throws Exception {
         this.subnet = subnet;
         this.ownsSubnet = ownsSubnet;
+        this.delivered = new Deliveries(ownsSubnet);
         FrameHandler count = (link, frame) -> {
             MemorySegment.copy(frame.buffer(), frame.payloadOffset(), sink, 0, frame.payloadLength());
             delivered.increment();

@@ -11,7 +11,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * while they wait (the producer on a full ring, the consumer on an empty one): the best case of
  * the work that cannot be avoided. (Waiting as the stack's sender and receive thread wait —
  * yielding, then sleeping — let the scheduler put both on one core even on a quiet machine:
- * 8.5 M instead of 45 M packets/s; see docs/PERFORMANCE.md.)
+ * 8.5 M instead of 45 M packets/s; see docs/PERFORMANCE.md.) Producer and consumer are pinned to
+ * CPUs 0 and 1 as the stack's sender and receive thread are ({@link CpuAffinity}).
  */
 final class SpscRing implements AutoCloseable {
     private static final int SLOTS = LinkPair.WINDOW;
@@ -24,6 +25,8 @@ final class SpscRing implements AutoCloseable {
     private final AtomicLong tail = new AtomicLong();
     private final Thread consumer;
     private volatile boolean running = true;
+    /** Whether the producing thread has pinned itself (that thread only). */
+    private boolean producerPinned;
 
     SpscRing() {
         consumer = new Thread(this::consume, "spsc-consumer");
@@ -32,6 +35,10 @@ final class SpscRing implements AutoCloseable {
     }
 
     void offer(MemorySegment packet) {
+        if (!producerPinned) {
+            producerPinned = true;
+            CpuAffinity.pin(CpuAffinity.SENDER);
+        }
         long t = tail.get();
         while (t - head.get() >= SLOTS) {
             Thread.onSpinWait();
@@ -44,6 +51,7 @@ final class SpscRing implements AutoCloseable {
     }
 
     private void consume() {
+        CpuAffinity.pin(CpuAffinity.RECEIVER);
         while (running) {
             long h = head.get();
             if (h == tail.get()) {
