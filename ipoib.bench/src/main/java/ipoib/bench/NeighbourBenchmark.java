@@ -6,17 +6,16 @@ import ipoib.api.PathRecord;
 import ipoib.api.Qpn;
 import ipoib.api.link.EtherType;
 import ipoib.api.link.TransmitResult;
-import ipoib.runtime.Counters;
 import ipoib.neighbour.NeighbourEngine;
 import ipoib.neighbour.Protocol;
-import ipoib.neighbour.Reporter;
 import ipoib.neighbour.Route;
 import ipoib.neighbour.Settings;
+import ipoib.runtime.Counters;
+import ipoib.runtime.Reporter;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryMXBean;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
@@ -108,13 +107,7 @@ public class NeighbourBenchmark {
             @Override public String solicit(ipoib.api.link.IpoibLink l, long high, long low, Route unicast) { return null; }
             @Override public String cannotResolve(ipoib.api.link.IpoibLink l, long high, long low) { return null; }
         };
-        Reporter quiet = new Reporter() {
-            @Override public void info(String message) { }
-            @Override public void warn(String message) { }
-            @Override public void error(String message) { }
-            @Override public void event(String topic, Map<String, Object> properties) { }
-        };
-        return new NeighbourEngine(false, protocol, settings, quiet, new Counters(), Runnable::run, System::nanoTime);
+        return new NeighbourEngine(false, protocol, settings, Reporter.SILENT, new Counters(), Runnable::run, System::nanoTime);
     }
 
     /** Random neighbours out of the whole table: at 1 000 000 entries (~250 MB) mostly cache misses. */

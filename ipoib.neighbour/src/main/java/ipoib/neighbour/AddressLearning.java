@@ -6,6 +6,7 @@ import ipoib.api.link.IpoibLink;
 import ipoib.api.link.LinkState;
 import ipoib.api.resolve.AddressBits;
 import ipoib.api.resolve.NeighbourState;
+import ipoib.runtime.Reporter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

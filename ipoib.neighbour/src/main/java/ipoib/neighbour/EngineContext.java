@@ -2,6 +2,7 @@ package ipoib.neighbour;
 
 import ipoib.api.resolve.AddressBits;
 import ipoib.runtime.Counters;
+import ipoib.runtime.Reporter;
 import java.net.InetAddress;
 import java.util.Objects;
 import java.util.concurrent.Executor;

@@ -6,6 +6,7 @@ import ipoib.api.resolve.NeighbourState;
 import ipoib.api.resolve.NoSuchNodeException;
 import ipoib.api.resolve.PathInfo;
 import ipoib.runtime.RateLimiter;
+import ipoib.runtime.Reporter;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;

@@ -7,6 +7,7 @@ import ipoib.api.link.TransmitResult;
 import ipoib.api.resolve.NeighbourEntry;
 import ipoib.api.resolve.PathInfoAnswer;
 import ipoib.runtime.Counters;
+import ipoib.runtime.Reporter;
 import java.lang.foreign.MemorySegment;
 import java.util.LinkedHashMap;
 import java.util.List;

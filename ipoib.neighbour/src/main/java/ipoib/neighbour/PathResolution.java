@@ -9,6 +9,7 @@ import ipoib.api.resolve.AddressBits;
 import ipoib.api.resolve.NeighbourState;
 import ipoib.api.resolve.PathInfo;
 import ipoib.runtime.RateLimiter;
+import ipoib.runtime.Reporter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

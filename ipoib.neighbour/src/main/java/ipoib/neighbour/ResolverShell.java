@@ -1,6 +1,7 @@
 package ipoib.neighbour;
 
 import ipoib.runtime.ControlLoop;
+import ipoib.runtime.Reporter;
 import ipoib.runtime.ThreadControlLoop;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;

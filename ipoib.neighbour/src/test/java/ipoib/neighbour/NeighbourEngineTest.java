@@ -1,14 +1,13 @@
 package ipoib.neighbour;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ipoib.api.Gid;
-import ipoib.runtime.Counters;
 import ipoib.api.LinkAddress;
 import ipoib.api.PathRecord;
 import ipoib.api.Qpn;
@@ -19,6 +18,9 @@ import ipoib.api.resolve.NeighbourState;
 import ipoib.api.resolve.NoSuchNodeException;
 import ipoib.api.resolve.PathInfoAnswer;
 import ipoib.api.sa.SaException;
+import ipoib.neighbour.testing.FakeLink;
+import ipoib.runtime.Counters;
+import ipoib.runtime.Reporter;
 import java.lang.foreign.MemorySegment;
 import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
@@ -31,7 +33,6 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import ipoib.neighbour.testing.FakeLink;
 
 /**
  * The state machine with a hand-driven clock and a direct executor: every transition happens

@@ -189,7 +189,7 @@ final class JoinMachine {
         g.completeExistence(Group.Existence.EXISTS);
         ctx.reporter.info(ctx.name + ": joined " + g.mgid + LinkContext.describeAddress(g) + " as " + want + " (MLID "
                 + record.mlid() + ")");
-        ctx.reporter.postEvent(IpoibEvents.GROUP_JOINED, ctx.event(g, IpoibEvents.JOIN_STATE, want.toString()));
+        ctx.reporter.event(IpoibEvents.GROUP_JOINED, ctx.event(g, IpoibEvents.JOIN_STATE, want.toString()));
         egress.drain(g);
         if (want == JoinState.FULL_MEMBER) {
             GroupInfo info = report.info(g);
@@ -243,7 +243,7 @@ final class JoinMachine {
         ctx.logFailure(ctx.name + ": " + want + " join of " + g.mgid + LinkContext.describeAddress(g) + " failed (attempt "
                 + failures + "): " + why + (giveUp ? "; frames to it are dropped for " + seconds(backoff)
                 : "; retrying in " + seconds(backoff)));
-        ctx.reporter.postEvent(IpoibEvents.GROUP_JOIN_FAILED, ctx.event(g, IpoibEvents.REASON, why));
+        ctx.reporter.event(IpoibEvents.GROUP_JOIN_FAILED, ctx.event(g, IpoibEvents.REASON, why));
         // A listener's join stage stays pending: the listener stays and the join goes on at the
         // backoff's ceiling until it succeeds or the listener leaves; the event, the log line and
         // the group's state (GroupReport) are how the failure reaches the IP level (§12).
@@ -289,7 +289,7 @@ final class JoinMachine {
                 g.leaveFailures = 0;
                 ctx.counters.leaves.increment();
                 ctx.reporter.info(ctx.name + ": left " + g.mgid + LinkContext.describeAddress(g) + " (" + have + ")");
-                ctx.reporter.postEvent(IpoibEvents.GROUP_LEFT, ctx.event(g, IpoibEvents.JOIN_STATE, have.toString()));
+                ctx.reporter.event(IpoibEvents.GROUP_LEFT, ctx.event(g, IpoibEvents.JOIN_STATE, have.toString()));
                 g.completeLeaveWaiters();
                 reconcile(g);
                 return;

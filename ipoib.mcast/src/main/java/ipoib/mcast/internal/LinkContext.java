@@ -13,6 +13,7 @@ import ipoib.runtime.Backoff;
 import ipoib.runtime.Cancellable;
 import ipoib.runtime.ControlLoop;
 import ipoib.runtime.RateLimiter;
+import ipoib.runtime.Reporter;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;

@@ -8,6 +8,7 @@ import ipoib.api.link.TransmitResult;
 import ipoib.api.mcast.EgressDecision;
 import ipoib.api.mcast.GroupInfo;
 import ipoib.runtime.ControlLoop;
+import ipoib.runtime.Reporter;
 import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
 import java.util.List;

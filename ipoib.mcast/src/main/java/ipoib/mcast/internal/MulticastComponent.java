@@ -8,6 +8,7 @@ import ipoib.api.link.TransmitResult;
 import ipoib.api.mcast.EgressDecision;
 import ipoib.api.mcast.GroupInfo;
 import ipoib.api.mcast.MulticastService;
+import ipoib.runtime.Reporter;
 import ipoib.runtime.ThreadControlLoop;
 import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
@@ -54,7 +55,7 @@ public final class MulticastComponent implements MulticastService, LinkListener 
         this.control = new ThreadControlLoop("ipoib-mcast", (message, failure) -> log.error(message, failure));
         this.engine = new MulticastEngine(control, settings, new Reporter() {
             @Override
-            public void postEvent(String topic, Map<String, Object> properties) {
+            public void event(String topic, Map<String, Object> properties) {
                 EventAdmin admin = eventAdmin;
                 if (admin != null) {
                     try {
@@ -73,6 +74,11 @@ public final class MulticastComponent implements MulticastService, LinkListener 
             @Override
             public void warn(String message) {
                 log.warn(message);
+            }
+
+            @Override
+            public void error(String message) {
+                log.error(message);
             }
         });
     }

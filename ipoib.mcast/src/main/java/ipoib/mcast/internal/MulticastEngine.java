@@ -10,6 +10,7 @@ import ipoib.api.mcast.EgressDecision;
 import ipoib.api.mcast.GroupInfo;
 import ipoib.api.mcast.MulticastService;
 import ipoib.runtime.ControlLoop;
+import ipoib.runtime.Reporter;
 import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
 import java.util.ArrayList;

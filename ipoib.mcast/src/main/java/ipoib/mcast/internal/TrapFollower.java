@@ -76,7 +76,7 @@ final class TrapFollower {
             ctx.attach.detach(g.mgid);
             Map<String, Object> props = ctx.event(g, IpoibEvents.JOIN_STATE, g.held.toString());
             props.put(IpoibEvents.REASON, why);
-            ctx.reporter.postEvent(IpoibEvents.GROUP_LEFT, props);
+            ctx.reporter.event(IpoibEvents.GROUP_LEFT, props);
         }
         if (g.phase == Group.Phase.JOINING && g.requested != ipoib.api.JoinState.FULL_MEMBER) {
             // The answer may be about the deleted group; a create, though, makes the group anew.

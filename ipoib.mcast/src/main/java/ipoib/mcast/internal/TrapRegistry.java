@@ -2,6 +2,9 @@ package ipoib.mcast.internal;
 
 import ipoib.api.sa.GroupTrap;
 import ipoib.api.sa.SubnetAdministrator;
+import ipoib.runtime.Cancellable;
+import ipoib.runtime.ControlLoop;
+import ipoib.runtime.Reporter;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.IdentityHashMap;
@@ -9,8 +12,6 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import ipoib.runtime.Cancellable;
-import ipoib.runtime.ControlLoop;
 import java.util.concurrent.TimeUnit;
 
 /**

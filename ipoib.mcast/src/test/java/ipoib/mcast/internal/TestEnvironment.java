@@ -1,6 +1,7 @@
 package ipoib.mcast.internal;
 
 import ipoib.runtime.ManualControlLoop;
+import ipoib.runtime.Reporter;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -32,7 +33,7 @@ final class TestEnvironment implements Reporter, AutoCloseable {
     }
 
     @Override
-    public void postEvent(String topic, Map<String, Object> properties) {
+    public void event(String topic, Map<String, Object> properties) {
         events.add(new Posted(topic, Map.copyOf(properties)));
     }
 
@@ -42,6 +43,11 @@ final class TestEnvironment implements Reporter, AutoCloseable {
 
     @Override
     public void warn(String message) {
+        warnings.add(message);
+    }
+
+    @Override
+    public void error(String message) {
         warnings.add(message);
     }
 

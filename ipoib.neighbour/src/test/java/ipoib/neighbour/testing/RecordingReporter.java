@@ -1,6 +1,6 @@
 package ipoib.neighbour.testing;
 
-import ipoib.neighbour.Reporter;
+import ipoib.runtime.Reporter;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
