@@ -1,6 +1,6 @@
 package ipoib.codec.cm;
 
-import static ipoib.codec.cm.CmFields.bits;
+import static ipoib.codec.Fields.bits;
 
 import ipoib.codec.DecodeException;
 import ipoib.codec.Wire;
@@ -23,7 +23,7 @@ public record CmDreq(int localCommId, int remoteCommId, int remoteQpnEecn, CmPri
     public static final int PRIVATE_DATA_LENGTH = 220;
 
     public CmDreq {
-        bits("DREQ remote QPN/EECN", remoteQpnEecn, 24);
+        bits("CM DREQ remote QPN/EECN", remoteQpnEecn, 24);
         CmFields.fits("DREQ", privateData, PRIVATE_DATA_LENGTH);
     }
 

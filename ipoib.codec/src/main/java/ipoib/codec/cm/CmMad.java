@@ -1,6 +1,7 @@
 package ipoib.codec.cm;
 
 import ipoib.codec.DecodeException;
+import ipoib.codec.Fields;
 import ipoib.codec.mad.MadHeader;
 import java.lang.foreign.MemorySegment;
 
@@ -23,7 +24,7 @@ public record CmMad(long transactionId, CmMessage message) {
     public static final int LENGTH = MadHeader.LENGTH + CmMessage.DATA_LENGTH;
 
     public CmMad {
-        CmFields.notNull("message", message);
+        Fields.notNull("CM message", message);
     }
 
     /** The MAD header of the message. */

@@ -1,6 +1,6 @@
 package ipoib.codec.cm;
 
-import static ipoib.codec.cm.CmFields.bits;
+import static ipoib.codec.Fields.bits;
 import static ipoib.codec.cm.CmFields.bitsOf;
 import static ipoib.codec.cm.CmFields.octet;
 
@@ -25,11 +25,11 @@ public record CmMra(int localCommId, int remoteCommId, int messageMraed, int ser
     public static final int PRIVATE_DATA_LENGTH = 222;
 
     public CmMra {
-        bits("MRA message MRAed", messageMraed, 2);
+        bits("CM MRA message MRAed", messageMraed, 2);
         if (messageMraed == 3) {
             throw new IllegalArgumentException("CM MRA message MRAed 3 is reserved (allowed 0 REQ, 1 REP, 2 LAP)");
         }
-        bits("MRA service timeout", serviceTimeout, 5);
+        bits("CM MRA service timeout", serviceTimeout, 5);
         CmFields.fits("MRA", privateData, PRIVATE_DATA_LENGTH);
     }
 

@@ -1,11 +1,13 @@
 package ipoib.codec.cm;
 
-import static ipoib.codec.cm.CmFields.bits;
+import static ipoib.codec.Fields.bits;
+import static ipoib.codec.Fields.notNull;
 import static ipoib.codec.cm.CmFields.bitsOf;
-import static ipoib.codec.cm.CmFields.notNull;
 import static ipoib.codec.cm.CmFields.octet;
 
 import ipoib.api.Gid;
+import ipoib.codec.DecodeException;
+import ipoib.codec.Fields;
 import ipoib.codec.Wire;
 import java.lang.foreign.MemorySegment;
 
@@ -32,24 +34,24 @@ public record CmPath(int localLid, int remoteLid, Gid localGid, Gid remoteGid, i
     public static final int LENGTH = 44;
 
     public CmPath {
-        bits("path local LID", localLid, 16);
-        bits("path remote LID", remoteLid, 16);
-        notNull("path local GID", localGid);
-        notNull("path remote GID", remoteGid);
-        bits("path flow label", flowLabel, 20);
-        bits("path packet rate", packetRate, 6);
-        bits("path traffic class", trafficClass, 8);
-        bits("path hop limit", hopLimit, 8);
-        bits("path SL", serviceLevel, 4);
-        bits("path local ACK timeout", localAckTimeout, 5);
+        bits("CM path local LID", localLid, 16);
+        bits("CM path remote LID", remoteLid, 16);
+        notNull("CM path local GID", localGid);
+        notNull("CM path remote GID", remoteGid);
+        bits("CM path flow label", flowLabel, 20);
+        bits("CM path packet rate", packetRate, 6);
+        bits("CM path traffic class", trafficClass, 8);
+        bits("CM path hop limit", hopLimit, 8);
+        bits("CM path SL", serviceLevel, 4);
+        bits("CM path local ACK timeout", localAckTimeout, 5);
     }
 
     /** Writes the path; the last octet's low three bits are left to the caller (the REQ's SAP bit). */
     void encode(MemorySegment s, long p) {
         Wire.put16(s, p, localLid);
         Wire.put16(s, p + 2, remoteLid);
-        CmFields.putGid(s, p + 4, localGid);
-        CmFields.putGid(s, p + 20, remoteGid);
+        Fields.putGid(s, p + 4, localGid);
+        Fields.putGid(s, p + 20, remoteGid);
         Wire.put32(s, p + 36, flowLabel << 12 | packetRate);
         Wire.put8(s, p + 40, trafficClass);
         Wire.put8(s, p + 41, hopLimit);
@@ -57,9 +59,9 @@ public record CmPath(int localLid, int remoteLid, Gid localGid, Gid remoteGid, i
         Wire.put8(s, p + 43, octet(localAckTimeout, 5));
     }
 
-    static CmPath decode(MemorySegment s, long p) {
+    static CmPath decode(MemorySegment s, long p) throws DecodeException {
         int word = Wire.u32(s, p + 36);
-        return new CmPath(Wire.u16(s, p), Wire.u16(s, p + 2), CmFields.gid(s, p + 4), CmFields.gid(s, p + 20),
+        return new CmPath(Wire.u16(s, p), Wire.u16(s, p + 2), Fields.gid(s, p + 4), Fields.gid(s, p + 20),
                 word >>> 12, word & 0x3F, Wire.u8(s, p + 40), Wire.u8(s, p + 41), bitsOf(s, p + 42, 0, 4),
                 bitsOf(s, p + 42, 4, 1) == 1, bitsOf(s, p + 43, 0, 5));
     }

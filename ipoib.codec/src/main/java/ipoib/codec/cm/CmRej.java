@@ -1,8 +1,8 @@
 package ipoib.codec.cm;
 
-import static ipoib.codec.cm.CmFields.bits;
+import static ipoib.codec.Fields.bits;
+import static ipoib.codec.Fields.notNull;
 import static ipoib.codec.cm.CmFields.bitsOf;
-import static ipoib.codec.cm.CmFields.notNull;
 import static ipoib.codec.cm.CmFields.octet;
 
 import ipoib.codec.DecodeException;
@@ -45,12 +45,12 @@ public record CmRej(int localCommId, int remoteCommId, int messageRejected, int 
     public static final int CONSUMER_DEFINED = 28;
 
     public CmRej {
-        bits("REJ message rejected", messageRejected, 2);
+        bits("CM REJ message rejected", messageRejected, 2);
         if (messageRejected == 3) {
             throw new IllegalArgumentException("CM REJ message rejected 3 is reserved (allowed 0 REQ, 1 REP, 2 other)");
         }
-        bits("REJ reason", reason, 16);
-        notNull("REJ additional rejection information", additionalRejectionInfo);
+        bits("CM REJ reason", reason, 16);
+        notNull("CM REJ additional rejection information", additionalRejectionInfo);
         if (additionalRejectionInfo.length > ARI_LENGTH) {
             throw new IllegalArgumentException("CM REJ additional rejection information of "
                     + additionalRejectionInfo.length + " octets does not fit its " + ARI_LENGTH);

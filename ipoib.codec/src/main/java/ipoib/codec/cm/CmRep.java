@@ -1,6 +1,6 @@
 package ipoib.codec.cm;
 
-import static ipoib.codec.cm.CmFields.bits;
+import static ipoib.codec.Fields.bits;
 import static ipoib.codec.cm.CmFields.bitsOf;
 import static ipoib.codec.cm.CmFields.octet;
 
@@ -38,14 +38,14 @@ public record CmRep(int localCommId, int remoteCommId, int localQkey, int localQ
     public static final int PRIVATE_DATA_LENGTH = 196;
 
     public CmRep {
-        bits("REP local QPN", localQpn, 24);
-        bits("REP local EECN", localEecn, 24);
-        bits("REP starting PSN", startingPsn, 24);
-        bits("REP responder resources", responderResources, 8);
-        bits("REP initiator depth", initiatorDepth, 8);
-        bits("REP target ACK delay", targetAckDelay, 5);
-        bits("REP failover accepted", failoverAccepted, 2);
-        bits("REP RNR retry count", rnrRetryCount, 3);
+        bits("CM REP local QPN", localQpn, 24);
+        bits("CM REP local EECN", localEecn, 24);
+        bits("CM REP starting PSN", startingPsn, 24);
+        bits("CM REP responder resources", responderResources, 8);
+        bits("CM REP initiator depth", initiatorDepth, 8);
+        bits("CM REP target ACK delay", targetAckDelay, 5);
+        bits("CM REP failover accepted", failoverAccepted, 2);
+        bits("CM REP RNR retry count", rnrRetryCount, 3);
         CmFields.fits("REP", privateData, PRIVATE_DATA_LENGTH);
     }
 

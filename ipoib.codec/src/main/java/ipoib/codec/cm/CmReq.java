@@ -1,8 +1,8 @@
 package ipoib.codec.cm;
 
-import static ipoib.codec.cm.CmFields.bits;
+import static ipoib.codec.Fields.bits;
+import static ipoib.codec.Fields.notNull;
 import static ipoib.codec.cm.CmFields.bitsOf;
-import static ipoib.codec.cm.CmFields.notNull;
 import static ipoib.codec.cm.CmFields.octet;
 
 import ipoib.codec.DecodeException;
@@ -56,22 +56,22 @@ public record CmReq(int localCommId, long serviceId, long localCaGuid, int local
     public static final int RD = 2;
 
     public CmReq {
-        bits("REQ local QPN", localQpn, 24);
-        bits("REQ responder resources", responderResources, 8);
-        bits("REQ local EECN", localEecn, 24);
-        bits("REQ initiator depth", initiatorDepth, 8);
-        bits("REQ remote EECN", remoteEecn, 24);
-        bits("REQ remote CM response timeout", remoteCmResponseTimeout, 5);
-        bits("REQ transport service type", transportServiceType, 2);
-        bits("REQ starting PSN", startingPsn, 24);
-        bits("REQ local CM response timeout", localCmResponseTimeout, 5);
-        bits("REQ retry count", retryCount, 3);
-        bits("REQ partition key", partitionKey, 16);
-        bits("REQ path MTU", pathMtu, 4);
-        bits("REQ RNR retry count", rnrRetryCount, 3);
-        bits("REQ max CM retries", maxCmRetries, 4);
-        bits("REQ extended transport type", extendedTransportType, 3);
-        notNull("REQ primary path", primary);
+        bits("CM REQ local QPN", localQpn, 24);
+        bits("CM REQ responder resources", responderResources, 8);
+        bits("CM REQ local EECN", localEecn, 24);
+        bits("CM REQ initiator depth", initiatorDepth, 8);
+        bits("CM REQ remote EECN", remoteEecn, 24);
+        bits("CM REQ remote CM response timeout", remoteCmResponseTimeout, 5);
+        bits("CM REQ transport service type", transportServiceType, 2);
+        bits("CM REQ starting PSN", startingPsn, 24);
+        bits("CM REQ local CM response timeout", localCmResponseTimeout, 5);
+        bits("CM REQ retry count", retryCount, 3);
+        bits("CM REQ partition key", partitionKey, 16);
+        bits("CM REQ path MTU", pathMtu, 4);
+        bits("CM REQ RNR retry count", rnrRetryCount, 3);
+        bits("CM REQ max CM retries", maxCmRetries, 4);
+        bits("CM REQ extended transport type", extendedTransportType, 3);
+        notNull("CM REQ primary path", primary);
         CmFields.fits("REQ", privateData, PRIVATE_DATA_LENGTH);
     }
 

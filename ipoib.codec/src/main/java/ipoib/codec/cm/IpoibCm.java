@@ -1,6 +1,7 @@
 package ipoib.codec.cm;
 
 import ipoib.codec.DecodeException;
+import ipoib.codec.Fields;
 import java.nio.ByteBuffer;
 
 /**
@@ -26,7 +27,7 @@ public final class IpoibCm {
 
     /** The service ID an interface with UD QPN {@code qpn} listens on. */
     public static long serviceId(int qpn) {
-        CmFields.bits("IPoIB UD QPN", qpn, 24);
+        Fields.bits("CM IPoIB UD QPN", qpn, 24);
         return SERVICE_ID_BASE | qpn;
     }
 
@@ -37,7 +38,7 @@ public final class IpoibCm {
 
     /** The private data of a REQ or REP: the sender's UD QPN and receive MTU. */
     public static CmPrivateData privateData(int udQpn, int receiveMtu) {
-        CmFields.bits("IPoIB UD QPN", udQpn, 24);
+        Fields.bits("CM IPoIB UD QPN", udQpn, 24);
         if (receiveMtu < 0) {
             throw new IllegalArgumentException("IPoIB-CM receive MTU " + Integer.toUnsignedString(receiveMtu)
                     + " is negative as an int (allowed 0..2147483647)");

@@ -2,6 +2,7 @@ package ipoib.codec.mad;
 
 import ipoib.api.sa.SaCapabilities;
 import ipoib.codec.DecodeException;
+import ipoib.codec.Fields;
 import ipoib.codec.Wire;
 import java.lang.foreign.MemorySegment;
 
@@ -32,11 +33,11 @@ public record ClassPortInfo(int baseVersion, int classVersion, int capabilityMas
      * @throws IllegalArgumentException when a field does not fit its width
      */
     public ClassPortInfo {
-        Check.bits("ClassPortInfo BaseVersion", baseVersion, 8);
-        Check.bits("ClassPortInfo ClassVersion", classVersion, 8);
-        Check.bits("ClassPortInfo CapabilityMask", capabilityMask, 16);
-        Check.bits("ClassPortInfo CapabilityMask2", capabilityMask2, 27);
-        Check.bits("ClassPortInfo RespTimeValue", responseTimeValue, 5);
+        Fields.bits("ClassPortInfo BaseVersion", baseVersion, 8);
+        Fields.bits("ClassPortInfo ClassVersion", classVersion, 8);
+        Fields.bits("ClassPortInfo CapabilityMask", capabilityMask, 16);
+        Fields.bits("ClassPortInfo CapabilityMask2", capabilityMask2, 27);
+        Fields.bits("ClassPortInfo RespTimeValue", responseTimeValue, 5);
     }
 
     /** The API view of the capabilities. */

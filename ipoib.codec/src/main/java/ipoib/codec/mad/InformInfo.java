@@ -4,6 +4,7 @@ import ipoib.api.Gid;
 import ipoib.api.Mgid;
 import ipoib.api.sa.GroupTrap;
 import ipoib.codec.DecodeException;
+import ipoib.codec.Fields;
 import ipoib.codec.Wire;
 import java.lang.foreign.MemorySegment;
 
@@ -51,14 +52,14 @@ public record InformInfo(Gid gid, int lidRangeBegin, int lidRangeEnd, boolean ge
      * @throws IllegalArgumentException when a field is null or does not fit its width
      */
     public InformInfo {
-        Check.notNull("InformInfo GID", gid);
-        Check.bits("InformInfo LIDRangeBegin", lidRangeBegin, 16);
-        Check.bits("InformInfo LIDRangeEnd", lidRangeEnd, 16);
-        Check.bits("InformInfo Type", type, 16);
-        Check.bits("InformInfo TrapNumber", trapNumberOrDeviceId, 16);
-        Check.bits("InformInfo QPN", qpn, 24);
-        Check.bits("InformInfo RespTimeValue", responseTimeValue, 5);
-        Check.bits("InformInfo ProducerType", producerTypeOrVendorId, 24);
+        Fields.notNull("InformInfo GID", gid);
+        Fields.bits("InformInfo LIDRangeBegin", lidRangeBegin, 16);
+        Fields.bits("InformInfo LIDRangeEnd", lidRangeEnd, 16);
+        Fields.bits("InformInfo Type", type, 16);
+        Fields.bits("InformInfo TrapNumber", trapNumberOrDeviceId, 16);
+        Fields.bits("InformInfo QPN", qpn, 24);
+        Fields.bits("InformInfo RespTimeValue", responseTimeValue, 5);
+        Fields.bits("InformInfo ProducerType", producerTypeOrVendorId, 24);
     }
 
     /**
@@ -80,7 +81,7 @@ public record InformInfo(Gid gid, int lidRangeBegin, int lidRangeEnd, boolean ge
     public void encode(MemorySegment segment, long offset) {
         // Checked before the first octet is written: a short buffer is left as it was.
         Wire.check(segment, offset, LENGTH, "InformInfo");
-        Check.putGid(segment, offset, gid);
+        Fields.putGid(segment, offset, gid);
         Wire.put16(segment, offset + 16, lidRangeBegin);
         Wire.put16(segment, offset + 18, lidRangeEnd);
         Wire.put16(segment, offset + 20, 0);
@@ -100,7 +101,7 @@ public record InformInfo(Gid gid, int lidRangeBegin, int lidRangeEnd, boolean ge
     public static InformInfo decode(MemorySegment segment, long offset) throws DecodeException {
         Wire.require(segment, offset, LENGTH, "InformInfo");
         int qpnResp = Wire.u32(segment, offset + 28);
-        return new InformInfo(Check.gid(segment, offset), Wire.u16(segment, offset + 16),
+        return new InformInfo(Fields.gid(segment, offset), Wire.u16(segment, offset + 16),
                 Wire.u16(segment, offset + 18), Wire.u8(segment, offset + 22) != 0, Wire.u8(segment, offset + 23) != 0,
                 Wire.u16(segment, offset + 24), Wire.u16(segment, offset + 26), qpnResp >>> 8, qpnResp & 0x1F,
                 Wire.u24(segment, offset + 33));

@@ -1,6 +1,7 @@
 package ipoib.codec.mad;
 
 import ipoib.codec.DecodeException;
+import ipoib.codec.Fields;
 import ipoib.codec.Wire;
 import java.lang.foreign.MemorySegment;
 
@@ -35,13 +36,13 @@ public record MadHeader(int baseVersion, int managementClass, int classVersion, 
      * @throws IllegalArgumentException when a field does not fit its width
      */
     public MadHeader {
-        Check.bits("MAD BaseVersion", baseVersion, 8);
-        Check.bits("MAD MgmtClass", managementClass, 8);
-        Check.bits("MAD ClassVersion", classVersion, 8);
-        Check.bits("MAD Method", method, 8);
-        Check.bits("MAD Status", status, 16);
-        Check.bits("MAD ClassSpecific", classSpecific, 16);
-        Check.bits("MAD AttributeID", attributeId, 16);
+        Fields.bits("MAD BaseVersion", baseVersion, 8);
+        Fields.bits("MAD MgmtClass", managementClass, 8);
+        Fields.bits("MAD ClassVersion", classVersion, 8);
+        Fields.bits("MAD Method", method, 8);
+        Fields.bits("MAD Status", status, 16);
+        Fields.bits("MAD ClassSpecific", classSpecific, 16);
+        Fields.bits("MAD AttributeID", attributeId, 16);
     }
 
     /** Whether the method carries the R bit. */

@@ -4,6 +4,7 @@ import ipoib.api.Gid;
 import ipoib.api.Mgid;
 import ipoib.api.sa.GroupTrap;
 import ipoib.codec.DecodeException;
+import ipoib.codec.Fields;
 import ipoib.codec.Wire;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -59,17 +60,17 @@ public record Notice(boolean generic, int type, int producerTypeOrVendorId, int 
      *                                  is not 54 octets
      */
     public Notice {
-        Check.bits("Notice Type", type, 7);
-        Check.bits("Notice ProducerType", producerTypeOrVendorId, 24);
-        Check.bits("Notice TrapNumber", trapNumberOrDeviceId, 16);
-        Check.bits("Notice IssuerLID", issuerLid, 16);
-        Check.bits("Notice NoticeCount", noticeCount, 15);
-        Check.notNull("Notice DataDetails", dataDetails);
+        Fields.bits("Notice Type", type, 7);
+        Fields.bits("Notice ProducerType", producerTypeOrVendorId, 24);
+        Fields.bits("Notice TrapNumber", trapNumberOrDeviceId, 16);
+        Fields.bits("Notice IssuerLID", issuerLid, 16);
+        Fields.bits("Notice NoticeCount", noticeCount, 15);
+        Fields.notNull("Notice DataDetails", dataDetails);
         if (dataDetails.length != DATA_DETAILS_LENGTH) {
             throw new IllegalArgumentException("Notice DataDetails has " + dataDetails.length + " octets, needs 54");
         }
         dataDetails = dataDetails.clone();
-        Check.notNull("Notice IssuerGID", issuerGid);
+        Fields.notNull("Notice IssuerGID", issuerGid);
     }
 
     /**
@@ -142,7 +143,7 @@ public record Notice(boolean generic, int type, int producerTypeOrVendorId, int 
         Wire.put16(segment, offset + 6, issuerLid);
         Wire.put16(segment, offset + 8, (noticeToggle ? 0x8000 : 0) | noticeCount);
         MemorySegment.copy(MemorySegment.ofArray(dataDetails), 0, segment, offset + 10, DATA_DETAILS_LENGTH);
-        Check.putGid(segment, offset + 64, issuerGid);
+        Fields.putGid(segment, offset + 64, issuerGid);
     }
 
     /**
@@ -157,7 +158,7 @@ public record Notice(boolean generic, int type, int producerTypeOrVendorId, int 
         byte[] details = segment.asSlice(offset + 10, DATA_DETAILS_LENGTH).toArray(ValueLayout.JAVA_BYTE);
         return new Notice((b0 & 0x80) != 0, b0 & 0x7F, Wire.u24(segment, offset + 1), Wire.u16(segment, offset + 4),
                 Wire.u16(segment, offset + 6), (toggleCount & 0x8000) != 0, toggleCount & 0x7FFF, details,
-                Check.gid(segment, offset + 64));
+                Fields.gid(segment, offset + 64));
     }
 
     @Override

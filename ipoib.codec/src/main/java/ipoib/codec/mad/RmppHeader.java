@@ -1,6 +1,7 @@
 package ipoib.codec.mad;
 
 import ipoib.codec.DecodeException;
+import ipoib.codec.Fields;
 import ipoib.codec.Wire;
 import java.lang.foreign.MemorySegment;
 
@@ -64,11 +65,11 @@ public record RmppHeader(int version, int type, int responseTime, int flags, int
      * @throws IllegalArgumentException when a field does not fit its width
      */
     public RmppHeader {
-        Check.bits("RMPPVersion", version, 8);
-        Check.bits("RMPPType", type, 8);
-        Check.bits("RRespTime", responseTime, 5);
-        Check.bits("RMPPFlags", flags, 3);
-        Check.bits("RMPPStatus", status, 8);
+        Fields.bits("RMPPVersion", version, 8);
+        Fields.bits("RMPPType", type, 8);
+        Fields.bits("RRespTime", responseTime, 5);
+        Fields.bits("RMPPFlags", flags, 3);
+        Fields.bits("RMPPStatus", status, 8);
     }
 
     /** A name for an RMPPType in messages and logs. */

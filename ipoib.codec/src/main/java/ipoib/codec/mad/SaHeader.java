@@ -1,6 +1,7 @@
 package ipoib.codec.mad;
 
 import ipoib.codec.DecodeException;
+import ipoib.codec.Fields;
 import ipoib.codec.Wire;
 import java.lang.foreign.MemorySegment;
 
@@ -26,7 +27,7 @@ public record SaHeader(long smKey, int attributeOffset, long componentMask) {
      * @throws IllegalArgumentException when AttributeOffset does not fit 16 bits
      */
     public SaHeader {
-        Check.bits("SA AttributeOffset", attributeOffset, 16);
+        Fields.bits("SA AttributeOffset", attributeOffset, 16);
     }
 
     /** The AttributeOffset of records of this many octets: their length in 8-octet words, rounded up. */

@@ -1,6 +1,7 @@
 package ipoib.codec.mad;
 
 import ipoib.codec.DecodeException;
+import ipoib.codec.Fields;
 import ipoib.codec.Wire;
 import java.lang.foreign.MemorySegment;
 
@@ -41,9 +42,9 @@ public record SaMad(MadHeader header, RmppHeader rmpp, SaHeader sa) {
      * @throws IllegalArgumentException when a part is null
      */
     public SaMad {
-        Check.notNull("MAD header", header);
-        Check.notNull("RMPP header", rmpp);
-        Check.notNull("SA header", sa);
+        Fields.notNull("MAD header", header);
+        Fields.notNull("RMPP header", rmpp);
+        Fields.notNull("SA header", sa);
     }
 
     /**

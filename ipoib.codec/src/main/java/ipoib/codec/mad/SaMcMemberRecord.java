@@ -10,6 +10,7 @@ import ipoib.api.PKey;
 import ipoib.api.QKey;
 import ipoib.api.Rate;
 import ipoib.codec.DecodeException;
+import ipoib.codec.Fields;
 import ipoib.codec.Wire;
 import java.lang.foreign.MemorySegment;
 
@@ -95,22 +96,22 @@ public record SaMcMemberRecord(Gid mgid, Gid portGid, int qkey, int mlid, Select
      * @throws IllegalArgumentException when a field is null or does not fit its width
      */
     public SaMcMemberRecord {
-        Check.notNull("MCMemberRecord MGID", mgid);
-        Check.notNull("MCMemberRecord PortGID", portGid);
-        Check.bits("MCMemberRecord MLID", mlid, 16);
-        Check.notNull("MCMemberRecord MTUSelector", mtuSelector);
-        Check.bits("MCMemberRecord MTU", mtu, 6);
-        Check.bits("MCMemberRecord TClass", trafficClass, 8);
-        Check.bits("MCMemberRecord P_Key", pkey, 16);
-        Check.notNull("MCMemberRecord RateSelector", rateSelector);
-        Check.bits("MCMemberRecord Rate", rate, 6);
-        Check.notNull("MCMemberRecord PacketLifeTimeSelector", packetLifeTimeSelector);
-        Check.bits("MCMemberRecord PacketLifeTime", packetLifeTime, 6);
-        Check.bits("MCMemberRecord SL", serviceLevel, 4);
-        Check.bits("MCMemberRecord FlowLabel", flowLabel, 20);
-        Check.bits("MCMemberRecord HopLimit", hopLimit, 8);
-        Check.bits("MCMemberRecord Scope", scope, 4);
-        Check.bits("MCMemberRecord JoinState", joinState, 4);
+        Fields.notNull("MCMemberRecord MGID", mgid);
+        Fields.notNull("MCMemberRecord PortGID", portGid);
+        Fields.bits("MCMemberRecord MLID", mlid, 16);
+        Fields.notNull("MCMemberRecord MTUSelector", mtuSelector);
+        Fields.bits("MCMemberRecord MTU", mtu, 6);
+        Fields.bits("MCMemberRecord TClass", trafficClass, 8);
+        Fields.bits("MCMemberRecord P_Key", pkey, 16);
+        Fields.notNull("MCMemberRecord RateSelector", rateSelector);
+        Fields.bits("MCMemberRecord Rate", rate, 6);
+        Fields.notNull("MCMemberRecord PacketLifeTimeSelector", packetLifeTimeSelector);
+        Fields.bits("MCMemberRecord PacketLifeTime", packetLifeTime, 6);
+        Fields.bits("MCMemberRecord SL", serviceLevel, 4);
+        Fields.bits("MCMemberRecord FlowLabel", flowLabel, 20);
+        Fields.bits("MCMemberRecord HopLimit", hopLimit, 8);
+        Fields.bits("MCMemberRecord Scope", scope, 4);
+        Fields.bits("MCMemberRecord JoinState", joinState, 4);
     }
 
     /**
@@ -188,8 +189,8 @@ public record SaMcMemberRecord(Gid mgid, Gid portGid, int qkey, int mlid, Select
     public void encode(MemorySegment segment, long offset) {
         // Checked before the first octet is written: a short buffer is left as it was.
         Wire.check(segment, offset, LENGTH, "MCMemberRecord");
-        Check.putGid(segment, offset, mgid);
-        Check.putGid(segment, offset + 16, portGid);
+        Fields.putGid(segment, offset, mgid);
+        Fields.putGid(segment, offset + 16, portGid);
         Wire.put32(segment, offset + 32, qkey);
         Wire.put16(segment, offset + 36, mlid);
         Wire.put8(segment, offset + 38, mtuSelector.code() << 6 | mtu);
@@ -215,7 +216,7 @@ public record SaMcMemberRecord(Gid mgid, Gid portGid, int qkey, int mlid, Select
         int lifeByte = Wire.u8(segment, offset + 43);
         int slFlowHop = Wire.u32(segment, offset + 44);
         int scopeState = Wire.u8(segment, offset + 48);
-        return new SaMcMemberRecord(Check.gid(segment, offset), Check.gid(segment, offset + 16),
+        return new SaMcMemberRecord(Fields.gid(segment, offset), Fields.gid(segment, offset + 16),
                 Wire.u32(segment, offset + 32), Wire.u16(segment, offset + 36), Selector.fromCode(mtuByte >>> 6),
                 mtuByte & 0x3F, Wire.u8(segment, offset + 39), Wire.u16(segment, offset + 40),
                 Selector.fromCode(rateByte >>> 6), rateByte & 0x3F, Selector.fromCode(lifeByte >>> 6), lifeByte & 0x3F,

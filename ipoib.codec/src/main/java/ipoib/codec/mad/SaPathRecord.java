@@ -7,6 +7,7 @@ import ipoib.api.PKey;
 import ipoib.api.PathRecord;
 import ipoib.api.Rate;
 import ipoib.codec.DecodeException;
+import ipoib.codec.Fields;
 import ipoib.codec.Wire;
 import java.lang.foreign.MemorySegment;
 
@@ -90,24 +91,24 @@ public record SaPathRecord(long serviceId, Gid destinationGid, Gid sourceGid, in
      * @throws IllegalArgumentException when a field is null or does not fit its width
      */
     public SaPathRecord {
-        Check.notNull("PathRecord DGID", destinationGid);
-        Check.notNull("PathRecord SGID", sourceGid);
-        Check.bits("PathRecord DLID", destinationLid, 16);
-        Check.bits("PathRecord SLID", sourceLid, 16);
-        Check.bits("PathRecord FlowLabel", flowLabel, 20);
-        Check.bits("PathRecord HopLimit", hopLimit, 8);
-        Check.bits("PathRecord TClass", trafficClass, 8);
-        Check.bits("PathRecord NumbPath", numberOfPaths, 7);
-        Check.bits("PathRecord P_Key", pkey, 16);
-        Check.bits("PathRecord QoSClass", qosClass, 12);
-        Check.bits("PathRecord SL", serviceLevel, 4);
-        Check.notNull("PathRecord MTUSelector", mtuSelector);
-        Check.bits("PathRecord MTU", mtu, 6);
-        Check.notNull("PathRecord RateSelector", rateSelector);
-        Check.bits("PathRecord Rate", rate, 6);
-        Check.notNull("PathRecord PacketLifeTimeSelector", packetLifeTimeSelector);
-        Check.bits("PathRecord PacketLifeTime", packetLifeTime, 6);
-        Check.bits("PathRecord Preference", preference, 8);
+        Fields.notNull("PathRecord DGID", destinationGid);
+        Fields.notNull("PathRecord SGID", sourceGid);
+        Fields.bits("PathRecord DLID", destinationLid, 16);
+        Fields.bits("PathRecord SLID", sourceLid, 16);
+        Fields.bits("PathRecord FlowLabel", flowLabel, 20);
+        Fields.bits("PathRecord HopLimit", hopLimit, 8);
+        Fields.bits("PathRecord TClass", trafficClass, 8);
+        Fields.bits("PathRecord NumbPath", numberOfPaths, 7);
+        Fields.bits("PathRecord P_Key", pkey, 16);
+        Fields.bits("PathRecord QoSClass", qosClass, 12);
+        Fields.bits("PathRecord SL", serviceLevel, 4);
+        Fields.notNull("PathRecord MTUSelector", mtuSelector);
+        Fields.bits("PathRecord MTU", mtu, 6);
+        Fields.notNull("PathRecord RateSelector", rateSelector);
+        Fields.bits("PathRecord Rate", rate, 6);
+        Fields.notNull("PathRecord PacketLifeTimeSelector", packetLifeTimeSelector);
+        Fields.bits("PathRecord PacketLifeTime", packetLifeTime, 6);
+        Fields.bits("PathRecord Preference", preference, 8);
     }
 
     /**
@@ -170,8 +171,8 @@ public record SaPathRecord(long serviceId, Gid destinationGid, Gid sourceGid, in
         // Checked before the first octet is written: a short buffer is left as it was.
         Wire.check(segment, offset, LENGTH, "PathRecord");
         Wire.put64(segment, offset, serviceId);
-        Check.putGid(segment, offset + 8, destinationGid);
-        Check.putGid(segment, offset + 24, sourceGid);
+        Fields.putGid(segment, offset + 8, destinationGid);
+        Fields.putGid(segment, offset + 24, sourceGid);
         Wire.put16(segment, offset + 40, destinationLid);
         Wire.put16(segment, offset + 42, sourceLid);
         Wire.put32(segment, offset + 44, (rawTraffic ? 0x8000_0000 : 0) | flowLabel << 8 | hopLimit);
@@ -200,8 +201,8 @@ public record SaPathRecord(long serviceId, Gid destinationGid, Gid sourceGid, in
         int mtuByte = Wire.u8(segment, offset + 54);
         int rateByte = Wire.u8(segment, offset + 55);
         int lifeByte = Wire.u8(segment, offset + 56);
-        return new SaPathRecord(Wire.u64(segment, offset), Check.gid(segment, offset + 8),
-                Check.gid(segment, offset + 24), Wire.u16(segment, offset + 40), Wire.u16(segment, offset + 42),
+        return new SaPathRecord(Wire.u64(segment, offset), Fields.gid(segment, offset + 8),
+                Fields.gid(segment, offset + 24), Wire.u16(segment, offset + 40), Wire.u16(segment, offset + 42),
                 hopFlowRaw < 0, hopFlowRaw >>> 8 & 0xF_FFFF, hopFlowRaw & 0xFF, Wire.u8(segment, offset + 48),
                 (numPath & 0x80) != 0, numPath & 0x7F, Wire.u16(segment, offset + 50), qosSl >>> 4, qosSl & 0xF,
                 Selector.fromCode(mtuByte >>> 6), mtuByte & 0x3F, Selector.fromCode(rateByte >>> 6), rateByte & 0x3F,
