@@ -83,65 +83,7 @@ class CompletionQueueConcurrencyTest {
      */
     @Test
     void aParkingPollerIsWokenBySingleCompletionsAndByListsAlike() throws Exception {
-        LoopCompletionQueue cq = new LoopCompletionQueue(64);
-        int rounds = 600;
-        java.util.concurrent.atomic.AtomicLong consumed = new java.util.concurrent.atomic.AtomicLong();
-        java.util.concurrent.atomic.AtomicReference<Throwable> failure = new java.util.concurrent.atomic.AtomicReference<>();
-        Thread producer = new Thread(() -> {
-            long produced = 0;
-            for (int r = 0; r < rounds && failure.get() == null; r++) {
-                int count = 1 + r % 8;
-                if (r % 3 != 2) {
-                    // Publish just after the poller announced itself (the wake path).
-                    while (!cq.pollerAnnounced() && failure.get() == null) {
-                        Thread.onSpinWait();
-                    }
-                } // else: race with the announcement
-                if (count == 1) {
-                    assertTrue(cq.push(r, CompletionStatus.SUCCESS, WorkCompletions.OPCODE_RECEIVE, 0, 0, 0, 0, 0, 0,
-                            false));
-                } else {
-                    long first = cq.claim(count);
-                    assertTrue(first >= 0);
-                    for (int k = 0; k < count; k++) {
-                        cq.put(first + k, r, CompletionStatus.SUCCESS, WorkCompletions.OPCODE_RECEIVE, 0, 0, 0, 0, 0,
-                                0, false);
-                    }
-                    cq.wake();
-                }
-                produced += count;
-                long target = produced;
-                while (consumed.get() < target && failure.get() == null) {
-                    Thread.onSpinWait();
-                }
-            }
-        });
-        producer.start();
-        WorkCompletions batch = new WorkCompletions(64);
-        long expected = 0;
-        for (int r = 0; r < rounds; r++) {
-            expected += 1 + r % 8;
-        }
-        try {
-            while (consumed.get() < expected) {
-                int n = cq.poll(batch);
-                if (n > 0) {
-                    consumed.addAndGet(n);
-                    continue;
-                }
-                long start = System.nanoTime();
-                cq.await(10, TimeUnit.SECONDS);
-                long waited = System.nanoTime() - start;
-                assertTrue(waited < TimeUnit.SECONDS.toNanos(5), "a wake-up was missed: parked " + waited / 1_000_000
-                        + " ms with " + consumed.get() + " of " + expected + " consumed");
-            }
-        } catch (Throwable t) {
-            failure.set(t);
-            throw t;
-        } finally {
-            producer.join(10_000);
-        }
-        assertEquals(expected, consumed.get());
+        parkingPollerRounds(new LoopCompletionQueue(64), null);
     }
 
     /** A producer lock for tests: a {@link ipoib.runtime.SpinLock}. */
@@ -171,6 +113,19 @@ class CompletionQueueConcurrencyTest {
         ProducerLock lock = lock();
         cq.bindProducer(lock);
         assertTrue(cq.claimsWithoutCas());
+        int rounds = parkingPollerRounds(cq, lock);
+        assertEquals(rounds, cq.claims(), "one claim per round, counted exactly with one producer");
+    }
+
+    /**
+     * Rounds of 1..8 completions, each published just after the poller announced that it parks
+     * or racing the announcement, and consumed before the next; a missed wake-up would leave the
+     * poller parked for the whole 10-second wait. Under {@code lock} when given (a sole producer),
+     * else single completions pushed and lists claimed with the CAS.
+     *
+     * @return the rounds
+     */
+    private static int parkingPollerRounds(LoopCompletionQueue cq, ProducerLock lock) throws Exception {
         int rounds = 600;
         java.util.concurrent.atomic.AtomicLong consumed = new java.util.concurrent.atomic.AtomicLong();
         java.util.concurrent.atomic.AtomicReference<Throwable> failure = new java.util.concurrent.atomic.AtomicReference<>();
@@ -179,21 +134,31 @@ class CompletionQueueConcurrencyTest {
             for (int r = 0; r < rounds && failure.get() == null; r++) {
                 int count = 1 + r % 8;
                 if (r % 3 != 2) {
+                    // Publish just after the poller announced itself (the wake path).
                     while (!cq.pollerAnnounced() && failure.get() == null) {
                         Thread.onSpinWait();
                     }
+                } // else: race with the announcement
+                if (lock != null) {
+                    lock.lock();
                 }
-                lock.lock();
                 try {
-                    long first = cq.claim(count);
-                    assertTrue(first >= 0);
-                    for (int k = 0; k < count; k++) {
-                        cq.put(first + k, r, CompletionStatus.SUCCESS, WorkCompletions.OPCODE_RECEIVE, 0, 0, 0, 0, 0,
-                                0, false);
+                    if (count == 1 && lock == null) {
+                        assertTrue(cq.push(r, CompletionStatus.SUCCESS, WorkCompletions.OPCODE_RECEIVE, 0, 0, 0, 0, 0,
+                                0, false));
+                    } else {
+                        long first = cq.claim(count);
+                        assertTrue(first >= 0);
+                        for (int k = 0; k < count; k++) {
+                            cq.put(first + k, r, CompletionStatus.SUCCESS, WorkCompletions.OPCODE_RECEIVE, 0, 0, 0, 0,
+                                    0, 0, false);
+                        }
+                        cq.wake();
                     }
-                    cq.wake();
                 } finally {
-                    lock.unlock();
+                    if (lock != null) {
+                        lock.unlock();
+                    }
                 }
                 produced += count;
                 long target = produced;
@@ -228,7 +193,7 @@ class CompletionQueueConcurrencyTest {
             producer.join(10_000);
         }
         assertEquals(expected, consumed.get());
-        assertEquals(rounds, cq.claims(), "one claim per round, counted exactly with one producer");
+        return rounds;
     }
 
     /**
