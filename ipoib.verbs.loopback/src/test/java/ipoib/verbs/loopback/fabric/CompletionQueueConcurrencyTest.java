@@ -25,6 +25,38 @@ class CompletionQueueConcurrencyTest {
         fourProducersAndOnePoller(new LoopCompletionQueue(256));
     }
 
+    /**
+     * Polls {@value #PER_PRODUCER} completions of each producer (its number in the work request
+     * ID's high half and as the source QPN, its sequence in the low half), parking when there are
+     * none (a missed wake-up stalls until the timeout), and checks each producer's order.
+     *
+     * @return the batch, for a last poll
+     */
+    private static WorkCompletions consumeInEachProducersOrder(LoopCompletionQueue cq, int producers)
+            throws InterruptedException {
+        int[] next = new int[producers];
+        WorkCompletions batch = new WorkCompletions(64);
+        int received = 0;
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (received < producers * PER_PRODUCER) {
+            assertTrue(System.nanoTime() < deadline, "received only " + received);
+            int n = cq.poll(batch);
+            if (n == 0) {
+                cq.await(1, TimeUnit.SECONDS);
+                continue;
+            }
+            for (int i = 0; i < n; i++) {
+                long id = batch.workRequestId(i);
+                int producer = (int) (id >>> 32);
+                assertEquals(next[producer], (int) id, "producer " + producer + " in order");
+                assertEquals(producer, batch.sourceQpn(i));
+                next[producer]++;
+            }
+            received += n;
+        }
+        return batch;
+    }
+
     /** A single-threaded queue (no poll lock) under one poller fares the same. */
     @Test
     void aSingleThreadedQueueUnderOnePollerToo() throws Exception {
@@ -47,27 +79,7 @@ class CompletionQueueConcurrencyTest {
             producers.add(t);
             t.start();
         }
-        int[] next = new int[PRODUCERS];
-        WorkCompletions batch = new WorkCompletions(64);
-        int received = 0;
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (received < PRODUCERS * PER_PRODUCER) {
-            assertTrue(System.nanoTime() < deadline, "received only " + received);
-            int n = cq.poll(batch);
-            if (n == 0) {
-                // Parks when the producers pause: a missed wake-up would stall until the timeout.
-                cq.await(1, TimeUnit.SECONDS);
-                continue;
-            }
-            for (int i = 0; i < n; i++) {
-                long id = batch.workRequestId(i);
-                int producer = (int) (id >>> 32);
-                assertEquals(next[producer], (int) id, "producer " + producer + " in order");
-                assertEquals(producer, batch.sourceQpn(i));
-                next[producer]++;
-            }
-            received += n;
-        }
+        WorkCompletions batch = consumeInEachProducersOrder(cq, PRODUCERS);
         for (Thread t : producers) {
             t.join();
         }
@@ -241,25 +253,7 @@ class CompletionQueueConcurrencyTest {
         });
         sole.start();
         second.start();
-        int[] next = new int[2];
-        WorkCompletions batch = new WorkCompletions(64);
-        int received = 0;
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (received < 2 * PER_PRODUCER) {
-            assertTrue(System.nanoTime() < deadline, "received only " + received);
-            int n = cq.poll(batch);
-            if (n == 0) {
-                cq.await(1, TimeUnit.SECONDS);
-                continue;
-            }
-            for (int i = 0; i < n; i++) {
-                long id = batch.workRequestId(i);
-                int producer = (int) (id >>> 32);
-                assertEquals(next[producer], (int) id, "producer " + producer + " in order");
-                next[producer]++;
-            }
-            received += n;
-        }
+        WorkCompletions batch = consumeInEachProducersOrder(cq, 2);
         sole.join();
         second.join();
         assertFalse(cq.claimsWithoutCas());
