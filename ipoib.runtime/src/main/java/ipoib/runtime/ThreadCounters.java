@@ -4,16 +4,16 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Counters of a data path that each thread increments in cells of its own ({@link CountCells}): a plain store, no
- * atomic instruction (a {@link java.util.concurrent.atomic.LongAdder} takes a locked
- * compare-and-set per increment even when no other thread counts, which drains the store buffer:
- * measured a fifth of the host layer's send path), no cache line another thread writes. A read
+ * Counters of a data path that each thread increments in cells of its own ({@link CountCells}):
+ * a plain store, no atomic instruction (a {@link java.util.concurrent.atomic.LongAdder} takes a
+ * locked compare-and-set per increment even when no other thread counts, which drains the store
+ * buffer: measured a fifth of the host layer's send path), no cache line another thread writes. A read
  * sums every thread's cells; the cells of a thread that ended are folded into a base and let go
  * (on the next read, and when another thread starts counting).
  *
  * <p>Set-up: {@link #counter} names each counter, in {@link Counters}' order, before the first
  * {@link #cells()}. Data path: {@code cells()} (a thread-local look-up; a loop may keep the
- * result, on its own thread only) and {@link Cells#increment}.
+ * result, on its own thread only, or check {@link Cells#belongsTo}) and {@link Cells#increment}.
  */
 public final class ThreadCounters {
 
