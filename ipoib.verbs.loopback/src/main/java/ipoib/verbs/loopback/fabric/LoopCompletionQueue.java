@@ -265,7 +265,8 @@ final class LoopCompletionQueue implements CompletionQueue {
      * others see no waiter and go on.
      */
     void wake() {
-        // With a sole producer, it and an announcing poller hold the same lock. Otherwise, no fence here: the claim's CAS on the tail came first, and the poller, after announcing
+        // With a sole producer, it and an announcing poller hold the same lock. Otherwise, no
+        // fence here: the claim's CAS on the tail came first, and the poller, after announcing
         // itself, looks at the tail as well as the slot (claimedAfterAnnouncing). Either it sees
         // the claim and does not park, or this read sees it. (A fence here waited, per frame,
         // for the other core's cache line of the slot just written.)
