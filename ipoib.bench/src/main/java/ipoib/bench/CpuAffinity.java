@@ -13,15 +13,17 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * calling thread), so that the sending and the receiving thread of a pair run on CPUs 0 and 1
  * in every run, for the stack and for its SPSC baseline alike. Unpinned, the scheduler sometimes
  * put both on one CPU of these two-CPU machines for a whole trial (a mode that halved the
- * stack's rate and the ring's, at random). {@code -Dipoib.bench.pin=false} turns it off; where
- * the call fails (not Linux, fewer than two CPUs) the threads run unpinned and a line says so.
+ * stack's rate and the ring's, at random). The environment variable {@code IPOIB_BENCH_PIN=false}
+ * turns it off (an environment variable, since JMH runs each benchmark in a JVM of its own, which
+ * inherits it); where the call fails (not Linux, fewer than two CPUs) the threads run unpinned and
+ * a line says so.
  */
 final class CpuAffinity {
     /** The sending (producing) thread's CPU. */
     static final int SENDER = 0;
     /** The receiving (consuming) thread's CPU. */
     static final int RECEIVER = 1;
-    private static final boolean ENABLED = Boolean.parseBoolean(System.getProperty("ipoib.bench.pin", "true"))
+    private static final boolean ENABLED = !"false".equalsIgnoreCase(System.getenv("IPOIB_BENCH_PIN"))
             && Runtime.getRuntime().availableProcessors() >= 2;
     /** cpu_set_t of glibc: 1024 bits. */
     private static final int CPU_SET_BYTES = 128;
