@@ -26,13 +26,19 @@ import java.util.Map;
 /**
  * An UP link that sends nothing (every send is SENT at once) and hands out paths at once: what is measured above it is the caller's cost alone (e.g. the neighbour lookup).
  */
-final class NullLink implements IpoibLink, MulticastAttachment {
+class NullLink implements IpoibLink, MulticastAttachment {
     final String name;
     final Gid gid;
+    final Qpn qpn;
 
     NullLink(String name, long guid) {
+        this(name, guid, 0x11);
+    }
+
+    NullLink(String name, long guid, int qpn) {
         this.name = name;
         this.gid = new Gid(Gid.DEFAULT_SUBNET_PREFIX, guid);
+        this.qpn = Qpn.of(qpn);
     }
 
     static PathRecord path(Gid to, Gid from) {
@@ -46,14 +52,14 @@ final class NullLink implements IpoibLink, MulticastAttachment {
     @Override public Port port() { return null; }
     @Override public PKey pkey() { return PKey.DEFAULT; }
     @Override public Mgid broadcastGid() { return Mgid.parse("ff12:401b:ffff::ffff:ffff"); }
-    @Override public LinkAddress address() { return LinkAddress.of(Qpn.of(0x11), gid); }
+    @Override public LinkAddress address() { return LinkAddress.of(qpn, gid); }
     @Override public Gid gid() { return gid; }
     @Override public int mtu() { return 2044; }
     @Override public QKey qkey() { return QKey.of(0x0b1b); }
     @Override public int serviceLevel() { return 0; }
     @Override public LinkCounters counters() { return new LinkCounters(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0); }
     @Override public Map<String, Long> dropCounters() { return Map.of(); }
-    @Override public Qpn qpn() { return Qpn.of(0x11); }
+    @Override public Qpn qpn() { return qpn; }
     @Override public TransmitResult sendUnicast(LinkPath d, Qpn q, int e, MemorySegment p) { return TransmitResult.SENT; }
     @Override public TransmitResult sendMulticast(Mgid g, int e, MemorySegment p) { return TransmitResult.SENT; }
     @Override public TransmitResult sendBroadcast(int e, MemorySegment p) { return TransmitResult.SENT; }

@@ -1,25 +1,13 @@
 package ipoib.bench;
 
 import ipoib.api.Gid;
-import ipoib.api.LinkAddress;
-import ipoib.api.Mgid;
-import ipoib.api.PKey;
-import ipoib.api.PathRecord;
-import ipoib.api.QKey;
 import ipoib.api.Qpn;
 import ipoib.api.link.FrameHandler;
-import ipoib.api.link.IpoibLink;
-import ipoib.api.link.LinkCounters;
 import ipoib.api.link.LinkPath;
-import ipoib.api.link.LinkState;
 import ipoib.api.link.ReceivedFrame;
 import ipoib.api.link.TransmitResult;
-import ipoib.api.verbs.Port;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.util.Map;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
 
 /**
  * An UP link without a fabric: a unicast frame is copied into one receive buffer and, when a
@@ -28,10 +16,7 @@ import java.util.concurrent.CompletionStage;
  * the host layer's own cost per datagram, on one thread, without the scheduling of two.
  * Broadcasts and multicasts are dropped (SENT).
  */
-final class ShortLink implements IpoibLink {
-    private final String name;
-    private final Gid gid;
-    private final Qpn qpn;
+final class ShortLink extends NullLink {
     private final MemorySegment receiveBuffer = Arena.ofAuto().allocate(4096);
     private final Frame frame = new Frame();
     /** The receiving side: its link and its handler of the frame's EtherType; null to only copy. */
@@ -40,9 +25,7 @@ final class ShortLink implements IpoibLink {
     long unicasts;
 
     ShortLink(String name, long guid, int qpn) {
-        this.name = name;
-        this.gid = new Gid(Gid.DEFAULT_SUBNET_PREFIX, guid);
-        this.qpn = Qpn.of(qpn);
+        super(name, guid, qpn);
     }
 
     private final class Frame implements ReceivedFrame {
@@ -81,36 +64,5 @@ final class ShortLink implements IpoibLink {
         frame.etherType = etherType;
         frame.length = length;
         handler.onFrame(this, frame);
-    }
-
-    @Override public String name() { return name; }
-    @Override public LinkState state() { return LinkState.UP; }
-    @Override public String stateReason() { return "bench"; }
-    @Override public Port port() { return null; }
-    @Override public PKey pkey() { return PKey.DEFAULT; }
-    @Override public Mgid broadcastGid() { return Mgid.parse("ff12:401b:ffff::ffff:ffff"); }
-    @Override public LinkAddress address() { return LinkAddress.of(qpn, gid); }
-    @Override public Gid gid() { return gid; }
-    @Override public int mtu() { return 2044; }
-    @Override public QKey qkey() { return QKey.of(0x0b1b); }
-    @Override public int serviceLevel() { return 0; }
-    @Override public LinkCounters counters() { return new LinkCounters(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0); }
-    @Override public Map<String, Long> dropCounters() { return Map.of(); }
-    @Override public Qpn qpn() { return qpn; }
-    @Override public TransmitResult sendMulticast(Mgid g, int e, MemorySegment p) { return TransmitResult.SENT; }
-    @Override public TransmitResult sendBroadcast(int e, MemorySegment p) { return TransmitResult.SENT; }
-    @Override public Map<Gid, PathRecord> paths() { return Map.of(); }
-
-    @Override
-    public CompletionStage<LinkPath> acquirePath(Gid destination, boolean serviceLevelFromPath) {
-        PathRecord record = NullLink.path(destination, gid);
-        return CompletableFuture.completedFuture(new LinkPath() {
-            @Override public Gid destination() { return destination; }
-            @Override public PathRecord record() { return record; }
-            @Override public int serviceLevel() { return 0; }
-            @Override public boolean valid() { return true; }
-            @Override public void refresh() { }
-            @Override public void release() { }
-        });
     }
 }
