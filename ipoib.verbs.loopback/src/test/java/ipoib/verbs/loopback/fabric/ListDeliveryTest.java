@@ -88,6 +88,15 @@ class ListDeliveryTest {
         return f.devices().get(hca).loopPorts().get(0);
     }
 
+    /** A list of room {@code capacity} holding payloads 0..n-1 of {@code from} (see {@link Side#payload}) to {@code to}. */
+    private static SendWorkRequests payloads(Side from, AddressHandle ah, Side to, int n, int capacity) {
+        SendWorkRequests list = new SendWorkRequests(capacity);
+        for (int i = 0; i < n; i++) {
+            list.add(i, from.region, from.payload(i), 20 + i, ah, to.qp.qpn(), QKEY);
+        }
+        return list;
+    }
+
     /** Every completion the queue holds, rendered with all its fields, in order. */
     private static List<String> drain(LoopCompletionQueue cq) {
         List<String> out = new ArrayList<>();
@@ -161,10 +170,7 @@ class ListDeliveryTest {
         try (Fabric f = fabric(2, 1); Side a = new Side(port(f, 0), 64, 64); Side b = new Side(port(f, 1), 64, 64)) {
             b.postReceives(16);
             AddressHandle ah = a.handleTo(b);
-            SendWorkRequests list = new SendWorkRequests(16);
-            for (int i = 0; i < 16; i++) {
-                list.add(i, a.region, a.payload(i), 20 + i, ah, b.qp.qpn(), QKEY);
-            }
+            SendWorkRequests list = payloads(a, ah, b, 16, 16);
             long sendClaims = a.sendCq.claims();
             long receiveClaims = b.recvCq.claims();
             assertEquals(16, a.qp.postSend(list));
@@ -247,10 +253,7 @@ class ListDeliveryTest {
         try (Fabric f = fabric(2, 1); Side a = new Side(port(f, 0), 64, 64); Side b = new Side(port(f, 1), 64, 4)) {
             b.postReceives(8);
             AddressHandle ah = a.handleTo(b);
-            SendWorkRequests sends = new SendWorkRequests(8);
-            for (int i = 0; i < 6; i++) {
-                sends.add(i, a.region, a.payload(i), 20 + i, ah, b.qp.qpn(), QKEY);
-            }
+            SendWorkRequests sends = payloads(a, ah, b, 6, 8);
             assertEquals(6, a.qp.postSend(sends));
             assertEquals(List.of(100L, 101L, 102L, 103L), wrIds(drain(b.recvCq)));
             sends.clear();
@@ -283,10 +286,7 @@ class ListDeliveryTest {
         try (Fabric f = fabric(2, 1); Side a = new Side(port(f, 0), 8, 64); Side b = new Side(port(f, 1), 64, 64)) {
             b.postReceives(16);
             AddressHandle ah = a.handleTo(b);
-            SendWorkRequests list = new SendWorkRequests(12);
-            for (int i = 0; i < 12; i++) {
-                list.add(i, a.region, a.payload(i), 20 + i, ah, b.qp.qpn(), QKEY);
-            }
+            SendWorkRequests list = payloads(a, ah, b, 12, 12);
             assertEquals(8, a.qp.postSend(list), "the send completion queue holds 8");
             assertEquals(8, drain(b.recvCq).size(), "only what was posted is delivered");
             list.removeFirst(8);
