@@ -18,7 +18,7 @@ import java.util.TreeSet;
 /**
  * Draws the loopback subnet as SVG: the subnet manager, the HCAs with their ports (LID, state),
  * then one row per partition (F full member, L limited member) and one row per multicast group
- * (F full, N non-member, S send-only non-member) with a column for every port.
+ * (F full, N non-member, S send-only: non-member or full member) with a column for every port.
  */
 final class SubnetPicture {
     private static final int COLUMN = 170;
@@ -138,7 +138,8 @@ final class SubnetPicture {
         if ((bits & JoinState.NON_MEMBER.bit()) != 0) {
             s.append('N');
         }
-        if ((bits & JoinState.SEND_ONLY_NON_MEMBER.bit()) != 0) {
+        // The legend's S is sending only, whether as a non-member or as a full member (bit 0x8).
+        if ((bits & (JoinState.SEND_ONLY_NON_MEMBER.bit() | JoinState.SEND_ONLY_FULL_MEMBER.bit())) != 0) {
             s.append('S');
         }
         return s.toString();

@@ -3,7 +3,14 @@ package ipoib.verbs.loopback.console;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import ipoib.api.Gid;
 import ipoib.api.IbMtu;
+import ipoib.api.JoinState;
+import ipoib.api.Lid;
+import ipoib.api.McMemberRecord;
+import ipoib.api.Mgid;
+import ipoib.api.PKey;
+import ipoib.api.QKey;
 import ipoib.api.Rate;
 import ipoib.verbs.loopback.fabric.Fabric;
 import ipoib.verbs.loopback.fabric.FabricConfig;
@@ -42,6 +49,32 @@ class SubnetPictureTest {
             int first = Integer.parseInt(x.group(1));
             assertTrue(x.find());
             assertEquals(2 * 170, Integer.parseInt(x.group(1)) - first, "loop2's column is two to the right of loop0's");
+        }
+    }
+
+    @Test
+    void everyMemberOfAGroupIsMarkedWithTheLettersOfItsJoinStates() throws Exception {
+        FabricConfig d = FabricConfig.defaults();
+        try (Fabric fabric = new Fabric(new FabricConfig(4, 1, d.subnetPrefix(), d.nodeGuidBase(), IbMtu.MTU_2048,
+                Rate.RATE_10_GBPS, List.of(PartitionConfig.parse("Default=0x7fff, ipoib : ALL ;")), 7))) {
+            fabric.start();
+            Mgid mgid = Mgid.parse("ff12:401b:ffff::e000:1");
+            Gid creator = fabric.port("loop0", 1).gid(0);
+            fabric.subnetManager().join(mgid, creator, JoinState.FULL_MEMBER.bit(), new McMemberRecord(mgid, creator,
+                    QKey.of(0x0b1b), Lid.UNASSIGNED, IbMtu.MTU_2048, 0, PKey.of(0xffff), Rate.RATE_10_GBPS, 0, 0, 0, 0,
+                    JoinState.FULL_MEMBER, false));
+            fabric.subnetManager().join(mgid, fabric.port("loop1", 1).gid(0), JoinState.NON_MEMBER.bit(), null);
+            fabric.subnetManager().join(mgid, fabric.port("loop2", 1).gid(0), JoinState.SEND_ONLY_NON_MEMBER.bit(), null);
+            fabric.subnetManager().join(mgid, fabric.port("loop3", 1).gid(0), JoinState.SEND_ONLY_FULL_MEMBER.bit(), null);
+            String svg = SubnetPicture.svg(fabric);
+            assertTrue(svg.contains("F full, N non-member, S send-only"), "the legend");
+            int mlid = fabric.subnetManager().group(mgid).mlid().value();
+            Matcher row = Pattern.compile("<g class='fabric-group' id='fabric-group-" + mlid + "'>(.*?)</g>").matcher(svg);
+            assertTrue(row.find(), svg);
+            // One mark per member, in port order; both send-only states are what the legend calls S.
+            List<String> marks = Pattern.compile("font-weight='bold'>([^<]*)</text>").matcher(row.group(1)).results()
+                    .map(m -> m.group(1)).toList();
+            assertEquals(List.of("F", "N", "S", "S"), marks, svg);
         }
     }
 
