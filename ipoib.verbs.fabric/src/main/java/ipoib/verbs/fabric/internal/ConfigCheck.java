@@ -7,7 +7,7 @@ import java.util.regex.PatternSyntaxException;
  * Validates the configuration into {@link FabricRuntime.Settings}, naming property, value and
  * range: first the raw properties against the metatype ({@link ipoib.runtime.ConfigCheck}, before
  * DS's conversion can truncate a Long or hide a text), then what the metatype cannot say (a
- * regular expression, a 64-bit key, a library name).
+ * regular expression, a 64-bit key, a library in an allowed place: {@link LibraryLocations}).
  */
 final class ConfigCheck {
     private static final ipoib.runtime.ConfigCheck METATYPE = ipoib.runtime.ConfigCheck.of(FabricConfiguration.class);
@@ -17,12 +17,14 @@ final class ConfigCheck {
     /**
      * @throws IllegalArgumentException naming every bad property, its value and what is allowed
      */
-    static FabricRuntime.Settings settings(FabricConfiguration c, java.util.Map<String, ?> properties) {
+    static FabricRuntime.Settings settings(FabricConfiguration c, java.util.Map<String, ?> properties,
+                                           LibraryLocations libraries) {
         String problems = METATYPE.problems(properties);
         if (problems != null) {
             throw new IllegalArgumentException(problems);
         }
-        return settings(c);
+        return settings(c.deviceFilter(), c.saTimeoutMillis(), c.saRetries(), c.smKey(), c.verbsLibrary(),
+                c.umadLibrary(), libraries);
     }
 
     /**
@@ -35,6 +37,12 @@ final class ConfigCheck {
 
     static FabricRuntime.Settings settings(String deviceFilter, int saTimeoutMillis, int saRetries, String smKey,
                                            String verbsLibrary, String umadLibrary) {
+        return settings(deviceFilter, saTimeoutMillis, saRetries, smKey, verbsLibrary, umadLibrary,
+                LibraryLocations.system());
+    }
+
+    static FabricRuntime.Settings settings(String deviceFilter, int saTimeoutMillis, int saRetries, String smKey,
+                                           String verbsLibrary, String umadLibrary, LibraryLocations libraries) {
         Pattern filter;
         try {
             filter = Pattern.compile(deviceFilter == null || deviceFilter.isBlank() ? ".*" : deviceFilter.strip());
@@ -51,15 +59,8 @@ final class ConfigCheck {
         } catch (NumberFormatException e) {
             throw invalid("smKey", smKey, "a 64-bit key, hex (0x1) or decimal");
         }
-        return new FabricRuntime.Settings(library("verbsLibrary", verbsLibrary),
-                library("umadLibrary", umadLibrary), filter, saTimeoutMillis, saRetries, key);
-    }
-
-    private static String library(String property, String value) {
-        if (value == null || value.isBlank()) {
-            throw invalid(property, value, "a library file name or path");
-        }
-        return value.strip();
+        return new FabricRuntime.Settings(libraries.check("verbsLibrary", verbsLibrary),
+                libraries.check("umadLibrary", umadLibrary), filter, saTimeoutMillis, saRetries, key);
     }
 
     private static IllegalArgumentException invalid(String property, Object value, String allowed) {

@@ -26,9 +26,11 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
                     + "sees every member; OpenSM ignores requests with any other key. Hex (0x...) or decimal.")
     String smKey() default "0";
 
-    @AttributeDefinition(name = "libibverbs", description = "File name or path of libibverbs.")
+    @AttributeDefinition(name = "libibverbs", description = "File name of libibverbs (found on the dynamic loader's search path), or its path in a "
+            + "system library directory (/lib, /usr/lib, ...) or a directory of the launch property "
+            + "ipoib.fabric.libraryDirs; any other path is refused and nothing is loaded.")
     String verbsLibrary() default "libibverbs.so.1";
 
-    @AttributeDefinition(name = "libibumad", description = "File name or path of libibumad.")
+    @AttributeDefinition(name = "libibumad", description = "File name or path of libibumad; the same places as libibverbs.")
     String umadLibrary() default "libibumad.so.3";
 }

@@ -4,6 +4,7 @@ import ipoib.api.verbs.Device;
 import ipoib.api.verbs.ProviderStatus;
 import ipoib.api.verbs.VerbsProvider;
 import java.util.List;
+import org.osgi.framework.BundleContext;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.ConfigurationPolicy;
@@ -32,13 +33,24 @@ public final class FabricVerbsProvider implements VerbsProvider {
     private final ProviderStatus configurationProblem;
 
     @Activate
-    public FabricVerbsProvider(FabricConfiguration configuration, java.util.Map<String, Object> properties,
+    public FabricVerbsProvider(BundleContext context, FabricConfiguration configuration,
+                               java.util.Map<String, Object> properties,
                                @Reference(service = LoggerFactory.class) Logger logger) {
+        this(configuration, properties, logger, LibraryLocations.fromProperties(context::getProperty));
+    }
+
+    /** Outside a framework: the library directories of the system properties. */
+    FabricVerbsProvider(FabricConfiguration configuration, java.util.Map<String, Object> properties, Logger logger) {
+        this(configuration, properties, logger, LibraryLocations.fromProperties(System::getProperty));
+    }
+
+    private FabricVerbsProvider(FabricConfiguration configuration, java.util.Map<String, Object> properties,
+                                Logger logger, LibraryLocations libraries) {
         this.log = osgiLog(logger);
         FabricRuntime started = null;
         ProviderStatus problem = null;
         try {
-            started = FabricRuntime.start(ConfigCheck.settings(configuration, properties), log);
+            started = FabricRuntime.start(ConfigCheck.settings(configuration, properties, libraries), log);
         } catch (IllegalArgumentException e) {
             problem = ProviderStatus.unavailable("invalid configuration: " + e.getMessage());
             log.error("fabric provider not started: " + e.getMessage(), null);
