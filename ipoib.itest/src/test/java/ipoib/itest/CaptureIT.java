@@ -58,7 +58,7 @@ public class CaptureIT {
     @Configuration
     public Option[] config() {
         return options(OsgiTestSupport.runtime("ipoib.codec", "ipoib.verbs.loopback", "ipoib.link"),
-                systemProperty("ipoib.defaults").value("false"));
+                systemProperty("ipoib.defaults").value("false"), OsgiTestSupport.captureDirectoryProperty());
     }
 
     /** One captured frame: its interface name, pseudo-header and IPoIB frame. */
@@ -73,11 +73,12 @@ public class CaptureIT {
         bed.listen();
         IpoibLink a = bed.link("a");
         IpoibLink b = bed.link("b");
-        Path file = Files.createTempFile("ipoib-capture", ".pcapng");
+        Path file = OsgiTestSupport.captureDirectory().resolve("a.pcapng");
+        Path second = OsgiTestSupport.captureDirectory().resolve("b.pcapng");
         try {
-            String started = bed.run("ipoib:capture a " + file + " 4");
+            String started = bed.run("ipoib:capture a a.pcapng 4");
             assertTrue(started, started.contains("capturing up to 4 frames of a"));
-            assertTrue(bed.fail("ipoib:capture a " + file + " 4").contains("is running; stop it first"));
+            assertTrue(bed.fail("ipoib:capture a other.pcapng 4").contains("is running; stop it first"));
 
             assertEquals(TransmitResult.SENT, a.sendBroadcast(EXPERIMENTAL, payload("a broadcasts")));
             bed.await("b got it", f -> f.text().equals("a broadcasts"));
@@ -132,12 +133,15 @@ public class CaptureIT {
             assertEquals(a.gid(), IpoibPseudoHeader.destinationGid(unicastIn.pseudoHeader(), 0));
 
             // A capture stopped by hand says what it wrote.
-            bed.run("ipoib:capture b " + file + " 1000");
+            assertTrue(bed.fail("ipoib:capture b a.pcapng 1000").contains("a.pcapng exists in "
+                    + OsgiTestSupport.captureDirectory() + "; captures never overwrite a file"));
+            bed.run("ipoib:capture b " + second + " 1000");
             b.sendBroadcast(EXPERIMENTAL, payload("one more"));
             bed.await("a got it", f -> f.text().equals("one more"));
             String stopped = bed.run("ipoib:capture b stop");
             assertTrue(stopped, stopped.contains("capture of b") && stopped.contains("1 frames written (0 received, 1 sent)"));
-            assertEquals(1, read(file).size());
+            assertEquals(1, read(second).size());
+            assertEquals("the first capture is intact", 4, read(file).size());
 
             for (String[] wrong : new String[][] {
                     {"ipoib:capture nosuch x.pcapng", "no interface 'nosuch'"},
@@ -146,7 +150,8 @@ public class CaptureIT {
                     {"ipoib:capture a x.pcapng 0", "count '0' is out of range: allowed 1..10000000"},
                     // issue 18 item 6: a number too large for its range is out of range, not "not a number"
                     {"ipoib:capture a x.pcapng 99999999999", "count '99999999999' is out of range: allowed 1..10000000"},
-                    {"ipoib:capture a /nonexistent-dir/x.pcapng", "cannot write"},
+                    {"ipoib:capture a /nonexistent-dir/x.pcapng", "file '/nonexistent-dir/x.pcapng' is outside the "
+                            + "capture directory; allowed: a file name in the capture directory "},
                     {"ipoib:capture a x y z", "too many arguments"}}) {
                 String message = bed.fail(wrong[0]);
                 assertTrue(wrong[0] + ": " + message, message.contains(wrong[1]) && message.contains("\nusage: "));
@@ -154,6 +159,42 @@ public class CaptureIT {
         } finally {
             bed.stopListening();
             Files.deleteIfExists(file);
+            Files.deleteIfExists(second);
+        }
+    }
+
+    /**
+     * The appliance runs as root and the file name comes from a console user: a name that leaves
+     * the capture directory is refused, and a symbolic link planted at the name is not followed
+     * (the file it points to stays as it was), for the interface's and the fabric's captures.
+     */
+    @Test
+    public void capturesStayInTheCaptureDirectoryAndFollowNoLink() throws Exception {
+        Testbed bed = new Testbed(context, configurationAdmin, shell);
+        bed.createLink("a", "loop0"); // the other test's interface when it ran first
+        bed.awaitUp("a");
+        Path captures = OsgiTestSupport.captureDirectory();
+        String escape = "ipoib-escape-" + System.nanoTime() + ".pcapng";
+        Path escaped = Path.of("/tmp", escape);
+        String depth = "../".repeat(16) + "tmp/" + escape; // /tmp from any working directory
+        for (String command : new String[] {"ipoib:capture a " + depth, "fabric:capture " + depth}) {
+            String refused = bed.fail(command);
+            assertTrue(command + ": " + refused, refused.contains("contains '..'; allowed: a file name in the capture "
+                    + "directory " + captures) && refused.contains("\nusage: "));
+            assertTrue(command + " wrote " + escaped, Files.notExists(escaped));
+            assertTrue(Files.notExists(Path.of("tmp", escape)));
+        }
+        Path victim = Files.writeString(Files.createTempFile("ipoib-victim", ".txt"), "precious");
+        try {
+            Files.createSymbolicLink(captures.resolve("planted.pcapng"), victim);
+            for (String command : new String[] {"ipoib:capture a planted.pcapng", "fabric:capture planted.pcapng"}) {
+                String refused = bed.fail(command);
+                assertTrue(command + ": " + refused, refused.contains("cannot write"));
+                assertEquals(command + " left the link's target alone", "precious", Files.readString(victim));
+            }
+        } finally {
+            Files.deleteIfExists(captures.resolve("planted.pcapng"));
+            Files.deleteIfExists(victim);
         }
     }
 

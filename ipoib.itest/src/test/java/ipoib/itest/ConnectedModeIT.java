@@ -65,7 +65,8 @@ public class ConnectedModeIT {
     @Configuration
     public Option[] config() {
         return options(OsgiTestSupport.runtime("ipoib.codec", "ipoib.verbs.loopback", "ipoib.link", "ipoib.mcast",
-                "ipoib.arp", "ipoib.nd", "ipoib.host"), systemProperty("ipoib.defaults").value("false"));
+                "ipoib.arp", "ipoib.nd", "ipoib.host"), systemProperty("ipoib.defaults").value("false"),
+                OsgiTestSupport.captureDirectoryProperty());
     }
 
     @Before
@@ -225,7 +226,7 @@ public class ConnectedModeIT {
         IpoibLink b = ip.link("b");
         UdpService udp = ip.await(UdpService.class, null);
         LinkedBlockingQueue<byte[]> received = new LinkedBlockingQueue<>();
-        Path file = Files.createTempFile("cm", ".pcapng");
+        Path file = OsgiTestSupport.captureDirectory().resolve("cm.pcapng");
         try (UdpSocket server = udp.open(PORT, (UdpDatagram d) -> received.add(d.payload().toArray(ValueLayout.JAVA_BYTE)));
              UdpSocket client = udp.open(0, d -> { })) {
             exchange(client, "a", InetAddress.getByName(B), pattern(100, 1), received); // resolved, connected

@@ -58,7 +58,7 @@ public class LoopbackProviderIT {
     @Configuration
     public Option[] config() {
         return options(OsgiTestSupport.runtime("ipoib.codec", "ipoib.verbs.loopback", "ipoib.link"),
-                systemProperty("ipoib.defaults").value("false"));
+                systemProperty("ipoib.defaults").value("false"), OsgiTestSupport.captureDirectoryProperty());
     }
 
     /** The provider, or null while none is registered or its activation failed. */
@@ -149,7 +149,7 @@ public class LoopbackProviderIT {
             });
             IpoibLink cap = context.getService(context.getServiceReferences(IpoibLink.class, "(ipoib.link=cap)")
                     .iterator().next());
-            Path file = Files.createTempFile("fabric", ".pcapng");
+            Path file = OsgiTestSupport.captureDirectory().resolve("fabric.pcapng");
             String started = run("fabric:capture " + file + " 3");
             assertTrue(started, started.contains("capturing up to 3"));
             for (int i = 0; i < 5; i++) {

@@ -6,6 +6,10 @@ import static org.ops4j.pax.exam.CoreOptions.junitBundles;
 import static org.ops4j.pax.exam.CoreOptions.systemProperty;
 
 import java.io.File;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import org.ops4j.pax.exam.Option;
 
 /**
@@ -30,6 +34,24 @@ public final class OsgiTestSupport {
                 reactorBundle("eventadmin"), reactorBundle("scr"), reactorBundle("gogo.runtime"),
                 reactorBundle("gogo.command"), reactorBundle("ipoib.api"),
                 composite(project));
+    }
+
+    /**
+     * A new capture directory (mode 0700) as the launch property {@code ipoib.capture.dir}: the
+     * capture commands write only there. The test finds it with {@link #captureDirectory()}.
+     */
+    public static Option captureDirectoryProperty() {
+        try {
+            Path dir = Files.createTempDirectory("ipoib-captures-");
+            return systemProperty("ipoib.capture.dir").value(dir.toString());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** The capture directory {@link #captureDirectoryProperty()} made. */
+    public static Path captureDirectory() {
+        return Path.of(System.getProperty("ipoib.capture.dir"));
     }
 
     /** A bundle whose path the build passes as system property {@code bundle.<name>}. */

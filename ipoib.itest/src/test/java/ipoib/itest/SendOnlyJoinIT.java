@@ -76,7 +76,9 @@ public class SendOnlyJoinIT {
      * then an all-nodes ping and {@code ipoib:mcast}.
      */
     private Seen upWithCapture(boolean sendOnlyFullMember) throws Exception {
-        Path capture = tmp.getRoot().toPath().resolve("ib0-" + sendOnlyFullMember + ".pcapng");
+        Path captures = tmp.newFolder().toPath();
+        Files.setPosixFilePermissions(captures, java.nio.file.attribute.PosixFilePermissions.fromString("rwx------"));
+        Path capture = captures.resolve("ib0-" + sendOnlyFullMember + ".pcapng");
         Path script = tmp.newFile().toPath();
         Files.writeString(script, String.join("\n",
                 "ipoib:await all 30",
@@ -94,7 +96,7 @@ public class SendOnlyJoinIT {
                 ""), StandardCharsets.UTF_8);
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         Run run = run(List.of(java, "--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow",
-                "-Dorg.osgi.service.http.port=0", "-Dipoib.script=" + script,
+                "-Dorg.osgi.service.http.port=0", "-Dipoib.script=" + script, "-Dipoib.capture.dir=" + captures,
                 "-Dgosh.args=--nointeractive --noshutdown", "-jar", appliance.getPath()));
         assertEquals("exit status; stdout:\n" + run.out() + "\nstderr: " + run.err(), 0, run.status());
         assertTrue("the other host answers the all-nodes ping:\n" + run.out(),

@@ -13,6 +13,8 @@
  * <li>{@link ipoib.runtime.ConfigCheck}: a component's configuration checked against the
  * metatype that bnd generates from its {@code @ObjectClassDefinition}, so that each range is
  * declared once.</li>
+ * <li>{@link ipoib.runtime.CaptureFiles}: the capture directory, and capture files created there
+ * new and never through a symbolic link.</li>
  * </ul>
  */
 package ipoib.runtime;

@@ -3,17 +3,24 @@ package ipoib.link.internal;
 import static ipoib.link.internal.LinkCommands.usage;
 
 import ipoib.api.link.IpoibLink;
+import ipoib.runtime.CaptureFiles;
 import ipoib.runtime.Numbers;
 import java.io.IOException;
 import java.util.List;
+import java.util.function.Supplier;
 
 /** {@code ipoib:capture}: an interface's frames to a pcapng file, stopping it, and the captures' status. */
 final class CaptureCommand {
     private final List<IpoibLink> links;
+    private final Supplier<CaptureFiles> directory;
 
-    /** @param links the interfaces, live */
-    CaptureCommand(List<IpoibLink> links) {
+    /**
+     * @param links the interfaces, live
+     * @param directory where captures go (read at each command: the launch property)
+     */
+    CaptureCommand(List<IpoibLink> links, Supplier<CaptureFiles> directory) {
         this.links = links;
+        this.directory = directory;
     }
 
     private List<IpoibLink> sorted() {
@@ -61,9 +68,9 @@ final class CaptureCommand {
         }
         java.nio.file.Path file;
         try {
-            file = java.nio.file.Path.of(args[1]).toAbsolutePath();
-        } catch (java.nio.file.InvalidPathException e) {
-            throw usage(usage, "file '" + args[1] + "' is not a valid path: " + e.getMessage());
+            file = directory.get().resolve(args[1]);
+        } catch (IllegalArgumentException e) {
+            throw usage(usage, e.getMessage());
         }
         try {
             engine.captures().start(file, limit);

@@ -5,11 +5,10 @@ import ipoib.codec.pcap.IpoibPseudoHeader;
 import ipoib.codec.pcap.LinkType;
 import ipoib.codec.pcap.PcapngWriter;
 import ipoib.codec.pcap.TimestampResolution;
+import ipoib.runtime.CaptureFiles;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
-import java.nio.channels.FileChannel;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.time.Instant;
 
 /**
@@ -60,7 +59,7 @@ final class LinkCapture implements AutoCloseable {
     private volatile boolean ended;
 
     /**
-     * Opens (truncates) the file and starts the writer thread.
+     * Creates the file (new, not through a symbolic link: {@link CaptureFiles}) and starts the writer thread.
      *
      * @param limit frames to capture before the capture ends by itself
      * @param onFinished run once on the writer thread when the capture has ended
@@ -70,8 +69,7 @@ final class LinkCapture implements AutoCloseable {
         this.file = file;
         this.remaining = limit;
         this.onFinished = onFinished;
-        this.writer = new PcapngWriter(FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-                StandardOpenOption.TRUNCATE_EXISTING));
+        this.writer = new PcapngWriter(CaptureFiles.in(file.getParent()).create(file));
         try {
             // Snap length of a slot: a connected-mode frame (up to 65 524 octets) is kept to its first
             // 4 100 octets and recorded with its true length, as tcpdump -s records a cut packet.

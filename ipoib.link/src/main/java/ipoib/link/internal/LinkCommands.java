@@ -2,6 +2,7 @@ package ipoib.link.internal;
 
 import ipoib.api.link.IpoibLink;
 import ipoib.api.resolve.NeighbourResolver;
+import ipoib.runtime.CaptureFiles;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -10,6 +11,9 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.apache.felix.service.command.Descriptor;
+import org.osgi.framework.Bundle;
+import org.osgi.framework.BundleContext;
+import org.osgi.framework.FrameworkUtil;
 import org.osgi.framework.InvalidSyntaxException;
 import org.osgi.service.cm.ConfigurationAdmin;
 import org.osgi.service.component.annotations.Component;
@@ -39,7 +43,7 @@ public final class LinkCommands {
     /** The resolvers, for their drop counters in ipoib:stats (issue 18 item 7: every drop visible). */
     private final Map<String, NeighbourResolver> resolvers = new ConcurrentSkipListMap<>();
     private final LinkReport report = new LinkReport(links, resolvers);
-    private final CaptureCommand captures = new CaptureCommand(links);
+    private final CaptureCommand captures = new CaptureCommand(links, LinkCommands::captureFiles);
 
     @Reference
     ConfigurationAdmin configurationAdmin;
@@ -60,6 +64,13 @@ public final class LinkCommands {
 
     void removeResolver(NeighbourResolver resolver) {
         resolvers.values().removeIf(r -> r == resolver);
+    }
+
+    /** The capture directory the launch properties name (system properties outside a framework). */
+    private static CaptureFiles captureFiles() {
+        Bundle bundle = FrameworkUtil.getBundle(LinkCommands.class);
+        BundleContext context = bundle == null ? null : bundle.getBundleContext();
+        return CaptureFiles.fromProperties(context == null ? System::getProperty : context::getProperty);
     }
 
     private LinkConfigurations configurations() {

@@ -3,14 +3,13 @@ package ipoib.verbs.loopback.internal;
 import ipoib.codec.pcap.LinkType;
 import ipoib.codec.pcap.PcapngWriter;
 import ipoib.codec.pcap.TimestampResolution;
+import ipoib.runtime.CaptureFiles;
 import ipoib.verbs.loopback.fabric.Fabric;
 import ipoib.verbs.loopback.fabric.IbaPackets;
 import ipoib.verbs.loopback.fabric.WireTap;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
-import java.nio.channels.FileChannel;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -42,8 +41,7 @@ final class FabricCapture implements WireTap, AutoCloseable {
         this.fabric = fabric;
         this.file = file;
         this.limit = limit;
-        this.writer = new PcapngWriter(FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-                StandardOpenOption.TRUNCATE_EXISTING));
+        this.writer = new PcapngWriter(CaptureFiles.in(file.getParent()).create(file));
         this.interfaceId = writer.addInterface(LinkType.ERF, 65535, TimestampResolution.NANOSECONDS, "loopback-fabric");
         this.thread = new Thread(this::drain, "loopback-capture");
         this.thread.setDaemon(true);

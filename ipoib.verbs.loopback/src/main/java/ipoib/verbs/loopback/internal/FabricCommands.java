@@ -1,5 +1,6 @@
 package ipoib.verbs.loopback.internal;
 
+import ipoib.runtime.CaptureFiles;
 import ipoib.runtime.Numbers;
 
 import ipoib.api.Gid;
@@ -28,11 +29,18 @@ public final class FabricCommands {
 
     private final Fabric fabric;
     private final SubnetAdministratorEmulator sa;
+    private final java.util.function.Supplier<CaptureFiles> captureFiles;
     private FabricCapture capture;
 
     FabricCommands(Fabric fabric, SubnetAdministratorEmulator sa) {
+        this(fabric, sa, () -> CaptureFiles.fromProperties(System::getProperty));
+    }
+
+    /** @param captureFiles where fabric:capture writes (read at each command: the launch property) */
+    FabricCommands(Fabric fabric, SubnetAdministratorEmulator sa, java.util.function.Supplier<CaptureFiles> captureFiles) {
         this.fabric = fabric;
         this.sa = sa;
+        this.captureFiles = captureFiles;
     }
 
     /** The fabric, for the console's Fabric page (same bundle). */
@@ -304,12 +312,18 @@ public final class FabricCommands {
         if (capture != null && capture.isRunning()) {
             throw usage(usage, "a capture is running; stop it first");
         }
+        java.nio.file.Path path;
         try {
-            capture = new FabricCapture(fabric, java.nio.file.Path.of(file), limit);
-        } catch (java.io.IOException | java.nio.file.InvalidPathException e) {
-            throw usage(usage, "cannot write '" + file + "': " + e.getMessage());
+            path = captureFiles.get().resolve(file);
+        } catch (IllegalArgumentException e) {
+            throw usage(usage, e.getMessage());
         }
-        return "capturing up to " + limit + " packets to " + file + " (fabric:capture stop ends it)";
+        try {
+            capture = new FabricCapture(fabric, path, limit);
+        } catch (java.io.IOException e) {
+            throw usage(usage, "cannot write '" + path + "': " + e.getMessage());
+        }
+        return "capturing up to " + limit + " packets to " + path + " (fabric:capture stop ends it)";
     }
 
     /** Stops a running capture (when the provider stops). */

@@ -8,6 +8,7 @@ import ipoib.api.verbs.VerbsProvider;
 import ipoib.verbs.loopback.fabric.FabricConfig;
 import ipoib.verbs.loopback.fabric.LoopbackSubnet;
 import ipoib.verbs.loopback.fabric.PartitionConfig;
+import ipoib.runtime.CaptureFiles;
 import ipoib.runtime.ConfigCheck;
 import java.util.ArrayList;
 import java.util.Hashtable;
@@ -111,7 +112,8 @@ public final class LoopbackProvider {
         Hashtable<String, Object> props = new Hashtable<>();
         props.put("osgi.command.scope", "fabric");
         props.put("osgi.command.function", FabricCommands.FUNCTIONS);
-        FabricCommands shell = new FabricCommands(subnet.fabric(), subnet.subnetAdministrator());
+        FabricCommands shell = new FabricCommands(subnet.fabric(), subnet.subnetAdministrator(),
+                () -> CaptureFiles.fromProperties(context::getProperty));
         ServiceRegistration<FabricCommands> commands = context.registerService(FabricCommands.class, shell, props);
         ServiceRegistration<VerbsProvider> provider = context.registerService(VerbsProvider.class, subnet,
                 new Hashtable<>(Map.of(VerbsProvider.NAME_PROPERTY, "loopback")));
