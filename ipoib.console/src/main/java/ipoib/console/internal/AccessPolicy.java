@@ -4,14 +4,19 @@ import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.util.Base64;
 import java.util.Locale;
+import java.util.Set;
 
 /**
- * Who may use the console: clients on the loopback address without credentials; any other
- * client only with the configured user name and password (HTTP Basic; put TLS or an SSH tunnel in
- * front); nobody from elsewhere while no credentials are configured. There is no default password.
- * State-changing requests from a browser must come from the console's own origin.
+ * Who may use the console. Every request needs credentials (HTTP Basic): the operator's configured
+ * user name and password, or, while none is configured, user {@value GeneratedPassword#USER} with
+ * the generated password, which only loopback clients may use. Two launch properties, which no
+ * console user can set, open doors on purpose: loopback clients without credentials, and
+ * {@code GET /metrics} without credentials (for a Prometheus scraper). Requests must name the
+ * console by a host name it knows (no DNS rebinding), and state-changing requests from a browser
+ * must come from the console's own origin.
  */
 final class AccessPolicy {
 
@@ -26,46 +31,102 @@ final class AccessPolicy {
         }
     }
 
-    private final String username;
-    private final byte[] password;
+    /** A request as the policy sees it; {@code path} is {@link RequestPath#normalise normalised} (or null). */
+    record Request(String remoteAddress, String authorization, String method, String path, String origin,
+                   String referer, String host, String secFetchSite) {}
 
-    AccessPolicy(String username, String password) {
-        boolean configured = username != null && !username.isBlank() && password != null && !password.isEmpty();
-        this.username = configured ? username : null;
-        this.password = configured ? password.getBytes(StandardCharsets.UTF_8) : null;
+    /** The user and password hash clients must give; {@code configured}: set by the operator, not generated. */
+    record Credentials(String username, PasswordHash hash, boolean configured) {}
+
+    /** The doors the operator opened at launch. */
+    record OpenDoors(boolean loopbackWithoutPassword, boolean metricsWithoutPassword) {
+        static final String LOOPBACK_PROPERTY = "ipoib.console.loopbackWithoutPassword";
+        static final String METRICS_PROPERTY = "ipoib.console.metricsWithoutPassword";
+        static final OpenDoors NONE = new OpenDoors(false, false);
     }
 
-    boolean hasCredentials() {
-        return username != null;
+    static final String METRICS_PATH = "/metrics";
+
+    private final Credentials credentials;
+    private final OpenDoors doors;
+    private final Set<String> hostNames;
+    /** SHA-256 of the last Authorization header that matched: PBKDF2 runs once, not per request. */
+    private volatile byte[] verified;
+
+    AccessPolicy(Credentials credentials, OpenDoors doors, Set<String> hostNames) {
+        this.credentials = credentials;
+        this.doors = doors;
+        this.hostNames = Set.copyOf(hostNames.stream().map(h -> h.strip().toLowerCase(Locale.ROOT)).toList());
+    }
+
+    boolean hasConfiguredCredentials() {
+        return credentials != null && credentials.configured();
+    }
+
+    Decision decide(Request r) {
+        if (!hostAllowed(r.host())) {
+            return Decision.refuse(403, "Host '" + r.host() + "' refused: the console answers to localhost, IP "
+                    + "addresses and the names in ipoib.console's hostNames");
+        }
+        String user;
+        if (doors.metricsWithoutPassword() && METRICS_PATH.equals(r.path()) && isRead(r.method())) {
+            user = "metrics";
+        } else if (doors.loopbackWithoutPassword() && isLoopback(r.remoteAddress())) {
+            user = "local";
+        } else if (!isLoopback(r.remoteAddress()) && !hasConfiguredCredentials()) {
+            return Decision.refuse(403, "console access from " + r.remoteAddress() + " refused: only 127.0.0.1 and ::1 "
+                    + "may use the console until a user name and password are configured (configuration ipoib.console)");
+        } else if (credentials == null || !credentialsMatch(r.authorization())) {
+            return Decision.refuse(401, "credentials required for console access from " + r.remoteAddress()
+                    + (hasConfiguredCredentials() ? "" : ": user " + GeneratedPassword.USER
+                    + " and the password the appliance printed at start"));
+        } else {
+            user = credentials.username();
+        }
+        if (!isSafe(r.method()) && !sameOrigin(r.origin(), r.referer(), r.host(), r.secFetchSite())) {
+            return Decision.refuse(403, r.method() + " refused: the request comes from another site (Origin "
+                    + r.origin() + ", Referer " + r.referer() + ", Host " + r.host() + ")");
+        }
+        return Decision.allow(user);
     }
 
     /**
-     * Decides on a request.
-     *
-     * @param remoteAddress the client's address as the connection shows it
-     * @param authorization the Authorization header or null
-     * @param method        the HTTP method
-     * @param origin        the Origin header (or null); {@code referer} is used when it is absent
-     * @param host          the Host header the client used
+     * DNS rebinding gives a page of another site this console's address under the site's own
+     * name; the Host header still carries that name. IP literals and localhost cannot be rebound.
      */
-    Decision decide(String remoteAddress, String authorization, String method, String origin, String referer,
-                    String host, String secFetchSite) {
-        String user;
-        if (isLoopback(remoteAddress)) {
-            user = "local";
-        } else if (username == null) {
-            return Decision.refuse(403, "console access from " + remoteAddress + " refused: only 127.0.0.1 and ::1 "
-                    + "may use the console until a user name and password are configured (configuration ipoib.console)");
-        } else if (!credentialsMatch(authorization)) {
-            return Decision.refuse(401, "credentials required for console access from " + remoteAddress);
-        } else {
-            user = username;
+    boolean hostAllowed(String host) {
+        if (host == null) {
+            return true; // HTTP/1.0 without Host: not a browser, which always sends one
         }
-        if (!isSafe(method) && !sameOrigin(origin, referer, host, secFetchSite)) {
-            return Decision.refuse(403, method + " refused: the request comes from another site (Origin "
-                    + origin + ", Referer " + referer + ", Host " + host + ")");
+        String name = host.strip().toLowerCase(Locale.ROOT);
+        if (name.startsWith("[")) {
+            int close = name.indexOf(']');
+            return close > 0 && isLiteral(name.substring(1, close)) && (close == name.length() - 1
+                    || name.substring(close + 1).matches(":[0-9]{1,5}"));
         }
-        return Decision.allow(user);
+        int colon = name.indexOf(':');
+        if (colon >= 0) {
+            if (!name.substring(colon + 1).matches("[0-9]{1,5}")) {
+                return false;
+            }
+            name = name.substring(0, colon);
+        }
+        if (name.endsWith(".")) {
+            name = name.substring(0, name.length() - 1);
+        }
+        return name.equals("localhost") || isLiteral(name) || hostNames.contains(name);
+    }
+
+    private static boolean isLiteral(String name) {
+        if (name.isEmpty() || !(Character.digit(name.charAt(0), 16) >= 0 || name.charAt(0) == ':')) {
+            return false;
+        }
+        try {
+            InetAddress.ofLiteral(name);
+            return true;
+        } catch (IllegalArgumentException e) {
+            return false;
+        }
     }
 
     static boolean isSafe(String method) {
@@ -73,6 +134,10 @@ final class AccessPolicy {
             case "GET", "HEAD", "OPTIONS", "TRACE" -> true;
             default -> false;
         };
+    }
+
+    private static boolean isRead(String method) {
+        return method.equalsIgnoreCase("GET") || method.equalsIgnoreCase("HEAD");
     }
 
     /**
@@ -111,6 +176,11 @@ final class AccessPolicy {
         if (authorization == null || !authorization.regionMatches(true, 0, "Basic ", 0, 6)) {
             return false;
         }
+        byte[] digest = sha256(authorization);
+        byte[] known = verified;
+        if (known != null && MessageDigest.isEqual(known, digest)) {
+            return true;
+        }
         String decoded;
         try {
             decoded = new String(Base64.getDecoder().decode(authorization.substring(6).strip()), StandardCharsets.UTF_8);
@@ -122,10 +192,21 @@ final class AccessPolicy {
             return false;
         }
         boolean userOk = MessageDigest.isEqual(decoded.substring(0, colon).getBytes(StandardCharsets.UTF_8),
-                username.getBytes(StandardCharsets.UTF_8));
-        boolean passwordOk = MessageDigest.isEqual(decoded.substring(colon + 1).getBytes(StandardCharsets.UTF_8),
-                password);
-        return userOk & passwordOk;
+                credentials.username().getBytes(StandardCharsets.UTF_8));
+        boolean passwordOk = credentials.hash().matches(decoded.substring(colon + 1));
+        if (userOk & passwordOk) {
+            verified = digest;
+            return true;
+        }
+        return false;
+    }
+
+    private static byte[] sha256(String s) {
+        try {
+            return MessageDigest.getInstance("SHA-256").digest(s.getBytes(StandardCharsets.UTF_8));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is part of every Java runtime", e);
+        }
     }
 
     static boolean isLoopback(String address) {

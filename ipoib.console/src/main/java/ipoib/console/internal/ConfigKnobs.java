@@ -3,6 +3,7 @@ package ipoib.console.internal;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Dictionary;
+import java.util.HashMap;
 import java.util.Hashtable;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -84,6 +85,13 @@ public final class ConfigKnobs {
             }
         }
         next.putAll(values);
+        if (ConsoleAccess.PID.equals(pid)) {
+            // The password itself is never stored: its salted hash is.
+            Map<String, Object> hashed = new HashMap<>(next);
+            ConsoleAccess.hashPassword(hashed);
+            next.clear();
+            next.putAll(hashed);
+        }
         target.update(next);
         StringBuilder out = new StringBuilder();
         values.forEach((k, v) -> out.append(pid).append(": ").append(k).append(" = ").append(display(described, k, v))

@@ -8,11 +8,17 @@ import jakarta.servlet.ServletRequest;
 import jakarta.servlet.ServletResponse;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
+import java.io.FileDescriptor;
+import java.io.FileOutputStream;
 import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.util.Dictionary;
+import java.util.HashMap;
 import java.util.Hashtable;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import org.osgi.framework.BundleContext;
 import org.osgi.service.cm.Configuration;
 import org.osgi.service.cm.ConfigurationAdmin;
@@ -27,34 +33,36 @@ import org.osgi.service.servlet.whiteboard.Preprocessor;
 
 /**
  * The console's access policy for every request the HTTP service gets (a whiteboard
- * preprocessor, so it covers the Web Console, its plugins and /metrics alike), and the listen
- * address: binding to a non-loopback address is refused while no credentials are configured.
+ * preprocessor, so it covers the Web Console, its plugins and /metrics alike): credentials, the
+ * Host header, the origin and the anti-forgery token of state-changing requests; and the listen
+ * address: binding to a non-loopback address is refused while no credentials are configured. A
+ * password set in the configuration is replaced there by its salted hash at once, and the
+ * framework's storage (where ConfigAdmin keeps configurations) is made 0700.
  */
 @Component(configurationPid = ConsoleAccess.PID, service = {Preprocessor.class, ConsoleAccess.class}, immediate = true)
 @Designate(ocd = ConsoleConfiguration.class)
 public final class ConsoleAccess implements Preprocessor {
 
     static final String PID = "ipoib.console";
-    /** Request attribute: the user the policy let in ("local" for a loopback client). */
+    /** Request attribute: the user the policy let in ("local" for a loopback client when that door is open). */
     static final String USER_ATTRIBUTE = "ipoib.console.user";
     /**
      * Request attribute: the anti-forgery token, for the project's plugins in other bundles (the
      * loopback's Fabric page) to put in their forms.
      */
     static final String TOKEN_ATTRIBUTE = "ipoib.console.token";
-    /**
-     * The project's plugins: their labels start with {@code ipoib}; a state-changing request to
-     * them must carry the anti-forgery token.
-     */
-    static final String PROTECTED_PREFIX = "/system/console/ipoib";
+    static final String CONSOLE_PREFIX = "/system/console";
     static final String HTTP_PID = "org.apache.felix.http";
     static final String HOST_PROPERTY = "org.apache.felix.http.host";
     static final String PORT_PROPERTY = "org.osgi.service.http.port";
 
+    private final PrintStream err = new PrintStream(new FileOutputStream(FileDescriptor.err), true, StandardCharsets.UTF_8);
     private final BundleContext context;
     private final ConfigurationAdmin configAdmin;
     private final Logger log;
+    private final AccessPolicy.OpenDoors doors;
     private volatile AccessPolicy policy;
+    private boolean toldGenerated;
 
     @Activate
     public ConsoleAccess(BundleContext context, ConsoleConfiguration config, Map<String, Object> properties,
@@ -63,6 +71,10 @@ public final class ConsoleAccess implements Preprocessor {
         this.context = context;
         this.configAdmin = configAdmin;
         this.log = log;
+        this.doors = new AccessPolicy.OpenDoors(
+                Boolean.parseBoolean(context.getProperty(AccessPolicy.OpenDoors.LOOPBACK_PROPERTY)),
+                Boolean.parseBoolean(context.getProperty(AccessPolicy.OpenDoors.METRICS_PROPERTY)));
+        StorageProtection.restrict(context, log);
         modified(config, properties);
     }
 
@@ -71,23 +83,58 @@ public final class ConsoleAccess implements Preprocessor {
      * of 70000 or "abc" would otherwise become something else), or null when it is allowed.
      */
     static String refusal(Map<String, ?> properties) {
-        return ConfigCheck.of(PID, ConsoleAccess.class.getClassLoader()).problems(properties);
+        String problems = ConfigCheck.of(PID, ConsoleAccess.class.getClassLoader()).problems(properties);
+        if (problems != null) {
+            return problems;
+        }
+        Object hash = properties.get("passwordHash");
+        if (hash != null && !hash.toString().isBlank()) {
+            try {
+                PasswordHash.parse(hash.toString());
+            } catch (IllegalArgumentException e) {
+                return "invalid ipoib.console property 'passwordHash': allowed " + e.getMessage();
+            }
+        }
+        return null;
+    }
+
+    /**
+     * Replaces a clear-text {@code password} of the properties by its {@code passwordHash}, so that
+     * ConfigAdmin never keeps the password itself; whether there was one (an empty one is no password).
+     */
+    static boolean hashPassword(Map<String, Object> properties) {
+        Object password = properties.get("password");
+        if (password == null || password.toString().isEmpty()) {
+            return false;
+        }
+        properties.remove("password");
+        properties.put("passwordHash", PasswordHash.of(password.toString()).text());
+        return true;
     }
 
     @Modified
     void modified(ConsoleConfiguration config, Map<String, Object> properties) {
         String refused = refusal(properties);
         if (refused != null) {
-            log.error(refused + (policy == null ? "; serving local clients only, on the launch address"
-                    : "; the previous configuration stays in force"));
+            log.error(refused + (policy == null ? "; serving local clients with the generated password only, on the "
+                    + "launch address" : "; the previous configuration stays in force"));
             if (policy == null) {
-                policy = new AccessPolicy("", "");
+                policy = new AccessPolicy(generated(), doors, Set.of());
             }
             return;
         }
-        AccessPolicy next = new AccessPolicy(config.username(), config.password());
+        Map<String, Object> stored = new HashMap<>(properties);
+        if (hashPassword(stored)) {
+            // Set through the Web Console's form or ConfigAdmin: stored again without it.
+            store(stored);
+        }
+        Object hashText = stored.get("passwordHash");
+        String user = config.username() == null ? "" : config.username().strip();
+        AccessPolicy.Credentials credentials = !user.isEmpty() && hashText != null && !hashText.toString().isBlank()
+                ? new AccessPolicy.Credentials(user, PasswordHash.parse(hashText.toString()), true) : generated();
+        AccessPolicy next = new AccessPolicy(credentials, doors, Set.of(config.hostNames()));
         String host = config.host() == null ? "" : config.host().strip();
-        if (!host.isEmpty() && !AccessPolicy.isLoopbackHost(host) && !next.hasCredentials()) {
+        if (!host.isEmpty() && !AccessPolicy.isLoopbackHost(host) && !next.hasConfiguredCredentials()) {
             String message = "invalid ipoib.console property 'host' value '" + host + "': a non-loopback address "
                     + "needs 'username' and 'password' (no default password is accepted); allowed without them: "
                     + "127.0.0.1, ::1, localhost";
@@ -101,6 +148,40 @@ public final class ConsoleAccess implements Preprocessor {
         bind(host, config.port());
     }
 
+    private void store(Map<String, Object> properties) {
+        try {
+            Configuration c = configAdmin.getConfiguration(PID, "?");
+            Hashtable<String, Object> next = new Hashtable<>();
+            properties.forEach((k, v) -> {
+                if (!k.equals("service.pid") && !k.equals("component.name") && !k.equals("component.id") && v != null) {
+                    next.put(k, v);
+                }
+            });
+            c.update(next);
+        } catch (IOException e) {
+            log.error("cannot replace the console password by its hash: " + e.getMessage());
+        }
+    }
+
+    /** The generated credentials, made at the first start; null (nobody gets in) when the file is unusable. */
+    private AccessPolicy.Credentials generated() {
+        try {
+            GeneratedPassword g = GeneratedPassword.load(GeneratedPassword.file(context::getProperty));
+            synchronized (this) {
+                if (!toldGenerated) {
+                    toldGenerated = true;
+                    err.println("ipoib: web console user '" + GeneratedPassword.USER + "', password '" + g.password()
+                            + "' (kept in " + g.file() + ", readable by " + System.getProperty("user.name")
+                            + " only; ipoib:config ipoib.console username <name> password <password> sets your own)");
+                }
+            }
+            return new AccessPolicy.Credentials(GeneratedPassword.USER, PasswordHash.of(g.password()), false);
+        } catch (IOException e) {
+            log.error(e.getMessage() + "; the console refuses every request until it is fixed or credentials are "
+                    + "configured");
+            return null;
+        }
+    }
     private void bind(String host, int port) {
         if (host.isEmpty() && port == 0) {
             return;
@@ -147,28 +228,36 @@ public final class ConsoleAccess implements Preprocessor {
     public void doFilter(ServletRequest req, ServletResponse res, FilterChain chain) throws IOException, ServletException {
         HttpServletRequest request = (HttpServletRequest) req;
         HttpServletResponse response = (HttpServletResponse) res;
-        AccessPolicy.Decision decision = policy.decide(request.getRemoteAddr(), request.getHeader("Authorization"),
-                request.getMethod(), request.getHeader("Origin"), request.getHeader("Referer"),
-                request.getHeader("Host"), request.getHeader("Sec-Fetch-Site"));
+        String path = RequestPath.normalise(request.getRequestURI());
+        AccessPolicy.Decision decision = policy.decide(new AccessPolicy.Request(request.getRemoteAddr(),
+                request.getHeader("Authorization"), request.getMethod(), path, request.getHeader("Origin"),
+                request.getHeader("Referer"), request.getHeader("Host"), request.getHeader("Sec-Fetch-Site")));
         if (!decision.allowed()) {
             if (decision.status() == 401) {
                 response.setHeader("WWW-Authenticate", "Basic realm=\"ipoib console\", charset=\"UTF-8\"");
             }
-            response.setStatus(decision.status());
-            response.setContentType("text/plain;charset=UTF-8");
-            response.getWriter().println(decision.reason());
+            refuse(response, decision.status(), decision.reason());
             return;
         }
-        if (!AccessPolicy.isSafe(request.getMethod()) && request.getRequestURI().startsWith(PROTECTED_PREFIX)
-                && !AntiForgery.valid(request)) {
-            response.setStatus(403);
-            response.setContentType("text/plain;charset=UTF-8");
-            response.getWriter().println(request.getMethod() + " refused: the anti-forgery token (form field "
+        if (!AccessPolicy.isSafe(request.getMethod()) && !AntiForgery.valid(request)) {
+            refuse(response, 403, request.getMethod() + " refused: the anti-forgery token (form field "
                     + AntiForgery.FIELD + " or header " + AntiForgery.HEADER + ") is missing or wrong; reload the page");
             return;
         }
         request.setAttribute(USER_ATTRIBUTE, decision.user());
         request.setAttribute(TOKEN_ATTRIBUTE, AntiForgery.token());
+        if (request.getMethod().equalsIgnoreCase("GET") && path != null && path.startsWith(CONSOLE_PREFIX)) {
+            TokenPageResponse page = new TokenPageResponse(response);
+            chain.doFilter(req, page);
+            page.finish(AntiForgery.token());
+            return;
+        }
         chain.doFilter(req, res);
+    }
+
+    private static void refuse(HttpServletResponse response, int status, String reason) throws IOException {
+        response.setStatus(status);
+        response.setContentType("text/plain;charset=UTF-8");
+        response.getWriter().println(reason);
     }
 }

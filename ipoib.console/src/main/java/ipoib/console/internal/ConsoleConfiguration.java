@@ -9,13 +9,20 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
 public @interface ConsoleConfiguration {
 
     @AttributeDefinition(name = "User name", required = false,
-            description = "With the password: the credentials clients other than 127.0.0.1/::1 must give (HTTP Basic). "
-                    + "Empty: only local clients are served.")
+            description = "With the password: the credentials every client must give (HTTP Basic). Empty: user "
+                    + "'ipoib' with the password generated at the first start (launch property "
+                    + "ipoib.console.passwordFile, default ~/.ipoib/console-password), for local clients only.")
     String username() default "";
 
     @AttributeDefinition(name = "Password", type = AttributeType.PASSWORD, required = false,
-            description = "The password for the user name. There is no default password.")
+            description = "The password for the user name. Never stored: it is replaced by its salted hash "
+                    + "(passwordHash) as soon as it is set. There is no default password.")
     String password() default "";
+
+    @AttributeDefinition(name = "Password hash", required = false,
+            description = "PBKDF2-HMAC-SHA256 hash of the password (pbkdf2-sha256$iterations$salt$hash), written "
+                    + "when a password is set.")
+    String passwordHash() default "";
 
     @AttributeDefinition(name = "Listen address", required = false,
             description = "Address the HTTP service binds to; empty keeps the launch setting (127.0.0.1). "
@@ -25,4 +32,9 @@ public @interface ConsoleConfiguration {
     @AttributeDefinition(name = "Port", min = "0", max = "65535", required = false,
             description = "TCP port of the HTTP service; 0 keeps the launch setting (8080).")
     int port() default 0;
+
+    @AttributeDefinition(name = "Host names", required = false,
+            description = "DNS names clients may use in the Host header besides localhost and IP addresses "
+                    + "(a browser page of another site that rebinds its name to this machine is refused).")
+    String[] hostNames() default {};
 }

@@ -27,7 +27,7 @@ import org.osgi.service.component.annotations.ReferencePolicyOption;
 
 /**
  * The Web Console's IPoIB page: interfaces with state and reason, counters, neighbours, multicast
- * groups, the path information of a destination on request, and the live packets/s and drops/s
+ * groups, the path information of a destination on request (a POST: it sends queries), and the live packets/s and drops/s
  * chart (plain SVG and a small script served from this bundle; nothing from the internet).
  */
 @Component(service = Servlet.class, property = {
@@ -68,10 +68,17 @@ public final class IpoibPlugin extends HttpServlet {
             return;
         }
         response.setContentType("text/html;charset=UTF-8");
-        response.getWriter().write(page(request));
+        response.getWriter().write(page(request, false));
     }
 
-    String page(HttpServletRequest request) {
+    /** The path query: it sends ARP/ND and PathRecord requests, so it is a POST (with the token), never a GET. */
+    @Override
+    protected void doPost(HttpServletRequest request, HttpServletResponse response) throws IOException {
+        response.setContentType("text/html;charset=UTF-8");
+        response.getWriter().write(page(request, true));
+    }
+
+    String page(HttpServletRequest request, boolean resolve) {
         Object rootAttribute = request.getAttribute("felix.webconsole.pluginRoot");
         String root = rootAttribute != null ? rootAttribute.toString() : request.getContextPath() + "/" + LABEL;
         StringBuilder out = new StringBuilder();
@@ -140,11 +147,12 @@ public final class IpoibPlugin extends HttpServlet {
                 "Listeners", "Queued", "State machine"), rows, m == null ? "multicast manager not running" : "no groups");
 
         Html.heading(out, "Path information");
-        out.append("<form method='get' action='").append(Html.esc(root)).append("' id='ipoib-path-form'>")
+        out.append("<form method='post' action='").append(Html.esc(root)).append("' id='ipoib-path-form'>")
+                .append(AntiForgery.field())
                 .append("destination <input name='destination' value='").append(Html.esc(orEmpty(request.getParameter("destination"))))
                 .append("'> interface (optional) <input name='link' value='").append(Html.esc(orEmpty(request.getParameter("link"))))
                 .append("'> <input type='submit' value='Resolve'></form>\n");
-        String destination = request.getParameter("destination");
+        String destination = resolve ? request.getParameter("destination") : null;
         if (destination != null && !destination.isBlank()) {
             out.append("<pre id='ipoib-path'>").append(Html.esc(pathInfo(request.getParameter("link"), destination.strip())))
                     .append("</pre>\n");

@@ -31,6 +31,7 @@ public class ConsoleIT {
     private static RunningAppliance appliance;
     private static HeadlessChromium browser;
     private static String base;
+    private static String auth;
     private static final HttpClient HTTP = HttpClient.newBuilder().followRedirects(HttpClient.Redirect.NEVER).build();
     private static final Path SHOTS = Path.of(System.getProperty("basedir", "."), "target", "console-screenshots");
 
@@ -38,6 +39,7 @@ public class ConsoleIT {
     public static void startAppliance() throws Exception {
         appliance = RunningAppliance.start(RunningAppliance.freePort());
         base = appliance.baseUrl();
+        auth = appliance.authorization();
         assertTrue("the console listens on the loopback address by default: " + base,
                 base.startsWith("http://127.0.0.1:"));
         String up = appliance.shell("ipoib:await all 30");
@@ -45,6 +47,7 @@ public class ConsoleIT {
         String ping = appliance.shell("ipoib:ping -c 2 -i 0.2 10.0.0.2");
         assertTrue(ping, ping.contains("2 received"));
         browser = HeadlessChromium.start();
+        browser.authorize(auth);
     }
 
     @AfterClass
@@ -58,11 +61,12 @@ public class ConsoleIT {
     }
 
     private static HttpResponse<String> get(String path) throws Exception {
-        return HTTP.send(HttpRequest.newBuilder(URI.create(base + path)).build(), HttpResponse.BodyHandlers.ofString());
+        return HTTP.send(HttpRequest.newBuilder(URI.create(base + path)).header("Authorization", auth).build(),
+                HttpResponse.BodyHandlers.ofString());
     }
 
     private static HttpResponse<String> post(String path, String form) throws Exception {
-        return HTTP.send(HttpRequest.newBuilder(URI.create(base + path))
+        return HTTP.send(HttpRequest.newBuilder(URI.create(base + path)).header("Authorization", auth)
                 .header("Content-Type", "application/x-www-form-urlencoded")
                 .POST(HttpRequest.BodyPublishers.ofString(form)).build(), HttpResponse.BodyHandlers.ofString());
     }
@@ -163,7 +167,7 @@ public class ConsoleIT {
         Matcher token = Pattern.compile("name='ipoib_token' value='([^']+)'").matcher(page);
         assertTrue(page, token.find());
         HttpResponse<String> otherSite = HTTP.send(HttpRequest.newBuilder(URI.create(base + "/system/console/ipoib-fabric"))
-                .header("Content-Type", "application/x-www-form-urlencoded").header("Origin", "http://attacker.example")
+                .header("Authorization", auth).header("Content-Type", "application/x-www-form-urlencoded").header("Origin", "http://attacker.example")
                 .POST(HttpRequest.BodyPublishers.ofString("action=fault&kind=loss&value=50&ipoib_token=" + token.group(1)))
                 .build(), HttpResponse.BodyHandlers.ofString());
         assertEquals(otherSite.body(), 403, otherSite.statusCode());
@@ -196,6 +200,141 @@ public class ConsoleIT {
         // Back to the launch address: no change, so the HTTP service is not restarted.
         appliance.shell("ipoib:config ipoib.console host 127.0.0.1");
         assertEquals(200, get("/metrics").statusCode());
+    }
+
+    /** What curl got: the status and the body. */
+    private record Curl(int status, String body) {}
+
+    /** curl as a user runs it against the console; {@code args} come before the URL. */
+    private static Curl curl(String path, String... args) throws Exception {
+        java.util.List<String> command = new java.util.ArrayList<>(java.util.List.of("curl", "-s", "--path-as-is",
+                "-o", "-", "-w", "\n%{http_code}"));
+        command.addAll(java.util.List.of(args));
+        command.add(base + path);
+        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue("curl finished", p.waitFor(60, TimeUnit.SECONDS));
+        int cut = out.lastIndexOf('\n');
+        return new Curl(Integer.parseInt(out.substring(cut + 1).strip()), out.substring(0, cut));
+    }
+
+    private static String token() throws Exception {
+        Matcher token = Pattern.compile("name='ipoib_token' value='([^']+)'").matcher(get("/system/console/ipoib-fabric").body());
+        assertTrue(token.find());
+        return token.group(1);
+    }
+
+    @Test
+    public void everyRequestNeedsCredentialsAlsoFromLoopback() throws Exception {
+        String[] printed = appliance.printedCredentials();
+        assertEquals("ipoib", printed[0]);
+        Path file = Path.of(printed[2]);
+        assertEquals("the generated password is kept for the user who started the appliance only", "rw-------",
+                java.nio.file.attribute.PosixFilePermissions.toString(Files.getPosixFilePermissions(file)));
+        assertEquals(printed[1], Files.readString(file).strip());
+        for (String path : new String[] {"/metrics", "/system/console/ipoib", "/system/console/bundles",
+                "/system/console/configMgr", "/system/console/%69poib-fabric"}) {
+            Curl anonymous = curl(path);
+            assertEquals(path + ": " + anonymous.body(), 401, anonymous.status());
+            assertEquals(path, 401, curl(path, "-u", "ipoib:guess").status());
+            assertEquals(path, 401, curl(path, "-u", "admin:admin").status());
+        }
+        assertEquals(200, curl("/metrics", "-u", printed[0] + ":" + printed[1]).status());
+        assertEquals(200, curl("/system/console/ipoib", "-u", printed[0] + ":" + printed[1]).status());
+    }
+
+    /**
+     * A library under /tmp named through the configuration page is refused and never loaded (its
+     * constructor would run as the appliance's user), and the attempt needs credentials and the token.
+     */
+    @Test
+    public void theFabricProviderLoadsNoLibraryFromTmpThroughTheConsole() throws Exception {
+        Path dir = Files.createTempDirectory("ipoib-evil-");
+        Path marker = dir.resolve("constructor-ran");
+        Path source = Files.writeString(dir.resolve("evil.c"), "#include <stdio.h>\n__attribute__((constructor)) "
+                + "static void run(void) { FILE *f = fopen(\"" + marker + "\", \"w\"); if (f) fclose(f); }\n");
+        Process gcc = new ProcessBuilder("gcc", "-shared", "-fPIC", "-o", dir.resolve("evil.so").toString(),
+                source.toString()).redirectErrorStream(true).start();
+        String gccOut = new String(gcc.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue("gcc: " + gccOut, gcc.waitFor(60, TimeUnit.SECONDS) && gcc.exitValue() == 0);
+        String form = "apply=true&action=ajaxConfigManager&propertylist=verbsLibrary&verbsLibrary=" + dir.resolve("evil.so");
+        String pid = "/system/console/configMgr/ipoib.verbs.fabric";
+        assertEquals(401, curl(pid, "-X", "POST", "-d", form).status());
+        assertEquals(403, curl(pid, "-X", "POST", "-d", form, "-H", "Authorization: " + auth).status());
+        Curl applied = curl(pid, "-X", "POST", "-d", form + "&ipoib_token=" + token(), "-H", "Authorization: " + auth);
+        assertTrue(applied.status() + " " + applied.body(), applied.status() < 400);
+        String refused = "invalid fabric provider property 'verbsLibrary' value '" + dir.resolve("evil.so") + "'";
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        String providers = "";
+        while (System.nanoTime() < deadline && !(providers = appliance.shell("ipoib:providers")).contains(refused)) {
+            Thread.sleep(100);
+        }
+        assertTrue(providers, providers.contains(refused) && providers.contains("nothing was loaded"));
+        assertFalse("the library's constructor ran", Files.exists(marker));
+        appliance.shell("ipoib:config ipoib.verbs.fabric verbsLibrary libibverbs.so.1");
+    }
+
+    @Test
+    public void theWebConsolesBundleInstallAndConfigurationNeedTheToken() throws Exception {
+        String before = appliance.shell("lb");
+        for (String path : new String[] {"/system/console/bundles", "/system/console/configMgr/ipoib.arp"}) {
+            Curl noToken = curl(path, "-X", "POST", "-H", "Authorization: " + auth, "-F", "action=install",
+                    "-F", "bundlestart=start", "-F", "bundlefile=@/dev/null");
+            assertEquals(path + ": " + noToken.body(), 403, noToken.status());
+            assertTrue(noToken.body(), noToken.body().contains("anti-forgery token"));
+        }
+        assertEquals(403, curl("/system/console/configMgr/ipoib.arp", "-X", "POST", "-H", "Authorization: " + auth,
+                "-d", "apply=true&action=ajaxConfigManager&propertylist=retransmitMillis&retransmitMillis=1234").status());
+        assertEquals("no bundle was installed", before.lines().count(), appliance.shell("lb").lines().count());
+        assertFalse(appliance.shell("ipoib:config ipoib.arp").contains("1234"));
+
+        // The Web Console's own page, whose script knows nothing of the token, still saves a configuration.
+        browser.navigate(base + "/system/console/configMgr");
+        browser.eval("(() => { $.post('" + base + "/system/console/configMgr/ipoib.arp', {apply: 'true', action: "
+                + "'ajaxConfigManager', propertylist: 'retransmitMillis', retransmitMillis: '1700'}); return 'sent'; })()");
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (System.nanoTime() < deadline && !Pattern.compile("retransmitMillis\\s+= 1700")
+                .matcher(appliance.shell("ipoib:config ipoib.arp")).find()) {
+            Thread.sleep(100);
+        }
+        assertTrue(Pattern.compile("retransmitMillis\\s+= 1700").matcher(appliance.shell("ipoib:config ipoib.arp")).find());
+    }
+
+    /** A page of another site whose name was rebound to 127.0.0.1 sends its own name as Host. */
+    @Test
+    public void anotherSitesHostNameIsRefused() throws Exception {
+        String port = base.substring(base.lastIndexOf(':') + 1);
+        Curl page = curl("/system/console/ipoib-fabric", "-H", "Authorization: " + auth, "-H", "Host: evil.example:" + port);
+        assertEquals(page.body(), 403, page.status());
+        assertFalse("no token leaks", page.body().contains("ipoib_token"));
+        Curl post = curl("/system/console/configMgr/ipoib.arp", "-X", "POST", "-H", "Authorization: " + auth,
+                "-H", "Host: evil.example:" + port, "-H", "Origin: http://evil.example:" + port,
+                "-d", "apply=true&action=ajaxConfigManager&propertylist=retransmitMillis&retransmitMillis=4321&ipoib_token="
+                        + token());
+        assertEquals(post.body(), 403, post.status());
+        assertFalse(appliance.shell("ipoib:config ipoib.arp").contains("4321"));
+        assertEquals(200, curl("/metrics", "-H", "Authorization: " + auth, "-H", "Host: localhost:" + port).status());
+    }
+
+    @Test
+    public void anEncodedPathDoesNotEscapeTheTokenCheck() throws Exception {
+        Curl encoded = curl("/system/console/%69poib-fabric", "-X", "POST", "-H", "Authorization: " + auth,
+                "-d", "action=fault&kind=loss&value=100");
+        assertEquals(encoded.body(), 403, encoded.status());
+        assertTrue(appliance.shell("fabric:faults").contains("loop0/1: loss=0%"));
+    }
+
+    @Test
+    public void aGetOfThePathFormSendsNoQuery() throws Exception {
+        assertTrue(appliance.shell("ipoib:await all 30").contains("ib1_1_ffff UP"));
+        appliance.shell("ipoib:neigh flush");
+        HttpResponse<String> page = get("/system/console/ipoib?destination=10.0.0.2");
+        assertEquals(200, page.statusCode());
+        assertFalse(page.body(), page.body().contains("id='ipoib-path'"));
+        assertFalse("no ARP was sent for the GET", appliance.shell("ipoib:neigh").contains("10.0.0.2"));
+        HttpResponse<String> asked = post("/system/console/ipoib", "destination=10.0.0.2&ipoib_token=" + token());
+        assertEquals(200, asked.statusCode());
+        assertTrue(asked.body(), asked.body().contains("id='ipoib-path'") && asked.body().contains("DGID"));
     }
 
     @Test

@@ -1,6 +1,7 @@
 package ipoib.itest.console;
 
 import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertTrue;
 
 import java.net.Inet4Address;
@@ -12,14 +13,20 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Collections;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.AfterClass;
 import org.junit.BeforeClass;
 import org.junit.Test;
 
 /**
  * A client that is not on the loopback address: refused while no credentials are configured,
- * then let in only with the configured user name and password. The appliance listens on every
+ * then let in only with the configured user name and password, which from then on are needed on
+ * the loopback address too and are stored only as a salted hash. The appliance listens on every
  * address for this test (a launch property), and the client connects to this machine's own
  * non-loopback address, so that the connection's remote address is not a loopback one.
  */
@@ -85,7 +92,11 @@ public class ConsoleRemoteAccessIT {
         assertTrue(noCredentialsConfigured.body(), noCredentialsConfigured.body().contains("ipoib.console"));
         // The Web Console's own default (admin/admin) is not accepted either.
         assertEquals(403, get(remote + "/system/console/bundles", "admin", "admin").statusCode());
-        assertEquals("local clients need no credentials", 200, get(local + "/metrics", null, null).statusCode());
+        assertEquals("local clients need credentials too", 401, get(local + "/metrics", null, null).statusCode());
+        String[] generated = appliance.printedCredentials();
+        assertEquals("the generated password serves local clients", 200,
+                get(local + "/metrics", generated[0], generated[1]).statusCode());
+        assertEquals("but no other client", 403, get(remote + "/metrics", generated[0], generated[1]).statusCode());
 
         String set = appliance.shell("ipoib:config ipoib.console username operator password s3cret-Pw");
         assertTrue(set, set.contains("password = ********"));
@@ -101,6 +112,29 @@ public class ConsoleRemoteAccessIT {
         assertEquals(401, get(remote + "/system/console/bundles", "admin", "admin").statusCode());
         assertEquals(200, get(remote + "/metrics", "operator", "s3cret-Pw").statusCode());
         assertEquals(200, get(remote + "/system/console/ipoib", "operator", "s3cret-Pw").statusCode());
-        assertEquals(200, get(local + "/system/console/ipoib", null, null).statusCode());
+        assertEquals("configured credentials are needed on loopback too", 401,
+                get(local + "/system/console/ipoib", null, null).statusCode());
+        assertEquals(401, get(local + "/system/console/ipoib", generated[0], generated[1]).statusCode());
+        assertEquals(200, get(local + "/system/console/ipoib", "operator", "s3cret-Pw").statusCode());
+
+        // ConfigAdmin keeps only a salted hash, in a storage only the appliance's user can enter.
+        String shown = appliance.shell("ipoib:config ipoib.console");
+        assertTrue(shown, shown.contains("passwordHash") && shown.contains("pbkdf2-sha256$210000$"));
+        Path storage = storage();
+        assertEquals("rwx------", PosixFilePermissions.toString(Files.getPosixFilePermissions(storage)));
+        try (var files = Files.walk(storage)) {
+            for (Path f : files.filter(Files::isRegularFile).toList()) {
+                assertFalse("the password in clear in " + f, Files.readString(f, StandardCharsets.ISO_8859_1)
+                        .contains("s3cret-Pw"));
+            }
+        }
+    }
+
+    /** The framework storage of the appliance, as its system bundle names it. */
+    private static Path storage() throws Exception {
+        String out = appliance.shell("((bundle 0) getDataFile x) getAbsolutePath");
+        Matcher m = Pattern.compile("(/\\S+)/bundle0/(?:data/)?x").matcher(out);
+        assertTrue(out, m.find());
+        return Path.of(m.group(1));
     }
 }

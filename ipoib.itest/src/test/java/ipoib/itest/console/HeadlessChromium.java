@@ -127,6 +127,12 @@ final class HeadlessChromium implements AutoCloseable {
         return (Map<String, Object>) m.get("result");
     }
 
+    /** Sends this Authorization header with every request, as a browser does after the login prompt. */
+    void authorize(String authorization) throws Exception {
+        call("Network.enable", "{}");
+        call("Network.setExtraHTTPHeaders", "{\"headers\":{\"Authorization\":" + Json.quote(authorization) + "}}");
+    }
+
     void navigate(String url) throws Exception {
         call("Page.navigate", "{\"url\":" + Json.quote(url) + "}");
         await("document loaded: " + url, "document.readyState === 'complete' && location.href === " + Json.quote(url),

@@ -6,6 +6,7 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -21,15 +22,19 @@ import java.util.regex.Pattern;
  */
 final class RunningAppliance implements AutoCloseable {
     private static final Pattern ADDRESS = Pattern.compile("ipoib: web console at (http://\\S+?)/system/console/ipoib ");
+    private static final Pattern CREDENTIALS = Pattern.compile("ipoib: web console user '([^']+)', password '([^']+)' "
+            + "\\(kept in (\\S+),");
 
     private final Process process;
     private final StringBuffer out = new StringBuffer();
     private final StringBuffer err = new StringBuffer();
     private final OutputStream stdin;
     private final AtomicInteger markers = new AtomicInteger();
+    private final Path home;
 
-    private RunningAppliance(Process process) {
+    private RunningAppliance(Process process, Path home) {
         this.process = process;
+        this.home = home;
         this.stdin = process.getOutputStream();
         pump(process.getInputStream(), out);
         pump(process.getErrorStream(), err);
@@ -63,14 +68,17 @@ final class RunningAppliance implements AutoCloseable {
             throw new AssertionError("appliance jar built by ipoib.appliance: " + appliance);
         }
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        // Its own home: the console password is generated for this appliance alone.
+        Path home = Files.createTempDirectory("ipoib-appliance-home-");
         List<String> command = new ArrayList<>(List.of(java, "--enable-native-access=ALL-UNNAMED",
-                "--sun-misc-unsafe-memory-access=allow", "-Dorg.osgi.service.http.port=" + port));
+                "--sun-misc-unsafe-memory-access=allow", "-Dorg.osgi.service.http.port=" + port,
+                "-Duser.home=" + home));
         for (String p : extraProperties) {
             command.add("-D" + p);
         }
         command.add("-jar");
         command.add(appliance.getPath());
-        return new RunningAppliance(new ProcessBuilder(command).start());
+        return new RunningAppliance(new ProcessBuilder(command).start(), home);
     }
 
     /** The console's base address as the appliance printed it at start (waits for the line). */
@@ -88,6 +96,38 @@ final class RunningAppliance implements AutoCloseable {
         }
         throw new AssertionError("the appliance did not print the console's address within 90 s; stderr:\n" + err
                 + "\nstdout:\n" + out);
+    }
+
+    /** The home directory the appliance was started with (its generated password lives under it). */
+    Path home() {
+        return home;
+    }
+
+    /** The console's generated credentials as the appliance printed them at start: user, password, file. */
+    String[] printedCredentials() throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
+        while (System.nanoTime() < deadline) {
+            Matcher m = CREDENTIALS.matcher(err);
+            if (m.find()) {
+                return new String[] {m.group(1), m.group(2), m.group(3)};
+            }
+            if (!process.isAlive()) {
+                break;
+            }
+            Thread.sleep(50);
+        }
+        throw new AssertionError("the appliance did not print the console's credentials within 90 s; stderr:\n" + err);
+    }
+
+    /** The Authorization header of the generated credentials. */
+    String authorization() throws InterruptedException {
+        String[] c = printedCredentials();
+        return basic(c[0], c[1]);
+    }
+
+    static String basic(String user, String password) {
+        return "Basic " + java.util.Base64.getEncoder().encodeToString((user + ":" + password)
+                .getBytes(StandardCharsets.UTF_8));
     }
 
     /** Runs one Gogo command and returns its output. */
