@@ -26,8 +26,9 @@ import java.util.Arrays;
  *
  * <p>Output goes through one buffer of fixed size to the caller's channel or stream: memory stays
  * bounded whatever the packet sizes, and after the first blocks no write allocates. Blocks reach
- * the channel when the buffer fills, on {@link #flush()} and on {@link #close()}. The methods are
- * synchronized, so several threads (the ports of a loopback fabric) may share one writer.
+ * the channel when the buffer fills, on {@link #flush()} and on {@link #close()}. A writer is used
+ * by one thread at a time and takes no lock (the codec holds none): the captures of the link and of
+ * the loopback fabric hand their packets to one writing thread.
  */
 public final class PcapngWriter implements Closeable, Flushable {
     /** Default buffer size. */
@@ -105,7 +106,7 @@ public final class PcapngWriter implements Closeable, Flushable {
      * @return the interface ID to pass to the packet methods (0, 1, ... in order)
      * @throws IOException when the channel fails
      */
-    public synchronized int addInterface(int linkType, int snapLength, TimestampResolution resolution, String name)
+    public int addInterface(int linkType, int snapLength, TimestampResolution resolution, String name)
             throws IOException {
         ensureOpen();
         if (linkType < 0 || linkType > 0xFFFF) {
@@ -156,7 +157,7 @@ public final class PcapngWriter implements Closeable, Flushable {
      * @throws IllegalArgumentException for an unknown interface or a negative length
      * @throws IOException when the channel fails
      */
-    public synchronized void writePacket(int interfaceId, long epochNanos, MemorySegment data, long offset, int length)
+    public void writePacket(int interfaceId, long epochNanos, MemorySegment data, long offset, int length)
             throws IOException {
         ensureOpen();
         checkInterface(interfaceId, -1);
@@ -174,7 +175,7 @@ public final class PcapngWriter implements Closeable, Flushable {
      *                                  negative length
      * @throws IOException when the channel fails
      */
-    public synchronized void writeIpoib(int interfaceId, long epochNanos, MemorySegment pseudoHeader,
+    public void writeIpoib(int interfaceId, long epochNanos, MemorySegment pseudoHeader,
                                         long pseudoHeaderOffset, MemorySegment frame, long frameOffset,
                                         int frameLength) throws IOException {
         ensureOpen();
@@ -195,7 +196,7 @@ public final class PcapngWriter implements Closeable, Flushable {
      *                                  length beyond what ERF's 16-bit rlen holds
      * @throws IOException when the channel fails
      */
-    public synchronized void writeInfiniband(int interfaceId, long epochNanos, MemorySegment packet, long offset,
+    public void writeInfiniband(int interfaceId, long epochNanos, MemorySegment packet, long offset,
                                              int length) throws IOException {
         ensureOpen();
         checkInterface(interfaceId, LinkType.ERF);
@@ -213,14 +214,14 @@ public final class PcapngWriter implements Closeable, Flushable {
 
     /** Passes every buffered block to the channel. */
     @Override
-    public synchronized void flush() throws IOException {
+    public void flush() throws IOException {
         ensureOpen();
         drain();
     }
 
     /** Flushes and closes the channel. Closing twice does nothing. */
     @Override
-    public synchronized void close() throws IOException {
+    public void close() throws IOException {
         if (closed) {
             return;
         }

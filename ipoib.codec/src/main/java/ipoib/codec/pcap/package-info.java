@@ -12,7 +12,7 @@
  * offset; I/O failures surface as {@link java.io.IOException}.
  */
 @Export
-@Version("1.1.0")
+@Version("2.0.0")
 package ipoib.codec.pcap;
 
 import org.osgi.annotation.bundle.Export;

@@ -23,7 +23,7 @@ class SeedCorpusTest {
     private static final Map<String, Predicate<byte[]>> TARGETS = Map.of("arp", Targets::arp, "ip", Targets::ip,
             "nd", Targets::nd, "ibaPacket", Targets::ibaPacket, "ipoibReceive", Targets::ipoibReceive,
             "linkAddress", Targets::linkAddress, "mad", Targets::mad, "capture", Targets::capture,
-            "saClient", SaClientTarget::receive, "cm", Targets::cm);
+            "cm", Targets::cm);
 
     @Test
     void everySeedIsAcceptedByItsTarget() throws IOException {

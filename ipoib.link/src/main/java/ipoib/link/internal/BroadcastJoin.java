@@ -7,7 +7,7 @@ import ipoib.api.Mgid;
 import ipoib.api.PKey;
 import ipoib.api.verbs.Port;
 import ipoib.codec.mcast.MulticastMapping;
-import ipoib.codec.sa.JoinOrCreate;
+import ipoib.sa.JoinOrCreate;
 import ipoib.runtime.Cancellable;
 import ipoib.runtime.ControlLoop;
 import java.util.concurrent.CompletableFuture;

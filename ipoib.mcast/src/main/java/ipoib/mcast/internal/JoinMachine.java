@@ -6,7 +6,7 @@ import ipoib.api.McMemberRecord;
 import ipoib.api.Mgid;
 import ipoib.api.event.IpoibEvents;
 import ipoib.api.mcast.GroupInfo;
-import ipoib.codec.sa.JoinOrCreate;
+import ipoib.sa.JoinOrCreate;
 
 /**
  * The join state machine of one link's groups (control loop only): brings each group's

@@ -2,7 +2,7 @@ package ipoib.mcast.internal;
 
 import ipoib.api.sa.SaException;
 import ipoib.api.sa.SaStatus;
-import ipoib.codec.sa.JoinOrCreate;
+import ipoib.sa.JoinOrCreate;
 import ipoib.runtime.Cancellable;
 import ipoib.runtime.ControlLoop;
 import java.util.concurrent.CompletionException;

@@ -22,7 +22,7 @@
  * {@link ipoib.mcast.internal.SaRequests}: SA calls with the link's join timeout on the loop's clock;
  * {@link ipoib.mcast.internal.MulticastAttach}: the only user of the link's multicast-attach methods;
  * a listener's (and a SendOnlyFullMember sender's) join-or-create request is
- * {@link ipoib.codec.sa.JoinOrCreate#likeBroadcast}, shared with the link's broadcast join.</li>
+ * {@link ipoib.sa.JoinOrCreate#likeBroadcast}, shared with the link's broadcast join.</li>
  * </ul>
  * The membership a sender takes is chosen in one place, {@code LinkContext.sendOnlyState()}:
  * SendOnlyFullMember where the SA's ClassPortInfo advertises it, else SendOnlyNonMember.

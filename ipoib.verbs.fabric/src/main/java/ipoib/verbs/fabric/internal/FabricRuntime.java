@@ -5,7 +5,7 @@ import ipoib.api.sa.SubnetAdministrator;
 import ipoib.api.verbs.Device;
 import ipoib.api.verbs.ProviderStatus;
 import ipoib.api.verbs.VerbsException;
-import ipoib.codec.sa.SaClient;
+import ipoib.sa.SaClient;
 import ipoib.verbs.fabric.ffi.Ibv;
 import ipoib.verbs.fabric.ffi.Native;
 import ipoib.verbs.fabric.ffi.Umad;

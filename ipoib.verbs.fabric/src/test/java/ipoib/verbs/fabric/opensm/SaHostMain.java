@@ -7,7 +7,7 @@ import ipoib.api.Mgid;
 import ipoib.api.PKey;
 import ipoib.api.sa.GroupTrap;
 import ipoib.api.sa.SaException;
-import ipoib.codec.sa.SaClient;
+import ipoib.sa.SaClient;
 import ipoib.verbs.fabric.ffi.Umad;
 import ipoib.verbs.fabric.internal.FabricLog;
 import ipoib.verbs.fabric.internal.UmadTransport;

@@ -3,7 +3,7 @@ package ipoib.verbs.loopback.fabric;
 import ipoib.api.verbs.Device;
 import ipoib.api.verbs.ProviderStatus;
 import ipoib.api.verbs.VerbsProvider;
-import ipoib.codec.sa.SaClient;
+import ipoib.sa.SaClient;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Executors;

@@ -2,7 +2,7 @@ package ipoib.verbs.loopback.fabric;
 
 import ipoib.codec.mad.RmppHeader;
 import ipoib.codec.mad.SaMad;
-import ipoib.codec.sa.RmppSender;
+import ipoib.sa.RmppSender;
 import ipoib.runtime.Cancellable;
 import java.lang.foreign.MemorySegment;
 import java.util.HashSet;

@@ -5,7 +5,7 @@ import ipoib.api.IbMtu;
 import ipoib.api.Lid;
 import ipoib.api.Rate;
 import ipoib.api.sa.SubnetAdministrator;
-import ipoib.codec.sa.SaClient;
+import ipoib.sa.SaClient;
 import ipoib.satest.SaHost;
 import ipoib.satest.SubnetAdministratorContract;
 import java.util.List;

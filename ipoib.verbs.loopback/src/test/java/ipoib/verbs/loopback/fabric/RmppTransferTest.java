@@ -15,7 +15,7 @@ import ipoib.api.PKey;
 import ipoib.api.QKey;
 import ipoib.api.Rate;
 import ipoib.api.sa.SaException;
-import ipoib.codec.sa.SaClient;
+import ipoib.sa.SaClient;
 import ipoib.runtime.ManualControlLoop;
 import java.util.List;
 import java.util.Map;

@@ -19,7 +19,7 @@ import ipoib.api.Rate;
 import ipoib.api.sa.GroupTrap;
 import ipoib.api.sa.SaException;
 import ipoib.api.sa.SaStatus;
-import ipoib.codec.sa.SaClient;
+import ipoib.sa.SaClient;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletionStage;
