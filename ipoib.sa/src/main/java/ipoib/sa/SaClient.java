@@ -22,6 +22,9 @@ import ipoib.codec.mad.SaMad;
 import ipoib.codec.mad.SaMcMemberRecord;
 import ipoib.codec.mad.SaPathRecord;
 import ipoib.codec.mad.Selector;
+import ipoib.runtime.Cancellable;
+import ipoib.runtime.ControlLoop;
+import ipoib.runtime.RateLimitedFailures;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -33,8 +36,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
@@ -48,7 +49,10 @@ import java.util.logging.Logger;
  * <p>Requests are matched to answers by the low 32 bits of the transaction ID (simulated SAs
  * rewrite the upper half); an unanswered request is sent again with the same TID after
  * {@code timeoutMillis}, up to {@code attempts} times (IBA 13.4.6.4), then fails with
- * {@link SaException#isTimeout()}. Answers shorter than a MAD are read as if zero-padded.
+ * {@link SaException#isTimeout()}. Answers shorter than a MAD are read as if zero-padded. Its
+ * timers (retransmission, timeout, RMPP stall) run on the {@link ControlLoop} it is given, on that
+ * loop's clock: a manual loop moves them in tests; answers and Reports are handled on the
+ * transport's receiving thread.
  *
  * <p>Answers sent with RMPP (IBA 13.6; every GetTableResp of OpenSM through a kernel MAD layer,
  * and of the loopback SA) are put together by an {@link RmppReception}, one transfer per request: the client
@@ -63,9 +67,9 @@ import java.util.logging.Logger;
  * records are returned; when a further record had begun the table is counted as cut
  * ({@code tables_cut}) and logged, never passed off as whole in silence.
  *
- * <p>Size (~750 lines): requests, retransmission, answer matching, RMPP answers, Reports and
- * subscriptions share one TID space and one pending table; the record codecs it uses live in
- * ipoib.codec.mad, the RMPP protocol in {@link RmppReception} and {@link RmppReassembler}.
+ * <p>Requests, retransmission, answer matching, RMPP answers, Reports and subscriptions share one
+ * TID space and one pending table; the record codecs it uses live in ipoib.codec.mad, the RMPP
+ * protocol in {@link RmppReception} and {@link RmppReassembler}.
  */
 public final class SaClient implements SubnetAdministrator, AutoCloseable {
     private static final Logger LOG = Logger.getLogger(SaClient.class.getName());
@@ -86,7 +90,9 @@ public final class SaClient implements SubnetAdministrator, AutoCloseable {
     private static final int REPORT_QPN = 1;
 
     private final MadTransport transport;
-    private final ScheduledExecutorService scheduler;
+    private final ControlLoop loop;
+    /** A timer task of this client that threw: counted ({@code task_failures}), logged rate-limited. */
+    private final RateLimitedFailures taskFailures;
     private final long timeoutMillis;
     private final int attempts;
     private final long smKey;
@@ -111,7 +117,7 @@ public final class SaClient implements SubnetAdministrator, AutoCloseable {
 
     /**
      * @param transport where MADs go and come from; the client becomes its receiver
-     * @param scheduler runs retransmissions and timeouts
+     * @param loop runs retransmissions and timeouts on its clock; the owner closes it after the client
      * @param timeoutMillis wait per attempt, 1..60000
      * @param attempts sends per request, 1..20
      * @param smKey the SM_Key of requests: 0 as Linux sends it (untrusted: OpenSM answers a
@@ -119,25 +125,24 @@ public final class SaClient implements SubnetAdministrator, AutoCloseable {
      *              SM's key for a trusted client that sees every member; OpenSM drops requests
      *              with any other key without an answer
      */
-    public SaClient(MadTransport transport, ScheduledExecutorService scheduler, long timeoutMillis, int attempts,
-                    long smKey) {
-        this(transport, scheduler, timeoutMillis, attempts, smKey, RMPP_WINDOW);
+    public SaClient(MadTransport transport, ControlLoop loop, long timeoutMillis, int attempts, long smKey) {
+        this(transport, loop, timeoutMillis, attempts, smKey, RMPP_WINDOW);
     }
 
     /**
      * A client whose RMPP receive window is {@code rmppWindow} segments (1..1024) instead of
      * {@link #RMPP_WINDOW}.
-     *
-     * @since 1.2
      */
-    public SaClient(MadTransport transport, ScheduledExecutorService scheduler, long timeoutMillis, int attempts,
-                    long smKey, int rmppWindow) {
+    public SaClient(MadTransport transport, ControlLoop loop, long timeoutMillis, int attempts, long smKey,
+                    int rmppWindow) {
         if (rmppWindow < 1 || rmppWindow > 1024) {
             throw new IllegalArgumentException("invalid RMPP window " + rmppWindow + ": allowed 1..1024 segments");
         }
         this.rmpp = new RmppReception(mad -> sendQuietly(mad, "RMPP ACK/STOP/ABORT"), rmppWindow, RMPP_MAX_PAYLOAD);
         this.transport = Objects.requireNonNull(transport, "transport");
-        this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
+        this.loop = Objects.requireNonNull(loop, "control loop");
+        this.taskFailures = new RateLimitedFailures((message, failure) -> LOG.log(Level.WARNING, message, failure),
+                loop.clock(), 10, TimeUnit.SECONDS);
         if (timeoutMillis < 1 || timeoutMillis > 60_000) {
             throw new IllegalArgumentException("invalid SA timeout " + timeoutMillis + " ms: allowed 1..60000");
         }
@@ -147,7 +152,7 @@ public final class SaClient implements SubnetAdministrator, AutoCloseable {
         this.timeoutMillis = timeoutMillis;
         this.attempts = attempts;
         this.smKey = smKey;
-        this.tidHigh = (int) (System.nanoTime() ^ System.identityHashCode(this));
+        this.tidHigh = (int) (loop.clock().nanoTime() ^ System.identityHashCode(this));
         transport.setReceiver(this::receive);
     }
 
@@ -158,7 +163,7 @@ public final class SaClient implements SubnetAdministrator, AutoCloseable {
         final byte[] mad;
         final CompletableFuture<Answer> future = new CompletableFuture<>();
         int sends;
-        ScheduledFuture<?> timer;
+        Cancellable timer;
 
         Request(String description, int tid, byte[] mad) {
             this.description = description;
@@ -444,6 +449,7 @@ public final class SaClient implements SubnetAdministrator, AutoCloseable {
                 "timed_out", timedOut.sum(), "unmatched_answers", unmatched.sum(), "malformed_answers", malformed.sum(),
                 "not_sent", localFailures.sum(), "reports", reports.sum(), "duplicate_reports", duplicateReports.sum(),
                 "pending", (long) pending.size(), "subscriptions", (long) subscriptions.size()));
+        out.put("task_failures", taskFailures.count());
         out.putAll(rmpp.statistics());
         return Map.copyOf(out);
     }
@@ -499,10 +505,8 @@ public final class SaClient implements SubnetAdministrator, AutoCloseable {
             if (request.sends > 1) {
                 retransmitted.increment();
             }
-            try {
-                request.timer = scheduler.schedule(() -> onTimeout(request), timeoutMillis, TimeUnit.MILLISECONDS);
-            } catch (java.util.concurrent.RejectedExecutionException stopping) {
-                // The owner is shutting the client's timers down: no retransmission, no answer to wait for.
+            if (!schedule(request, () -> onTimeout(request), timeoutMillis)) {
+                // The owner is stopping the client's loop: no retransmission, no answer to wait for.
                 localFailures.increment();
                 fail(request, SaException.notSent(request.description, "the SA client is stopping"));
                 return;
@@ -516,6 +520,25 @@ public final class SaClient implements SubnetAdministrator, AutoCloseable {
             localFailures.increment();
             fail(request, SaException.notSent(request.description, String.valueOf(e.getMessage())));
         }
+    }
+
+    /**
+     * Sets the request's timer (the caller holds the request's lock); false when the loop is
+     * closed, where a timer would never fire.
+     */
+    private boolean schedule(Request request, Runnable task, long millis) {
+        if (loop.isClosed()) {
+            request.timer = null;
+            return false;
+        }
+        request.timer = loop.schedule(() -> {
+            try {
+                task.run();
+            } catch (RuntimeException e) {
+                taskFailures.failed("SA client timer of " + request.description + " failed", e);
+            }
+        }, millis, TimeUnit.MILLISECONDS);
+        return true;
     }
 
     private void onTimeout(Request request) {
@@ -543,7 +566,7 @@ public final class SaClient implements SubnetAdministrator, AutoCloseable {
     private static void cancelTimer(Request request) {
         synchronized (request) {
             if (request.timer != null) {
-                request.timer.cancel(false);
+                request.timer.cancel();
             }
         }
     }
@@ -603,16 +626,16 @@ public final class SaClient implements SubnetAdministrator, AutoCloseable {
             }
             case RmppReception.Continuing c -> {
                 // Progress or not, the transfer is alive: its stall timer starts again.
+                boolean timed;
                 synchronized (request) {
                     if (request.timer != null) {
-                        request.timer.cancel(false);
+                        request.timer.cancel();
                     }
-                    try {
-                        request.timer = scheduler.schedule(() -> onStall(request), RMPP_STALL_MILLIS,
-                                TimeUnit.MILLISECONDS);
-                    } catch (java.util.concurrent.RejectedExecutionException stopping) {
-                        request.timer = null;
-                    }
+                    timed = schedule(request, () -> onStall(request), RMPP_STALL_MILLIS);
+                }
+                if (!timed) {
+                    fail(request, new SaException(request.description + " (the SA client is stopping)",
+                            SaStatus.BUSY));
                 }
             }
             case RmppReception.Complete c -> {

@@ -11,12 +11,11 @@ import ipoib.codec.mad.InformInfo;
 import ipoib.codec.mad.MadMethod;
 import ipoib.codec.mad.Notice;
 import ipoib.codec.mad.SaMad;
+import ipoib.runtime.ManualControlLoop;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
@@ -72,7 +71,7 @@ class SaClientReportTest {
 
     @Test
     void aRetransmittedReportIsAcknowledgedAgainButHandedOnOnce() throws Exception {
-        ScheduledExecutorService timers = Executors.newSingleThreadScheduledExecutor();
+        ManualControlLoop timers = new ManualControlLoop(); // no timer fires: the answers come at once
         ScriptedSa sa = new ScriptedSa();
         try (SaClient client = new SaClient(sa, timers, 200, 2, 1)) {
             List<GroupTrap> traps = new CopyOnWriteArrayList<>();
@@ -87,7 +86,7 @@ class SaClientReportTest {
             assertEquals(3, acknowledgements, "every report, retransmitted or not, is acknowledged");
             assertEquals(1L, client.statistics().get("duplicate_reports"));
         } finally {
-            timers.shutdownNow();
+            timers.close();
         }
     }
 
@@ -98,7 +97,7 @@ class SaClientReportTest {
      */
     @Test
     void theSameTrapReportedTwiceUnderTwoTidsIsHandedOnOnce() throws Exception {
-        ScheduledExecutorService timers = Executors.newSingleThreadScheduledExecutor();
+        ManualControlLoop timers = new ManualControlLoop(); // no timer fires: the answers come at once
         ScriptedSa sa = new ScriptedSa();
         try (SaClient client = new SaClient(sa, timers, 200, 2, 1)) {
             List<GroupTrap> traps = new CopyOnWriteArrayList<>();
@@ -113,7 +112,7 @@ class SaClientReportTest {
                     traps.stream().map(GroupTrap::type).toList());
             assertEquals(1L, client.statistics().get("duplicate_reports"));
         } finally {
-            timers.shutdownNow();
+            timers.close();
         }
     }
 }

@@ -14,6 +14,7 @@ import ipoib.codec.mad.RmppHeader;
 import ipoib.codec.mad.SaHeader;
 import ipoib.codec.mad.SaMad;
 import ipoib.codec.mad.SaMcMemberRecord;
+import ipoib.runtime.ManualControlLoop;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.util.List;
@@ -75,7 +76,7 @@ class SaClientRmppTest {
 
     @Test
     void aStalledTransferIsAbortedAfterFortySecondsAndTheRequestFails() throws Exception {
-        ManualScheduler clock = new ManualScheduler();
+        ManualControlLoop clock = new ManualControlLoop();
         StallingSa sa = new StallingSa();
         try (SaClient client = new SaClient(sa, clock, 500, 3, 1, 1)) {
             CompletableFuture<List<McMemberRecord>> table = client.groups().toCompletableFuture();
@@ -99,7 +100,7 @@ class SaClientRmppTest {
             assertTrue(failure.isTimeout(), failure.getMessage());
             assertTrue(failure.getMessage().contains("stalled after segment 2"), failure.getMessage());
             assertEquals(1L, client.statistics().get("rmpp_aborted"));
-            assertEquals(0, clock.pending(), "no timer left");
+            assertEquals(0, clock.scheduled(), "no timer left");
         }
     }
 }

@@ -8,12 +8,11 @@ import ipoib.api.McMemberRecord;
 import ipoib.api.Mgid;
 import ipoib.api.sa.MadTransport;
 import ipoib.codec.mad.SaMcMemberRecord;
+import ipoib.runtime.ManualControlLoop;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.util.HexFormat;
 import java.util.List;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
@@ -77,7 +76,7 @@ class SaClientTableTest {
 
     @Test
     void aCutUnsegmentedTableGivesItsWholeRecordsAndIsCounted() throws Exception {
-        ScheduledExecutorService timers = Executors.newSingleThreadScheduledExecutor();
+        ManualControlLoop timers = new ManualControlLoop(); // no timer fires: the answers come at once
         try (SaClient client = new SaClient(new OneAnswer(opensmAnswer(60, 56 + 60 * 56)), timers, 1000, 1, 1)) {
             List<McMemberRecord> table = groups(client);
             assertEquals(3, table.size(), "200 octets hold 3 whole records of 56");
@@ -85,18 +84,18 @@ class SaClientTableTest {
             assertEquals(1L, client.statistics().get("tables_cut"));
             assertEquals(0L, client.statistics().get("rmpp_transfers"), "not an RMPP transfer: nothing acknowledged");
         } finally {
-            timers.shutdownNow();
+            timers.close();
         }
     }
 
     @Test
     void anUnsegmentedTableThatFitsIsWholeAndNotCounted() throws Exception {
-        ScheduledExecutorService timers = Executors.newSingleThreadScheduledExecutor();
+        ManualControlLoop timers = new ManualControlLoop(); // no timer fires: the answers come at once
         try (SaClient client = new SaClient(new OneAnswer(opensmAnswer(2, 56 + 2 * 56)), timers, 1000, 1, 1)) {
             assertEquals(2, groups(client).size());
             assertEquals(0L, client.statistics().get("tables_cut"));
         } finally {
-            timers.shutdownNow();
+            timers.close();
         }
     }
 }

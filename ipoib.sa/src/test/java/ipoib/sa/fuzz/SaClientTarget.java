@@ -12,6 +12,7 @@ import ipoib.codec.Wire;
 import ipoib.codec.mad.InformInfo;
 import ipoib.codec.mad.MadMethod;
 import ipoib.codec.mad.SaMad;
+import ipoib.runtime.ManualControlLoop;
 import ipoib.sa.SaClient;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
@@ -19,8 +20,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.function.Consumer;
 
 /**
@@ -33,13 +32,6 @@ import java.util.function.Consumer;
  */
 final class SaClientTarget {
     private SaClientTarget() {}
-
-    /** Timers for the clients; the timeout is long, so nothing fires while an input runs. */
-    private static final ScheduledExecutorService TIMERS = Executors.newSingleThreadScheduledExecutor(r -> {
-        Thread t = new Thread(r, "sa-fuzz-timers");
-        t.setDaemon(true);
-        return t;
-    });
 
     /** Records what the client sends; answers its InformInfo Sets (the subscription) at once. */
     private static final class Transport implements MadTransport {
@@ -77,7 +69,9 @@ final class SaClientTarget {
     /** Whether a request ended (an answer matched it: the input reached answer decoding). */
     static boolean receive(byte[] input) {
         Transport transport = new Transport();
-        try (SaClient client = new SaClient(transport, TIMERS, 60_000, 1, 1)) {
+        // The client's timers on a manual loop that the input never moves: nothing times out.
+        try (ManualControlLoop timers = new ManualControlLoop();
+             SaClient client = new SaClient(transport, timers, 60_000, 1, 1)) {
             List<GroupTrap> traps = new ArrayList<>();
             client.subscribe(GroupTrap.Type.CREATED, null, traps::add);
             Gid self = Gid.parse("fe80::2:c903:0:1");

@@ -5,6 +5,9 @@ import ipoib.api.sa.SubnetAdministrator;
 import ipoib.api.verbs.Device;
 import ipoib.api.verbs.ProviderStatus;
 import ipoib.api.verbs.VerbsException;
+import ipoib.runtime.Clock;
+import ipoib.runtime.RateLimitedFailures;
+import ipoib.runtime.ThreadControlLoop;
 import ipoib.sa.SaClient;
 import ipoib.verbs.fabric.ffi.Ibv;
 import ipoib.verbs.fabric.ffi.Native;
@@ -16,8 +19,6 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 
@@ -56,13 +57,16 @@ public final class FabricRuntime implements AutoCloseable {
     private List<Device> devices = List.of();
     private ProviderStatus status;
     private Umad.Binding umad;
-    private ScheduledExecutorService scheduler;
+    /** The SA clients' timers (retransmissions, timeouts, RMPP stalls), made with the first client. */
+    private ThreadControlLoop saClientLoop;
+    private final RateLimitedFailures saClientFailures;
     private volatile boolean closed;
 
     private FabricRuntime(Settings settings, FabricLog log, Ibv ibv) {
         this.settings = settings;
         this.log = log;
         this.ibv = ibv;
+        this.saClientFailures = new RateLimitedFailures(log::warn, Clock.SYSTEM, 10, TimeUnit.SECONDS);
     }
 
     /**
@@ -198,14 +202,13 @@ public final class FabricRuntime implements AutoCloseable {
             if (closed) {
                 throw new VerbsException("the fabric provider is stopped");
             }
-            if (scheduler == null) {
-                scheduler = Executors.newSingleThreadScheduledExecutor(
-                        Thread.ofPlatform().daemon().name("ipoib-fabric-sa-timer").factory());
+            if (saClientLoop == null) {
+                saClientLoop = new ThreadControlLoop("ipoib-fabric-sa-timer", saClientFailures);
             }
             if (transport instanceof UmadTransport umadTransport) {
                 umadTransport.expectAnswersWithin(settings.saTimeoutMillis());
             }
-            SaClient client = new SaClient(transport, scheduler, settings.saTimeoutMillis(), settings.saAttempts(),
+            SaClient client = new SaClient(transport, saClientLoop, settings.saTimeoutMillis(), settings.saAttempts(),
                     settings.smKey());
             clients.add(client);
             return client;
@@ -221,13 +224,13 @@ public final class FabricRuntime implements AutoCloseable {
     /** Closes every device (and with it every resource) and the SA clients. Never throws. */
     @Override
     public void close() {
-        ScheduledExecutorService timers;
+        ThreadControlLoop timers;
         synchronized (lazyLock) {
             if (closed) {
                 return;
             }
             closed = true;
-            timers = scheduler;
+            timers = saClientLoop;
         }
         for (SaClient c : clients) {
             try {
@@ -244,7 +247,7 @@ public final class FabricRuntime implements AutoCloseable {
             }
         }
         if (timers != null) {
-            timers.shutdownNow();
+            timers.close();
             try {
                 timers.awaitTermination(5, TimeUnit.SECONDS);
             } catch (InterruptedException e) {

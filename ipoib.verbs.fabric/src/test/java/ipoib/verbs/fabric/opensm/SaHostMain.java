@@ -7,6 +7,8 @@ import ipoib.api.Mgid;
 import ipoib.api.PKey;
 import ipoib.api.sa.GroupTrap;
 import ipoib.api.sa.SaException;
+import ipoib.runtime.FailureHandler;
+import ipoib.runtime.ThreadControlLoop;
 import ipoib.sa.SaClient;
 import ipoib.verbs.fabric.ffi.Umad;
 import ipoib.verbs.fabric.internal.FabricLog;
@@ -20,8 +22,6 @@ import java.util.Map;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.stream.Collectors;
 
 /**
@@ -56,11 +56,7 @@ public final class SaHostMain {
             reply("0 ERR -1 0 " + e.getMessage());
             return;
         }
-        ScheduledExecutorService timers = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "sa-timers");
-            t.setDaemon(true);
-            return t;
-        });
+        ThreadControlLoop timers = new ThreadControlLoop("sa-timers", FailureHandler.JAVA_LOGGING);
         if (args.length > 2 && args[2].equals("report-receiver")) {
             becomeReportReceiver(binding.umad(), transport.portInfo().caName(), transport.portInfo().port());
         }
@@ -88,7 +84,7 @@ public final class SaHostMain {
                     case "quit" -> {
                         client.close();
                         transport.close();
-                        timers.shutdownNow();
+                        timers.close();
                         reply(id + " OK bye");
                         return;
                     }

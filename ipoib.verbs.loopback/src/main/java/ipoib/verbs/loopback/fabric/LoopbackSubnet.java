@@ -3,11 +3,13 @@ package ipoib.verbs.loopback.fabric;
 import ipoib.api.verbs.Device;
 import ipoib.api.verbs.ProviderStatus;
 import ipoib.api.verbs.VerbsProvider;
+import ipoib.runtime.Clock;
+import ipoib.runtime.FailureHandler;
+import ipoib.runtime.RateLimitedFailures;
+import ipoib.runtime.ThreadControlLoop;
 import ipoib.sa.SaClient;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -21,7 +23,10 @@ public final class LoopbackSubnet implements VerbsProvider, AutoCloseable {
 
     private final Fabric fabric;
     private final SubnetAdministratorEmulator sa;
-    private final ScheduledExecutorService saClientTimers;
+    /** The SA clients' timers (retransmissions, timeouts, RMPP stalls), one thread for the subnet. */
+    private final ThreadControlLoop saClientLoop;
+    private final RateLimitedFailures saClientFailures = new RateLimitedFailures(FailureHandler.JAVA_LOGGING,
+            Clock.SYSTEM, 10, TimeUnit.SECONDS);
     private final List<SaClient> clients = new ArrayList<>();
 
     /**
@@ -42,14 +47,10 @@ public final class LoopbackSubnet implements VerbsProvider, AutoCloseable {
         this.fabric = new Fabric(config);
         fabric.start();
         this.sa = new SubnetAdministratorEmulator(fabric);
-        this.saClientTimers = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "loopback-sa-client");
-            t.setDaemon(true);
-            return t;
-        });
+        this.saClientLoop = new ThreadControlLoop("loopback-sa-client", saClientFailures);
         for (LoopDevice d : fabric.devices()) {
             for (LoopPort p : d.loopPorts()) {
-                SaClient client = new SaClient(sa.transport(p), saClientTimers, saTimeoutMillis, saAttempts, smKey);
+                SaClient client = new SaClient(sa.transport(p), saClientLoop, saTimeoutMillis, saAttempts, smKey);
                 clients.add(client);
                 p.setManagement(sa.transport(p), client);
             }
@@ -80,14 +81,19 @@ public final class LoopbackSubnet implements VerbsProvider, AutoCloseable {
         return List.copyOf(fabric.devices());
     }
 
+    /** Failures of the SA clients' timer tasks so far (each is logged, at most one per 10 s). */
+    public long saClientLoopFailures() {
+        return saClientFailures.count();
+    }
+
     @Override
     public void close() {
         clients.forEach(SaClient::close);
-        saClientTimers.shutdownNow();
+        saClientLoop.close();
         sa.close();
         fabric.close();
         try {
-            saClientTimers.awaitTermination(5, TimeUnit.SECONDS);
+            saClientLoop.awaitTermination(5, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }

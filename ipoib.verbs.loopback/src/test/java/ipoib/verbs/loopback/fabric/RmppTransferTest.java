@@ -15,6 +15,8 @@ import ipoib.api.PKey;
 import ipoib.api.QKey;
 import ipoib.api.Rate;
 import ipoib.api.sa.SaException;
+import ipoib.runtime.FailureHandler;
+import ipoib.runtime.ThreadControlLoop;
 import ipoib.sa.SaClient;
 import ipoib.runtime.ManualControlLoop;
 import java.util.List;
@@ -22,8 +24,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
@@ -43,7 +43,7 @@ class RmppTransferTest {
     private Fabric fabric;
     private ManualControlLoop rmppClock;
     private SubnetAdministratorEmulator sa;
-    private ScheduledExecutorService clientTimers;
+    private ThreadControlLoop clientTimers;
     private SaClient client;
     private LoopPort port;
 
@@ -57,7 +57,7 @@ class RmppTransferTest {
         rmppClock = new ManualControlLoop();
         sa = new SubnetAdministratorEmulator(fabric, (task, millis) -> rmppClock.schedule(task, millis,
                 TimeUnit.MILLISECONDS));
-        clientTimers = Executors.newSingleThreadScheduledExecutor();
+        clientTimers = new ThreadControlLoop("sa-client-timers", FailureHandler.JAVA_LOGGING);
         port = fabric.devices().get(0).loopPorts().get(0);
         // A generous request timeout: only the SA's RMPP timers are under test, on the manual clock.
         client = new SaClient(sa.transport(port), clientTimers, 20_000, 1, 1, 4);
@@ -72,7 +72,7 @@ class RmppTransferTest {
     @AfterEach
     void stop() {
         client.close();
-        clientTimers.shutdownNow();
+        clientTimers.close();
         sa.close();
         rmppClock.close();
         fabric.close();

@@ -19,14 +19,14 @@ import ipoib.api.Rate;
 import ipoib.api.sa.GroupTrap;
 import ipoib.api.sa.SaException;
 import ipoib.api.sa.SaStatus;
+import ipoib.runtime.FailureHandler;
+import ipoib.runtime.ThreadControlLoop;
 import ipoib.sa.SaClient;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -42,7 +42,7 @@ class SaEmulationTest {
 
     private Fabric fabric;
     private SubnetAdministratorEmulator sa;
-    private ScheduledExecutorService timers;
+    private ThreadControlLoop timers;
     private SaClient a;
     private SaClient b;
     private LoopPort portA;
@@ -56,7 +56,7 @@ class SaEmulationTest {
                         PartitionConfig.parse("Other=0x0001 : loop0=full ;")), 7));
         fabric.start();
         sa = new SubnetAdministratorEmulator(fabric);
-        timers = Executors.newSingleThreadScheduledExecutor();
+        timers = new ThreadControlLoop("sa-client-timers", FailureHandler.JAVA_LOGGING);
         portA = fabric.devices().get(0).loopPorts().get(0);
         portB = fabric.devices().get(1).loopPorts().get(0);
         // A generous wait per attempt: on a loaded machine 200 ms went by without the SA thread running.
@@ -70,7 +70,7 @@ class SaEmulationTest {
     void stop() {
         a.close();
         b.close();
-        timers.shutdownNow();
+        timers.close();
         sa.close();
         fabric.close();
     }
