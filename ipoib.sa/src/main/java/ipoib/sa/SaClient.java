@@ -13,10 +13,10 @@ import ipoib.api.sa.SaException;
 import ipoib.api.sa.SaStatus;
 import ipoib.api.sa.SubnetAdministrator;
 import ipoib.codec.DecodeException;
-import ipoib.codec.mad.ClassPortInfo;
 import ipoib.codec.mad.InformInfo;
 import ipoib.codec.mad.MadMethod;
 import ipoib.codec.mad.Notice;
+import ipoib.codec.mad.SaAttribute;
 import ipoib.codec.mad.SaHeader;
 import ipoib.codec.mad.SaMad;
 import ipoib.codec.mad.SaMcMemberRecord;
@@ -185,10 +185,9 @@ public final class SaClient implements SubnetAdministrator, AutoCloseable {
 
     @Override
     public CompletionStage<PathRecord> pathRecord(Gid source, Gid destination, PKey pkey) {
-        SaPathRecord query = SaPathRecord.query(source, destination, pkey.value());
-        return request("PathRecord Get " + source + " -> " + destination, MadMethod.GET, SaPathRecord.ATTRIBUTE_ID,
-                SaPathRecord.QUERY_COMPONENTS, query::encode)
-                .thenApply(a -> decode(() -> SaPathRecord.decode(a.data, SaMad.DATA_OFFSET).toApi()));
+        return one("PathRecord Get " + source + " -> " + destination, MadMethod.GET, SaAttribute.PATH_RECORD,
+                SaPathRecord.QUERY_COMPONENTS, SaPathRecord.query(source, destination, pkey.value()))
+                .thenApply(r -> decode(r::toApi));
     }
 
     /**
@@ -201,10 +200,10 @@ public final class SaClient implements SubnetAdministrator, AutoCloseable {
         SaPathRecord query = new SaPathRecord(q.serviceId(), q.destinationGid(), q.sourceGid(), 0, 0, false, 0, 0, 0,
                 q.reversible(), q.numberOfPaths(), q.pkey(), 0, 0, mtuSelector, mtu.code(), Selector.GREATER_THAN, 0,
                 Selector.GREATER_THAN, 0, 0);
-        return request("PathRecord Get " + source + " -> " + destination + " MTU " + mtuSelector + " " + mtu,
-                MadMethod.GET, SaPathRecord.ATTRIBUTE_ID,
-                SaPathRecord.QUERY_COMPONENTS | SaPathRecord.CM_MTU_SELECTOR | SaPathRecord.CM_MTU, query::encode)
-                .thenApply(a -> decode(() -> SaPathRecord.decode(a.data, SaMad.DATA_OFFSET).toApi()));
+        return one("PathRecord Get " + source + " -> " + destination + " MTU " + mtuSelector + " " + mtu,
+                MadMethod.GET, SaAttribute.PATH_RECORD,
+                SaPathRecord.QUERY_COMPONENTS | SaPathRecord.CM_MTU_SELECTOR | SaPathRecord.CM_MTU, query)
+                .thenApply(r -> decode(r::toApi));
     }
 
     /**
@@ -213,42 +212,50 @@ public final class SaClient implements SubnetAdministrator, AutoCloseable {
      * records as the SA wrote them; a table longer than one MAD comes with RMPP, as member tables do.
      */
     public CompletionStage<List<SaPathRecord>> pathRecords(boolean table, SaPathRecord query, long mask) {
-        String description = String.format("PathRecord %s (components 0x%x)", table ? "GetTable" : "Get", mask);
-        return request(description, table ? MadMethod.GET_TABLE : MadMethod.GET, SaPathRecord.ATTRIBUTE_ID, mask,
-                query::encode)
-                .thenApply(a -> decode(() -> table ? records(a, description, SaPathRecord.LENGTH, (data, at) -> {
-                    SaPathRecord r = SaPathRecord.decode(data, at);
-                    return r.destinationGid().equals(Gid.ZERO) ? null : r;
-                }) : List.of(SaPathRecord.decode(a.data, SaMad.DATA_OFFSET))));
+        return records(SaAttribute.PATH_RECORD, table, query, mask);
     }
+
+    /**
+     * Get ({@code table} false) or GetTable of any SA attribute, with the components of
+     * {@code mask} taken from {@code query}: the records as the SA wrote them (a Get's one record,
+     * a table's records up to the first all-zero one). A table longer than one MAD comes with RMPP.
+     */
+    public <R> CompletionStage<List<R>> records(SaAttribute<R> attribute, boolean table, R query, long mask) {
+        String description = String.format("%s %s (components 0x%x)", attribute.name(),
+                table ? "GetTable" : "Get", mask);
+        int method = table ? MadMethod.GET_TABLE : MadMethod.GET;
+        return request(description, method, attribute, mask, encoder(attribute, query))
+                .thenApply(a -> decode(() -> table ? records(a, description, attribute)
+                        : List.of(attribute.decode(a.data, SaMad.DATA_OFFSET))));
+    }
+
     @Override
     public CompletionStage<McMemberRecord> join(Mgid mgid, Gid portGid, JoinState state) {
-        SaMcMemberRecord record = SaMcMemberRecord.join(mgid, portGid, state);
-        return request("MCMemberRecord join " + mgid + " as " + state, MadMethod.SET, SaMcMemberRecord.ATTRIBUTE_ID,
-                SaMcMemberRecord.JOIN_COMPONENTS, record::encode)
-                .thenApply(a -> decode(() -> SaMcMemberRecord.decode(a.data, SaMad.DATA_OFFSET).toApi()));
+        return one("MCMemberRecord join " + mgid + " as " + state, MadMethod.SET, SaAttribute.MC_MEMBER_RECORD,
+                SaMcMemberRecord.JOIN_COMPONENTS, SaMcMemberRecord.join(mgid, portGid, state))
+                .thenApply(r -> decode(r::toApi));
     }
 
     @Override
     public CompletionStage<McMemberRecord> create(McMemberRecord template) {
-        SaMcMemberRecord record = SaMcMemberRecord.fromApi(template);
-        return request("MCMemberRecord create " + template.mgid(), MadMethod.SET, SaMcMemberRecord.ATTRIBUTE_ID,
-                SaMcMemberRecord.CREATE_COMPONENTS, record::encode)
-                .thenApply(a -> decode(() -> SaMcMemberRecord.decode(a.data, SaMad.DATA_OFFSET).toApi()));
+        return one("MCMemberRecord create " + template.mgid(), MadMethod.SET, SaAttribute.MC_MEMBER_RECORD,
+                SaMcMemberRecord.CREATE_COMPONENTS, SaMcMemberRecord.fromApi(template))
+                .thenApply(r -> decode(r::toApi));
     }
 
     @Override
     public CompletionStage<Void> leave(Mgid mgid, Gid portGid, JoinState state) {
         SaMcMemberRecord record = SaMcMemberRecord.join(mgid, portGid, state);
-        return request("MCMemberRecord leave " + mgid + " as " + state, MadMethod.DELETE, SaMcMemberRecord.ATTRIBUTE_ID,
-                SaMcMemberRecord.JOIN_COMPONENTS, record::encode)
+        return request("MCMemberRecord leave " + mgid + " as " + state, MadMethod.DELETE,
+                SaAttribute.MC_MEMBER_RECORD, SaMcMemberRecord.JOIN_COMPONENTS,
+                encoder(SaAttribute.MC_MEMBER_RECORD, record))
                 .thenApply(a -> null);
     }
 
     @Override
     public CompletionStage<Optional<McMemberRecord>> group(Mgid mgid) {
         SaMcMemberRecord record = SaMcMemberRecord.join(mgid, Gid.ZERO, JoinState.FULL_MEMBER);
-        return table("MCMemberRecord GetTable " + mgid, SaMcMemberRecord.CM_MGID, record::encode)
+        return table("MCMemberRecord GetTable " + mgid, SaMcMemberRecord.CM_MGID, record)
                 .handle((records, failure) -> {
                     if (failure == null) {
                         return records.isEmpty() ? Optional.<McMemberRecord>empty() : Optional.of(records.get(0));
@@ -265,39 +272,48 @@ public final class SaClient implements SubnetAdministrator, AutoCloseable {
     public CompletionStage<List<McMemberRecord>> groups() {
         SaMcMemberRecord record = SaMcMemberRecord.join(Mgid.of(0xFF00_0000_0000_0000L, 0), Gid.ZERO,
                 JoinState.FULL_MEMBER);
-        return table("MCMemberRecord GetTable", 0, record::encode);
+        return table("MCMemberRecord GetTable", 0, record);
     }
 
     /**
      * MCMemberRecord GetTable with the components of {@code mask} taken from {@code query}
      * ({@link SaMcMemberRecord}'s CM_* bits): a filtered member table, e.g. by MLID, P_Key or
-     * JoinState. Without RMPP, what fits into one MAD.
+     * JoinState.
      */
     public CompletionStage<List<McMemberRecord>> memberTable(McMemberRecord query, long mask) {
-        SaMcMemberRecord record = SaMcMemberRecord.fromApi(query);
-        return table(String.format("MCMemberRecord GetTable (components 0x%x)", mask), mask, record::encode);
+        return table(String.format("MCMemberRecord GetTable (components 0x%x)", mask), mask,
+                SaMcMemberRecord.fromApi(query));
     }
 
-    private CompletionStage<List<McMemberRecord>> table(String description, long mask, Consumer2 encoder) {
-        return request(description, MadMethod.GET_TABLE, SaMcMemberRecord.ATTRIBUTE_ID, mask, encoder)
-                .thenApply(a -> decode(() -> records(a, description, SaMcMemberRecord.LENGTH, (data, at) -> {
-                    SaMcMemberRecord r = SaMcMemberRecord.decode(data, at);
-                    return r.mgid().equals(Gid.ZERO) ? null : r.toApi();
-                })));
+    private CompletionStage<List<McMemberRecord>> table(String description, long mask, SaMcMemberRecord query) {
+        return request(description, MadMethod.GET_TABLE, SaAttribute.MC_MEMBER_RECORD, mask,
+                encoder(SaAttribute.MC_MEMBER_RECORD, query))
+                .thenApply(a -> decode(() -> {
+                    List<McMemberRecord> out = new ArrayList<>();
+                    for (SaMcMemberRecord r : records(a, description, SaAttribute.MC_MEMBER_RECORD)) {
+                        out.add(r.toApi());
+                    }
+                    return out;
+                }));
     }
 
-    /** Decodes one record of a table at an offset; null for an all-zero key (the table's end). */
-    @FunctionalInterface
-    private interface RecordDecoder<R> {
-        R decode(MemorySegment data, long at) throws DecodeException;
+    /** A request of one record of the attribute, answered with one. */
+    private <R> CompletionStage<R> one(String description, int method, SaAttribute<R> attribute, long mask, R query) {
+        return request(description, method, attribute, mask, encoder(attribute, query))
+                .thenApply(a -> decode(() -> attribute.decode(a.data, SaMad.DATA_OFFSET)));
+    }
+
+    private static <R> Consumer2 encoder(SaAttribute<R> attribute, R record) {
+        return (segment, offset) -> attribute.encode(record, segment, offset);
     }
 
     /**
-     * The records of a GetTable answer, AttributeOffset apart; an unsegmented answer of which
-     * only the first MAD arrived is counted as cut ({@code tables_cut}) and logged.
+     * The records of a GetTable answer, AttributeOffset apart, up to the first all-zero one (the
+     * padding after the last); an unsegmented answer of which only the first MAD arrived is counted
+     * as cut ({@code tables_cut}) and logged.
      */
-    private <R> List<R> records(Answer a, String description, int length, RecordDecoder<R> decoder)
-            throws DecodeException {
+    private <R> List<R> records(Answer a, String description, SaAttribute<R> attribute) throws DecodeException {
+        int length = attribute.length();
         int stride = a.mad.sa().attributeOffset() * 8;
         List<R> out = new ArrayList<>();
         if (stride < length) {
@@ -305,12 +321,8 @@ public final class SaClient implements SubnetAdministrator, AutoCloseable {
         }
         long end = a.data.byteSize();
         int at = SaMad.DATA_OFFSET;
-        for (; at + length <= end; at += stride) {
-            R r = decoder.decode(a.data, at);
-            if (r == null) {
-                break;
-            }
-            out.add(r);
+        for (; at + length <= end && !isZero(a.data, at, at + length); at += stride) {
+            out.add(attribute.decode(a.data, at));
         }
         if (a.unsegmented && at < end && !isZero(a.data, at, end)) {
             // A record had begun past the MAD's end: the table went on beyond what arrived.
@@ -340,7 +352,7 @@ public final class SaClient implements SubnetAdministrator, AutoCloseable {
         InformInfo info = InformInfo.forGroupTrap(type, null, true, REPORT_QPN);
         Subscription subscription = new Subscription(type, mgid, listener);
         return request("InformInfo subscribe trap " + type.trapNumber() + (mgid == null ? " (all groups)" : " " + mgid),
-                MadMethod.SET, InformInfo.ATTRIBUTE_ID, 0, info::encode)
+                MadMethod.SET, SaAttribute.INFORM_INFO, 0, info::encode)
                 .thenApply(a -> {
                     subscriptions.add(subscription);
                     forgetLastTrap();
@@ -363,14 +375,14 @@ public final class SaClient implements SubnetAdministrator, AutoCloseable {
             }
             InformInfo info = InformInfo.forGroupTrap(subscription.type(), null, false, REPORT_QPN);
             request("InformInfo unsubscribe trap " + subscription.type().trapNumber(), MadMethod.SET,
-                    InformInfo.ATTRIBUTE_ID, 0, info::encode);
+                    SaAttribute.INFORM_INFO, 0, info::encode);
         }
     }
 
     @Override
     public CompletionStage<ipoib.api.sa.SaCapabilities> capabilities() {
-        return request("ClassPortInfo Get", MadMethod.GET, ClassPortInfo.ATTRIBUTE_ID, 0, (seg, off) -> { })
-                .thenApply(a -> decode(() -> ClassPortInfo.decode(a.data, SaMad.DATA_OFFSET).toApi()));
+        return request("ClassPortInfo Get", MadMethod.GET, SaAttribute.CLASS_PORT_INFO, 0, (seg, off) -> { })
+                .thenApply(a -> decode(() -> SaAttribute.CLASS_PORT_INFO.decode(a.data, SaMad.DATA_OFFSET).toApi()));
     }
 
     /**
@@ -477,8 +489,8 @@ public final class SaClient implements SubnetAdministrator, AutoCloseable {
         }
     }
 
-    private CompletableFuture<Answer> request(String description, int method, int attributeId, long componentMask,
-                                              Consumer2 attribute) {
+    private CompletableFuture<Answer> request(String description, int method, SaAttribute<?> attributeType,
+                                              long componentMask, Consumer2 attribute) {
         if (closed) {
             return CompletableFuture.failedFuture(new SaException(description + " (client closed)", SaStatus.BUSY));
         }
@@ -486,7 +498,7 @@ public final class SaClient implements SubnetAdministrator, AutoCloseable {
         long fullTid = (long) tidHigh << 32 | (tid & 0xFFFF_FFFFL);
         byte[] bytes = new byte[SaMad.LENGTH];
         MemorySegment mad = MemorySegment.ofArray(bytes);
-        SaMad header = SaMad.request(method, fullTid, attributeId, 0, componentMask);
+        SaMad header = SaMad.request(method, fullTid, attributeType.id(), 0, componentMask);
         header = header.withSa(new SaHeader(VIEW_KEY.orElse(smKey), 0, componentMask));
         header.encode(mad, 0);
         attribute.encode(mad, SaMad.DATA_OFFSET);

@@ -6,7 +6,8 @@
  * ({@link ipoib.codec.mad.SaPathRecord}, §15.2.5.16), MCMemberRecord
  * ({@link ipoib.codec.mad.SaMcMemberRecord}, §15.2.5.17), InformInfo
  * ({@link ipoib.codec.mad.InformInfo}, §13.4.8.3) and Notice ({@link ipoib.codec.mad.Notice},
- * §13.4.8.2); method codes, attribute IDs and selectors. Status codes are those of
+ * §13.4.8.2); method codes, attribute IDs and selectors. {@link ipoib.codec.mad.SaAttribute} describes
+ * each SA attribute once (ID, name, record length, table stride, record type and codec). Status codes are those of
  * {@link ipoib.api.sa.SaStatus}.
  *
  * <p>One encoding serves the loopback SA emulation, the SA client and the hardware transport.

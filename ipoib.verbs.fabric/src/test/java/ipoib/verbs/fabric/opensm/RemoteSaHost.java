@@ -10,6 +10,7 @@ import ipoib.api.PathRecord;
 import ipoib.api.sa.GroupTrap;
 import ipoib.api.sa.SaException;
 import ipoib.api.sa.SubnetAdministrator;
+import ipoib.codec.mad.SaAttribute;
 import ipoib.satest.SaHost;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -169,27 +170,16 @@ final class RemoteSaHost implements SaHost, AutoCloseable {
         }
     }
 
+    /** "records ATTRIBUTE 0|1 MASK RECORD": any attribute's Get or GetTable, records as hex octets. */
     @Override
-    public CompletionStage<List<McMemberRecord>> memberTable(McMemberRecord query, long mask) {
-        return call("mtable " + Long.toHexString(mask) + " " + SaWire.member(query)).thenApply(f -> {
-            int n = Integer.parseInt(f[3]);
-            List<McMemberRecord> out = new ArrayList<>();
-            for (int i = 0; i < n; i++) {
-                out.add(SaWire.member(f, 4 + i * SaWire.MEMBER_FIELDS));
-            }
-            return out;
-        });
-    }
-
-    @Override
-    public CompletionStage<List<ipoib.codec.mad.SaPathRecord>> pathRecords(boolean table,
-                                                                         ipoib.codec.mad.SaPathRecord query, long mask) {
-        return call("ptable " + (table ? "1" : "0") + " " + Long.toHexString(mask) + " " + SaWire.raw(query))
+    public <R> CompletionStage<List<R>> records(SaAttribute<R> attribute, boolean table, R query, long mask) {
+        return call("records " + attribute.name() + " " + (table ? "1" : "0") + " " + Long.toHexString(mask) + " "
+                + SaWire.raw(attribute, query))
                 .thenApply(f -> {
                     int n = Integer.parseInt(f[3]);
-                    List<ipoib.codec.mad.SaPathRecord> out = new ArrayList<>();
+                    List<R> out = new ArrayList<>();
                     for (int i = 0; i < n; i++) {
-                        out.add(SaWire.raw(f[4 + i]));
+                        out.add(SaWire.raw(attribute, f[4 + i]));
                     }
                     return out;
                 });

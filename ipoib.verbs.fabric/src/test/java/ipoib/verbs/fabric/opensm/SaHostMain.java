@@ -7,6 +7,7 @@ import ipoib.api.Mgid;
 import ipoib.api.PKey;
 import ipoib.api.sa.GroupTrap;
 import ipoib.api.sa.SaException;
+import ipoib.codec.mad.SaAttribute;
 import ipoib.runtime.FailureHandler;
 import ipoib.runtime.ThreadControlLoop;
 import ipoib.sa.SaClient;
@@ -98,11 +99,8 @@ public final class SaHostMain {
                     case "group" -> answer(id, sa.group(Mgid.parse(f[2])),
                             o -> o.map(r -> "member " + SaWire.member(r)).orElse("none"));
                     case "groups" -> answer(id, sa.groups(), SaHostMain::members);
-                    case "ptable" -> answer(id, client.pathRecords(f[2].equals("1"), SaWire.raw(f[4]),
-                            Long.parseUnsignedLong(f[3], 16)), list -> "paths " + list.size() + list.stream()
-                            .map(r -> " " + SaWire.raw(r)).collect(Collectors.joining()));
-                    case "mtable" -> answer(id, client.memberTable(SaWire.member(f, 3),
-                            Long.parseUnsignedLong(f[2], 16)), SaHostMain::members);
+                    case "records" -> records(id, client, SaAttribute.byName(f[2]), f[3].equals("1"),
+                            Long.parseUnsignedLong(f[4], 16), f[5]);
                     case "caps" -> answer(id, sa.capabilities(), c -> "caps " + c.capabilityMask() + " "
                             + c.capabilityMask2() + " " + c.responseTimeValue());
                     case "subscribe" -> {
@@ -161,6 +159,13 @@ public final class SaHostMain {
                 throw new IllegalStateException("opening the issm device failed");
             }
         }
+    }
+
+    /** Any attribute's Get or GetTable: the query and the records as hex octets ({@link SaWire#raw}). */
+    private static <R> void records(String id, SaClient client, SaAttribute<R> attribute, boolean table, long mask,
+                                    String query) {
+        answer(id, client.records(attribute, table, SaWire.raw(attribute, query), mask), list -> "records "
+                + list.size() + list.stream().map(r -> " " + SaWire.raw(attribute, r)).collect(Collectors.joining()));
     }
 
     private static String[] dropSecond(String[] words) {

@@ -11,6 +11,9 @@ import ipoib.api.PathRecord;
 import ipoib.api.QKey;
 import ipoib.api.Rate;
 import ipoib.api.sa.GroupTrap;
+import ipoib.codec.DecodeException;
+import ipoib.codec.mad.SaAttribute;
+import java.util.HexFormat;
 
 /**
  * The text form of SA records exchanged with a forked host (one line, space-separated fields),
@@ -62,19 +65,16 @@ final class SaWire {
         return new GroupTrap(GroupTrap.Type.valueOf(f[at]), Mgid.parse(f[at + 1]), Gid.parse(f[at + 2]));
     }
 
-    /** A PathRecord as its 64 wire octets in hex, every field kept. */
-    static String raw(ipoib.codec.mad.SaPathRecord r) {
-        byte[] bytes = new byte[ipoib.codec.mad.SaPathRecord.LENGTH];
-        r.encode(java.lang.foreign.MemorySegment.ofArray(bytes), 0);
-        return java.util.HexFormat.of().formatHex(bytes);
+    /** A record of any SA attribute as its wire octets in hex, every field kept. */
+    static <R> String raw(SaAttribute<R> attribute, R record) {
+        return HexFormat.of().formatHex(attribute.toBytes(record));
     }
 
-    static ipoib.codec.mad.SaPathRecord raw(String hex) {
+    static <R> R raw(SaAttribute<R> attribute, String hex) {
         try {
-            return ipoib.codec.mad.SaPathRecord.decode(java.lang.foreign.MemorySegment.ofArray(
-                    java.util.HexFormat.of().parseHex(hex)), 0);
-        } catch (ipoib.codec.DecodeException e) {
-            throw new IllegalArgumentException(e);
+            return attribute.fromBytes(HexFormat.of().parseHex(hex));
+        } catch (DecodeException e) {
+            throw new IllegalArgumentException(attribute.name() + " " + hex + ": " + e.getMessage(), e);
         }
     }
 

@@ -17,9 +17,9 @@ import ipoib.api.sa.SaStatus;
 import ipoib.codec.DecodeException;
 import ipoib.codec.mad.ClassPortInfo;
 import ipoib.codec.mad.InformInfo;
-import ipoib.codec.mad.MadAttribute;
 import ipoib.codec.mad.MadMethod;
 import ipoib.codec.mad.Notice;
+import ipoib.codec.mad.SaAttribute;
 import ipoib.codec.mad.SaHeader;
 import ipoib.codec.mad.SaMad;
 import ipoib.codec.mad.SaMcMemberRecord;
@@ -46,9 +46,11 @@ import java.util.logging.Logger;
  * reports group traps to subscribers as Notices. Runs on its own thread, so a request never
  * blocks the data path or the requester.
  *
- * <p>Size (~740 lines): one dispatch per attribute and method, as OpenSM's osm_sa_*.c has; the
- * MCMemberRecord rules themselves are in {@link McMemberRules}, the PathRecord components in
- * {@link PathRecordSelection}, faults in {@link SaFaults}, RMPP sends in {@link RmppTransfers}.
+ * <p>One handler per attribute ({@link #handlers()}, as OpenSM has an osm_sa_*.c per attribute),
+ * each dispatching on the method; the attributes' IDs, names, record lengths and table strides come
+ * from {@link SaAttribute}. The MCMemberRecord rules themselves are in {@link McMemberRules}, the
+ * PathRecord components in {@link PathRecordSelection}, faults in {@link SaFaults}, RMPP sends in
+ * {@link RmppTransfers}.
  */
 public final class SubnetAdministratorEmulator implements GroupTrapSink, AutoCloseable {
     private static final Logger LOG = Logger.getLogger(SubnetAdministratorEmulator.class.getName());
@@ -74,6 +76,7 @@ public final class SubnetAdministratorEmulator implements GroupTrapSink, AutoClo
     /** SendOnlyFullMember support advertised and accepted (OpenSM 3.3.23's); off emulates an SM without it. */
     private volatile boolean sendOnlyFullMember = true;
     private final RmppTransfers rmpp;
+    private final Map<Integer, AttributeHandler> handlers = handlers();
 
     public SubnetAdministratorEmulator(Fabric fabric) {
         this(fabric, null);
@@ -229,12 +232,11 @@ public final class SubnetAdministratorEmulator implements GroupTrapSink, AutoClo
             }
         }
         try {
-            switch (request.header().attributeId()) {
-                case MadAttribute.PATH_RECORD -> pathRecord(from, request, in);
-                case MadAttribute.MC_MEMBER_RECORD -> mcMemberRecord(from, request, in);
-                case MadAttribute.INFORM_INFO -> informInfo(from, request, in);
-                case MadAttribute.CLASS_PORT_INFO -> classPortInfo(from, request);
-                default -> answer(from, request, SaStatus.METHOD_ATTRIBUTE_NOT_SUPPORTED, null, 0);
+            AttributeHandler handler = handlers.get(request.header().attributeId());
+            if (handler == null) {
+                answer(from, request, SaStatus.METHOD_ATTRIBUTE_NOT_SUPPORTED, null, 0);
+            } else {
+                handler.handle(from, request, in);
             }
         } catch (SaStatusException e) {
             // One line per refusal naming OpenSM's rule (ERR 1Bxx), as OpenSM's log does.
@@ -250,14 +252,21 @@ public final class SubnetAdministratorEmulator implements GroupTrapSink, AutoClo
 
     /** The kind of a request for the statistics: attribute and method, {@code "MCMemberRecord Set"}. */
     private static String kind(SaMad request) {
-        String attribute = switch (request.header().attributeId()) {
-            case MadAttribute.PATH_RECORD -> "PathRecord";
-            case MadAttribute.MC_MEMBER_RECORD -> "MCMemberRecord";
-            case MadAttribute.INFORM_INFO -> "InformInfo";
-            case MadAttribute.CLASS_PORT_INFO -> "ClassPortInfo";
-            default -> String.format("attribute 0x%04x", request.header().attributeId());
-        };
-        return attribute + " " + MadMethod.name(request.header().method());
+        return SaAttribute.nameOf(request.header().attributeId()) + " " + MadMethod.name(request.header().method());
+    }
+
+    /** What the SA does with the requests of one attribute (OpenSM: one osm_sa_*.c per attribute). */
+    @FunctionalInterface
+    private interface AttributeHandler {
+        void handle(LoopPort from, SaMad request, MemorySegment in) throws SaStatusException, DecodeException;
+    }
+
+    /** The attributes the SA answers, by attribute ID; any other is refused (METHOD_ATTRIBUTE_NOT_SUPPORTED). */
+    private Map<Integer, AttributeHandler> handlers() {
+        return Map.of(SaAttribute.PATH_RECORD.id(), this::pathRecord,
+                SaAttribute.MC_MEMBER_RECORD.id(), this::mcMemberRecord,
+                SaAttribute.INFORM_INFO.id(), this::informInfo,
+                SaAttribute.CLASS_PORT_INFO.id(), (from, request, in) -> classPortInfo(from, request));
     }
 
     // ---- ClassPortInfo ---------------------------------------------------------------------------------
@@ -340,7 +349,7 @@ public final class SubnetAdministratorEmulator implements GroupTrapSink, AutoClo
                     + " meets the request's selectors, NumbPath and components (pr_rcv_get_path_parms)");
         }
         if (table) {
-            answerTable(from, request, SaPathRecord.LENGTH, paths.stream().map(r -> (AttributeWriter) r::encode).toList());
+            answerTable(from, request, SaAttribute.PATH_RECORD.tableStride(), paths.stream().map(r -> (AttributeWriter) r::encode).toList());
         } else {
             answer(from, request, SaStatus.SUCCESS, paths.get(0)::encode, 0);
         }
@@ -413,7 +422,7 @@ public final class SubnetAdministratorEmulator implements GroupTrapSink, AutoClo
                 g.serviceLevel, Selector.EXACTLY, g.mtu.code(), Selector.EXACTLY, g.rate.code(), Selector.EXACTLY,
                 g.packetLifetime, q.preference());
         answer(from, request, SaStatus.SUCCESS, answer::encode,
-                request.header().method() == MadMethod.GET_TABLE ? SaPathRecord.LENGTH : 0);
+                request.header().method() == MadMethod.GET_TABLE ? SaAttribute.PATH_RECORD.tableStride() : 0);
     }
 
     private static PKey pkeyOf(int value) throws SaStatusException {
@@ -559,7 +568,7 @@ public final class SubnetAdministratorEmulator implements GroupTrapSink, AutoClo
             answer(from, request, SaStatus.SUCCESS, matches.get(0)::encode, 0);
             return;
         }
-        answerTable(from, request, SaMcMemberRecord.TABLE_STRIDE,
+        answerTable(from, request, SaAttribute.MC_MEMBER_RECORD.tableStride(),
                 matches.stream().map(r -> (AttributeWriter) r::encode).toList());
     }
 
@@ -674,8 +683,7 @@ public final class SubnetAdministratorEmulator implements GroupTrapSink, AutoClo
         MemorySegment out = MemorySegment.ofArray(bytes);
         SaMad response = request.response(status);
         int stride = tableStride > 0 ? tableStride
-                : request.header().attributeId() == MadAttribute.MC_MEMBER_RECORD ? SaMcMemberRecord.TABLE_STRIDE
-                : request.header().attributeId() == MadAttribute.PATH_RECORD ? SaPathRecord.LENGTH : 0;
+                : SaAttribute.byId(request.header().attributeId()).map(SaAttribute::tableStride).orElse(0);
         response = response.withSa(new SaHeader(0, stride / 8, request.sa().componentMask()));
         response.encode(out, 0);
         if (attribute != null && status == SaStatus.SUCCESS) {

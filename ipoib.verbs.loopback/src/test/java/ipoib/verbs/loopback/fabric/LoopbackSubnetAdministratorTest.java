@@ -71,15 +71,9 @@ class LoopbackSubnetAdministratorTest extends SubnetAdministratorContract {
         }
 
         @Override
-        public java.util.concurrent.CompletionStage<List<ipoib.api.McMemberRecord>> memberTable(
-                ipoib.api.McMemberRecord query, long mask) {
-            return ((SaClient) port.subnetAdministrator()).memberTable(query, mask);
-        }
-
-        @Override
-        public java.util.concurrent.CompletionStage<List<ipoib.codec.mad.SaPathRecord>> pathRecords(boolean table,
-                ipoib.codec.mad.SaPathRecord query, long mask) {
-            return ((SaClient) port.subnetAdministrator()).pathRecords(table, query, mask);
+        public <R> java.util.concurrent.CompletionStage<List<R>> records(ipoib.codec.mad.SaAttribute<R> attribute,
+                boolean table, R query, long mask) {
+            return ((SaClient) port.subnetAdministrator()).records(attribute, table, query, mask);
         }
 
         @Override
