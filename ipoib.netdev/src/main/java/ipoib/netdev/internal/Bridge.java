@@ -2,7 +2,9 @@ package ipoib.netdev.internal;
 
 import ipoib.api.link.EtherType;
 import ipoib.api.link.TransmitResult;
+import ipoib.runtime.Clock;
 import ipoib.runtime.Counters;
+import ipoib.runtime.RateLimiter;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -10,6 +12,7 @@ import java.net.InetAddress;
 import java.nio.ByteOrder;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
 
@@ -22,15 +25,19 @@ import java.util.function.Consumer;
  * resolver of their family (ARP, ND: path records, queueing while resolving), multicast to the
  * multicast manager (RFC 4391 §10 egress decision), the limited and the subnet broadcast to the
  * broadcast group. The kernel's own Neighbor Discovery messages are dropped (counted): the
- * device is NOARP, ND stays in this stack. IGMP and MLD reports go out as well and update
- * {@link Membership}. With offload ({@link Tun#offload()}) the kernel hands over TCP segments
+ * device is NOARP, ND stays in this stack. IPv6 packets are classified by their upper-layer
+ * header, after the whole extension-header chain ({@link Ipv6HeaderChain}): ND behind any header
+ * is dropped, a chain that cannot be parsed is dropped and counted. IGMP and MLD reports go out as
+ * well and update {@link Membership}, whose joins are bounded per host ({@link JoinBudget}). With offload ({@link Tun#offload()}) the kernel hands over TCP segments
  * of up to 64 KiB (and an application's {@code UDP_SEGMENT} sends) and leaves checksums to the
  * device: the bridge completes the checksums and cuts the large packets to the link's MTU
  * ({@link Segmentation}), and the packets of one read go to the link as one transmit burst (one
- * post list).
+ * post list); a segment size that would cut a packet into tiny frames is refused and counted.
  *
  * <p>Fabric to kernel (the link's receive thread): every IPv4 and IPv6 frame is written to the
- * device, except ND messages, which the nd bundle handles. With offload, consecutive TCP
+ * device, except ND messages (behind any extension headers, also in a first fragment: RFC 6980
+ * makes ND in fragments invalid), which the nd bundle handles, and IPv6 frames whose header chain
+ * cannot be parsed. With offload, consecutive TCP
  * segments of one flow in one poll of the link are written as one ({@link ReceiveCoalescing},
  * Linux's GRO), flushed at the end of the poll. Nothing is allocated per packet
  * (multicast groups' InetAddresses are made once, by {@link GroupAddresses}).
@@ -44,18 +51,24 @@ final class Bridge implements StackAdapter.Receiver {
     private static final int POLL_MILLIS = 100;
     private static final ValueLayout.OfInt INT_BE = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
     private static final ValueLayout.OfLong LONG_BE = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
-    private static final int ICMPV6 = 58;
     private static final int IGMP = 2;
-    private static final int HOP_BY_HOP = 0;
+    /** Neighbor Discovery's ICMPv6 types: Router Solicitation 133 to Redirect 137 (RFC 4861 §4). */
+    private static final int ND_FIRST = 133;
+    private static final int ND_LAST = 137;
+    /** One WARN per this many seconds for failed joins; the ones suppressed are counted in the next. */
+    private static final long JOIN_WARN_SECONDS = 10;
 
     /** A per-thread native buffer for frames whose receive buffer is on the Java heap. */
     private static final ThreadLocal<MemorySegment> COPIES =
             ThreadLocal.withInitial(() -> Arena.ofAuto().allocate(READ_CAPACITY, 8));
 
-    private final Tun tun;
+    private final PacketDevice tun;
+    /** The device's name as the user knows it (in its namespace), for messages. */
+    private final String device;
     private final StackAdapter stack;
     private final Membership membership;
     private final Consumer<String> warn;
+    private final RateLimiter joinWarnings;
     /** What a read fills: the device's header (with offload), then the packet. */
     private final MemorySegment readBuffer;
     private final MemorySegment packets;
@@ -77,13 +90,18 @@ final class Bridge implements StackAdapter.Receiver {
     private final LongAdder txBroadcast = counter("tx_broadcast");
     private final LongAdder txMalformed = counter("tx_malformed");
     private final LongAdder txKernelNd = counter("tx_kernel_nd_dropped");
+    private final LongAdder txChainMalformed = counter("tx_ipv6_header_chain_malformed");
+    private final LongAdder txGsoRefused = counter("tx_gso_segment_size_refused");
     private final LongAdder[] txResults = new LongAdder[TransmitResult.values().length];
     private final LongAdder readErrors = counter("read_errors");
     private final LongAdder rxPackets = counter("rx_packets");
     private final LongAdder rxBytes = counter("rx_bytes");
     private final LongAdder rxNd = counter("rx_nd_kept_in_stack");
+    private final LongAdder rxChainMalformed = counter("rx_ipv6_header_chain_malformed");
     private final LongAdder rxWriteErrors = counter("rx_write_errors");
     private final LongAdder reports = counter("membership_reports");
+    private final LongAdder joinsOverBudget = counter("membership_joins_over_budget");
+    private final LongAdder joinFailures = counter("membership_join_failures");
     private final LongAdder txTsoPackets = counter("tx_tso_packets");
     private final LongAdder txTsoSegments = counter("tx_tso_segments");
     private final LongAdder txUsoPackets = counter("tx_uso_packets");
@@ -94,14 +112,20 @@ final class Bridge implements StackAdapter.Receiver {
     /** With offload: TCP segments of one poll of the link merged for the kernel; null without. */
     private final ReceiveCoalescing coalescing;
 
-    Bridge(Tun tun, StackAdapter stack, Consumer<String> warn) {
+    /**
+     * The data path of {@code tun}, which the user knows as {@code device}; {@code clock} paces
+     * the joins ({@link JoinBudget}) and the WARNs of failed joins.
+     */
+    Bridge(PacketDevice tun, String device, StackAdapter stack, Consumer<String> warn, Clock clock) {
         this.tun = tun;
+        this.device = device;
         this.stack = stack;
         this.warn = warn;
+        this.joinWarnings = new RateLimiter(clock, JOIN_WARN_SECONDS, TimeUnit.SECONDS);
         for (TransmitResult r : TransmitResult.values()) {
             txResults[r.ordinal()] = counter("tx_" + r.name().toLowerCase(Locale.ROOT));
         }
-        this.membership = new Membership(this::join, this::leave);
+        this.membership = new Membership(this::join, this::leave, new JoinBudget(clock), joinsOverBudget);
         Arena arena = Arena.ofAuto();
         this.readBuffer = arena.allocate(tun.headerLength() + READ_CAPACITY, 8);
         this.readAddress = readBuffer.address();
@@ -139,7 +163,7 @@ final class Bridge implements StackAdapter.Receiver {
 
     void start() {
         running = true;
-        reader = Thread.ofPlatform().daemon().name("ipoib-netdev-" + tun.name()).start(this::readLoop);
+        reader = Thread.ofPlatform().daemon().name("ipoib-netdev-" + device).start(this::readLoop);
     }
 
     /** Stops the reader and waits for it, so that the descriptor can be closed safely. */
@@ -153,16 +177,21 @@ final class Bridge implements StackAdapter.Receiver {
 
     private void readLoop() {
         while (running) {
-            int n = tun.read(readAddress, (int) readBuffer.byteSize());
-            if (n > 0) {
-                fromKernel(n);
-            } else if (n == -1) {
-                tun.awaitReadable(pollfd, POLL_MILLIS);
-            } else if (n == -2) {
-                // A failing descriptor polls as ready at once: back off instead of spinning.
-                readErrors.increment();
-                java.util.concurrent.locks.LockSupport.parkNanos(10_000_000L);
-            }
+            readOnce();
+        }
+    }
+
+    /** One read from the device: the packet goes to the fabric, or it waits a while for one. */
+    void readOnce() {
+        int n = tun.read(readAddress, (int) readBuffer.byteSize());
+        if (n > 0) {
+            fromKernel(n);
+        } else if (n == -1) {
+            tun.awaitReadable(pollfd, POLL_MILLIS);
+        } else if (n == -2) {
+            // A failing descriptor polls as ready at once: back off instead of spinning.
+            readErrors.increment();
+            java.util.concurrent.locks.LockSupport.parkNanos(10_000_000L);
         }
     }
 
@@ -181,7 +210,8 @@ final class Bridge implements StackAdapter.Receiver {
     /**
      * A packet after its {@link VnetHeader}: a checksum left to the device is completed, a large
      * TCP segment or a UDP_SEGMENT send is cut to the size the kernel gives (the GSO size) and the
-     * pieces sent as one burst.
+     * pieces sent as one burst. A GSO size {@link Segmentation} refuses (too small a TCP segment,
+     * too many UDP datagrams) drops the packet, counted.
      */
     private void offloaded(int length) {
         int gso = VnetHeader.gsoType(readBuffer);
@@ -207,7 +237,9 @@ final class Bridge implements StackAdapter.Receiver {
             int size = VnetHeader.gsoSize(readBuffer);
             int count = tcp ? Segmentation.tcp(packets, length, size, segments.buffer, sendSegment)
                     : Segmentation.udp(packets, length, size, segments.buffer, sendSegment);
-            if (count < 0) {
+            if (count == Segmentation.REFUSED_SIZE) {
+                txGsoRefused.increment();
+            } else if (count < 0) {
                 txMalformed.increment();
             } else {
                 (tcp ? txTsoPackets : txUsoPackets).increment();
@@ -244,19 +276,18 @@ final class Bridge implements StackAdapter.Receiver {
         } else if (version == 6 && n >= 40) {
             long high = b.get(LONG_BE, 24);
             long low = b.get(LONG_BE, 32);
-            int next = Byte.toUnsignedInt(b.get(ValueLayout.JAVA_BYTE, 6));
-            int upper = 40;
-            if (next == HOP_BY_HOP && n >= 48) {
-                next = Byte.toUnsignedInt(b.get(ValueLayout.JAVA_BYTE, 40));
-                upper = 40 + (Byte.toUnsignedInt(b.get(ValueLayout.JAVA_BYTE, 41)) + 1) * 8;
+            int chain = Ipv6HeaderChain.walk(b, 0, n);
+            if (chain == Ipv6HeaderChain.MALFORMED || isTruncatedIcmpv6(chain, n)) {
+                txChainMalformed.increment();
+                return;
             }
-            if (next == ICMPV6 && upper < n) {
-                int type = Byte.toUnsignedInt(b.get(ValueLayout.JAVA_BYTE, upper));
-                if (type >= 133 && type <= 137) {
+            if (isIcmpv6(chain)) {
+                int upper = Ipv6HeaderChain.upperOffset(chain);
+                if (isNeighborDiscovery(b, upper)) {
                     txKernelNd.increment();
                     return;
                 }
-                if (membership.mld(b, upper, n - upper)) {
+                if (!Ipv6HeaderChain.fragmented(chain) && membership.mld(b, upper, n - upper)) {
                     reports.increment();
                 }
             }
@@ -286,13 +317,34 @@ final class Bridge implements StackAdapter.Receiver {
         return false;
     }
 
-    /** A frame from the fabric: written to the device unless it is Neighbor Discovery. */
+    /** Whether a walk ended at ICMPv6 (a later fragment did not: it has no upper-layer header). */
+    private static boolean isIcmpv6(int chain) {
+        return chain >= 0 && Ipv6HeaderChain.protocol(chain) == Ipv6HeaderChain.ICMPV6;
+    }
+
+    /** ICMPv6 without its 4-octet header (RFC 4443 §2.1) in a packet of {@code length} octets. */
+    private static boolean isTruncatedIcmpv6(int chain, int length) {
+        return isIcmpv6(chain) && Ipv6HeaderChain.upperOffset(chain) + 4 > length;
+    }
+
+    private static boolean isNeighborDiscovery(MemorySegment b, long icmpv6) {
+        int type = Byte.toUnsignedInt(b.get(ValueLayout.JAVA_BYTE, icmpv6));
+        return type >= ND_FIRST && type <= ND_LAST;
+    }
+
+    /**
+     * A frame from the fabric: written to the device unless it is Neighbor Discovery or an IPv6
+     * packet whose header chain cannot be parsed.
+     */
     @Override
     public void fromLink(int etherType, MemorySegment buffer, long offset, int length) {
-        if (etherType == EtherType.IPV6 && length > 40
-                && Byte.toUnsignedInt(buffer.get(ValueLayout.JAVA_BYTE, offset + 6)) == ICMPV6) {
-            int type = Byte.toUnsignedInt(buffer.get(ValueLayout.JAVA_BYTE, offset + 40));
-            if (type >= 133 && type <= 137) {
+        if (etherType == EtherType.IPV6) {
+            int chain = Ipv6HeaderChain.walk(buffer, offset, length);
+            if (chain == Ipv6HeaderChain.MALFORMED || isTruncatedIcmpv6(chain, length)) {
+                rxChainMalformed.increment();
+                return;
+            }
+            if (isIcmpv6(chain) && isNeighborDiscovery(buffer, offset + Ipv6HeaderChain.upperOffset(chain))) {
                 rxNd.increment();
                 return;
             }
@@ -326,10 +378,16 @@ final class Bridge implements StackAdapter.Receiver {
         }
     }
 
+    /** A listener join; a failure is counted and logged at most once per {@value #JOIN_WARN_SECONDS} s. */
     private void join(InetAddress group) {
         stack.join(group).whenComplete((ok, failure) -> {
             if (failure != null) {
-                warn.accept(tun.name() + ": join of " + group.getHostAddress() + " failed: " + failure.getMessage());
+                joinFailures.increment();
+                long suppressed = joinWarnings.tryAcquire();
+                if (suppressed >= 0) {
+                    warn.accept(device + ": join of " + group.getHostAddress() + " failed: " + failure.getMessage()
+                            + (suppressed == 0 ? "" : " (" + suppressed + " more failed joins not logged)"));
+                }
             }
         });
     }

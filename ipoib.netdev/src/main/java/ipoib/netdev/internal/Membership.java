@@ -6,6 +6,7 @@ import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
 
 /**
@@ -19,7 +20,8 @@ import java.util.function.Consumer;
  * <p>Understood: IGMPv1/v2 reports and v2 leaves (RFC 2236), IGMPv3 reports (RFC 3376 §4.2),
  * MLDv1 reports and dones (RFC 2710), MLDv2 reports (RFC 3810 §5.2). A record in EXCLUDE mode,
  * or in INCLUDE mode with sources, is a membership; INCLUDE with no source is none. Called on
- * the device's reader thread (reports) and the reconciliation thread ({@link #reconcile}).
+ * the device's reader thread (reports) and the reconciliation thread ({@link #reconcile}). New
+ * joins are bounded per host ({@link JoinBudget}).
  */
 final class Membership {
     static final int IGMP_V1_REPORT = 0x12;
@@ -41,10 +43,23 @@ final class Membership {
     private final Set<InetAddress> groups = ConcurrentHashMap.newKeySet();
     private final Consumer<InetAddress> join;
     private final Consumer<InetAddress> leave;
+    private final JoinBudget budget;
+    private final LongAdder overBudget;
 
+    /** Joins without a budget. */
     Membership(Consumer<InetAddress> join, Consumer<InetAddress> leave) {
+        this(join, leave, null, new LongAdder());
+    }
+
+    /**
+     * Joins within {@code budget} (null: none): a join over it is not made, not recorded (the
+     * group is not a member) and counted in {@code overBudget}.
+     */
+    Membership(Consumer<InetAddress> join, Consumer<InetAddress> leave, JoinBudget budget, LongAdder overBudget) {
         this.join = join;
         this.leave = leave;
+        this.budget = budget;
+        this.overBudget = overBudget;
     }
 
     /** The groups the kernel is a member of now. */
@@ -134,6 +149,10 @@ final class Membership {
 
     private synchronized void set(InetAddress group, boolean member) {
         if (group == null || !group.isMulticastAddress()) {
+            return;
+        }
+        if (member && budget != null && !groups.contains(group) && !budget.tryTake()) {
+            overBudget.increment();
             return;
         }
         if (member ? groups.add(group) : groups.remove(group)) {

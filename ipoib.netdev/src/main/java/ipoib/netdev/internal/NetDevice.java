@@ -1,6 +1,7 @@
 package ipoib.netdev.internal;
 
 import ipoib.api.host.InterfaceAddress;
+import ipoib.runtime.Clock;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.util.ArrayList;
@@ -53,7 +54,7 @@ final class NetDevice implements AutoCloseable {
         this.stack = stack;
         this.warn = warn;
         this.tun = tun;
-        this.bridge = new Bridge(tun, stack, warn);
+        this.bridge = new Bridge(tun, device, stack, warn, Clock.SYSTEM);
         this.receiving = stack.receive(context, device, bridge);
         bridge.start();
     }

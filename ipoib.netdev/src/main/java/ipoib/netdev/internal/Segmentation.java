@@ -20,6 +20,12 @@ import java.nio.ByteOrder;
  * <p>Handles TCP or UDP directly after the IPv4 header or the fixed IPv6 header, which is what the
  * kernel offloads to a TUN device with {@code TUN_F_TSO4 | TUN_F_TSO6 | TUN_F_USO4 | TUN_F_USO6};
  * anything else is refused. Allocation-free: packets are built one at a time in the caller's buffer.
+ *
+ * <p>The segment size comes from the packet's {@link VnetHeader}, which a host can forge (a packet
+ * socket with {@code PACKET_VNET_HDR}; the kernel's {@code virtio_net_hdr_to_skb},
+ * include/linux/virtio_net.h, checks no minimum for TCP): a size of 1 would turn one 64 KiB packet
+ * into 65 000 frames. So a TCP cut into segments smaller than {@value #MIN_TCP_SEGMENT} octets and
+ * a UDP cut into more than {@value #MAX_UDP_SEGMENTS} datagrams are refused ({@link #REFUSED_SIZE}).
  */
 final class Segmentation {
     private static final ValueLayout.OfInt INT_BE = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
@@ -29,6 +35,22 @@ final class Segmentation {
     private static final int FIN = 0x01;
     private static final int PSH = 0x08;
     private static final int CWR = 0x80;
+    /**
+     * The smallest TCP segment payload cut: Linux's {@code TCP_MIN_MSS}, the "minimal accepted
+     * MSS" (include/net/tcp.h), 88. The kernel's own TCP cuts smaller only for a peer that
+     * announces a smaller MSS (its tcp_min_snd_mss allows 48): the device's MTU is at least 2 044
+     * and a learnt path MTU at least 552 (Linux's min_pmtu), an MSS of at least 472 with options.
+     */
+    static final int MIN_TCP_SEGMENT = 88;
+    /**
+     * The most datagrams one UDP_SEGMENT send becomes: Linux's {@code UDP_MAX_SEGMENTS}
+     * (include/linux/udp.h; 64 before Linux 6.10, then 128), which the kernel enforces on the
+     * application's send ({@code udp_send_skb}) and on a packet socket's header
+     * ({@code virtio_net_hdr_to_skb}).
+     */
+    static final int MAX_UDP_SEGMENTS = 128;
+    /** What {@link #tcp} and {@link #udp} return for a segment size they refuse. */
+    static final int REFUSED_SIZE = -2;
 
     /** Receives each packet built, in order. */
     interface Sink {
@@ -57,7 +79,8 @@ final class Segmentation {
      * {@code mss} payload octets, built in {@code out} (room for the headers and {@code mss}).
      *
      * @return how many segments went to {@code sink}, or -1 when the packet is not a TCP segment
-     *         over IPv4 or IPv6 this can cut
+     *         over IPv4 or IPv6 this can cut, or {@link #REFUSED_SIZE} when it would be cut into
+     *         segments smaller than {@link #MIN_TCP_SEGMENT}
      */
     static int tcp(MemorySegment packet, int length, int mss, MemorySegment out, Sink sink) {
         int ipLength = ipHeaderLength(packet, length, TCP, 20);
@@ -69,6 +92,9 @@ final class Segmentation {
         int payload = length - headers;
         if (tcpLength < 20 || payload < 0 || headers + Math.min(mss, payload) > out.byteSize()) {
             return -1;
+        }
+        if (payload > mss && mss < MIN_TCP_SEGMENT) {
+            return REFUSED_SIZE;
         }
         int sequence = packet.get(INT_BE, ipLength + 4);
         int flags = Byte.toUnsignedInt(packet.get(ValueLayout.JAVA_BYTE, ipLength + 13));
@@ -97,7 +123,8 @@ final class Segmentation {
      * shorter), built in {@code out}.
      *
      * @return how many datagrams went to {@code sink}, or -1 when the packet is not a UDP datagram
-     *         over IPv4 or IPv6 this can cut
+     *         over IPv4 or IPv6 this can cut, or {@link #REFUSED_SIZE} when it would become more
+     *         than {@link #MAX_UDP_SEGMENTS} datagrams
      */
     static int udp(MemorySegment packet, int length, int size, MemorySegment out, Sink sink) {
         int ipLength = ipHeaderLength(packet, length, UDP, 8);
@@ -108,6 +135,9 @@ final class Segmentation {
         int payload = length - headers;
         if (headers + Math.min(size, payload) > out.byteSize()) {
             return -1;
+        }
+        if (payload > (long) size * MAX_UDP_SEGMENTS) {
+            return REFUSED_SIZE;
         }
         int count = 0;
         int from = 0;

@@ -33,7 +33,7 @@ import java.nio.file.Path;
  * the same x86-64/AArch64 calling convention as a 64-bit integer, and passing the address
  * avoids allocating a slice per packet.
  */
-final class Tun implements AutoCloseable {
+final class Tun implements PacketDevice, AutoCloseable {
     static final String DEVICE = "/dev/net/tun";
     /** {@code _IOW('T', 202, int)} from linux/if_tun.h. */
     private static final long TUNSETIFF = 0x400454caL;
@@ -191,17 +191,20 @@ final class Tun implements AutoCloseable {
         }
     }
 
-    String name() {
+    @Override
+    public String name() {
         return name;
     }
 
     /** Whether the kernel offloads checksums and TCP segmentation to this device. */
-    boolean offload() {
+    @Override
+    public boolean offload() {
         return offload;
     }
 
     /** Octets before each packet read: the {@link VnetHeader} with offload, else none. */
-    int headerLength() {
+    @Override
+    public int headerLength() {
         return offload ? VnetHeader.LENGTH : 0;
     }
 
@@ -211,7 +214,8 @@ final class Tun implements AutoCloseable {
      *
      * @return its length with the header, or -1 when none is waiting, or -2 when the descriptor failed
      */
-    int read(long address, int capacity) {
+    @Override
+    public int read(long address, int capacity) {
         MemorySegment capture = CAPTURES.get();
         try {
             long n = (long) READ.invokeExact(capture, fd, address, (long) capacity);
@@ -226,7 +230,8 @@ final class Tun implements AutoCloseable {
     }
 
     /** Writes one packet from native memory (after a header that asks for nothing, with offload); returns whether the kernel took it. */
-    boolean write(long address, int length) {
+    @Override
+    public boolean write(long address, int length) {
         return write(0, address, length);
     }
 
@@ -234,7 +239,8 @@ final class Tun implements AutoCloseable {
      * Writes one packet from native memory after the {@link VnetHeader} at {@code headerAddress}
      * (with offload; 0: a header that asks for nothing); returns whether the kernel took it.
      */
-    boolean write(long headerAddress, long address, int length) {
+    @Override
+    public boolean write(long headerAddress, long address, int length) {
         MemorySegment capture = CAPTURES.get();
         try {
             if (offload) {
@@ -251,7 +257,8 @@ final class Tun implements AutoCloseable {
     }
 
     /** Waits at most {@code millis} until a packet can be read. {@code pollfd} is 8 octets of native memory. */
-    void awaitReadable(MemorySegment pollfd, int millis) {
+    @Override
+    public void awaitReadable(MemorySegment pollfd, int millis) {
         pollfd.set(ValueLayout.JAVA_INT, 0, fd);
         pollfd.set(ValueLayout.JAVA_SHORT, 4, POLLIN);
         pollfd.set(ValueLayout.JAVA_SHORT, 6, (short) 0);
@@ -262,7 +269,8 @@ final class Tun implements AutoCloseable {
         }
     }
 
-    boolean isClosed() {
+    @Override
+    public boolean isClosed() {
         return closed;
     }
 
