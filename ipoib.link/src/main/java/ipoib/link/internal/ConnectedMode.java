@@ -183,12 +183,13 @@ final class ConnectedMode {
     // ---- the ICMP Linux emulates for frames only UD can carry ------------------------------------------
 
     /**
-     * An IP packet that UD refused as too big for {@code udMtu}: its ICMP "fragmentation needed" or
-     * ICMPv6 "packet too big" goes to the local stack's frame handlers, on the control thread (not
-     * the sender's: the handler may send), as if it had arrived.
+     * An IP packet that UD refused as too big for {@code udMtu} ({@code toGroup}: sent to the
+     * broadcast or a multicast group): its ICMP "fragmentation needed" or ICMPv6 "packet too big"
+     * goes to the local stack's frame handlers, on the control thread (not the sender's: the
+     * handler may send), as if it had arrived.
      */
-    void tooBig(int etherType, MemorySegment payload, int udMtu) {
-        byte[] notice = TooBigNotice.build(etherType, payload, udMtu);
+    void tooBig(int etherType, MemorySegment payload, int udMtu, boolean toGroup) {
+        byte[] notice = TooBigNotice.build(etherType, payload, udMtu, toGroup);
         if (notice == null) {
             return;
         }

@@ -156,7 +156,7 @@ final class LinkResources {
         if (path.cache != paths) {
             return engine.stats.drop(TransmitResult.DROPPED_NO_ROUTE); // a path of an earlier UP period
         }
-        return tooBig(sendRing.send(path, null, remoteQpn, etherType, payload, false), etherType, payload);
+        return tooBig(sendRing.send(path, null, remoteQpn, etherType, payload, false), etherType, payload, false);
     }
 
     boolean beginBurst() {
@@ -169,14 +169,17 @@ final class LinkResources {
 
     TransmitResult sendBroadcast(int etherType, MemorySegment payload) {
         return tooBig(sendRing.send(null, groups.broadcastHandle(), Qpn.MULTICAST, etherType, payload, true),
-                etherType, payload);
+                etherType, payload, true);
     }
 
-    /** A frame UD refused as too big while connected mode's MTU is in force: Linux's ICMP emulation (TooBigNotice). */
-    private TransmitResult tooBig(TransmitResult result, int etherType, MemorySegment payload) {
+    /**
+     * A frame UD refused as too big while connected mode's MTU is in force: Linux's ICMP emulation
+     * (TooBigNotice); {@code toGroup} when it went to the broadcast or a multicast group.
+     */
+    private TransmitResult tooBig(TransmitResult result, int etherType, MemorySegment payload, boolean toGroup) {
         ConnectedMode cm = connected;
         if (result == TransmitResult.DROPPED_TOO_BIG && cm != null) {
-            cm.tooBig(etherType, payload, mtu);
+            cm.tooBig(etherType, payload, mtu, toGroup);
         }
         return result;
     }
@@ -186,7 +189,7 @@ final class LinkResources {
         if (handle == null) {
             return engine.stats.drop(TransmitResult.DROPPED_NO_ROUTE);
         }
-        return tooBig(sendRing.send(null, handle, Qpn.MULTICAST, etherType, payload, true), etherType, payload);
+        return tooBig(sendRing.send(null, handle, Qpn.MULTICAST, etherType, payload, true), etherType, payload, true);
     }
 
     /**

@@ -18,6 +18,18 @@ import java.lang.foreign.ValueLayout;
  * htonl(mtu))}, {@code icmpv6_send(skb, ICMPV6_PKT_TOOBIG, 0, mtu)}), called from
  * drivers/infiniband/ulp/ipoib/ipoib_ib.c {@code ipoib_send} when a packet exceeds
  * {@code mcast_mtu}, and from {@code ipoib_cm_send} when it exceeds the connection's MTU.
+ *
+ * <p>Linux makes the ICMP inside the kernel that reads it. Here it reaches the stack as a received
+ * packet, and through the netdev bridge the kernel of a host, which checks it as one: an IPv4
+ * packet from one of the host's own addresses is a martian ({@code fib_validate_source},
+ * net/ipv4/fib_frontend.c, with the default {@code accept_local} 0) and is dropped. So the IPv4
+ * error comes from the packet's destination, as from the router on the path that could not
+ * forward it (the link layer stands where that router would); its destination is the packet's
+ * source. IPv4 packets to the broadcast or a multicast group get none, as Linux's
+ * {@code __icmp_send} (net/ipv4/icmp.c) sends none for a packet routed as broadcast or multicast.
+ * IPv6 keeps Linux's choice, the packet's source as the error's source too ({@code icmp6_send},
+ * net/ipv6/icmp.c, takes a local address): IPv6 has no such check, and RFC 4443 §2.4 (e.3)
+ * allows a "packet too big" about a multicast packet.
  */
 final class TooBigNotice {
     private static final int ICMP_DEST_UNREACH = 3;
@@ -29,13 +41,14 @@ final class TooBigNotice {
     private TooBigNotice() {}
 
     /**
-     * The ICMP error for an IP packet too big for {@code mtu}, as a whole IP packet, or null when
-     * none is due: not IP, too short to be a packet, an IPv4 fragment other than the first, or
+     * The ICMP error for an IP packet too big for {@code mtu} ({@code toGroup}: sent to the
+     * broadcast or a multicast group), as a whole IP packet, or null when none is due: not IP, too
+     * short to be a packet, an IPv4 fragment other than the first, an IPv4 packet to a group, or
      * itself an ICMP error (RFC 1122 §3.2.2, RFC 4443 §2.4 (e)).
      */
-    static byte[] build(int etherType, MemorySegment packet, int mtu) {
+    static byte[] build(int etherType, MemorySegment packet, int mtu, boolean toGroup) {
         if (etherType == EtherType.IPV4) {
-            return ipv4(packet, mtu);
+            return toGroup ? null : ipv4(packet, mtu);
         }
         if (etherType == EtherType.IPV6) {
             return ipv6(packet, mtu);
@@ -60,8 +73,9 @@ final class TooBigNotice {
         int quoted = ihl + 8; // RFC 792: the header and the first 64 bits of the data
         int length = Ipv4Header.LENGTH + 8 + quoted;
         int source = Ipv4Header.source(packet, 0);
+        int destination = Ipv4Header.destination(packet, 0);
         MemorySegment out = MemorySegment.ofArray(new byte[length]);
-        Ipv4Header.write(out, 0, 0, length, 0, false, TTL, Ipv4Header.PROTOCOL_ICMP, source, source);
+        Ipv4Header.write(out, 0, 0, length, 0, false, TTL, Ipv4Header.PROTOCOL_ICMP, destination, source);
         long icmp = Ipv4Header.LENGTH;
         out.set(ValueLayout.JAVA_BYTE, icmp, (byte) ICMP_DEST_UNREACH);
         out.set(ValueLayout.JAVA_BYTE, icmp + 1, (byte) ICMP_FRAG_NEEDED);

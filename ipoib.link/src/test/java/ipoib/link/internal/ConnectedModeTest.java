@@ -363,17 +363,21 @@ class ConnectedModeTest {
     @Test
     void aPacketOnlyUdCanCarryButTooBigForItGetsLinuxsIcmpErrorWithTheUdMtu() throws Exception {
         a = up("a", "loop0", true);
-        // IPv4: 3000 octets, UDP, from 10.9.0.1 to the subnet broadcast: multicast stays on UD.
+        b = up("b", "loop1", false);
+        // IPv4: 3000 octets, UDP, from 10.9.0.1 to 10.9.0.2, a datagram-mode peer: UD only.
         byte[] v4 = pattern(3000, 9);
         MemorySegment s4 = MemorySegment.ofArray(v4);
-        ipoib.codec.ip.Ipv4Header.write(s4, 0, 0, 3000, 0x1234, true, 64, 17, 0x0A090001, 0x0A0900FF);
-        assertEquals(TransmitResult.DROPPED_TOO_BIG, a.sendBroadcast(EtherType.IPV4, s4));
+        ipoib.codec.ip.Ipv4Header.write(s4, 0, 0, 3000, 0x1234, true, 64, 17, 0x0A090001, 0x0A090002);
+        LinkPath ab = path(a, b);
+        assertEquals(TransmitResult.DROPPED_TOO_BIG, a.sendUnicast(ab, b.address(), EtherType.IPV4, s4));
         until("the ICMP error", () -> ipFrames.size() == 1);
         byte[] icmp = ipFrames.get(0);
         assertEquals(20 + 8 + 28, icmp.length, "IPv4 header, ICMP header, the packet's header and 8 octets");
         assertEquals(0xFFFF, onesComplementSum(icmp, 0, 20, 0), "IPv4 header checksum");
         assertEquals(1, icmp[9], "protocol ICMP");
-        assertEquals(0x0A090001, java.nio.ByteBuffer.wrap(icmp).getInt(12), "from the packet's source");
+        assertEquals(0x0A090002, java.nio.ByteBuffer.wrap(icmp).getInt(12),
+                "from the packet's destination, as from a router on the path: Linux drops, as a martian, an "
+                        + "IPv4 packet from its own address (accept_local 0)");
         assertEquals(0x0A090001, java.nio.ByteBuffer.wrap(icmp).getInt(16), "to the packet's source");
         assertEquals(3, icmp[20], "destination unreachable");
         assertEquals(4, icmp[21], "fragmentation needed and DF set");
@@ -381,7 +385,13 @@ class ConnectedModeTest {
         assertEquals(0xFFFF, onesComplementSum(icmp, 20, icmp.length, 0), "ICMP checksum");
         assertArrayEquals(java.util.Arrays.copyOf(v4, 28), java.util.Arrays.copyOfRange(icmp, 28, 56));
 
-        // IPv6: 3000 octets to ff02::1.
+        // None for IPv4 to the broadcast group (a subnet broadcast), as Linux's __icmp_send.
+        byte[] toAll = pattern(3000, 11);
+        MemorySegment sAll = MemorySegment.ofArray(toAll);
+        ipoib.codec.ip.Ipv4Header.write(sAll, 0, 0, 3000, 0x1235, true, 64, 17, 0x0A090001, 0x0A0900FF);
+        assertEquals(TransmitResult.DROPPED_TOO_BIG, a.sendBroadcast(EtherType.IPV4, sAll));
+
+        // IPv6: 3000 octets to ff02::1 (RFC 4443 §2.4 (e.3): packet too big also about multicast).
         byte[] v6 = pattern(3000, 10);
         MemorySegment s6 = MemorySegment.ofArray(v6);
         ipoib.codec.ip.Ipv6Header.write(s6, 0, 2960, 17, 64, 0xfd00_0009_0000_0000L, 1, 0xff02_0000_0000_0000L, 1);
@@ -402,11 +412,11 @@ class ConnectedModeTest {
         assertEquals(2, a.connectedMode().tooBigNotices.sum());
 
         // No error about an ICMP error, and none in datagram mode (the MTU is the UD MTU there).
-        assertEquals(TransmitResult.DROPPED_TOO_BIG, a.sendBroadcast(EtherType.IPV4, MemorySegment.ofArray(
-                java.util.Arrays.copyOf(icmp, 3000))));
+        assertEquals(TransmitResult.DROPPED_TOO_BIG, a.sendUnicast(ab, b.address(), EtherType.IPV4,
+                MemorySegment.ofArray(java.util.Arrays.copyOf(icmp, 3000))));
         a.setConnectedMode(false);
         loop.runPending();
-        assertEquals(TransmitResult.DROPPED_TOO_BIG, a.sendBroadcast(EtherType.IPV4, s4));
+        assertEquals(TransmitResult.DROPPED_TOO_BIG, a.sendUnicast(ab, b.address(), EtherType.IPV4, s4));
         loop.runPending();
         assertEquals(2, ipFrames.size());
     }
