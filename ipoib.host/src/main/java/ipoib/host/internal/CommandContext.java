@@ -14,6 +14,24 @@ import java.util.concurrent.CopyOnWriteArrayList;
 final class CommandContext {
     final List<IpoibLink> links = new CopyOnWriteArrayList<>();
     final List<Map.Entry<NeighbourResolver, String>> resolvers = new CopyOnWriteArrayList<>();
+    /**
+     * Links bridged to a Linux device (the netdev bundle's frame handlers): per registration, the
+     * link's name, the device's and its namespace's ("" for the appliance's own).
+     */
+    final List<Bridged> bridged = new CopyOnWriteArrayList<>();
+
+    /** A link the netdev bundle exports as {@code device} in namespace {@code netns} ("" for none). */
+    record Bridged(Object registration, String link, String device, String netns) {}
+
+    /** The bridge of a link, or null when the link is not bridged. */
+    Bridged bridge(String link) {
+        for (Bridged b : bridged) {
+            if (b.link().equals(link)) {
+                return b;
+            }
+        }
+        return null;
+    }
 
     static IllegalArgumentException usage(String usage, String error) {
         return new IllegalArgumentException(error + "\nusage: " + usage);

@@ -2,6 +2,7 @@ package ipoib.host.internal;
 
 import ipoib.api.host.InterfaceAddresses;
 import ipoib.api.host.IpHost;
+import ipoib.api.link.FrameHandler;
 import ipoib.api.link.IpoibLink;
 import ipoib.api.resolve.NeighbourResolver;
 import ipoib.runtime.Clock;
@@ -10,6 +11,7 @@ import java.util.Hashtable;
 import java.util.List;
 import java.util.Map;
 import org.osgi.framework.BundleContext;
+import org.osgi.framework.Constants;
 import org.osgi.framework.ServiceRegistration;
 import org.osgi.service.cm.ConfigurationAdmin;
 import org.osgi.service.component.annotations.Activate;
@@ -64,6 +66,28 @@ public final class HostCommands {
 
     void removeLink(IpoibLink link) {
         context.links.remove(link);
+    }
+
+    /**
+     * Service properties of the netdev bundle's frame handlers: the device a link is exported as
+     * and its namespace (the kernel owns the link's addresses there, see HostComponent).
+     */
+    static final String BRIDGE_PROPERTY = "ipoib.bridge";
+    static final String BRIDGE_NETNS_PROPERTY = "ipoib.bridge.netns";
+
+    @Reference(cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC,
+            target = "(" + BRIDGE_PROPERTY + "=*)")
+    void addBridge(FrameHandler bridge, Map<String, Object> properties) {
+        if (properties.get(FrameHandler.LINK_PROPERTY) instanceof String link) {
+            Object netns = properties.get(BRIDGE_NETNS_PROPERTY);
+            context.bridged.add(new CommandContext.Bridged(properties.get(Constants.SERVICE_ID), link,
+                    String.valueOf(properties.get(BRIDGE_PROPERTY)), netns == null ? "" : netns.toString()));
+        }
+    }
+
+    void removeBridge(FrameHandler bridge, Map<String, Object> properties) {
+        Object id = properties.get(Constants.SERVICE_ID);
+        context.bridged.removeIf(b -> b.registration().equals(id));
     }
 
     @Reference(cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC)

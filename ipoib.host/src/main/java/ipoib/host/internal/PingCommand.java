@@ -55,6 +55,10 @@ public final class PingCommand {
                 "connect: no route to " + AddressBits.text(t.address())
                         + (t.link() == null ? ": no UP interface has an address whose prefix holds it"
                         : " via " + t.link() + ": it has no usable " + (v6 ? "IPv6" : "IPv4") + " address")));
+        CommandContext.Bridged bridge = context.bridge(route.link());
+        if (bridge != null) {
+            throw new IllegalStateException(bridgedMessage(route.link(), bridge, t.address()));
+        }
         PrintStream out = session == null ? System.out : session.getConsole();
         int identifier = ThreadLocalRandom.current().nextInt(0x10000);
         Duration perReply = Duration.ofMillis((long) (w * 1000));
@@ -66,5 +70,19 @@ public final class PingCommand {
         } catch (IllegalArgumentException tooBig) {
             throw CommandContext.usage(USAGE, "-s " + s + ": " + tooBig.getMessage());
         }
+    }
+
+    /**
+     * Why echo cannot work on a bridged link: the kernel owns its addresses, so the replies go to
+     * the kernel and never to this command; and what to run instead.
+     */
+    static String bridgedMessage(String link, CommandContext.Bridged bridge, java.net.InetAddress destination) {
+        String where = bridge.netns().isEmpty() ? "" : " in network namespace " + bridge.netns();
+        String ping = (destination instanceof Inet6Address ? "ping -6 " : "ping ") + AddressBits.text(destination)
+                + (destination instanceof Inet6Address && destination.isLinkLocalAddress() ? "%" + bridge.device() : "");
+        return "ipoib:ping: interface " + link + " is bridged to the Linux device " + bridge.device() + where
+                + " (ipoib:netdev): the kernel owns its addresses and answers echo there, so replies would reach the"
+                + " kernel, not this command; ping with the kernel's tools instead: "
+                + (bridge.netns().isEmpty() ? "" : "ip netns exec " + bridge.netns() + " ") + ping;
     }
 }

@@ -29,9 +29,11 @@ class PingCommandTest {
     ManualPingHost host;
     GogoRunner gogo;
 
+    CommandContext context;
+
     void start(HostRoute route) {
         host = new ManualPingHost(route);
-        CommandContext context = new CommandContext();
+        context = new CommandContext();
         context.links.add(new IpStackTest.Link("a"));
         gogo = new GogoRunner("ipoib", "ping", new PingCommand(host, context, host.clock, host.waiter()));
     }
@@ -57,6 +59,19 @@ class PingCommandTest {
         assertEquals(TimeUnit.MILLISECONDS.toNanos(790) + TimeUnit.SECONDS.toNanos(5), elapsed,
                 "the last request's timeout ends the run (not 80 x 5 s)");
         assertEquals(1, host.routeLookups, "one routing decision for the whole run");
+    }
+
+    @Test
+    void onABridgedInterfaceItSaysTheKernelOwnsEchoThereAndWhatToRunInstead() {
+        start(V4);
+        context.bridged.add(new CommandContext.Bridged(7L, "a", "ib0", "h1"));
+        GogoRunner.Result r = gogo.run("ipoib:ping -c 3 10.0.0.2");
+        assertNotNull(r.error(), r.console());
+        String message = r.error().getMessage();
+        assertTrue(message.contains("interface a is bridged to the Linux device ib0 in network namespace h1"), message);
+        assertTrue(message.contains("the kernel owns its addresses and answers echo there"), message);
+        assertTrue(message.endsWith("ip netns exec h1 ping 10.0.0.2"), message);
+        assertEquals(0, host.sentAtNanos.size(), "no request sent for replies nobody here would see");
     }
 
     @Test

@@ -55,7 +55,7 @@ final class NetDevice implements AutoCloseable {
         this.warn = warn;
         this.tun = tun;
         this.bridge = new Bridge(tun, device, stack, warn, Clock.SYSTEM);
-        this.receiving = stack.receive(context, device, bridge);
+        this.receiving = stack.receive(context, device, netns, bridge);
         bridge.start();
     }
 

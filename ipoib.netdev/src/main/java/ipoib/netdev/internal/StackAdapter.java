@@ -35,6 +35,8 @@ final class StackAdapter {
      * because the kernel owns the addresses there.
      */
     static final String BRIDGE_PROPERTY = "ipoib.bridge";
+    /** Service property of the bridge's frame handlers: the device's namespace, when it has one. */
+    static final String BRIDGE_NETNS_PROPERTY = "ipoib.bridge.netns";
 
     /** What the bridge does with a received IP frame, and at the end of the link's poll. */
     interface Receiver {
@@ -129,8 +131,11 @@ final class StackAdapter {
         return a.origin() == AddressOrigin.MANUAL;
     }
 
-    /** Registers the receiver for the link's IPv4 and IPv6 frames; closing the result unregisters. */
-    AutoCloseable receive(BundleContext context, String device, Receiver receiver) {
+    /**
+     * Registers the receiver for the link's IPv4 and IPv6 frames of {@code device} (in
+     * {@code netns}, or null); closing the result unregisters.
+     */
+    AutoCloseable receive(BundleContext context, String device, String netns, Receiver receiver) {
         FrameHandler handler = new FrameHandler() {
             @Override
             public void onFrame(IpoibLink l, ReceivedFrame frame) {
@@ -143,9 +148,9 @@ final class StackAdapter {
             }
         };
         ServiceRegistration<?> four = context.registerService(FrameHandler.class, handler,
-                properties(EtherType.IPV4, device));
+                properties(EtherType.IPV4, device, netns));
         ServiceRegistration<?> six = context.registerService(FrameHandler.class, handler,
-                properties(EtherType.IPV6, device));
+                properties(EtherType.IPV6, device, netns));
         return () -> {
             unregister(four);
             unregister(six);
@@ -170,11 +175,14 @@ final class StackAdapter {
         receiver.fromLink(frame.etherType(), frame.buffer(), frame.payloadOffset(), frame.payloadLength());
     }
 
-    private Hashtable<String, Object> properties(int etherType, String device) {
+    private Hashtable<String, Object> properties(int etherType, String device, String netns) {
         Hashtable<String, Object> p = new Hashtable<>();
         p.put(FrameHandler.ETHERTYPE_PROPERTY, etherType);
         p.put(FrameHandler.LINK_PROPERTY, link.name());
         p.put(BRIDGE_PROPERTY, device);
+        if (netns != null) {
+            p.put(BRIDGE_NETNS_PROPERTY, netns);
+        }
         return p;
     }
 
