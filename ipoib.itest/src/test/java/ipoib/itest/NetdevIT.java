@@ -335,6 +335,55 @@ public class NetdevIT {
         }
     }
 
+    /**
+     * A host cannot configure another through Neighbor Discovery hidden behind an extension header:
+     * h1 sends a Router Advertisement for fd00:99::/64 (on-link, autonomous) behind a Destination
+     * Options header, which the kernel builds itself from a raw ICMPv6 socket with the sticky
+     * IPV6_DSTOPTS option, then a UDP datagram behind the same header on the same path as a marker.
+     * Once h2 has the marker, h2 must have neither a SLAAC address in the prefix nor a default route.
+     */
+    @Test
+    public void aRouterAdvertisementBehindADestinationOptionsHeaderConfiguresNoOtherHost() throws Exception {
+        String common = "import socket,struct\n"
+                + "idx=socket.if_nametoindex('ib0')\n"
+                + "DO=bytes([0,0,1,4,0,0,0,0])\n" // next header (the kernel sets it), length 0, PadN of 4 (RFC 8200 §4.2)
+                + "def opened(kind,proto):\n"
+                + "    s=socket.socket(socket.AF_INET6,kind,proto)\n"
+                + "    s.setsockopt(socket.IPPROTO_IPV6,socket.IPV6_MULTICAST_IF,idx)\n"
+                + "    s.setsockopt(socket.IPPROTO_IPV6,socket.IPV6_MULTICAST_HOPS,255)\n"
+                + "    s.setsockopt(socket.IPPROTO_IPV6,socket.IPV6_DSTOPTS,DO)\n"
+                + "    return s\n";
+        String send = common
+                // RFC 4861 §4.2: RA, hop limit 64, router lifetime 1800 s; §4.6.2: prefix fd00:99::/64, L and A set.
+                + "ra=struct.pack('!BBHBBHII',134,0,0,64,0,1800,0,0)+struct.pack('!BBBBIII16s',3,4,64,0xC0,86400,14400,0,"
+                + "socket.inet_pton(socket.AF_INET6,'fd00:99::'))\n"
+                + "opened(socket.SOCK_RAW,socket.IPPROTO_ICMPV6).sendto(ra,('ff02::1',0,0,idx))\n"
+                + "opened(socket.SOCK_DGRAM,0).sendto(b'marker',('ff02::1',5999,0,idx))\n";
+        String receive = "import socket\n"
+                + "s=socket.socket(socket.AF_INET6,socket.SOCK_DGRAM); s.bind(('::',5999)); s.settimeout(30)\n"
+                + "print('ready',flush=True); print(s.recv(100).decode(),flush=True)\n";
+        long droppedBefore = counter("ib0_1_ffff", "tx_kernel_nd_dropped");
+        File log = File.createTempFile("nd-marker", ".log");
+        Process receiver = Sh.start(log, Sh.in("h2", "python3", "-c", receive));
+        try {
+            Await.until("the marker's receiver bound in h2", java.time.Duration.ofSeconds(TIMEOUT),
+                    () -> read(log).contains("ready"), () -> read(log));
+            Sh.run(TIMEOUT, Sh.in("h1", "python3", "-c", send)).ok("the RA behind Destination Options");
+            assertTrue("h2 got the marker: " + read(log), receiver.waitFor(TIMEOUT, TimeUnit.SECONDS));
+            assertTrue(read(log), read(log).contains("marker"));
+        } finally {
+            receiver.destroy();
+            receiver.waitFor();
+            log.delete();
+        }
+        String addresses = Sh.run(10, "ip", "-n", "h2", "-6", "addr", "show", "dev", "ib0").ok("ip addr").output();
+        assertFalse("h2 configured an address from h1's RA:\n" + addresses, addresses.contains("fd00:99:"));
+        String routes = Sh.run(10, "ip", "-n", "h2", "-6", "route", "show").ok("ip route").output();
+        assertFalse("h2 took h1 as its default router:\n" + routes, routes.contains("default"));
+        assertTrue("h1's bridge dropped the kernel's RA: " + appliance.command("ipoib:netdev", TIMEOUT),
+                counter("ib0_1_ffff", "tx_kernel_nd_dropped") > droppedBefore);
+    }
+
     @Test
     public void udpMulticastJoinBecomesAFullMemberAndLeavesAgain() throws Exception {
         String mgid = "ff12:401b:ffff::f01:101"; // 239.1.1.1 in the default partition (RFC 4391 §4)
