@@ -20,7 +20,6 @@ import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
@@ -30,9 +29,8 @@ import org.osgi.service.component.annotations.ReferencePolicyOption;
 
 /**
  * {@code /metrics} on the HTTP service: every counter of the links, neighbours (by state),
- * multicast, the host layer and of other bundles' counter sources (services of type
- * {@code Supplier<Map<String, Long>>} with the property {@value #PREFIX_PROPERTY}, e.g. the
- * loopback fabric's), in the Prometheus text format.
+ * multicast, the host layer and of other bundles' counter sources ({@link CounterSources}: the
+ * loopback fabric's, the bridged devices'), in the Prometheus text format.
  */
 @Component(service = Servlet.class, property = {
         "osgi.http.whiteboard.servlet.pattern=/metrics",
@@ -41,7 +39,7 @@ public final class MetricsServlet extends HttpServlet {
     private static final long serialVersionUID = 1L;
 
     /** Service property of a counter source: the metric name prefix, e.g. {@code ipoib_fabric}. */
-    static final String PREFIX_PROPERTY = "ipoib.metrics.prefix";
+    static final String PREFIX_PROPERTY = CounterSources.PREFIX_PROPERTY;
 
     @Reference(cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC)
     private volatile List<IpoibLink> links;
@@ -57,12 +55,12 @@ public final class MetricsServlet extends HttpServlet {
             policyOption = ReferencePolicyOption.GREEDY)
     private volatile IpHost host;
 
-    private final Map<Supplier<Map<String, Long>>, String> sources = new ConcurrentHashMap<>();
+    private final CounterSources sources = new CounterSources();
 
     @Reference(cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC,
             target = "(" + PREFIX_PROPERTY + "=*)")
     void addSource(Supplier<Map<String, Long>> source, Map<String, Object> properties) {
-        sources.put(source, String.valueOf(properties.get(PREFIX_PROPERTY)));
+        sources.add(source, properties);
     }
 
     void removeSource(Supplier<Map<String, Long>> source) {
@@ -107,21 +105,7 @@ public final class MetricsServlet extends HttpServlet {
             new TreeMap<>(h.counters()).forEach((k, v) -> e.counter("ipoib_host_" + Exposition.snake(k) + "_total",
                     "Host layer counter " + k + ".", v));
         }
-        new TreeMap<>(invert()).forEach((prefix, source) -> {
-            try {
-                new TreeMap<>(source.get()).forEach((k, v) -> {
-                    String name = Exposition.snake(k);
-                    if (name.startsWith("drop_")) {
-                        e.counter(prefix + "_drops_total", "Packets dropped by " + prefix + ", by reason.", v,
-                                "reason", name.substring("drop_".length()));
-                    } else {
-                        e.counter(prefix + "_" + name + "_total", "Counter " + k + " of " + prefix + ".", v);
-                    }
-                });
-            } catch (RuntimeException gone) {
-                // The source's bundle is stopping: its counters are left out of this scrape.
-            }
-        });
+        sources.writeTo(e);
         return e;
     }
 
@@ -147,12 +131,6 @@ public final class MetricsServlet extends HttpServlet {
                 }
             });
         });
-    }
-
-    private Map<String, Supplier<Map<String, Long>>> invert() {
-        Map<String, Supplier<Map<String, Long>>> out = new TreeMap<>();
-        sources.forEach((s, p) -> out.put(p, s));
-        return out;
     }
 
     private static void links(Exposition e, IpoibLink l) {

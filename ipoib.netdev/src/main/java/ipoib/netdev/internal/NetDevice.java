@@ -38,6 +38,7 @@ final class NetDevice implements AutoCloseable {
     private final Tun tun;
     private final Bridge bridge;
     private final AutoCloseable receiving;
+    private final AutoCloseable metrics;
     /** Addresses this device put into the stack's table (from the kernel). */
     private final Set<InetAddress> fromKernel = new HashSet<>();
     /** Addresses this device put on the kernel device (from the stack). */
@@ -56,6 +57,7 @@ final class NetDevice implements AutoCloseable {
         this.tun = tun;
         this.bridge = new Bridge(tun, device, stack, warn, Clock.SYSTEM);
         this.receiving = stack.receive(context, device, netns, bridge);
+        this.metrics = stack.publishCounters(context, device, bridge::counters);
         bridge.start();
     }
 
@@ -242,6 +244,7 @@ final class NetDevice implements AutoCloseable {
         }
         closed = true;
         try {
+            metrics.close();
             receiving.close();
         } catch (Exception e) {
             warn.accept(device + ": " + e.getMessage());

@@ -16,8 +16,10 @@ import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
 import java.util.Hashtable;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.function.Supplier;
 import org.osgi.framework.BundleContext;
 import org.osgi.framework.ServiceRegistration;
 
@@ -155,6 +157,18 @@ final class StackAdapter {
             unregister(four);
             unregister(six);
         };
+    }
+
+    /**
+     * Publishes a device's counters for the console's {@code /metrics} as {@code ipoib_netdev_*}
+     * with the labels {@code interface} and {@code device}; closing the result withdraws them.
+     */
+    AutoCloseable publishCounters(BundleContext context, String device, Supplier<Map<String, Long>> counters) {
+        Hashtable<String, Object> p = new Hashtable<>();
+        p.put("ipoib.metrics.prefix", "ipoib_netdev");
+        p.put("ipoib.metrics.labels", new String[] {"interface=" + link.name(), "device=" + device});
+        ServiceRegistration<?> r = context.registerService(Supplier.class, counters, p);
+        return () -> unregister(r);
     }
 
     /**
