@@ -229,6 +229,12 @@ public class NetdevLifecycleIT {
             assertTrue(kept, kept.contains("h1: kept (appliance " + adopter.pid() + " is running)"));
             assertTrue("cleanup keeps what a running appliance uses", namespace("h1"));
             Sh.run(10, "ip", "-n", "h1", "link", "show", "ib0").ok("h1's device after cleanup");
+            // Another appliance may not put a device into it while its owner runs.
+            String refused = appliance.command("ipoib:netdev add ib0_1_ffff netns h1", TIMEOUT);
+            assertTrue(refused, refused.contains("network namespace h1 belongs to the appliance running as process "
+                    + adopter.pid()));
+            assertTrue(appliance.command("ipoib:netdev", TIMEOUT).contains("no bridged interfaces"));
+            Sh.run(10, "ip", "-n", "h1", "link", "show", "ib0").ok("h1's device after the refusal");
         } finally {
             adopter.kill();
         }
