@@ -4,27 +4,34 @@ import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertTrue;
 
+import java.io.File;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.AfterClass;
 import org.junit.BeforeClass;
 import org.junit.Test;
 
 /**
  * ipoib:netdev as a user drives it on the default appliance: add into a namespace (created),
- * list, del (device and namespace gone), refusals of bad arguments; what a kill -9 leaves and
- * the cleanup command; and the clear refusal without CAP_NET_ADMIN. The last two need an
- * appliance of their own (killed, or started without the capability).
+ * list, del (device and namespace gone), refusals of bad arguments, restarts of the interface
+ * and of the bundle under a running server; what a kill -9 leaves, its adoption by the next
+ * appliance and the cleanup command; twenty hosts; and the clear refusal without CAP_NET_ADMIN.
+ * The last three need appliances of their own (killed, many hosts, or started without the
+ * capability).
  */
 public class NetdevLifecycleIT {
     private static final long TIMEOUT = 60;
+    /** The web console on any free port, so that appliances running at once do not collide. */
+    private static final String ANY_PORT = "org.osgi.service.http.port=0";
     private static ApplianceProcess appliance;
 
     @BeforeClass
     public static void start() throws Exception {
         NetdevIT.requireTools();
-        appliance = new ApplianceProcess();
+        appliance = new ApplianceProcess(ANY_PORT);
         appliance.command("ipoib:await all 30", TIMEOUT);
     }
 
@@ -67,27 +74,113 @@ public class NetdevLifecycleIT {
         assertTrue(appliance.command("ipoib:netdev", TIMEOUT).contains("no bridged interfaces"));
     }
 
+    /**
+     * A restart of the interface (a configuration change of the link) or of the netdev bundle
+     * keeps the namespace, so a server running in it goes on serving, and keeps the device's
+     * addresses and routes the user added there, as a Linux netdev does when its link flaps.
+     */
     @Test
-    public void stoppingTheBundleRemovesTheDeviceAndStartingItBringsTheConfigurationBack() throws Exception {
+    public void restartingTheLinkOrTheBundleKeepsTheNamespaceItsProgramsAddressesAndRoutes() throws Exception {
         assertFalse("namespace ndt3 exists already (ip netns del ndt3)", namespace("ndt3"));
+        assertFalse("namespace ndt4 exists already (ip netns del ndt4)", namespace("ndt4"));
         String added = appliance.command("ipoib:netdev add ib1_1_ffff netns ndt3 offload off 10.9.1.2/24", TIMEOUT);
         assertTrue(added, added.contains("ib1_1_ffff: device ib1_1_ffff  netns ndt3") && added.contains("offload off"));
-        java.util.regex.Matcher id = java.util.regex.Pattern.compile("(?m)^\\s*(\\d+)\\|.*ipoib\\.netdev")
+        appliance.command("ipoib:netdev add ib0_1_ffff netns ndt4 10.9.1.1/24", TIMEOUT);
+        File log = File.createTempFile("netdev-http", ".log");
+        Process server = Sh.start(log, Sh.in("ndt3", "python3", "-m", "http.server", "8000"));
+        File pingLog = File.createTempFile("netdev-ping", ".log");
+        Process ping = Sh.start(pingLog, Sh.in("ndt4", "ping", "-i", "0.2", "10.9.1.2"));
+        Matcher id = Pattern.compile("(?m)^\\s*(\\d+)\\|.*ipoib\\.netdev")
                 .matcher(appliance.command("lb -s", TIMEOUT));
         assertTrue("ipoib.netdev in lb -s", id.find());
         try {
+            Sh.awaitListening("ndt3", 8000, TIMEOUT);
+            Sh.run(10, "ip", "-n", "ndt3", "addr", "add", "10.9.7.2/24", "dev", "ib1_1_ffff").ok("ip addr add");
+            Sh.run(10, "ip", "-n", "ndt3", "route", "add", "10.77.0.0/16", "via", "10.9.1.1").ok("ip route add");
+            fetch();
+
+            // A change of the link's configuration restarts the interface (a new queue pair, a new QPN).
+            String qpn = qpn("ib1_1_ffff");
+            appliance.command("ipoib:config ipoib.link~default-loop1 receiveQueueDepth 512", TIMEOUT);
+            long deadline = System.nanoTime() + TIMEOUT * 1_000_000_000L;
+            while (qpn.equals(qpn("ib1_1_ffff")) && System.nanoTime() < deadline) {
+                Thread.sleep(100);
+            }
+            assertFalse("the interface restarted", qpn.equals(qpn("ib1_1_ffff")));
+            assertKeptWithItsServer("a restart of the interface", server, log);
+
             appliance.command("stop " + id.group(1), TIMEOUT);
-            assertFalse("the namespace went with the bundle", namespace("ndt3"));
+            assertTrue("the namespace stays while the bundle is stopped", namespace("ndt3"));
             appliance.command("start " + id.group(1), TIMEOUT);
-            // The configuration stayed: the device comes back.
+            assertKeptWithItsServer("a restart of the netdev bundle", server, log);
+            // The ping started before both restarts is answered again after them.
+            long replies = replies(pingLog);
+            Await.until("replies to the ping that ran across the restarts", java.time.Duration.ofSeconds(TIMEOUT),
+                    () -> ping.isAlive() && replies(pingLog) > replies + 2, () -> read(pingLog));
             String back = appliance.awaitCommand("ipoib:netdev", "ib1_1_ffff: device ib1_1_ffff  netns ndt3", TIMEOUT);
             assertTrue(back, back.contains("offload off"));
-            assertTrue(namespace("ndt3"));
         } finally {
+            server.destroy();
+            server.waitFor();
+            log.delete();
+            ping.destroy();
+            ping.waitFor();
+            pingLog.delete();
             appliance.command("start " + id.group(1), TIMEOUT);
+            appliance.command("ipoib:config ipoib.link~default-loop1 receiveQueueDepth 256", TIMEOUT);
             appliance.command("ipoib:netdev del ib1_1_ffff", TIMEOUT);
+            appliance.command("ipoib:netdev del ib0_1_ffff", TIMEOUT);
         }
+        // Deleting the configuration removes the device and the namespace the appliance made.
         assertFalse(namespace("ndt3"));
+        assertFalse(namespace("ndt4"));
+    }
+
+    private static long replies(File pingLog) {
+        return read(pingLog).lines().filter(l -> l.contains("bytes from 10.9.1.2")).count();
+    }
+
+    private static String read(File file) {
+        try {
+            return Files.readString(file.toPath());
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    /** The QPN of an interface, from ipoib:links ("-" while it has none). */
+    private static String qpn(String link) throws Exception {
+        Matcher m = Pattern.compile("(?s)" + link + ": \\S+.*?qpn (0x[0-9a-f]+)").matcher(appliance.command("ipoib:links", TIMEOUT));
+        return m.find() ? m.group(1) : "-";
+    }
+
+    /** curl from ndt4 gets the directory listing of the server in ndt3 (polled: the link may be coming back). */
+    private static void fetch() throws Exception {
+        long deadline = System.nanoTime() + TIMEOUT * 1_000_000_000L;
+        Sh.Result last;
+        do {
+            last = Sh.run(TIMEOUT, Sh.in("ndt4", "curl", "-sS", "-f", "-m", "5", "http://10.9.1.2:8000/"));
+            if (last.status() == 0 && last.output().contains("Directory listing")) {
+                return;
+            }
+            Thread.sleep(200);
+        } while (System.nanoTime() < deadline);
+        throw new AssertionError("curl http://10.9.1.2:8000/ from ndt4 failed for " + TIMEOUT + " s:\n" + last.output());
+    }
+
+    private static void assertKeptWithItsServer(String after, Process server, File log) throws Exception {
+        appliance.awaitCommand("ipoib:netdev await 30", "ib1_1_ffff: device ib1_1_ffff  netns ndt3", TIMEOUT);
+        assertTrue("the server in ndt3 runs on after " + after + ": " + Files.readString(log.toPath()), server.isAlive());
+        // The server's namespace is still the one named ndt3, not one deleted and made again.
+        String identify = Sh.run(10, "ip", "netns", "identify", Long.toString(server.pid())).ok("ip netns identify").output();
+        assertTrue("the server's namespace is ndt3 after " + after + ": '" + identify.trim() + "'",
+                identify.lines().anyMatch("ndt3"::equals));
+        String addresses = Sh.run(10, "ip", "-n", "ndt3", "addr", "show", "dev", "ib1_1_ffff").ok("ip addr").output();
+        assertTrue("the user's address stays after " + after + ":\n" + addresses, addresses.contains("inet 10.9.7.2/24"));
+        String routes = Sh.run(10, "ip", "-n", "ndt3", "route", "show").ok("ip route").output();
+        assertTrue("the user's route stays after " + after + ":\n" + routes,
+                routes.contains("10.77.0.0/16 via 10.9.1.1 dev ib1_1_ffff"));
+        fetch();
     }
 
     @Test
@@ -110,10 +203,15 @@ public class NetdevLifecycleIT {
         assertTrue(appliance.command("ipoib:netdev", TIMEOUT).contains("no bridged interfaces"));
     }
 
+    /**
+     * kill -9 leaves the namespace; the next appliance that puts a host there adopts it (it is
+     * recorded as that appliance's), so cleanup keeps it while that one runs, and removes it
+     * once that one is killed as well.
+     */
     @Test
-    public void killLeavesTheNamespaceAndCleanupRemovesIt() throws Exception {
+    public void killLeavesTheNamespaceTheNextApplianceAdoptsItAndCleanupRemovesOnlyWhatNoneUses() throws Exception {
         assertFalse("namespace h1 exists already (ip netns del h1)", namespace("h1"));
-        ApplianceProcess victim = new ApplianceProcess("ipoib.defaults=false", "ipoib.hosts=1");
+        ApplianceProcess victim = new ApplianceProcess("ipoib.defaults=false", "ipoib.hosts=1", ANY_PORT);
         try {
             victim.awaitCommand("ipoib:netdev await 30", "ib0_1_ffff: device ib0  netns h1  mtu 2044", TIMEOUT);
             assertTrue(namespace("h1"));
@@ -123,15 +221,63 @@ public class NetdevLifecycleIT {
         // The TUN device went with the process; the namespace stays.
         assertTrue("kill -9 leaves the namespace", namespace("h1"));
         assertTrue(Sh.run(10, "ip", "-n", "h1", "link", "show", "ib0").status() != 0);
+
+        ApplianceProcess adopter = new ApplianceProcess("ipoib.defaults=false", "ipoib.hosts=1", ANY_PORT);
+        try {
+            adopter.awaitCommand("ipoib:netdev await 30", "ib0_1_ffff: device ib0  netns h1  mtu 2044", TIMEOUT);
+            String kept = appliance.command("ipoib:netdev cleanup", TIMEOUT);
+            assertTrue(kept, kept.contains("h1: kept (appliance " + adopter.pid() + " is running)"));
+            assertTrue("cleanup keeps what a running appliance uses", namespace("h1"));
+            Sh.run(10, "ip", "-n", "h1", "link", "show", "ib0").ok("h1's device after cleanup");
+            // Another appliance may not put a device into it while its owner runs.
+            String refused = appliance.command("ipoib:netdev add ib0_1_ffff netns h1", TIMEOUT);
+            assertTrue(refused, refused.contains("network namespace h1 belongs to the appliance running as process "
+                    + adopter.pid()));
+            assertTrue(appliance.command("ipoib:netdev", TIMEOUT).contains("no bridged interfaces"));
+            Sh.run(10, "ip", "-n", "h1", "link", "show", "ib0").ok("h1's device after the refusal");
+        } finally {
+            adopter.kill();
+        }
         String cleaned = appliance.command("ipoib:netdev cleanup", TIMEOUT);
-        assertTrue(cleaned, cleaned.contains("h1: removed (left by appliance " + victim.pid() + ")"));
+        assertTrue(cleaned, cleaned.contains("h1: removed (left by appliance " + adopter.pid() + ")"));
+        assertFalse(cleaned, cleaned.contains(Long.toString(victim.pid())));
         assertFalse(namespace("h1"));
+    }
+
+    /**
+     * More hosts than one hex digit of CA index: host K bridges the interface of HCA K-1, whose
+     * default name has the CA index in hex (ib10_1_ffff is HCA 16, host 17).
+     */
+    @Test
+    public void twentyHostsEachBridgeTheInterfaceOfTheirOwnHca() throws Exception {
+        int hosts = 20;
+        for (int k = 1; k <= hosts; k++) {
+            assertFalse("namespace h" + k + " exists already (ip netns del h" + k + ")", namespace("h" + k));
+        }
+        ApplianceProcess many = new ApplianceProcess("ipoib.defaults=false", "ipoib.hosts=" + hosts, ANY_PORT);
+        try {
+            String list = many.awaitCommand("ipoib:netdev await 90", "ib13_1_ffff: device ib0  netns h20", 2 * TIMEOUT);
+            for (int k = 1; k <= hosts; k++) {
+                String link = String.format("ib%x_1_ffff", k - 1);
+                assertTrue(link + " bridged into h" + k + ":\n" + list,
+                        list.contains(link + ": device ib0  netns h" + k + "  mtu 2044  link UP"));
+            }
+            for (String[] pair : new String[][] {{"h20", "10.0.0.11"}, {"h11", "10.0.0.17"}, {"h17", "10.0.0.20"}}) {
+                String ping = Sh.run(TIMEOUT, Sh.in(pair[0], "ping", "-c", "2", "-W", "5", pair[1])).ok("ping").output();
+                assertTrue(ping, ping.contains("2 packets transmitted, 2 received"));
+            }
+        } finally {
+            assertEquals(0, many.exit(TIMEOUT));
+        }
+        for (int k = 1; k <= hosts; k++) {
+            assertFalse("h" + k + " removed at exit", namespace("h" + k));
+        }
     }
 
     @Test
     public void withoutCapNetAdminTheCommandRefusesAndNothingElseBreaks() throws Exception {
         ApplianceProcess unprivileged = new ApplianceProcess(
-                List.of("setpriv", "--inh-caps=-net_admin", "--bounding-set=-net_admin"));
+                List.of("setpriv", "--inh-caps=-net_admin", "--bounding-set=-net_admin"), ANY_PORT);
         try {
             String links = unprivileged.command("ipoib:await all 30", TIMEOUT);
             assertTrue(links, links.contains("ib0_1_ffff UP"));

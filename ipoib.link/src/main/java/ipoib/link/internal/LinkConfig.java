@@ -2,6 +2,7 @@ package ipoib.link.internal;
 
 import ipoib.api.PKey;
 import ipoib.runtime.ConfigCheck;
+import ipoib.runtime.LinkNames;
 import java.util.Map;
 import java.util.Objects;
 
@@ -93,18 +94,14 @@ public record LinkConfig(String name, String device, int port, PKey pkey, int sc
         }
     }
 
-    /** The design document's default name {@code ibX_Y_Z}: CA index, port and P_Key in hex. */
+    /** The default name {@code ibX_Y_Z}: CA index, port and P_Key in hex ({@link LinkNames}). */
     static String defaultName(int deviceIndex, int port, PKey pkey) {
-        return String.format("ib%x_%x_%04x", deviceIndex, port, pkey.value());
+        return LinkNames.defaultName(deviceIndex, port, pkey.value());
     }
 
     /** The index at the end of a device name (loop1 → 1, mlx5_0 → 0), or 0. */
     static int deviceIndex(String device) {
-        int i = device.length();
-        while (i > 0 && Character.isDigit(device.charAt(i - 1))) {
-            i--;
-        }
-        return i == device.length() ? 0 : Integer.parseInt(device.substring(i));
+        return LinkNames.caIndex(device);
     }
 
     /** Service properties of the interface: where it is, and the knobs the multicast manager follows. */

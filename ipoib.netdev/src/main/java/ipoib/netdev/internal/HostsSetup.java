@@ -1,5 +1,6 @@
 package ipoib.netdev.internal;
 
+import ipoib.runtime.LinkNames;
 import java.io.IOException;
 import java.util.Dictionary;
 import java.util.Hashtable;
@@ -17,7 +18,9 @@ import org.osgi.service.log.LoggerFactory;
  * A ready-made subnet of hosts ({@code ./ipoib --hosts N}, framework property
  * {@value #HOSTS_PROPERTY}): N loopback HCAs, an interface on port 1 of each in the default
  * partition, and each bridged into network namespace {@code hK} as device {@code ib0} with
- * {@code 10.0.0.K/24} (its IPv6 link-local address comes from Neighbor Discovery). Written as
+ * {@code 10.0.0.K/24} (its IPv6 link-local address comes from Neighbor Discovery). Host K runs on
+ * HCA {@code loopK-1}, whose interface has the link's default name ({@link LinkNames}: the CA
+ * index in hex, so h11 is {@code iba_1_ffff} and h17 {@code ib10_1_ffff}). Written as
  * configurations, like the appliance's defaults, and only when no interface is bridged yet.
  */
 @Component(immediate = true, service = {})
@@ -25,6 +28,11 @@ public final class HostsSetup {
     /** Framework property: the number of hosts (1..64). */
     public static final String HOSTS_PROPERTY = "ipoib.hosts";
     static final int MAX_HOSTS = 64;
+
+    /** The interface of host {@code host} (1..64): the default name of port 1, P_Key 0xffff of HCA host - 1. */
+    static String linkName(int host) {
+        return LinkNames.defaultName(host - 1, 1, 0xffff);
+    }
 
     @Activate
     public HostsSetup(BundleContext context, @Reference ConfigurationAdmin configurationAdmin,
@@ -59,7 +67,7 @@ public final class HostsSetup {
             f.put("hcas", hosts);
             fabric.update(f);
             for (int k = 1; k <= hosts; k++) {
-                String link = "ib" + (k - 1) + "_1_ffff";
+                String link = linkName(k);
                 Dictionary<String, Object> l = new Hashtable<>();
                 l.put("device", "loop" + (k - 1));
                 l.put("port", 1);

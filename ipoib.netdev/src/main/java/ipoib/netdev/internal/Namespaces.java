@@ -5,87 +5,141 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
+import java.util.Set;
+import java.util.function.Consumer;
 
 /**
- * The network namespaces this process created, counted by the devices in them: a namespace is
- * removed when the last device the appliance put there goes away; one that existed before is
- * left alone. Each created namespace is noted in {@value #STATE_DIR} ({@code PID-NAME}), so that
- * after a {@code kill -9} (which removes the TUN devices with the process, but not the
- * namespaces) {@link #cleanup()} can remove what a dead appliance left.
+ * The network namespaces appliances own, recorded on disk so that the record outlives a restart
+ * of this bundle (a new class loader) and the process itself: {@value #STATE_DIR}{@code /PID-NAME}
+ * says that the appliance with process id PID owns namespace NAME. An appliance owns a namespace
+ * it created, and one a dead appliance (kill -9) owned that it puts a device into again
+ * (adopted: the record moves to it). An owned namespace is removed when the configuration of its
+ * last device is deleted and when the appliance exits; a namespace that existed without a record
+ * (the user's) is used and never removed. {@link #cleanup()} removes what dead appliances owned.
  */
 final class Namespaces {
     static final String STATE_DIR = "/run/ipoib-netdev";
-    private static final Map<String, Integer> CREATED = new HashMap<>();
-    private static final Map<String, Integer> USERS = new HashMap<>();
+    private static final long SELF = ProcessHandle.current().pid();
+    /** Removes this process's namespaces when the JVM exits (Gogo's exit does not stop the framework first). */
+    private static Thread exitHook;
 
     private Namespaces() {}
 
-    /** A device is going into {@code netns}: creates it when missing. */
-    static synchronized void acquire(String netns) throws IOException {
+    /**
+     * A device is going into {@code netns}: creates it when missing, adopts it from a dead
+     * appliance, and refuses one a running appliance owns.
+     *
+     * @param info told when a namespace is adopted
+     * @throws IOException naming the namespace and its owner, or the failed {@code ip} command
+     */
+    static synchronized void acquire(String netns, Consumer<String> info) throws IOException {
+        Path mine = note(SELF, netns);
         if (!IpRoute.namespaceExists(netns)) {
             IpRoute.run("netns", "add", netns);
-            CREATED.put(netns, 1);
-            note(netns);
-        }
-        USERS.merge(netns, 1, Integer::sum);
-    }
-
-    /** A device left {@code netns}: removes the namespace when this process created it and no device of it remains. */
-    static synchronized void release(String netns) {
-        Integer users = USERS.merge(netns, -1, Integer::sum);
-        if (users != null && users <= 0) {
-            USERS.remove(netns);
-            if (CREATED.remove(netns) != null) {
-                try {
-                    IpRoute.run("netns", "del", netns);
-                } catch (IOException e) {
-                    // Reported by cleanup later: the note stays.
-                    return;
-                }
-                unnote(netns);
+            note(mine, netns);
+        } else if (!Files.exists(mine)) {
+            Long owner = owner(netns);
+            if (owner != null && applianceRunning(owner)) {
+                throw new IOException("network namespace " + netns + " belongs to the appliance running as process "
+                        + owner + " (its ipoib:netdev lists it): choose another namespace, or stop that appliance");
             }
+            if (owner == null) {
+                return; // the user's own namespace: used, never removed
+            }
+            try {
+                Files.move(note(owner, netns), mine, StandardCopyOption.REPLACE_EXISTING);
+            } catch (IOException e) {
+                note(mine, netns);
+            }
+            info.accept("network namespace " + netns + ": adopted from appliance " + owner
+                    + ", which no longer runs (killed?); it is this appliance's now");
         }
-    }
-
-    /** Whether this process created {@code netns}. */
-    static synchronized boolean created(String netns) {
-        return CREATED.containsKey(netns);
-    }
-
-    private static Path note(long pid, String netns) {
-        return Path.of(STATE_DIR, pid + "-" + netns);
-    }
-
-    private static void note(String netns) {
-        try {
-            Files.createDirectories(Path.of(STATE_DIR));
-            Files.writeString(note(ProcessHandle.current().pid(), netns), netns + "\n", StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            // Without the note only cleanup after kill -9 is lost; the namespace itself works.
-        }
-    }
-
-    private static void unnote(String netns) {
-        try {
-            Files.deleteIfExists(note(ProcessHandle.current().pid(), netns));
-        } catch (IOException ignored) {
-            // Nothing to do: cleanup skips notes whose namespace is gone.
+        if (exitHook == null) {
+            exitHook = new Thread(Namespaces::removeOwned, "ipoib-netdev-exit");
+            Runtime.getRuntime().addShutdownHook(exitHook);
         }
     }
 
     /**
-     * Removes the namespaces that appliances no longer running created (after kill -9), and their
-     * notes. Returns one line per namespace handled.
+     * The configuration of a device in {@code netns} is gone: removes the namespace when this
+     * appliance owns it and none of {@code inUse} (the namespaces of its other devices) is it.
+     */
+    static synchronized void release(String netns, Set<String> inUse) {
+        if (inUse.contains(netns) || !Files.exists(note(SELF, netns))) {
+            return;
+        }
+        try {
+            IpRoute.run("netns", "del", netns);
+        } catch (IOException e) {
+            // Reported by cleanup later: the note stays.
+            return;
+        }
+        unnote(netns);
+    }
+
+    /** At exit: removes every namespace this appliance owns. */
+    private static void removeOwned() {
+        for (Note n : notes()) {
+            if (n.pid() == SELF) {
+                try {
+                    IpRoute.run("netns", "del", n.netns());
+                } catch (IOException e) {
+                    // Gone already (the framework's stop removed it), or cleanup will.
+                }
+                unnote(n.netns());
+            }
+        }
+    }
+
+    /**
+     * Removes the namespaces that appliances no longer running owned (after kill -9), and their
+     * notes; keeps those of running appliances. Returns one line per namespace handled.
      */
     static List<String> cleanup() throws IOException {
         List<String> done = new ArrayList<>();
+        for (Note n : notes()) {
+            if (applianceRunning(n.pid())) {
+                done.add(n.netns() + ": kept (appliance " + n.pid() + " is running)");
+                continue;
+            }
+            if (IpRoute.namespaceExists(n.netns())) {
+                IpRoute.run("netns", "del", n.netns());
+                done.add(n.netns() + ": removed (left by appliance " + n.pid() + ")");
+            } else {
+                done.add(n.netns() + ": already gone (note of appliance " + n.pid() + " removed)");
+            }
+            Files.deleteIfExists(n.path());
+        }
+        return done;
+    }
+
+    /** Whether process {@code pid} runs and is a JVM (an appliance), not a process that reuses a dead one's id. */
+    private static boolean applianceRunning(long pid) {
+        return ProcessHandle.of(pid).filter(ProcessHandle::isAlive)
+                .map(p -> p.info().command().map(c -> c.endsWith("java")).orElse(true))
+                .orElse(false);
+    }
+
+    /** The process id another appliance noted for {@code netns}, or null. */
+    private static Long owner(String netns) {
+        for (Note n : notes()) {
+            if (n.netns().equals(netns) && n.pid() != SELF) {
+                return n.pid();
+            }
+        }
+        return null;
+    }
+
+    private record Note(long pid, String netns, Path path) {}
+
+    private static List<Note> notes() {
+        List<Note> result = new ArrayList<>();
         Path dir = Path.of(STATE_DIR);
         if (!Files.isDirectory(dir)) {
-            return done;
+            return result;
         }
         try (DirectoryStream<Path> notes = Files.newDirectoryStream(dir)) {
             for (Path note : notes) {
@@ -94,26 +148,36 @@ final class Namespaces {
                 if (dash <= 0) {
                     continue;
                 }
-                long pid;
                 try {
-                    pid = Long.parseLong(file.substring(0, dash));
+                    result.add(new Note(Long.parseLong(file.substring(0, dash)), file.substring(dash + 1), note));
                 } catch (NumberFormatException e) {
-                    continue;
+                    // Not a note.
                 }
-                String netns = file.substring(dash + 1);
-                if (ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false)) {
-                    done.add(netns + ": kept (appliance " + pid + " is running)");
-                    continue;
-                }
-                if (IpRoute.namespaceExists(netns)) {
-                    IpRoute.run("netns", "del", netns);
-                    done.add(netns + ": removed (left by appliance " + pid + ")");
-                } else {
-                    done.add(netns + ": already gone (note of appliance " + pid + " removed)");
-                }
-                Files.deleteIfExists(note);
             }
+        } catch (IOException e) {
+            // Unreadable: nothing is known to be owned.
         }
-        return done;
+        return result;
+    }
+
+    private static Path note(long pid, String netns) {
+        return Path.of(STATE_DIR, pid + "-" + netns);
+    }
+
+    private static void note(Path note, String netns) {
+        try {
+            Files.createDirectories(note.getParent());
+            Files.writeString(note, netns + "\n", StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            // Without the note the namespace is not removed at exit; the namespace itself works.
+        }
+    }
+
+    private static void unnote(String netns) {
+        try {
+            Files.deleteIfExists(note(SELF, netns));
+        } catch (IOException ignored) {
+            // Nothing to do: cleanup skips notes whose namespace is gone.
+        }
     }
 }

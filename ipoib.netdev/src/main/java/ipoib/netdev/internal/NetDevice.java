@@ -62,27 +62,75 @@ final class NetDevice implements AutoCloseable {
     }
 
     /**
-     * Creates the device, in {@code netns} when not null (created when missing), with
-     * {@code addresses} and checksum and TCP segmentation offload when {@code offload}, up.
+     * Creates the device, in {@code netns} when not null (created when missing, adopted from a
+     * killed appliance), with {@code addresses} and checksum and TCP segmentation offload when
+     * {@code offload}, up. When {@code parked} is the same device (namespace, name, offload) it
+     * is taken back instead, with the addresses and routes it kept, and its carrier comes on.
      *
      * @throws IOException naming what failed (the privilege missing, or the {@code ip} command and its output)
      */
     static NetDevice open(BundleContext context, StackAdapter stack, String device, String netns,
-                          List<Cidr> addresses, boolean offload, Consumer<String> warn) throws IOException {
-        String missing = Tun.missingPrivilege();
-        if (missing != null) {
-            throw new IOException("cannot create network device " + device + ": " + missing);
-        }
-        if (netns != null) {
-            Namespaces.acquire(netns);
-        }
+                          List<Cidr> addresses, boolean offload, ParkedDevices.Parked parked, Consumer<String> warn,
+                          Consumer<String> info) throws IOException {
         Tun tun = null;
         try {
-            // In a namespace the device is created under a temporary name here and renamed there,
-            // so that every host can call its device the same.
-            String initial = netns == null ? device
-                    : "ipb" + Long.toHexString(ThreadLocalRandom.current().nextLong() & 0xFFF_FFFF_FFFFL);
-            tun = Tun.open(initial, offload);
+            String missing = Tun.missingPrivilege();
+            if (missing != null) {
+                throw new IOException("cannot create network device " + device + ": " + missing);
+            }
+            if (netns != null) {
+                Namespaces.acquire(netns, info);
+            }
+            List<String> kept = null;
+            if (parked != null) {
+                try {
+                    tun = Tun.reopen(parked.descriptor(), device, offload);
+                    kept = parked.fromStack();
+                } catch (IOException e) {
+                    warn.accept(device + ": the device kept open is gone (" + e.getMessage() + "): creating it again");
+                }
+            }
+            if (tun == null) {
+                tun = create(device, netns, offload, warn);
+            }
+            List<Cidr> present = parse(IpRoute.addresses(netns, device));
+            for (Cidr a : addresses) {
+                if (!present.contains(a)) {
+                    addToKernel(netns, device, a);
+                }
+            }
+            IpRoute.in(netns, "link", "set", "dev", device, "up");
+            NetDevice d = new NetDevice(device, netns, stack, warn, tun, context);
+            if (kept != null) {
+                for (String a : kept) {
+                    d.fromStack.add(InetAddress.getByName(a));
+                }
+                tun.carrier(true);
+            }
+            d.sync();
+            return d;
+        } catch (IOException | RuntimeException e) {
+            if (tun != null) {
+                tun.close();
+            } else if (parked != null) {
+                try {
+                    Tun.reopen(parked.descriptor(), device, offload).close();
+                } catch (IOException gone) {
+                    // Not that device any more: nothing of it to close.
+                }
+            }
+            throw e;
+        }
+    }
+
+    /** A new TUN device, moved into {@code netns} (when not null) and named {@code device} there. */
+    private static Tun create(String device, String netns, boolean offload, Consumer<String> warn) throws IOException {
+        // In a namespace the device is created under a temporary name here and renamed there,
+        // so that every host can call its device the same.
+        String initial = netns == null ? device
+                : "ipb" + Long.toHexString(ThreadLocalRandom.current().nextLong() & 0xFFF_FFFF_FFFFL);
+        Tun tun = Tun.open(initial, offload);
+        try {
             if (netns != null) {
                 IpRoute.run("link", "set", "dev", initial, "netns", netns);
                 IpRoute.in(netns, "link", "set", "dev", initial, "name", device);
@@ -94,20 +142,9 @@ final class NetDevice implements AutoCloseable {
             } catch (IOException e) {
                 warn.accept(device + ": IPv6 address generation stays on: " + e.getMessage());
             }
-            for (Cidr a : addresses) {
-                addToKernel(netns, device, a);
-            }
-            IpRoute.in(netns, "link", "set", "dev", device, "up");
-            NetDevice d = new NetDevice(device, netns, stack, warn, tun, context);
-            d.sync();
-            return d;
+            return tun;
         } catch (IOException | RuntimeException e) {
-            if (tun != null) {
-                tun.close();
-            }
-            if (netns != null) {
-                Namespaces.release(netns);
-            }
+            tun.close();
             throw e;
         }
     }
@@ -153,7 +190,7 @@ final class NetDevice implements AutoCloseable {
 
     /** Reconciles MTU and addresses (see the class comment); errors are kept for the listing and logged once. */
     synchronized void sync() {
-        if (tun.isClosed()) {
+        if (closed || tun.isClosed()) {
             return;
         }
         try {
@@ -173,7 +210,9 @@ final class NetDevice implements AutoCloseable {
                 inKernel.add(c.address());
             }
             for (Cidr c : kernel) {
-                if (!inTable.contains(c.address()) && stack.addAddress(c.address(), c.prefixLength())) {
+                // An address the stack put there and has not made again yet (after a restart) is not the kernel's.
+                if (!inTable.contains(c.address()) && !fromStack.contains(c.address())
+                        && stack.addAddress(c.address(), c.prefixLength())) {
                     fromKernel.add(c.address());
                 }
             }
@@ -233,16 +272,47 @@ final class NetDevice implements AutoCloseable {
     }
 
     /**
+     * Keeps the device for the next component of its configuration ({@link ParkedDevices}): no more
+     * frames to or from it, its multicast listeners leave, the kernel's addresses leave the
+     * stack's table, and its carrier goes off; the descriptor stays open, so the kernel keeps the
+     * device with its addresses and routes.
+     */
+    synchronized ParkedDevices.Parked park(String link) {
+        detach();
+        try {
+            tun.carrier(false);
+        } catch (IOException e) {
+            warn.accept(e.getMessage());
+        }
+        closed = true;
+        List<String> stackAddresses = new ArrayList<>();
+        for (InetAddress a : fromStack) {
+            stackAddresses.add(a.getHostAddress().replaceFirst("%.*", ""));
+        }
+        return new ParkedDevices.Parked(tun.descriptor(), netns == null ? "" : netns, device, tun.offload(), link,
+                List.copyOf(stackAddresses));
+    }
+
+    /**
      * Removes the device: no more frames to it, its multicast listeners leave, its addresses leave
-     * the stack's table, the descriptor closes (the kernel deletes the device) and a namespace this
-     * appliance created is removed with its last device.
+     * the stack's table, and the descriptor closes (the kernel deletes the device). The namespace
+     * stays: its owner removes it ({@link Namespaces#release}).
      */
     @Override
     public synchronized void close() {
         if (closed) {
             return;
         }
+        detach();
         closed = true;
+        tun.close();
+    }
+
+    /** Stops the data path in both directions and takes the device's state out of the stack. */
+    private void detach() {
+        if (closed) {
+            return;
+        }
         try {
             metrics.close();
             receiving.close();
@@ -259,9 +329,5 @@ final class NetDevice implements AutoCloseable {
             stack.removeAddress(a);
         }
         fromKernel.clear();
-        tun.close();
-        if (netns != null) {
-            Namespaces.release(netns);
-        }
     }
 }

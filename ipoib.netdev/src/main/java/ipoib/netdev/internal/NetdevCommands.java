@@ -84,12 +84,17 @@ public final class NetdevCommands {
 
     private String list() {
         List<NetdevComponent> all = Registry.all();
-        if (all.isEmpty()) {
+        Map<String, ParkedDevices.Parked> kept = ParkedDevices.all();
+        if (all.isEmpty() && kept.isEmpty()) {
             return "no bridged interfaces (ipoib:netdev add <interface> [netns <name>] [address ...])";
         }
         StringBuilder out = new StringBuilder();
         for (NetdevComponent c : all) {
             describe(c, out);
+        }
+        for (ParkedDevices.Parked p : kept.values()) {
+            out.append(String.format("%s: device %s  netns %s  carrier off (kept while interface %s is not running)%n",
+                    p.link(), p.device(), p.netns().isEmpty() ? "-" : p.netns(), p.link()));
         }
         return out.toString();
     }
@@ -236,6 +241,9 @@ public final class NetdevCommands {
             Object link = c.getProperties() == null ? null : c.getProperties().get("link");
             NetdevComponent live = link == null ? null : Registry.get(link.toString());
             if (live == null) {
+                if (ParkedDevices.all().containsKey(c.getPid())) {
+                    return link + ": device kept with carrier off (interface " + link + " not running)";
+                }
                 String failure = link == null ? null : Registry.failure(link.toString());
                 return link + ": no device" + (failure == null ? " yet" : " (" + failure + ")");
             }
@@ -260,12 +268,18 @@ public final class NetdevCommands {
         if (c == null) {
             throw usage("'" + args[1] + "' is not bridged (ipoib:netdev lists the bridged interfaces)");
         }
+        String pid = c.getPid();
         c.delete();
         long deadline = System.nanoTime() + WAIT_MILLIS * 1_000_000;
-        while (Registry.get(args[1]) != null && System.nanoTime() < deadline) {
+        while (present(args[1], pid) && System.nanoTime() < deadline) {
             Thread.sleep(20);
         }
-        return Registry.get(args[1]) == null ? args[1] + ": device removed" : args[1] + ": still being removed";
+        return present(args[1], pid) ? args[1] + ": still being removed" : args[1] + ": device removed";
+    }
+
+    /** Whether the device of an interface runs, is being taken back, or is kept for configuration {@code pid}. */
+    private static boolean present(String link, String pid) {
+        return Registry.get(link) != null || Registry.isStarting(link) || ParkedDevices.all().containsKey(pid);
     }
 
     private Configuration find(String link) throws IOException, InvalidSyntaxException {

@@ -10,7 +10,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ScheduledFuture;
+import org.osgi.framework.Bundle;
 import org.osgi.framework.BundleContext;
+import org.osgi.framework.Constants;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.ConfigurationPolicy;
@@ -24,9 +26,10 @@ import org.osgi.service.log.LoggerFactory;
 import org.osgi.service.metatype.annotations.Designate;
 
 /**
- * One bridged interface per factory configuration {@value #FACTORY_PID}: the device exists
- * while the configuration and the interface do (the link is a static reference: when the
- * interface goes away, so does the device), and goes away with the bundle.
+ * One bridged interface per factory configuration {@value #FACTORY_PID}: the device runs while
+ * the configuration and the interface do (the link is a static reference), is kept with its
+ * carrier off while the interface or this bundle restarts, and goes away with its configuration
+ * or the appliance; see {@link #deactivate}.
  */
 @Component(configurationPid = NetdevComponent.FACTORY_PID, configurationPolicy = ConfigurationPolicy.REQUIRE,
         service = {}, immediate = true)
@@ -34,6 +37,8 @@ import org.osgi.service.metatype.annotations.Designate;
 public final class NetdevComponent {
     /** Factory PID of the bridged interfaces. */
     public static final String FACTORY_PID = "ipoib.netdev";
+    /** Declarative Services' ComponentConstants.DEACTIVATION_REASON_CONFIGURATION_DELETED (not on this class path). */
+    private static final int CONFIGURATION_DELETED = 4;
     /** Seconds between reconciliations of MTU and addresses. */
     static final long SYNC_SECONDS = 2;
     private static final String NAME_CHARACTERS = "[A-Za-z0-9_.-]+";
@@ -43,6 +48,9 @@ public final class NetdevComponent {
     private final Logger log;
     private final StackAdapter stack;
     private final String link;
+    /** The configuration's PID: the key under which the device is kept across a restart. */
+    private String pid;
+    private String netns;
     private NetDevice device;
     private ScheduledFuture<?> sync;
     private AutoCloseable linkUp;
@@ -61,6 +69,10 @@ public final class NetdevComponent {
 
     @Activate
     void activate(BundleContext context, NetdevConfiguration config, Map<String, Object> properties) throws IOException {
+        this.pid = String.valueOf(properties.get(Constants.SERVICE_PID));
+        Registry.starting(config.link());
+        ParkedDevices.Parked parked = ParkedDevices.take(pid);
+        boolean kept = parked != null;
         try {
             CHECK.check(properties);
             check(config, stack.link());
@@ -69,9 +81,25 @@ public final class NetdevComponent {
             for (String a : config.addresses()) {
                 addresses.add(Cidr.parse(a));
             }
-            String netns = config.netns().isEmpty() ? null : config.netns();
-            this.device = NetDevice.open(context, stack, name, netns, addresses, config.offload(), log::warn);
+            this.netns = config.netns().isEmpty() ? null : config.netns();
+            if (parked != null && !(parked.netns().equals(config.netns()) && parked.device().equals(name)
+                    && parked.offload() == config.offload())) {
+                // The configuration now names another device: the kept one goes.
+                ParkedDevices.Parked other = parked;
+                parked = null;
+                ParkedDevices.discard(pid, other, log::warn);
+            }
+            ParkedDevices.Parked takenBack = parked;
+            parked = null; // open takes it back, or closes it when it fails
+            this.device = NetDevice.open(context, stack, name, netns, addresses, config.offload(), takenBack,
+                    log::warn, log::info);
         } catch (IOException | RuntimeException e) {
+            if (parked != null) {
+                ParkedDevices.discard(pid, parked, log::warn); // the configuration is refused: it keeps no device
+            } else if (!kept && netns != null) {
+                // A namespace made for a device that never came: not left behind (kept ones stay with their programs).
+                Namespaces.release(netns, Registry.namespacesInUse(null, null));
+            }
             Registry.failed(config.link(), e.getMessage());
             log.error("ipoib.netdev " + config.link() + ": " + e.getMessage());
             throw e;
@@ -114,8 +142,19 @@ public final class NetdevComponent {
         return stack;
     }
 
+    /** The namespace, or null for the appliance's own. */
+    String netns() {
+        return netns;
+    }
+
+    /**
+     * The device goes with its configuration and with the appliance (the framework stopping);
+     * otherwise (the interface restarts, the configuration changes, this bundle stops) it is kept
+     * with its carrier off for the next component of the same configuration ({@link ParkedDevices}),
+     * so its namespace, the programs there and the user's addresses and routes stay.
+     */
     @Deactivate
-    void deactivate() {
+    void deactivate(BundleContext context, int reason) {
         if (device == null) {
             return;
         }
@@ -125,13 +164,24 @@ public final class NetdevComponent {
         } catch (Exception e) {
             log.warn("ipoib.netdev " + link + ": " + e.getMessage());
         }
-        device.close();
-        Registry.down(this);
+        if (reason == CONFIGURATION_DELETED || frameworkStopping(context)) {
+            device.close();
+            if (netns != null) {
+                Namespaces.release(netns, Registry.namespacesInUse(this, null));
+            }
+            Registry.down(this); // last: ipoib:netdev del waits for it
+        } else {
+            ParkedDevices.park(pid, device.park(link));
+            Registry.down(this);
+        }
     }
 
-    /** Closes the device at JVM exit when the framework was not stopped (Gogo's exit). */
-    void closeAtExit() {
-        device.close();
+    private static boolean frameworkStopping(BundleContext context) {
+        try {
+            return context.getBundle(Constants.SYSTEM_BUNDLE_ID).getState() != Bundle.ACTIVE;
+        } catch (IllegalStateException e) {
+            return true; // the context is no longer valid: the framework is going
+        }
     }
 
     // ---- the rest of the stack, through the adapter ------------------------------------------------

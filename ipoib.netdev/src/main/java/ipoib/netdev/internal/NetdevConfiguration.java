@@ -22,7 +22,7 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
 
     @AttributeDefinition(name = "Network namespace",
             description = "A named namespace (ip netns) for the device, created when missing and then removed with "
-                    + "the device; empty: the appliance's own namespace.")
+                    + "this configuration (or at exit); empty: the appliance's own namespace.")
     String netns() default "";
 
     @AttributeDefinition(name = "Addresses",

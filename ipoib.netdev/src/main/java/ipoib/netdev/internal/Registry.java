@@ -1,7 +1,9 @@
 package ipoib.netdev.internal;
 
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -10,9 +12,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The bridged interfaces of this bundle, by interface name, for the shell command (which reports
- * an activation's failure from here) and for the JVM exit: Gogo's {@code exit} ends the JVM
- * without stopping the framework, so a shutdown hook closes the devices still open and removes
- * the namespaces this appliance created. Bundle-wide state: the bundle's class loader scopes it.
+ * an activation's failure from here) and for the namespaces in use. Bundle-wide state: the
+ * bundle's class loader scopes it.
  */
 final class Registry {
     /**
@@ -24,7 +25,8 @@ final class Registry {
 
     private static final Map<String, NetdevComponent> LIVE = new ConcurrentHashMap<>();
     private static final Map<String, String> FAILURES = new ConcurrentHashMap<>();
-    private static Thread exitHook;
+    /** Interfaces whose component is between taking a kept device back and being listed. */
+    private static final Set<String> STARTING = ConcurrentHashMap.newKeySet();
 
     private Registry() {}
 
@@ -32,16 +34,13 @@ final class Registry {
     static synchronized ScheduledFuture<?> up(NetdevComponent c, Runnable sync, long seconds) {
         FAILURES.remove(c.link());
         LIVE.put(c.link(), c);
+        STARTING.remove(c.link());
         if (scheduler == null) {
             scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
                 Thread t = new Thread(r, "ipoib-netdev-sync");
                 t.setDaemon(true);
                 return t;
             });
-        }
-        if (exitHook == null) {
-            exitHook = new Thread(Registry::closeAll, "ipoib-netdev-exit");
-            Runtime.getRuntime().addShutdownHook(exitHook);
         }
         return scheduler.scheduleWithFixedDelay(sync, seconds, seconds, TimeUnit.SECONDS);
     }
@@ -59,18 +58,24 @@ final class Registry {
             scheduler.shutdown();
             scheduler = null;
         }
-        if (LIVE.isEmpty() && exitHook != null) {
-            try {
-                Runtime.getRuntime().removeShutdownHook(exitHook);
-            } catch (IllegalStateException exiting) {
-                // The hook is running.
-            }
-            exitHook = null;
-        }
     }
 
     static void failed(String link, String reason) {
         FAILURES.put(link == null ? "" : link, reason == null ? "unknown error" : reason);
+        if (link != null) {
+            STARTING.remove(link);
+        }
+    }
+
+    /** A component of {@code link} starts: until {@link #up} or {@link #failed}, its device is neither listed nor kept. */
+    static void starting(String link) {
+        if (link != null) {
+            STARTING.add(link);
+        }
+    }
+
+    static boolean isStarting(String link) {
+        return STARTING.contains(link);
     }
 
     /** Why the last activation for an interface failed, or null. */
@@ -90,9 +95,17 @@ final class Registry {
         return LIVE.values().stream().sorted((a, b) -> a.link().compareTo(b.link())).toList();
     }
 
-    private static void closeAll() {
-        for (NetdevComponent c : List.copyOf(LIVE.values())) {
-            c.closeAtExit();
+    /**
+     * The namespaces of this appliance's devices, running or kept ({@link ParkedDevices}), but
+     * those of component {@code exceptRunning} and kept device {@code exceptKept} (either may be null).
+     */
+    static Set<String> namespacesInUse(NetdevComponent exceptRunning, String exceptKept) {
+        Set<String> result = new HashSet<>(ParkedDevices.namespaces(exceptKept));
+        for (NetdevComponent c : LIVE.values()) {
+            if (c != exceptRunning && c.netns() != null) {
+                result.add(c.netns());
+            }
         }
+        return result;
     }
 }

@@ -40,6 +40,10 @@ final class Tun implements PacketDevice, AutoCloseable {
     private static final short IFF_TUN = 0x0001;
     private static final short IFF_NO_PI = 0x1000;
     private static final short IFF_VNET_HDR = 0x4000;
+    /** {@code _IOR('T', 210, unsigned int)} from linux/if_tun.h: the device's name and flags. */
+    private static final long TUNGETIFF = 0x800454d2L;
+    /** {@code _IOW('T', 226, int)} from linux/if_tun.h (Linux 4.20 and later): the argument points to the carrier. */
+    private static final long TUNSETCARRIER = 0x400454e2L;
     /** {@code _IOW('T', 208, unsigned int)} from linux/if_tun.h; the argument is passed by value. */
     private static final long TUNSETOFFLOAD = 0x400454d0L;
     /** TUN_F_CSUM | TUN_F_TSO4 | TUN_F_TSO6 | TUN_F_TSO_ECN (linux/if_tun.h). */
@@ -191,9 +195,63 @@ final class Tun implements PacketDevice, AutoCloseable {
         }
     }
 
+    /**
+     * The device behind a descriptor this process keeps open ({@link ParkedDevices}), checked with
+     * {@code TUNGETIFF}: it must still be a TUN device named {@code name}.
+     *
+     * @throws IOException when the descriptor is not, or no longer, that device
+     */
+    static Tun reopen(int fd, String name, boolean offload) throws IOException {
+        MemorySegment capture = CAPTURES.get();
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment ifreq = arena.allocate(40);
+            int r = (int) IOCTL.invokeExact(capture, fd, TUNGETIFF, ifreq);
+            if (r < 0) {
+                throw new IOException("descriptor " + fd + " of device " + name + ": ioctl TUNGETIFF: "
+                        + strerror(errno(capture)));
+            }
+            String actual = ifreq.getString(0, StandardCharsets.US_ASCII);
+            boolean vnet = (ifreq.get(ValueLayout.JAVA_SHORT, 16) & IFF_VNET_HDR) != 0;
+            if (!actual.equals(name) || vnet != offload) {
+                throw new IOException("descriptor " + fd + " is device " + actual + (vnet ? " with" : " without")
+                        + " offload, not " + name);
+            }
+            return new Tun(name, fd, offload);
+        } catch (IOException | RuntimeException | Error e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new IllegalStateException(t);
+        }
+    }
+
     @Override
     public String name() {
         return name;
+    }
+
+    /** The descriptor, to keep the device open across a restart of its component ({@link ParkedDevices}). */
+    int descriptor() {
+        return fd;
+    }
+
+    /**
+     * Sets the device's carrier, as a NIC's link: off, the kernel keeps the device, its addresses
+     * and routes but sends nothing to it ({@code NO-CARRIER}); on again, it sends.
+     */
+    void carrier(boolean on) throws IOException {
+        MemorySegment capture = CAPTURES.get();
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment value = arena.allocate(ValueLayout.JAVA_INT);
+            value.set(ValueLayout.JAVA_INT, 0, on ? 1 : 0);
+            int r = (int) IOCTL.invokeExact(capture, fd, TUNSETCARRIER, value);
+            if (r < 0) {
+                throw new IOException("ioctl TUNSETCARRIER " + name + ": " + strerror(errno(capture)));
+            }
+        } catch (IOException | RuntimeException | Error e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new IllegalStateException(t);
+        }
     }
 
     /** Whether the kernel offloads checksums and TCP segmentation to this device. */
