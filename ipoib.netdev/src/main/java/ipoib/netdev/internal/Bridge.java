@@ -3,6 +3,7 @@ package ipoib.netdev.internal;
 import ipoib.api.link.EtherType;
 import ipoib.api.link.TransmitResult;
 import ipoib.runtime.Counters;
+import ipoib.runtime.Threads;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -139,7 +140,8 @@ final class Bridge implements StackAdapter.Receiver {
 
     void start() {
         running = true;
-        reader = Thread.ofPlatform().daemon().name("ipoib-netdev-" + tun.name()).start(this::readLoop);
+        reader = Threads.create("ipoib-netdev-" + tun.name(), true, this::readLoop);
+        reader.start();
     }
 
     /** Stops the reader and waits for it, so that the descriptor can be closed safely. */

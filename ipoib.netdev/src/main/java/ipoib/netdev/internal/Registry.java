@@ -1,5 +1,6 @@
 package ipoib.netdev.internal;
 
+import ipoib.runtime.Threads;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -33,11 +34,7 @@ final class Registry {
         FAILURES.remove(c.link());
         LIVE.put(c.link(), c);
         if (scheduler == null) {
-            scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
-                Thread t = new Thread(r, "ipoib-netdev-sync");
-                t.setDaemon(true);
-                return t;
-            });
+            scheduler = Executors.newSingleThreadScheduledExecutor(r -> Threads.create("ipoib-netdev-sync", true, r));
         }
         if (exitHook == null) {
             exitHook = new Thread(Registry::closeAll, "ipoib-netdev-exit");
