@@ -24,8 +24,7 @@ public final class ThreadControlLoop implements ControlLoop {
         this.name = name;
         this.failures = failures;
         this.executor = new ScheduledThreadPoolExecutor(1, r -> {
-            Thread t = new Thread(r, name);
-            t.setDaemon(true);
+            Thread t = Threads.create(name, true, r);
             thread = t;
             return t;
         });

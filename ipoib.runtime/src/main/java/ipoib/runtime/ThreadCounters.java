@@ -19,7 +19,8 @@ public final class ThreadCounters {
 
     private final Counters into;
     private final List<String> names = new ArrayList<>();
-    private final ThreadLocal<Cells> local = ThreadLocal.withInitial(this::register);
+    /** Not a ThreadLocal: threads of other bundles count here and must not keep this bundle's classes. */
+    private final PerThread<Cells> local = new PerThread<>(this::register);
     /** The cells of the threads that count (guarded by this). */
     private final List<Cells> live = new ArrayList<>();
     /** What the threads that ended counted (guarded by this). */

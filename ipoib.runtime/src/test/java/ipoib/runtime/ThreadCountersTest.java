@@ -7,6 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.lang.management.ManagementFactory;
+import java.lang.ref.WeakReference;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -74,5 +76,21 @@ class ThreadCountersTest {
         long allocated = threads.getCurrentThreadAllocatedBytes() - before;
         assertTrue(allocated < 1000, allocated + " octets allocated in 100,000 increments");
         assertEquals(200_000, perThread.sum(sent));
+    }
+
+    @Test
+    void theCellsOfCountersLetGoAreNotKeptByTheThreadsThatCounted() {
+        // This thread outlives the counters, as a resolver's thread outlives the provider it sent through.
+        WeakReference<ThreadCounters.Cells> cells = cellsOfCountersLetGo();
+        assertTrue(Collected.within(Duration.ofSeconds(10), cells),
+                "the thread that counted still holds the cells (and through them their class loader)");
+    }
+
+    private static WeakReference<ThreadCounters.Cells> cellsOfCountersLetGo() {
+        ThreadCounters perThread = new ThreadCounters(new Counters());
+        int sent = perThread.counter("sent");
+        ThreadCounters.Cells cells = perThread.cells();
+        cells.increment(sent);
+        return new WeakReference<>(cells);
     }
 }

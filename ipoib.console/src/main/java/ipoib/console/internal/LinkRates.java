@@ -2,6 +2,7 @@ package ipoib.console.internal;
 
 import ipoib.api.link.IpoibLink;
 import ipoib.api.link.LinkCounters;
+import ipoib.runtime.Threads;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -65,11 +66,7 @@ public final class LinkRates {
 
     @Activate
     void activate() {
-        sampler = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "ipoib-console-rates");
-            t.setDaemon(true);
-            return t;
-        });
+        sampler = Executors.newSingleThreadScheduledExecutor(r -> Threads.create("ipoib-console-rates", true, r));
         sampler.scheduleAtFixedRate(this::sample, 1, 1, TimeUnit.SECONDS);
     }
 

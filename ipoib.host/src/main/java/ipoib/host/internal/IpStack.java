@@ -13,6 +13,7 @@ import ipoib.api.link.IpoibLink;
 import ipoib.api.link.TransmitResult;
 import ipoib.api.mcast.MulticastService;
 import ipoib.api.resolve.NeighbourResolver;
+import ipoib.runtime.PerThread;
 import java.net.InetAddress;
 import java.time.Duration;
 import java.util.List;
@@ -248,7 +249,8 @@ public final class IpStack implements IpHost, UdpService {
         }
     }
 
-    private final ThreadLocal<Sending> sending = ThreadLocal.withInitial(
+    /** Per sending thread, often another bundle's: not a ThreadLocal, which would keep this revision's classes. */
+    private final PerThread<Sending> sending = new PerThread<>(
             () -> new Sending(PacketWriter.scratch(), perPacket.cells()));
 
     /** The calling thread's {@link Sending}. */

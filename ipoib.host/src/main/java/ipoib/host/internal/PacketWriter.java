@@ -2,6 +2,7 @@ package ipoib.host.internal;
 
 import ipoib.codec.ip.Ipv4Header;
 import ipoib.codec.ip.Ipv6Header;
+import ipoib.runtime.PerThread;
 import java.lang.foreign.MemorySegment;
 
 /**
@@ -35,7 +36,8 @@ final class PacketWriter {
         }
     }
 
-    private static final ThreadLocal<Scratch> SCRATCHES = ThreadLocal.withInitial(Scratch::new);
+    /** Not a ThreadLocal: the threads of other bundles that send must not keep this bundle's classes after an update. */
+    private static final PerThread<Scratch> SCRATCHES = new PerThread<>(Scratch::new);
 
     /** IPv4 TTL and IPv6 hop limit of the packets written (configuration {@code ttl}). */
     volatile int ttl = DEFAULT_TTL;

@@ -3,6 +3,7 @@ package ipoib.host.internal;
 import ipoib.api.host.UdpReceiver;
 import ipoib.api.link.IpoibLink;
 import ipoib.codec.ip.Udp;
+import ipoib.runtime.PerThread;
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicReferenceArray;
@@ -35,11 +36,12 @@ final class UdpSockets {
         }
     }
 
-    private final ThreadLocal<Receiving> receiving;
+    /** Per receive thread (the link's, which may outlive this bundle's revision). */
+    private final PerThread<Receiving> receiving;
 
     UdpSockets(Counters counters, ThreadCounters perPacket, Consumer<String> warn) {
         this.warn = warn;
-        this.receiving = ThreadLocal.withInitial(() -> new Receiving(perPacket.cells()));
+        this.receiving = new PerThread<>(() -> new Receiving(perPacket.cells()));
         this.received = perPacket.counter("udp_received");
         this.noPort = counters.counter("udp_no_port");
         this.receiverErrors = counters.counter("udp_receiver_errors");

@@ -6,6 +6,7 @@ import ipoib.codec.pcap.LinkType;
 import ipoib.codec.pcap.PcapngWriter;
 import ipoib.codec.pcap.TimestampResolution;
 import ipoib.runtime.CaptureFiles;
+import ipoib.runtime.Threads;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
@@ -86,8 +87,7 @@ final class LinkCapture implements AutoCloseable {
             free[i] = i;
         }
         freeTop = SLOTS;
-        this.thread = new Thread(this::writeLoop, "ipoib-capture-" + link);
-        thread.setDaemon(true);
+        this.thread = Threads.create("ipoib-capture-" + link, true, this::writeLoop);
         thread.start();
     }
 

@@ -1,6 +1,7 @@
 package ipoib.link.internal;
 
 import ipoib.api.verbs.CompletionQueue;
+import ipoib.runtime.Threads;
 
 /**
  * The life of a daemon thread that polls one completion queue until it is stopped, shared by the
@@ -16,8 +17,7 @@ final class PollingThread {
 
     PollingThread(String name, CompletionQueue cq, Runnable pollLoop) {
         this.cq = cq;
-        this.thread = new Thread(pollLoop, name);
-        thread.setDaemon(true);
+        this.thread = Threads.create(name, true, pollLoop);
     }
 
     void start() {

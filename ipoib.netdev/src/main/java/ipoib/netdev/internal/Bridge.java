@@ -5,6 +5,7 @@ import ipoib.api.link.TransmitResult;
 import ipoib.runtime.Clock;
 import ipoib.runtime.Counters;
 import ipoib.runtime.RateLimiter;
+import ipoib.runtime.Threads;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -163,7 +164,8 @@ final class Bridge implements StackAdapter.Receiver {
 
     void start() {
         running = true;
-        reader = Thread.ofPlatform().daemon().name("ipoib-netdev-" + device).start(this::readLoop);
+        reader = Threads.create("ipoib-netdev-" + device, true, this::readLoop);
+        reader.start();
     }
 
     /** Stops the reader and waits for it, so that the descriptor can be closed safely. */

@@ -1,5 +1,6 @@
 package ipoib.netdev.internal;
 
+import ipoib.runtime.Threads;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -36,11 +37,7 @@ final class Registry {
         LIVE.put(c.link(), c);
         STARTING.remove(c.link());
         if (scheduler == null) {
-            scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
-                Thread t = new Thread(r, "ipoib-netdev-sync");
-                t.setDaemon(true);
-                return t;
-            });
+            scheduler = Executors.newSingleThreadScheduledExecutor(r -> Threads.create("ipoib-netdev-sync", true, r));
         }
         return scheduler.scheduleWithFixedDelay(sync, seconds, seconds, TimeUnit.SECONDS);
     }

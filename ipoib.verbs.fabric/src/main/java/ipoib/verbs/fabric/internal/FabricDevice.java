@@ -7,6 +7,7 @@ import ipoib.api.verbs.Port;
 import ipoib.api.verbs.PortEvent;
 import ipoib.api.verbs.RcQueuePairEvent;
 import ipoib.api.verbs.VerbsException;
+import ipoib.runtime.Threads;
 import ipoib.verbs.fabric.ffi.Consts;
 import ipoib.verbs.fabric.ffi.Ibv;
 import ipoib.verbs.fabric.ffi.IbvContextOps;
@@ -87,7 +88,7 @@ final class FabricDevice implements Device {
         this.ports = Collections.unmodifiableList(list);
         this.asyncWaiter = new FdWaiter(context.get(ValueLayout.JAVA_INT, Structs.offset(Structs.IBV_CONTEXT,
                 "async_fd")));
-        this.asyncThread = Thread.ofPlatform().daemon().name("ipoib-fabric-async-" + name).unstarted(this::pumpEvents);
+        this.asyncThread = Threads.create("ipoib-fabric-async-" + name, true, this::pumpEvents);
     }
 
     /**

@@ -6,6 +6,7 @@ import ipoib.api.QKey;
 import ipoib.api.Qpn;
 import ipoib.api.sa.MadTransport;
 import ipoib.api.verbs.VerbsException;
+import ipoib.runtime.Threads;
 import ipoib.verbs.fabric.ffi.Consts;
 import ipoib.verbs.fabric.ffi.Native;
 import ipoib.verbs.fabric.ffi.Structs;
@@ -85,8 +86,8 @@ public final class UmadTransport implements MadTransport, AutoCloseable {
         this.sendBuf = arena.allocate(umadSize + MAD_LENGTH, 8);
         this.recvBuf = arena.allocate(umadSize + MAD_LENGTH, 8);
         this.recvLength = arena.allocate(ValueLayout.JAVA_INT);
-        this.receiveThread = Thread.ofPlatform().daemon()
-                .name("ipoib-fabric-umad-" + info.caName() + "/" + info.port()).unstarted(this::receiveLoop);
+        this.receiveThread = Threads.create("ipoib-fabric-umad-" + info.caName() + "/" + info.port(), true,
+                this::receiveLoop);
     }
 
     /**

@@ -12,6 +12,7 @@ import ipoib.api.verbs.PortEvent;
 import ipoib.api.verbs.PortState;
 import ipoib.api.verbs.SendWorkRequests;
 import ipoib.api.verbs.VerbsException;
+import ipoib.runtime.Threads;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -68,11 +69,7 @@ public final class Fabric implements AutoCloseable {
             ports.addAll(d.loopPorts());
         }
         counters.ports(ports);
-        this.events = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, EVENTS_THREAD);
-            t.setDaemon(true);
-            return t;
-        });
+        this.events = Executors.newSingleThreadScheduledExecutor(r -> Threads.create(EVENTS_THREAD, true, r));
     }
 
     /** The subnet manager's sweep: LIDs, P_Key tables, ports ACTIVE, the configured IPoIB groups. */

@@ -25,6 +25,7 @@ import ipoib.codec.mad.SaMad;
 import ipoib.codec.mad.SaMcMemberRecord;
 import ipoib.codec.mad.SaPathRecord;
 import ipoib.codec.mad.Selector;
+import ipoib.runtime.Threads;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
@@ -91,11 +92,7 @@ public final class SubnetAdministratorEmulator implements GroupTrapSink, AutoClo
         this.sm = fabric.subnetManager();
         this.random = new SplittableRandom(fabric.config().seed() * 31 + 7);
         this.smGid = Gid.of(fabric.config().subnetPrefix(), Guid.of(fabric.config().nodeGuidBase() + 1));
-        this.executor = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "loopback-sa");
-            t.setDaemon(true);
-            return t;
-        });
+        this.executor = Executors.newSingleThreadScheduledExecutor(r -> Threads.create("loopback-sa", true, r));
         sm.setTrapSink(this);
         RmppTransfers.Timers timers = rmppTimers != null ? rmppTimers : (task, millis) -> {
             try {

@@ -4,6 +4,7 @@ import ipoib.codec.pcap.LinkType;
 import ipoib.codec.pcap.PcapngWriter;
 import ipoib.codec.pcap.TimestampResolution;
 import ipoib.runtime.CaptureFiles;
+import ipoib.runtime.Threads;
 import ipoib.verbs.loopback.fabric.Fabric;
 import ipoib.verbs.loopback.fabric.IbaPackets;
 import ipoib.verbs.loopback.fabric.WireTap;
@@ -43,8 +44,7 @@ final class FabricCapture implements WireTap, AutoCloseable {
         this.limit = limit;
         this.writer = new PcapngWriter(CaptureFiles.in(file.getParent()).create(file));
         this.interfaceId = writer.addInterface(LinkType.ERF, 65535, TimestampResolution.NANOSECONDS, "loopback-fabric");
-        this.thread = new Thread(this::drain, "loopback-capture");
-        this.thread.setDaemon(true);
+        this.thread = Threads.create("loopback-capture", true, this::drain);
         this.thread.start();
         fabric.setWireTap(this);
     }
