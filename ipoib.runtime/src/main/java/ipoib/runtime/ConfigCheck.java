@@ -70,13 +70,21 @@ public final class ConfigCheck {
     }
 
     /**
-     * Refuses a configuration with a property the definition does not allow. Properties the
-     * definition does not declare (service.pid, component.name, targets, ...) pass.
+     * Refuses a configuration with a property the definition does not allow, or with a property it
+     * does not declare (a misspelt name would otherwise be stored and silently ignored). The
+     * properties Configuration Admin and Declarative Services add themselves pass (service.*,
+     * component.*, felix.*, osgi.ds.*, and reference targets {@code <reference>.target}).
      *
      * @throws ConfigRefusedException naming every refused property, its value and what is allowed
      */
     public void check(Map<String, ?> properties) {
         List<String> problems = new ArrayList<>();
+        for (String key : properties.keySet()) {
+            if (!attributes.containsKey(key) && !isFrameworkProperty(key)) {
+                problems.add("unknown " + pid + " property '" + ShownValue.cut(key) + "' (value "
+                        + ShownValue.of(properties.get(key)) + "): allowed " + String.join(", ", attributes.keySet()));
+            }
+        }
         for (ConfigAttribute a : attributes.values()) {
             if (!properties.containsKey(a.id())) {
                 continue;
@@ -119,8 +127,14 @@ public final class ConfigCheck {
         return out;
     }
 
+    /** A property that Configuration Admin or Declarative Services put there, not the user. */
+    public static boolean isFrameworkProperty(String key) {
+        return key.startsWith("service.") || key.startsWith("component.") || key.startsWith("felix.")
+                || key.startsWith("osgi.ds.") || key.startsWith(":org.apache.felix.") || key.endsWith(".target");
+    }
+
     private static String show(Object v) {
-        return v instanceof String s ? "'" + s + "'" : String.valueOf(v);
+        return ShownValue.of(v);
     }
 
     private static ConfigCheck parse(InputStream in, String ocdId)
