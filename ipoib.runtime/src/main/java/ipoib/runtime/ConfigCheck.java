@@ -78,8 +78,34 @@ public final class ConfigCheck {
      * @throws ConfigRefusedException naming every refused property, its value and what is allowed
      */
     public void check(Map<String, ?> properties) {
+        check(properties, true);
+    }
+
+    /**
+     * {@link #check} of the declared properties only: for a component whose Declarative Services
+     * properties also hold its own service properties ({@code @Component(property = ...)}), which
+     * are not part of its configuration. What is stored is checked whole before it is stored
+     * ({@code ipoib:config}).
+     *
+     * @throws ConfigRefusedException naming every refused property, its value and what is allowed
+     */
+    public void checkDeclared(Map<String, ?> properties) {
+        check(properties, false);
+    }
+
+    /** {@link #checkDeclared} as a message: null when the declared properties are allowed. */
+    public String problemsOfDeclared(Map<String, ?> properties) {
+        try {
+            checkDeclared(properties);
+            return null;
+        } catch (ConfigRefusedException e) {
+            return e.getMessage();
+        }
+    }
+
+    private void check(Map<String, ?> properties, boolean refuseUnknown) {
         List<String> problems = new ArrayList<>();
-        for (String key : properties.keySet()) {
+        for (String key : refuseUnknown ? properties.keySet() : List.<String>of()) {
             if (!attributes.containsKey(key) && !isFrameworkProperty(key)) {
                 problems.add("unknown " + pid + " property '" + ShownValue.cut(key) + "' (value "
                         + ShownValue.of(properties.get(key)) + "): allowed " + String.join(", ", attributes.keySet()));

@@ -138,7 +138,7 @@ public final class ConfigKnobs {
                 ids.add(a.getID());
             }
             throw ConsoleCommands.usage(USAGE, "PID '" + pid + "' has no property '" + ShownValue.cut(property)
-                    + "'; properties: " + String.join(", ", ids) + "; nothing was changed");
+                    + "' (value " + ShownValue.of(value) + "); allowed properties: " + String.join(", ", ids) + "; nothing was changed");
         }
         ConfigAttribute attribute = described.check() == null ? null : described.check().attribute(property);
         String allowed = allowed(ad, attribute);

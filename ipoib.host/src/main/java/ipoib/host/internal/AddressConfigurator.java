@@ -117,11 +117,16 @@ public final class AddressConfigurator {
     }
 
     static AddressTable.InterfaceAddressSpec spec(String value) {
+        if (value == null || !value.contains("/")) {
+            throw new IllegalArgumentException("invalid " + FACTORY_PID + " property 'address' value "
+                    + ShownValue.of(value) + ": allowed address/prefix length, e.g. 10.0.0.1/24 or fd00::1/64");
+        }
         try {
             return AddressTable.parseCidr(value);
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("invalid " + FACTORY_PID + " property 'address' value "
-                    + ShownValue.of(value) + ": " + ShownValue.cut(e.getMessage()));
+                    + ShownValue.of(value) + ": " + ShownValue.cut(e.getMessage())
+                    + "; allowed address/prefix length, e.g. 10.0.0.1/24 or fd00::1/64");
         }
     }
 

@@ -29,6 +29,6 @@ final class HandledConfigurations {
     /** Whether the stored properties of {@code pid} are not yet the ones its component handled. */
     synchronized boolean pending(String pid, Map<String, Object> stored) {
         Map<String, Object> last = handled.get(pid);
-        return last == null || !StoredProperties.same(last, stored);
+        return last == null || !StoredProperties.within(stored, last);
     }
 }

@@ -30,7 +30,7 @@ public record LinkConfig(String name, String device, int port, PKey pkey, int sc
     public LinkConfig {
         Objects.requireNonNull(pkey, "pkey");
         if (device == null || device.isBlank()) {
-            throw new IllegalArgumentException("invalid ipoib interface property 'device' value '': a device name is required");
+            throw new IllegalArgumentException("invalid ipoib interface property 'device' value '': a device name is required: allowed an HCA name such as loop0");
         }
         checkName(name);
         if (scope < 1 || scope > 15) {

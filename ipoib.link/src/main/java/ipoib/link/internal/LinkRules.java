@@ -38,7 +38,14 @@ public final class LinkRules implements ConfigurationRules {
         }
         String conflict = LinkClaims.INSTANCE.conflict(LinkClaims.INSTANCE.ownerOf(pid), config);
         if (conflict != null) {
-            return "invalid " + IpoibLinkComponent.FACTORY_PID + " configuration: " + conflict;
+            Object named = properties.get("name");
+            String from = named == null || named.toString().isBlank()
+                    ? " ('name' empty: derived from 'device' " + config.device() + ", 'port' " + config.port()
+                            + " and 'pkey' " + config.pkey() + ")"
+                    : " ('name')";
+            return "invalid " + IpoibLinkComponent.FACTORY_PID + " configuration: interface name '" + config.name() + "'"
+                    + from + ": " + conflict + "; allowed a name, and an HCA, port and partition, that no other "
+                    + "interface holds";
         }
         return missingPort(config, String.valueOf(properties.containsKey("provider.target")
                 ? properties.get("provider.target") : "(ipoib.provider=loopback)"));
@@ -51,7 +58,7 @@ public final class LinkRules implements ConfigurationRules {
             filter = FrameworkUtil.createFilter(target);
         } catch (InvalidSyntaxException e) {
             return "invalid " + IpoibLinkComponent.FACTORY_PID + " property 'provider.target' value '" + target
-                    + "': not a service filter (" + e.getMessage() + ")";
+                    + "': allowed a service filter such as (ipoib.provider=loopback) (" + e.getMessage() + ")";
         }
         for (Map.Entry<VerbsProvider, Map<String, Object>> p : providers.entrySet()) {
             if (!filter.matches(p.getValue())) {
@@ -60,11 +67,11 @@ public final class LinkRules implements ConfigurationRules {
             Device device = p.getKey().device(config.device()).orElse(null);
             if (device == null) {
                 return "invalid " + IpoibLinkComponent.FACTORY_PID + " property 'device' value '" + config.device()
-                        + "': provider " + p.getKey().name() + " has " + names(p.getKey());
+                        + "': allowed a device of provider " + p.getKey().name() + ": " + names(p.getKey());
             }
             if (config.port() > device.ports().size()) {
                 return "invalid " + IpoibLinkComponent.FACTORY_PID + " property 'port' value " + config.port()
-                        + ": device " + device.name() + " has ports 1.." + device.ports().size();
+                        + ": allowed 1.." + device.ports().size() + " (the ports of " + device.name() + ")";
             }
         }
         return null;

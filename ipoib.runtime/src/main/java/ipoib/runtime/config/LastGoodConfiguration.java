@@ -63,7 +63,8 @@ public final class LastGoodConfiguration {
         }
         try {
             Configuration stored = find(cm, pid);
-            if (stored == null || !StoredProperties.same(StoredProperties.of(stored.getProperties()), bad)) {
+            Map<String, Object> storedNow = stored == null ? Map.of() : StoredProperties.of(stored.getProperties());
+            if (stored == null || !StoredProperties.within(storedNow, bad)) {
                 warn.accept(pid + ": configuration refused: " + why + (good == null ? "" : "; the configuration in force stays"));
                 return;
             }
@@ -73,7 +74,16 @@ public final class LastGoodConfiguration {
             } else {
                 warn.accept(pid + ": configuration refused: " + why
                         + "; the configuration in force stays and is stored again");
-                stored.update(new Hashtable<>(good));
+                // The stored properties with the values in force; one the configuration in force did not
+                // have (an unknown property) goes. (DS gives the defaults with the stored values: only the
+                // keys stored are written, so that defaults stay defaults.)
+                Hashtable<String, Object> restored = new Hashtable<>();
+                storedNow.forEach((k, v) -> {
+                    if (good.containsKey(k)) {
+                        restored.put(k, good.get(k));
+                    }
+                });
+                stored.update(restored);
             }
         } catch (IOException | InvalidSyntaxException | IllegalStateException e) {
             warn.accept(pid + ": configuration refused: " + why + "; the refused values stay stored (" + e.getMessage() + ")");

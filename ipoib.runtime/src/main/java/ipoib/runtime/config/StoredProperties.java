@@ -13,11 +13,15 @@ import java.util.Objects;
 public final class StoredProperties {
     private StoredProperties() {}
 
-    /** The stored part of what Declarative Services passed a component (without component.name, component.id). */
+    /**
+     * The user's part of a configuration: without what Configuration Admin and Declarative
+     * Services add (service.pid, component.name, DS 1.5's osgi.ds.satisfying.condition.target, ...).
+     */
     public static Map<String, Object> of(Map<String, ?> properties) {
         Map<String, Object> out = new LinkedHashMap<>();
         properties.forEach((k, v) -> {
-            if (!k.startsWith("component.") && !k.equals("service.bundleLocation")) {
+            if (!k.startsWith("service.") && !k.startsWith("component.") && !k.startsWith("osgi.ds.")
+                    && !k.startsWith("felix.") && !k.startsWith(":org.apache.felix.")) {
                 out.put(k, v);
             }
         });
@@ -34,6 +38,19 @@ public final class StoredProperties {
             }
         }
         return of(out);
+    }
+
+    /**
+     * Whether every stored property has its value in what a component was given: DS gives the
+     * stored properties over the defaults bnd wrote into the component description.
+     */
+    public static boolean within(Map<String, ?> stored, Map<String, ?> given) {
+        for (Map.Entry<String, ?> e : stored.entrySet()) {
+            if (!given.containsKey(e.getKey()) || !Objects.equals(normal(e.getValue()), normal(given.get(e.getKey())))) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** Equal properties; arrays and collections compared by their elements. */
