@@ -192,9 +192,9 @@ public class NetdevLifecycleIT {
         String noPrefix = appliance.command("ipoib:netdev add ib1_1_ffff 10.0.0.3", TIMEOUT);
         assertTrue(noPrefix, noPrefix.contains("'10.0.0.3' has no prefix length"));
         String badNs = appliance.command("ipoib:netdev add ib1_1_ffff netns a/b", TIMEOUT);
-        assertTrue(badNs, badNs.contains("property netns 'a/b'"));
+        assertTrue(badNs, badNs.contains("property 'netns' value 'a/b'"));
         String badDev = appliance.command("ipoib:netdev add ib1_1_ffff dev waytoolongdevicename", TIMEOUT);
-        assertTrue(badDev, badDev.contains("property device 'waytoolongdevicename': 1..15 characters"));
+        assertTrue(badDev, badDev.contains("property 'device' value 'waytoolongdevicename': allowed 1..15 characters"));
         String badOffload = appliance.command("ipoib:netdev add ib1_1_ffff offload maybe", TIMEOUT);
         assertTrue(badOffload, badOffload.contains("offload 'maybe': allowed on or off")
                 && badOffload.contains("usage: ipoib:netdev"));

@@ -70,13 +70,47 @@ public final class ConfigCheck {
     }
 
     /**
-     * Refuses a configuration with a property the definition does not allow. Properties the
-     * definition does not declare (service.pid, component.name, targets, ...) pass.
+     * Refuses a configuration with a property the definition does not allow, or with a property it
+     * does not declare (a misspelt name would otherwise be stored and silently ignored). The
+     * properties Configuration Admin and Declarative Services add themselves pass (service.*,
+     * component.*, felix.*, osgi.ds.*, and reference targets {@code <reference>.target}).
      *
      * @throws ConfigRefusedException naming every refused property, its value and what is allowed
      */
     public void check(Map<String, ?> properties) {
+        check(properties, true);
+    }
+
+    /**
+     * {@link #check} of the declared properties only: for a component whose Declarative Services
+     * properties also hold its own service properties ({@code @Component(property = ...)}), which
+     * are not part of its configuration. What is stored is checked whole before it is stored
+     * ({@code ipoib:config}).
+     *
+     * @throws ConfigRefusedException naming every refused property, its value and what is allowed
+     */
+    public void checkDeclared(Map<String, ?> properties) {
+        check(properties, false);
+    }
+
+    /** {@link #checkDeclared} as a message: null when the declared properties are allowed. */
+    public String problemsOfDeclared(Map<String, ?> properties) {
+        try {
+            checkDeclared(properties);
+            return null;
+        } catch (ConfigRefusedException e) {
+            return e.getMessage();
+        }
+    }
+
+    private void check(Map<String, ?> properties, boolean refuseUnknown) {
         List<String> problems = new ArrayList<>();
+        for (String key : refuseUnknown ? properties.keySet() : List.<String>of()) {
+            if (!attributes.containsKey(key) && !isFrameworkProperty(key)) {
+                problems.add("unknown " + pid + " property '" + ShownValue.cut(key) + "' (value "
+                        + ShownValue.of(properties.get(key)) + "): allowed " + String.join(", ", attributes.keySet()));
+            }
+        }
         for (ConfigAttribute a : attributes.values()) {
             if (!properties.containsKey(a.id())) {
                 continue;
@@ -119,8 +153,14 @@ public final class ConfigCheck {
         return out;
     }
 
+    /** A property that Configuration Admin or Declarative Services put there, not the user. */
+    public static boolean isFrameworkProperty(String key) {
+        return key.startsWith("service.") || key.startsWith("component.") || key.startsWith("felix.")
+                || key.startsWith("osgi.ds.") || key.startsWith(":org.apache.felix.") || key.endsWith(".target");
+    }
+
     private static String show(Object v) {
-        return v instanceof String s ? "'" + s + "'" : String.valueOf(v);
+        return ShownValue.of(v);
     }
 
     private static ConfigCheck parse(InputStream in, String ocdId)

@@ -52,7 +52,7 @@ public final class ArpResolver extends ForwardingResolver implements FrameHandle
     public ArpResolver(ArpConfiguration configuration, Map<String, Object> properties,
                        @Reference(service = LoggerFactory.class) Logger log) {
         Settings settings = ResolverShell.activation(log, () -> {
-            CHECK.check(properties);
+            CHECK.checkDeclared(properties);
             return settings(configuration);
         });
         this.shell = new ResolverShell("ARP", "ipoib-arp", log);
@@ -68,7 +68,7 @@ public final class ArpResolver extends ForwardingResolver implements FrameHandle
     @Modified
     void modified(ArpConfiguration configuration, Map<String, Object> properties) {
         Settings settings = shell.modification(() -> {
-            CHECK.check(properties);
+            CHECK.checkDeclared(properties);
             return settings(configuration);
         });
         if (settings != null) {

@@ -8,8 +8,10 @@ import java.util.Hashtable;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import ipoib.api.config.ConfigurationRules;
 import ipoib.runtime.ConfigAttribute;
 import ipoib.runtime.ConfigCheck;
+import ipoib.runtime.ShownValue;
 import org.osgi.framework.Bundle;
 import org.osgi.framework.BundleContext;
 import org.osgi.service.cm.Configuration;
@@ -17,6 +19,8 @@ import org.osgi.service.cm.ConfigurationAdmin;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.component.annotations.ReferenceCardinality;
+import org.osgi.service.component.annotations.ReferencePolicy;
 import org.osgi.service.metatype.AttributeDefinition;
 import org.osgi.service.metatype.MetaTypeInformation;
 import org.osgi.service.metatype.MetaTypeService;
@@ -36,6 +40,8 @@ public final class ConfigKnobs {
     private final BundleContext context;
     private final ConfigurationAdmin configAdmin;
     private final MetaTypeService metaType;
+    /** Each bundle's rules for its PIDs ({@link ConfigurationRules#PID_PROPERTY}). */
+    private final Map<ConfigurationRules, Map<String, Object>> rules = new java.util.concurrent.ConcurrentHashMap<>();
 
     @Activate
     public ConfigKnobs(BundleContext context, @Reference ConfigurationAdmin configAdmin, @Reference MetaTypeService metaType) {
@@ -75,9 +81,8 @@ public final class ConfigKnobs {
         for (int i = 1; i < args.length; i += 2) {
             values.put(args[i], check(pid, described, args[i], args[i + 1]));
         }
-        Configuration target = existing != null ? existing : configAdmin.getConfiguration(pid, "?");
-        Dictionary<String, Object> props = target.getProperties();
         Hashtable<String, Object> next = new Hashtable<>();
+        Dictionary<String, Object> props = existing == null ? null : existing.getProperties();
         if (props != null) {
             for (var keys = props.keys(); keys.hasMoreElements();) {
                 String k = keys.nextElement();
@@ -85,6 +90,12 @@ public final class ConfigKnobs {
             }
         }
         next.putAll(values);
+        // The whole configuration as it would be stored, against the component's own rules (or, for a
+        // PID without, the metatype): a refused value is never stored, so what runs keeps running.
+        String refusal = refusal(metaPid, existing == null ? null : existing.getPid(), described, next);
+        if (refusal != null) {
+            throw new IllegalArgumentException(refusal + "; nothing was changed");
+        }
         if (ConsoleAccess.PID.equals(pid)) {
             // The password itself is never stored: its salted hash is.
             Map<String, Object> hashed = new HashMap<>(next);
@@ -92,11 +103,31 @@ public final class ConfigKnobs {
             next.clear();
             next.putAll(hashed);
         }
+        Configuration target = existing != null ? existing : configAdmin.getConfiguration(pid, "?");
         target.update(next);
         StringBuilder out = new StringBuilder();
         values.forEach((k, v) -> out.append(pid).append(": ").append(k).append(" = ").append(display(described, k, v))
                 .append('\n'));
         return out.toString();
+    }
+
+    /** Why the configuration {@code properties} of {@code pid} would be refused, or null. */
+    private String refusal(String metaPid, String pid, Described described, Map<String, Object> properties) {
+        for (Map.Entry<ConfigurationRules, Map<String, Object>> r : rules.entrySet()) {
+            if (metaPid.equals(r.getValue().get(ConfigurationRules.PID_PROPERTY))) {
+                return r.getKey().refusal(pid, properties);
+            }
+        }
+        return described.check() == null ? null : described.check().problems(properties);
+    }
+
+    @Reference(cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC)
+    void addRules(ConfigurationRules r, Map<String, Object> properties) {
+        rules.put(r, properties);
+    }
+
+    void removeRules(ConfigurationRules r) {
+        rules.remove(r);
     }
 
     Object check(String pid, Described described, String property, String value) {
@@ -106,8 +137,8 @@ public final class ConfigKnobs {
             for (AttributeDefinition a : described.ocd().getAttributeDefinitions(ObjectClassDefinition.ALL)) {
                 ids.add(a.getID());
             }
-            throw ConsoleCommands.usage(USAGE, "PID '" + pid + "' has no property '" + property + "'; properties: "
-                    + String.join(", ", ids));
+            throw ConsoleCommands.usage(USAGE, "PID '" + pid + "' has no property '" + ShownValue.cut(property)
+                    + "' (value " + ShownValue.of(value) + "); allowed properties: " + String.join(", ", ids) + "; nothing was changed");
         }
         ConfigAttribute attribute = described.check() == null ? null : described.check().attribute(property);
         String allowed = allowed(ad, attribute);
@@ -135,8 +166,8 @@ public final class ConfigKnobs {
     }
 
     private static IllegalArgumentException refusal(String pid, String property, String value, String problem) {
-        return new IllegalArgumentException("invalid " + pid + " property '" + property + "' value '" + value + "' "
-                + problem + "; nothing was changed");
+        return new IllegalArgumentException("invalid " + pid + " property '" + property + "' value "
+                + ShownValue.of(value) + " " + problem + "; nothing was changed");
     }
 
     static Object convert(AttributeDefinition ad, String value) {

@@ -1,6 +1,8 @@
 package ipoib.console.internal;
 
 import ipoib.runtime.ConfigCheck;
+import ipoib.runtime.ShownValue;
+import ipoib.runtime.config.LastGoodConfiguration;
 
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
@@ -63,6 +65,7 @@ public final class ConsoleAccess implements Preprocessor {
     private final AccessPolicy.OpenDoors doors;
     private volatile AccessPolicy policy;
     private boolean toldGenerated;
+    private final LastGoodConfiguration lastGood;
 
     @Activate
     public ConsoleAccess(BundleContext context, ConsoleConfiguration config, Map<String, Object> properties,
@@ -75,12 +78,15 @@ public final class ConsoleAccess implements Preprocessor {
                 Boolean.parseBoolean(context.getProperty(AccessPolicy.OpenDoors.LOOPBACK_PROPERTY)),
                 Boolean.parseBoolean(context.getProperty(AccessPolicy.OpenDoors.METRICS_PROPERTY)));
         StorageProtection.restrict(context, log);
+        this.lastGood = new LastGoodConfiguration(log::warn);
+        lastGood.admin(configAdmin);
         modified(config, properties);
     }
 
     /**
-     * The refusal of a configuration, checked against the metatype before DS converts it (a port
-     * of 70000 or "abc" would otherwise become something else), or null when it is allowed.
+     * The refusal of a configuration, or null when it is allowed: the metatype first (a port of
+     * 70000 or "abc" would otherwise become something else), then a non-loopback listen address
+     * without credentials.
      */
     static String refusal(Map<String, ?> properties) {
         String problems = ConfigCheck.of(PID, ConsoleAccess.class.getClassLoader()).problems(properties);
@@ -94,6 +100,14 @@ public final class ConsoleAccess implements Preprocessor {
             } catch (IllegalArgumentException e) {
                 return "invalid ipoib.console property 'passwordHash': allowed " + e.getMessage();
             }
+        }
+        String host = text(properties.get("host"));
+        boolean credentials = !text(properties.get("username")).isEmpty()
+                && (!text(properties.get("password")).isEmpty() || !text(properties.get("passwordHash")).isEmpty());
+        if (!host.isEmpty() && !AccessPolicy.isLoopbackHost(host) && !credentials) {
+            return "invalid ipoib.console property 'host' value " + ShownValue.of(host) + ": a non-loopback address "
+                    + "needs 'username' and 'password' (no default password is accepted); allowed without them: "
+                    + "127.0.0.1, ::1, localhost";
         }
         return null;
     }
@@ -112,15 +126,25 @@ public final class ConsoleAccess implements Preprocessor {
         return true;
     }
 
+    private static String text(Object value) {
+        return value == null ? "" : value.toString().strip();
+    }
+
+    /**
+     * A new configuration. A refused one changes nothing (not the credentials, not the listen
+     * address; the configuration in force is stored again), so that a refused {@code host} cannot
+     * come into force later with other values; not thrown, since a component that fails would take
+     * the access policy down with it.
+     */
     @Modified
     void modified(ConsoleConfiguration config, Map<String, Object> properties) {
         String refused = refusal(properties);
         if (refused != null) {
-            log.error(refused + (policy == null ? "; serving local clients with the generated password only, on the "
-                    + "launch address" : "; the previous configuration stays in force"));
             if (policy == null) {
+                // Local clients with the generated password only, on the launch address.
                 policy = new AccessPolicy(generated(), doors, Set.of());
             }
+            lastGood.refused(properties, refused);
             return;
         }
         Map<String, Object> stored = new HashMap<>(properties);
@@ -132,20 +156,10 @@ public final class ConsoleAccess implements Preprocessor {
         String user = config.username() == null ? "" : config.username().strip();
         AccessPolicy.Credentials credentials = !user.isEmpty() && hashText != null && !hashText.toString().isBlank()
                 ? new AccessPolicy.Credentials(user, PasswordHash.parse(hashText.toString()), true) : generated();
-        AccessPolicy next = new AccessPolicy(credentials, doors, Set.of(config.hostNames()));
-        String host = config.host() == null ? "" : config.host().strip();
-        if (!host.isEmpty() && !AccessPolicy.isLoopbackHost(host) && !next.hasConfiguredCredentials()) {
-            String message = "invalid ipoib.console property 'host' value '" + host + "': a non-loopback address "
-                    + "needs 'username' and 'password' (no default password is accepted); allowed without them: "
-                    + "127.0.0.1, ::1, localhost";
-            // Not thrown: a component that fails would take the access policy down with it.
-            // The listen address stays as it was; the credentials part applies.
-            log.error(message + "; the listen address is unchanged");
-            policy = next;
-            return;
-        }
-        policy = next;
-        bind(host, config.port());
+        policy = new AccessPolicy(credentials, doors, Set.of(config.hostNames()));
+        // What is in force, the password as its hash: a refused update is stored back to this.
+        lastGood.accepted(stored);
+        bind(text(config.host()), config.port());
     }
 
     private void store(Map<String, Object> properties) {

@@ -140,6 +140,12 @@ public final class AddrCommand {
                 throw usage(USAGE, AddressBits.text(spec.address()) + " is already an address of " + linkName);
             }
         }
+        // The component's rules (an address configured on another interface too), before anything is stored.
+        String refusal = AddressConfigurator.refusal(null, java.util.Map.of("link", linkName,
+                "address", AddressBits.text(spec.address()) + "/" + spec.prefixLength()));
+        if (refusal != null) {
+            throw usage(USAGE, refusal);
+        }
         Configuration c = configurationAdmin.getFactoryConfiguration(AddressConfigurator.FACTORY_PID,
                 linkName + "-" + AddressBits.text(spec.address()).replace(':', '.').replace('%', '.'), "?");
         Dictionary<String, Object> props = new Hashtable<>();

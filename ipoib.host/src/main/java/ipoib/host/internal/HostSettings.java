@@ -35,7 +35,7 @@ final class HostSettings {
      * @return whether it was applied
      */
     synchronized boolean apply(Map<String, ?> properties) {
-        String refusal = CHECK.problems(properties);
+        String refusal = CHECK.problemsOfDeclared(properties);
         if (refusal != null) {
             error.accept(refusal + "; " + HostComponent.PID + " keeps " + inForce());
             return false;

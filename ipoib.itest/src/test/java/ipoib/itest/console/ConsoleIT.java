@@ -180,14 +180,9 @@ public class ConsoleIT {
     @Test
     public void listeningOnTheNetworkWithoutCredentialsIsRefused() throws Exception {
         String set = appliance.shell("ipoib:config ipoib.console host 0.0.0.0");
-        assertTrue(set, set.contains("ipoib.console: host = 0.0.0.0"));
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (!appliance.stderr().contains("invalid ipoib.console property 'host' value '0.0.0.0'")
-                && System.nanoTime() < deadline) {
-            Thread.sleep(100);
-        }
-        assertTrue(appliance.stderr(), appliance.stderr().contains("invalid ipoib.console property 'host' value '0.0.0.0': "
-                + "a non-loopback address needs 'username' and 'password'"));
+        assertTrue(set, set.contains("invalid ipoib.console property 'host' value '0.0.0.0': "
+                + "a non-loopback address needs 'username' and 'password'") && set.contains("nothing was changed"));
+        assertTrue("not stored", !appliance.shell("ipoib:config ipoib.console").contains("= 0.0.0.0"));
         assertEquals("still served locally", 200, get("/metrics").statusCode());
         String own = ConsoleRemoteAccessIT.ownAddress().getHostAddress();
         String port = base.substring(base.lastIndexOf(':') + 1);

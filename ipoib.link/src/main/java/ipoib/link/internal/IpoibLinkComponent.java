@@ -5,6 +5,7 @@ import ipoib.api.link.IpoibLink;
 import ipoib.api.link.LinkListener;
 import ipoib.api.link.MulticastAttachment;
 import ipoib.api.verbs.VerbsProvider;
+import ipoib.runtime.config.LastGoodConfiguration;
 import java.util.Hashtable;
 import java.util.List;
 import java.util.Map;
@@ -19,6 +20,7 @@ import org.osgi.service.component.annotations.Reference;
 import org.osgi.service.component.annotations.ReferenceCardinality;
 import org.osgi.service.component.annotations.ReferencePolicy;
 import org.osgi.service.component.annotations.ReferencePolicyOption;
+import org.osgi.service.cm.ConfigurationAdmin;
 import org.osgi.service.event.EventAdmin;
 import org.osgi.service.log.Logger;
 import org.osgi.service.log.LoggerFactory;
@@ -46,6 +48,9 @@ public final class IpoibLinkComponent {
     private final ComponentHooks hooks;
     private final LinkClaims claims = LinkClaims.INSTANCE;
     private volatile VerbsProvider provider;
+    /** The stored configuration in force; a refused update is written back to it. */
+    private final LastGoodConfiguration lastGood;
+    private final Object pid;
 
     // Guarded by this: the configuration in force and what runs it (null while refused).
     private LinkConfig config;
@@ -60,27 +65,34 @@ public final class IpoibLinkComponent {
 
     @Activate
     public IpoibLinkComponent(BundleContext context, LinkConfiguration configuration, Map<String, Object> properties,
+                              @Reference ConfigurationAdmin configurationAdmin,
                               @Reference(service = LoggerFactory.class) Logger log) {
         this.context = context;
         this.log = log;
         this.hooks = new ComponentHooks(log);
+        this.lastGood = new LastGoodConfiguration(log::warn);
+        lastGood.admin(configurationAdmin);
+        claims.owner(String.valueOf(properties.get("service.pid")), this);
+        this.pid = properties.get("service.pid");
         LinkConfig checked;
         try {
-            LinkConfig.CHECK.check(properties);
-            checked = LinkConfig.from(configuration, LinkConfig.deviceIndex(configuration.device()));
+            checked = LinkConfig.checked(configuration, properties);
         } catch (IllegalArgumentException e) {
-            // Nothing ran before: the configuration waits, refused, with the reason in ipoib:links.
+            // Nothing ran with it: the configuration is deleted (one WARN line says why).
             String name = configuration.name() == null || configuration.name().isBlank()
                     ? String.valueOf(properties.get("service.pid")) : configuration.name().strip();
-            log.error("interface " + name + " not created: " + e.getMessage());
             claims.refuse(this, name, e.getMessage(), () -> { });
+            LinkConfigurations.HANDLED.handled(properties);
+            lastGood.refused(properties, e.getMessage());
             return;
         }
         synchronized (this) {
             config = checked;
             connectedMode = connected(configuration);
+            lastGood.accepted(properties);
             start();
         }
+        LinkConfigurations.HANDLED.handled(properties);
     }
 
     private static boolean connected(LinkConfiguration configuration) {
@@ -94,12 +106,19 @@ public final class IpoibLinkComponent {
      */
     @Modified
     void modified(LinkConfiguration configuration, Map<String, Object> properties) {
+        try {
+            apply(configuration, properties);
+        } finally {
+            LinkConfigurations.HANDLED.handled(properties);
+        }
+    }
+
+    private void apply(LinkConfiguration configuration, Map<String, Object> properties) {
         LinkConfig next;
         try {
-            LinkConfig.CHECK.check(properties);
-            next = LinkConfig.from(configuration, LinkConfig.deviceIndex(configuration.device()));
+            next = LinkConfig.checked(configuration, properties);
         } catch (IllegalArgumentException e) {
-            refuseUpdate(e.getMessage());
+            refuseUpdate(properties, e.getMessage());
             return;
         }
         synchronized (this) {
@@ -107,15 +126,17 @@ public final class IpoibLinkComponent {
             if (config == null) {
                 config = next; // the first configuration was refused: try this one
                 connectedMode = nextMode;
+                lastGood.accepted(properties);
                 start();
                 return;
             }
             String conflict = claims.conflict(this, next);
             if (conflict != null) {
-                refuseUpdate(conflict);
+                refuseUpdate(properties, conflict);
                 return;
             }
             claims.refusedUpdate(config.name(), null);
+            lastGood.accepted(properties);
             if (next.equals(config) && running != null) {
                 if (nextMode != connectedMode) {
                     connectedMode = nextMode; // the mode alone changed: the interface keeps running
@@ -131,17 +152,16 @@ public final class IpoibLinkComponent {
         }
     }
 
-    private void refuseUpdate(String why) {
+    /** The interface keeps running with the configuration in force, which is stored again. */
+    private void refuseUpdate(Map<String, Object> properties, String why) {
         String name;
         synchronized (this) {
             name = config == null ? null : config.name();
         }
-        if (name == null) {
-            log.error("interface configuration refused: " + why);
-            return;
+        if (name != null) {
+            claims.refusedUpdate(name, why);
         }
-        log.error("configuration update of " + name + " refused: " + why + "; the previous configuration stays in force");
-        claims.refusedUpdate(name, why);
+        lastGood.refused(properties, why);
     }
 
     /** Claims the name, port and partition and runs the configuration, or waits refused. Holds this. */
@@ -202,6 +222,8 @@ public final class IpoibLinkComponent {
             stop();
         }
         claims.release(this);
+        claims.forgetOwner(this);
+        LinkConfigurations.HANDLED.forget(pid);
     }
 
     private synchronized LinkEngine engine() {

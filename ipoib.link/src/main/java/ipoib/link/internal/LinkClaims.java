@@ -27,6 +27,8 @@ final class LinkClaims {
     record Refusal(String name, String reason, Runnable retry) {}
 
     private final Map<Object, Claim> held = new LinkedHashMap<>();
+    /** The component of each configuration PID, so that a configuration is not compared with itself. */
+    private final Map<String, Object> owners = new LinkedHashMap<>();
     private final Map<Object, Refusal> refused = new LinkedHashMap<>();
     /** The last refused update of a running interface, by interface name. */
     private final Map<String, String> refusedUpdates = new LinkedHashMap<>();
@@ -53,6 +55,21 @@ final class LinkClaims {
             }
         }
         return null;
+    }
+
+    /** The component that runs the configuration {@code pid}. */
+    synchronized void owner(String pid, Object owner) {
+        owners.put(pid, owner);
+    }
+
+    /** The component's configuration is gone. */
+    synchronized void forgetOwner(Object owner) {
+        owners.values().remove(owner);
+    }
+
+    /** The component of the configuration {@code pid}, or null. */
+    synchronized Object ownerOf(String pid) {
+        return pid == null ? null : owners.get(pid);
     }
 
     /** Takes the claim, or returns why not (then nothing changed). */

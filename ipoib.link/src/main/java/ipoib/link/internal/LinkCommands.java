@@ -48,6 +48,9 @@ public final class LinkCommands {
     @Reference
     ConfigurationAdmin configurationAdmin;
 
+    @Reference
+    LinkRules rules;
+
     @Reference(cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC)
     void addLink(IpoibLink link) {
         links.add(link);
@@ -74,7 +77,7 @@ public final class LinkCommands {
     }
 
     private LinkConfigurations configurations() {
-        return new LinkConfigurations(configurationAdmin, links);
+        return new LinkConfigurations(configurationAdmin, rules, links);
     }
 
     @Descriptor("list the IPoIB interfaces (or one): state and reason, HCA/port, P_Key, QPN, GID, link address, MTU, Q_Key, broadcast-GID, provider")

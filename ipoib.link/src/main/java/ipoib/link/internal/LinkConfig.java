@@ -3,6 +3,7 @@ package ipoib.link.internal;
 import ipoib.api.PKey;
 import ipoib.runtime.ConfigCheck;
 import ipoib.runtime.LinkNames;
+import ipoib.runtime.ShownValue;
 import java.util.Map;
 import java.util.Objects;
 
@@ -29,7 +30,7 @@ public record LinkConfig(String name, String device, int port, PKey pkey, int sc
     public LinkConfig {
         Objects.requireNonNull(pkey, "pkey");
         if (device == null || device.isBlank()) {
-            throw new IllegalArgumentException("invalid ipoib interface property 'device' value '': a device name is required");
+            throw new IllegalArgumentException("invalid ipoib interface property 'device' value '': a device name is required: allowed an HCA name such as loop0");
         }
         checkName(name);
         if (scope < 1 || scope > 15) {
@@ -56,13 +57,24 @@ public record LinkConfig(String name, String device, int port, PKey pkey, int sc
                 joinRetryCount, transmitTimeoutMillis, createBroadcastGroup);
     }
 
+    /**
+     * A configuration as Configuration Admin delivers it: every raw property against the metatype
+     * (unknown ones refused), then the forms the metatype cannot say (P_Key, scope, name).
+     *
+     * @throws IllegalArgumentException naming each refused property, its value and what is allowed
+     */
+    static LinkConfig checked(LinkConfiguration c, Map<String, ?> properties) {
+        CHECK.check(properties);
+        return from(c, deviceIndex(c.device()));
+    }
+
     static LinkConfig from(LinkConfiguration c, int deviceIndex) {
         PKey pkey;
         try {
             pkey = PKey.parse(c.pkey());
         } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("invalid ipoib interface property 'pkey' value '" + c.pkey()
-                    + "': allowed 0x0001..0x7fff and 0x8001..0xffff");
+            throw new IllegalArgumentException("invalid ipoib interface property 'pkey' value " + ShownValue.of(c.pkey())
+                    + ": allowed 0x0001..0x7fff and 0x8001..0xffff");
         }
         String device = c.device() == null ? "" : c.device().strip();
         boolean search = "search".equalsIgnoreCase(c.scope().strip());
@@ -74,8 +86,8 @@ public record LinkConfig(String name, String device, int port, PKey pkey, int sc
                 scope = -1;
             }
             if (scope < 1 || scope > 15) {
-                throw new IllegalArgumentException("invalid ipoib interface property 'scope' value '" + c.scope()
-                        + "': allowed 1..15 (2 = link-local) or 'search'");
+                throw new IllegalArgumentException("invalid ipoib interface property 'scope' value " + ShownValue.of(c.scope())
+                        + ": allowed 1..15 (2 = link-local) or 'search'");
             }
         }
         // The numeric ranges are declared once, in LinkConfiguration, and checked by ConfigCheck.
@@ -86,11 +98,24 @@ public record LinkConfig(String name, String device, int port, PKey pkey, int sc
                 c.mcastJoinTimeoutMillis(), c.mcastRetryCount(), c.transmitTimeoutMillis(), c.createBroadcastGroup());
     }
 
+    /**
+     * The name of the interface a stored configuration makes, as the component derives it; null
+     * when the configuration cannot run (a bad P_Key or port).
+     */
+    static String nameOf(Map<String, ?> properties) {
+        try {
+            LinkConfiguration c = ipoib.runtime.ConfigValues.of(LinkConfiguration.class, properties);
+            return from(c, deviceIndex(c.device())).name();
+        } catch (IllegalArgumentException e) {
+            return null;
+        }
+    }
+
     /** Checks an interface name as the component does. */
     static void checkName(String name) {
         if (name == null || !name.matches("[A-Za-z0-9_.-]{1,32}")) {
-            throw new IllegalArgumentException("invalid ipoib interface property 'name' value '" + name
-                    + "': allowed 1..32 characters of A-Z a-z 0-9 _ . -");
+            throw new IllegalArgumentException("invalid ipoib interface property 'name' value " + ShownValue.of(name)
+                    + ": allowed 1..32 characters of A-Z a-z 0-9 _ . -");
         }
     }
 

@@ -6,6 +6,7 @@ import ipoib.api.PKey;
 import ipoib.api.link.IpoibLink;
 import ipoib.api.link.LinkState;
 import ipoib.runtime.Numbers;
+import ipoib.runtime.config.StoredProperties;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Dictionary;
@@ -22,12 +23,17 @@ import org.osgi.service.cm.ConfigurationAdmin;
  * as the component will check them, and the wait until the configured interfaces are UP.
  */
 final class LinkConfigurations {
+    /** What each configuration's component handled last, across the bundle's components. */
+    static final HandledConfigurations HANDLED = new HandledConfigurations();
+
     private final ConfigurationAdmin configurationAdmin;
+    private final LinkRules rules;
     private final List<IpoibLink> links;
 
     /** @param links the interfaces, live */
-    LinkConfigurations(ConfigurationAdmin configurationAdmin, List<IpoibLink> links) {
+    LinkConfigurations(ConfigurationAdmin configurationAdmin, LinkRules rules, List<IpoibLink> links) {
         this.configurationAdmin = configurationAdmin;
+        this.rules = rules;
         this.links = links;
     }
 
@@ -72,11 +78,11 @@ final class LinkConfigurations {
         props.put("device", device);
         props.put("port", portNumber);
         props.put("pkey", key.toString());
-        // Checked like the component will, so that a bad value is refused here, not only in the log.
-        try {
-            LinkConfig.checkName(linkName);
-        } catch (IllegalArgumentException e) {
-            throw usage(usage, e.getMessage());
+        // Checked like the component will, so that a bad value is refused here and never stored.
+        String refusal = rules.refusal(null, java.util.Collections.list(props.keys()).stream()
+                .collect(java.util.stream.Collectors.toMap(k -> k, props::get)));
+        if (refusal != null) {
+            throw usage(usage, refusal);
         }
         Configuration configuration = configurationAdmin.getFactoryConfiguration(IpoibLinkComponent.FACTORY_PID, linkName, "?");
         configuration.update(props);
@@ -88,8 +94,7 @@ final class LinkConfigurations {
             throw usage("ipoib:delete <interface>", "expected one interface name");
         }
         String name = args[0];
-        IpoibLink live = links.stream().filter(l -> l.name().equals(name)).findFirst().orElse(null);
-        Configuration c = configurationOf(name, live);
+        Configuration c = configurationOf(name);
         if (c != null) {
             c.delete();
             return "deleted " + name;
@@ -117,7 +122,7 @@ final class LinkConfigurations {
         if (!mode.equals("datagram") && !mode.equals("connected")) {
             throw usage(usage, "invalid mode '" + mode + "': allowed datagram or connected");
         }
-        Configuration c = configurationOf(args[0], live);
+        Configuration c = configurationOf(args[0]);
         if (c == null) {
             throw usage(usage, "no configured interface '" + args[0] + "'");
         }
@@ -127,17 +132,16 @@ final class LinkConfigurations {
         return args[0] + ": mode " + mode + " configured";
     }
 
-    /** The factory configuration of an interface: by its name, or by the P_Key of a derived name. */
-    private Configuration configurationOf(String name, IpoibLink live) throws IOException, InvalidSyntaxException {
+    /**
+     * The factory configuration of an interface: the one whose name, as the component derives it
+     * (the {@code name} property, else {@code ibX_Y_Z} from device, port and P_Key), is {@code name}.
+     */
+    private Configuration configurationOf(String name) throws IOException, InvalidSyntaxException {
         Configuration[] configurations = configurationAdmin.listConfigurations(
                 "(service.factoryPid=" + IpoibLinkComponent.FACTORY_PID + ")");
         if (configurations != null) {
             for (Configuration c : configurations) {
-                Object n = c.getProperties().get("name");
-                boolean named = name.equals(n);
-                boolean derived = (n == null || n.toString().isBlank()) && live != null
-                        && live.pkey().toString().equals(String.valueOf(c.getProperties().get("pkey")));
-                if (named || derived) {
+                if (name.equals(LinkConfig.nameOf(StoredProperties.of(c.getProperties())))) {
                     return c;
                 }
             }
@@ -161,8 +165,17 @@ final class LinkConfigurations {
             }
         }
         long deadline = System.nanoTime() + seconds * 1_000_000_000L;
-        settle();
+        boolean settled = false;
         while (true) {
+            // A configuration stored but not yet handled by its component (ipoib:mode a moment ago) is
+            // waited for, and then what its component handed the interface (the mode switch).
+            List<String> changing = changesNotInEffect(which);
+            if (changing.isEmpty() && !settled) {
+                settle();
+                settled = true;
+            } else if (!changing.isEmpty()) {
+                settled = false;
+            }
             // 'all' includes the interfaces configured (ipoib:create) whose component is not there yet.
             // Read before the interfaces: one that appears in between is then in one list or the other.
             List<String> pending = which.equals("all") ? configuredWithoutLink() : List.of();
@@ -171,16 +184,19 @@ final class LinkConfigurations {
                 if (System.nanoTime() > deadline) {
                     throw usage(usage, "no interface '" + which + "'");
                 }
-            } else if (!selected.isEmpty() && pending.isEmpty()
+            } else if (!selected.isEmpty() && pending.isEmpty() && changing.isEmpty() && settled
                     && selected.stream().allMatch(l -> l.state() == LinkState.UP)) {
                 return selected.stream().map(l -> l.name() + " UP").reduce((a, b) -> a + "\n" + b).orElse("");
             }
             if (System.nanoTime() > deadline) {
-                if (selected.isEmpty() && pending.isEmpty()) {
+                if (selected.isEmpty() && pending.isEmpty() && changing.isEmpty()) {
                     throw new IllegalStateException("no IPoIB interfaces within " + seconds
                             + " s (create one with ipoib:create)");
                 }
                 StringBuilder why = new StringBuilder("not UP within " + seconds + " s:");
+                for (String name : changing) {
+                    why.append("\n  ").append(name).append(": a configuration change has not taken effect");
+                }
                 for (String name : pending) {
                     why.append("\n  ").append(name).append(" configured, but no interface yet (see scr:info "
                             + IpoibLinkComponent.FACTORY_PID + ")");
@@ -212,6 +228,30 @@ final class LinkConfigurations {
                 }
             }
         }
+    }
+
+    /**
+     * Interfaces (all, or the one named) whose stored configuration their component has not
+     * handled yet: Configuration Admin delivers an update after it stored it.
+     */
+    private List<String> changesNotInEffect(String which) {
+        Configuration[] configurations;
+        try {
+            configurations = configurationAdmin.listConfigurations(
+                    "(service.factoryPid=" + IpoibLinkComponent.FACTORY_PID + ")");
+        } catch (IOException | InvalidSyntaxException e) {
+            return List.of();
+        }
+        List<String> changing = new ArrayList<>();
+        for (Configuration c : configurations == null ? new Configuration[0] : configurations) {
+            var stored = StoredProperties.of(c.getProperties());
+            String name = LinkConfig.nameOf(stored);
+            if ((which.equals("all") || which.equals(name)) && HANDLED.pending(c.getPid(), stored)) {
+                changing.add(name == null ? c.getPid() : name);
+            }
+        }
+        changing.sort(null);
+        return changing;
     }
 
     /** Names of ipoib.link configurations that name their interface and have no interface yet. */

@@ -50,7 +50,7 @@ class LinkConfigTest {
     void aBadNameScopeOrDeviceIsRefused() {
         assertEquals("invalid ipoib interface property 'name' value 'ib 0': allowed 1..32 characters of A-Z a-z 0-9 _ . -",
                 refusal(() -> LinkConfig.of("ib 0", "loop0", 1, PKey.DEFAULT)));
-        assertEquals("invalid ipoib interface property 'device' value '': a device name is required",
+        assertEquals("invalid ipoib interface property 'device' value '': a device name is required: allowed an HCA name such as loop0",
                 refusal(() -> LinkConfig.of("ib0", " ", 1, PKey.DEFAULT)));
         assertEquals("invalid ipoib interface property 'scope' value 16: allowed 1..15 (2 = link-local) or 'search'",
                 refusal(() -> new LinkConfig("ib0", "loop0", 1, PKey.DEFAULT, 16, false, 1, 1, 10, 1, 10, true)));

@@ -19,7 +19,7 @@ final class SettingsCheck {
      * @throws ipoib.runtime.ConfigRefusedException naming each refused property, its value and the allowed range
      */
     static McastSettings settings(Map<String, ?> configuration) {
-        CHECK.check(configuration);
+        CHECK.checkDeclared(configuration);
         return new McastSettings(intValue(configuration, "pendingFramesPerGroup"),
                 intValue(configuration, "maxGroupsPerLink"), 1000L * intValue(configuration, "auditSeconds"),
                 1000L * intValue(configuration, "sendOnlyIdleSeconds"));

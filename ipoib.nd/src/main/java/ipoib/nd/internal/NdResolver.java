@@ -64,7 +64,7 @@ public final class NdResolver extends ForwardingResolver implements NeighborDisc
     public NdResolver(NdConfiguration configuration, Map<String, Object> properties,
                       @Reference(service = LoggerFactory.class) Logger log) {
         Checked checked = ResolverShell.activation(log, () -> {
-            CHECK.check(properties);
+            CHECK.checkDeclared(properties);
             return Checked.of(configuration);
         });
         this.shell = new ResolverShell("ND", "ipoib-nd", log);
@@ -74,7 +74,7 @@ public final class NdResolver extends ForwardingResolver implements NeighborDisc
     @Modified
     void modified(NdConfiguration configuration, Map<String, Object> properties) {
         Checked checked = shell.modification(() -> {
-            CHECK.check(properties);
+            CHECK.checkDeclared(properties);
             return Checked.of(configuration);
         });
         if (checked != null) {

@@ -5,6 +5,8 @@ import ipoib.api.link.IpoibLink;
 import ipoib.api.mcast.MulticastService;
 import ipoib.api.resolve.NeighbourResolver;
 import ipoib.runtime.ConfigCheck;
+import ipoib.runtime.ShownValue;
+import ipoib.runtime.config.LastGoodConfiguration;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -13,10 +15,12 @@ import java.util.concurrent.ScheduledFuture;
 import org.osgi.framework.Bundle;
 import org.osgi.framework.BundleContext;
 import org.osgi.framework.Constants;
+import org.osgi.service.cm.ConfigurationAdmin;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.ConfigurationPolicy;
 import org.osgi.service.component.annotations.Deactivate;
+import org.osgi.service.component.annotations.Modified;
 import org.osgi.service.component.annotations.Reference;
 import org.osgi.service.component.annotations.ReferenceCardinality;
 import org.osgi.service.component.annotations.ReferencePolicy;
@@ -39,6 +43,8 @@ public final class NetdevComponent {
     public static final String FACTORY_PID = "ipoib.netdev";
     /** Declarative Services' ComponentConstants.DEACTIVATION_REASON_CONFIGURATION_DELETED (not on this class path). */
     private static final int CONFIGURATION_DELETED = 4;
+    /** ComponentConstants.DEACTIVATION_REASON_CONFIGURATION_MODIFIED: what {@link #modified} restarts with. */
+    private static final int CONFIGURATION_MODIFIED = 3;
     /** Seconds between reconciliations of MTU and addresses. */
     static final long SYNC_SECONDS = 2;
     private static final String NAME_CHARACTERS = "[A-Za-z0-9_.-]+";
@@ -48,6 +54,9 @@ public final class NetdevComponent {
     private final Logger log;
     private final StackAdapter stack;
     private final String link;
+    /** The stored configuration in force; a refused one is written back to it. */
+    private final LastGoodConfiguration lastGood;
+    private BundleContext context;
     /** The configuration's PID: the key under which the device is kept across a restart. */
     private String pid;
     private String netns;
@@ -61,21 +70,31 @@ public final class NetdevComponent {
      */
     @Activate
     public NetdevComponent(NetdevConfiguration config, @Reference(name = "link") IpoibLink link,
+                           @Reference ConfigurationAdmin configurationAdmin,
                            @Reference(service = LoggerFactory.class) Logger log) {
         this.log = log;
+        this.lastGood = new LastGoodConfiguration(log::warn);
+        lastGood.admin(configurationAdmin);
         this.link = config.link();
         this.stack = new StackAdapter(link);
     }
 
     @Activate
-    void activate(BundleContext context, NetdevConfiguration config, Map<String, Object> properties) throws IOException {
+    void activate(BundleContext context, NetdevConfiguration config, Map<String, Object> properties) {
+        this.context = context;
         this.pid = String.valueOf(properties.get(Constants.SERVICE_PID));
+        String refusal = refusal(config, properties, stack.link());
+        if (refusal != null) {
+            // Not thrown (DS would log an exception): a device kept for this configuration stays kept for the
+            // configuration in force, which is stored again and then comes back through modified.
+            Registry.failed(config.link(), refusal);
+            lastGood.refused(properties, refusal);
+            return;
+        }
         Registry.starting(config.link());
         ParkedDevices.Parked parked = ParkedDevices.take(pid);
         boolean kept = parked != null;
         try {
-            CHECK.check(properties);
-            check(config, stack.link());
             String name = config.device().isEmpty() ? config.link() : config.device();
             List<Cidr> addresses = new ArrayList<>();
             for (String a : config.addresses()) {
@@ -100,19 +119,55 @@ public final class NetdevComponent {
                 // A namespace made for a device that never came: not left behind (kept ones stay with their programs).
                 Namespaces.release(netns, Registry.namespacesInUse(null, null));
             }
+            // Allowed, but the kernel refused the device (no CAP_NET_ADMIN, a name in use): ipoib:netdev
+            // says why; the configuration stays for when the cause is gone.
             Registry.failed(config.link(), e.getMessage());
             log.error("ipoib.netdev " + config.link() + ": " + e.getMessage());
-            throw e;
+            return;
         }
+        lastGood.accepted(properties);
         this.sync = Registry.up(this, device::sync, SYNC_SECONDS);
         NetDevice d = device;
         this.linkUp = stack.onUp(context, () -> Registry.execute(d::sync));
     }
 
+    /**
+     * A new configuration: a refused one leaves the device as it is (and the configuration in force
+     * is stored again); an allowed one restarts the component as Declarative Services would without
+     * this method (the device is kept across it, see {@link #deactivate}).
+     */
+    @Modified
+    void modified(NetdevConfiguration config, Map<String, Object> properties) {
+        String refusal = refusal(config, properties, stack.link());
+        if (refusal != null) {
+            if (device == null) {
+                Registry.failed(config.link(), refusal);
+            }
+            lastGood.refused(properties, refusal);
+            return;
+        }
+        deactivate(context, CONFIGURATION_MODIFIED);
+        activate(context, config, properties);
+    }
+
+    /** Why this component cannot run {@code config}, or null: the metatype (unknown properties too), then its own rules. */
+    static String refusal(NetdevConfiguration config, Map<String, ?> properties, IpoibLink link) {
+        try {
+            CHECK.check(properties);
+            check(config, link);
+            for (String a : config.addresses()) {
+                Cidr.parse(a);
+            }
+            return null;
+        } catch (IllegalArgumentException e) {
+            return e.getMessage();
+        }
+    }
+
     /** Refuses a configuration it cannot run, naming the property, the value and what is allowed. */
     static void check(NetdevConfiguration config, IpoibLink link) {
         if (config.link() == null || config.link().isEmpty()) {
-            throw new IllegalArgumentException("property link is empty: the interface name (ipoib:links) is required");
+            throw new IllegalArgumentException("invalid ipoib.netdev property 'link' value '': allowed an interface name (ipoib:links)");
         }
         if (!config.link().equals(link.name())) {
             throw new IllegalArgumentException("property link.target selects interface " + link.name() + ", but link is "
@@ -120,13 +175,13 @@ public final class NetdevComponent {
         }
         String device = config.device().isEmpty() ? config.link() : config.device();
         if (device.length() > Tun.MAX_NAME || !device.matches(NAME_CHARACTERS)) {
-            throw new IllegalArgumentException("property device '" + device + "': 1.." + Tun.MAX_NAME
-                    + " characters of A-Z a-z 0-9 _ . - allowed");
+            throw new IllegalArgumentException("invalid ipoib.netdev property 'device' value " + ShownValue.of(device)
+                    + ": allowed 1.." + Tun.MAX_NAME + " characters of A-Z a-z 0-9 _ . -");
         }
         if (!config.netns().isEmpty() && (config.netns().length() > 64 || !config.netns().matches(NAME_CHARACTERS)
                 || config.netns().matches("\\.+"))) {
-            throw new IllegalArgumentException("property netns '" + config.netns()
-                    + "': 1..64 characters of A-Z a-z 0-9 _ . - allowed (not . or ..)");
+            throw new IllegalArgumentException("invalid ipoib.netdev property 'netns' value " + ShownValue.of(config.netns())
+                    + ": allowed 1..64 characters of A-Z a-z 0-9 _ . - (not . or ..)");
         }
     }
 
@@ -174,6 +229,7 @@ public final class NetdevComponent {
             ParkedDevices.park(pid, device.park(link));
             Registry.down(this);
         }
+        device = null;
     }
 
     private static boolean frameworkStopping(BundleContext context) {

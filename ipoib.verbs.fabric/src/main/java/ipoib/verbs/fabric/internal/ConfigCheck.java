@@ -19,7 +19,7 @@ final class ConfigCheck {
      */
     static FabricRuntime.Settings settings(FabricConfiguration c, java.util.Map<String, ?> properties,
                                            LibraryLocations libraries) {
-        String problems = METATYPE.problems(properties);
+        String problems = METATYPE.problemsOfDeclared(properties);
         if (problems != null) {
             throw new IllegalArgumentException(problems);
         }

@@ -14,7 +14,9 @@ import java.util.ArrayList;
 import java.util.Hashtable;
 import java.util.List;
 import java.util.Map;
+import ipoib.runtime.config.LastGoodConfiguration;
 import org.osgi.framework.BundleContext;
+import org.osgi.service.cm.ConfigurationAdmin;
 import org.osgi.framework.ServiceRegistration;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
@@ -46,6 +48,8 @@ public final class LoopbackProvider {
     private final Logger log;
     /** The running fabric and its registrations; null until a valid configuration arrives. */
     private Running running;
+    /** The stored configuration in force; a refused one is written back to it (or deleted: the defaults). */
+    private final LastGoodConfiguration lastGood;
 
     /** A started subnet with its provider and shell registrations. */
     private record Running(LoopbackSubnet subnet, FabricCommands shell, ServiceRegistration<VerbsProvider> provider,
@@ -65,9 +69,12 @@ public final class LoopbackProvider {
 
     @Activate
     public LoopbackProvider(BundleContext context, LoopbackConfiguration configuration, Map<String, Object> properties,
+                            @Reference ConfigurationAdmin configurationAdmin,
                             @Reference(service = LoggerFactory.class) Logger log) {
         this.context = context;
         this.log = log;
+        this.lastGood = new LastGoodConfiguration(log::warn);
+        lastGood.admin(configurationAdmin);
         apply(configuration, properties);
     }
 
@@ -99,10 +106,10 @@ public final class LoopbackProvider {
             checkProperties(properties);
             config = toFabricConfig(configuration);
         } catch (IllegalArgumentException e) {
-            log.error("loopback configuration refused, " + (running == null ? "no fabric started"
-                    : "the running fabric keeps its previous configuration") + ": " + e.getMessage());
+            lastGood.refused(properties, e.getMessage());
             return;
         }
+        lastGood.accepted(properties);
         if (running != null) {
             running.stop();
             running = null;
@@ -120,6 +127,17 @@ public final class LoopbackProvider {
         running = new Running(subnet, shell, provider, commands);
         log.info("loopback fabric up: " + config.hcas() + " HCAs x " + config.portsPerHca() + " ports, MTU "
                 + config.mtu() + ", " + config.partitions().size() + " partitions, seed " + config.seed());
+    }
+
+    /** Why a configuration would be refused, or null: the metatype, then the forms and the topology's rules. */
+    static String refusal(Map<String, ?> properties) {
+        try {
+            checkProperties(properties);
+            toFabricConfig(ipoib.runtime.ConfigValues.of(LoopbackConfiguration.class, properties));
+            return null;
+        } catch (IllegalArgumentException e) {
+            return e.getMessage();
+        }
     }
 
     static FabricConfig toFabricConfig(LoopbackConfiguration c) {

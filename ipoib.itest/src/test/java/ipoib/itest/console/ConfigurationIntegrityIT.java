@@ -1,0 +1,165 @@
+package ipoib.itest.console;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertTrue;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.AfterClass;
+import org.junit.BeforeClass;
+import org.junit.Test;
+
+/**
+ * Configuration integrity in the appliance as a user runs it (default interfaces, whose
+ * configurations have no {@code name}): {@code ipoib:mode} acts on the interface named and
+ * {@code ipoib:await} covers the switch; every kind of bad value for every PID is refused by
+ * {@code ipoib:config} with one clear message, nothing of it is stored and what runs keeps running.
+ */
+public class ConfigurationIntegrityIT {
+    private static RunningAppliance appliance;
+
+    @BeforeClass
+    public static void start() throws Exception {
+        appliance = RunningAppliance.start(0);
+        appliance.baseUrl();
+        String up = appliance.shell("ipoib:await all 60");
+        assertTrue(up, up.contains("ib0_1_ffff UP") && up.contains("ib1_1_ffff UP"));
+    }
+
+    @AfterClass
+    public static void stop() throws Exception {
+        if (appliance != null) {
+            appliance.close();
+        }
+    }
+
+    @Test
+    public void modeSwitchesTheInterfaceNamedAndAwaitCoversTheSwitch() throws Exception {
+        String set = appliance.shell("ipoib:mode ib1_1_ffff connected");
+        assertTrue(set, set.contains("ib1_1_ffff: mode connected configured"));
+        String up = appliance.shell("ipoib:await ib1_1_ffff");
+        assertTrue(up, up.contains("ib1_1_ffff UP"));
+        String one = appliance.shell("ipoib:mode ib1_1_ffff");
+        assertTrue(one, one.contains("ib1_1_ffff: connected, mtu 65520"));
+        String zero = appliance.shell("ipoib:mode ib0_1_ffff");
+        assertTrue(zero, zero.contains("ib0_1_ffff: datagram"));
+        appliance.shell("ipoib:mode ib1_1_ffff datagram");
+        String back = appliance.shell("ipoib:await all");
+        assertTrue(back, back.contains("ib1_1_ffff UP"));
+        assertTrue(appliance.shell("ipoib:mode ib1_1_ffff").contains("ib1_1_ffff: datagram"));
+    }
+
+    /** One bad value: the PID, the property, the value, and a word the refusal must contain besides. */
+    private record Bad(String pid, String property, String value) {}
+
+    @Test
+    public void everyKindOfBadValueIsRefusedClearlyAndNothingChanges() throws Exception {
+        String link0 = factoryPid("ipoib.link", 0);
+        String address0 = factoryPid("ipoib.address", 0);
+        String longValue = "x".repeat(70_000);
+        List<Bad> bad = new ArrayList<>();
+        // The interface: ranges, types, forms the metatype cannot say, names and partitions in use, ports
+        // the provider does not have, unknown properties.
+        for (String[] pv : new String[][] {{"port", "0"}, {"port", "255"}, {"port", "abc"}, {"port", "99"},
+                {"port", "2"}, {"port", "1.5"}, {"pkey", "0x1ffff"}, {"pkey", "0x8000"}, {"pkey", "0x0000"},
+                {"pkey", "zz"}, {"pkey", ""}, {"name", "bad name!"}, {"name", "n".repeat(33)}, {"name", "ib1_1_ffff"},
+                {"name", longValue}, {"device", "loop99"}, {"device", "loop1"}, {"device", ""}, {"scope", "0"},
+                {"scope", "16"}, {"scope", "abc"}, {"sendQueueDepth", "0"}, {"sendQueueDepth", "8193"},
+                {"receiveQueueDepth", "-1"}, {"receiveQueueDepth", "4294967297"}, {"mcastJoinTimeoutMillis", "5"},
+                {"mcastRetryCount", "101"}, {"transmitTimeoutMillis", "1000000000"}, {"mode", "fast"},
+                {"createBroadcastGroup", "maybe"}, {"provider.target", "(broken"}, {"nosuch", "1"}}) {
+            bad.add(new Bad(link0, pv[0], pv[1]));
+        }
+        // An address: forms, an address held by another configuration (on this interface or another).
+        for (String[] pv : new String[][] {{"address", "10.0.0.300/24"}, {"address", "10.0.0.2/24"},
+                {"address", "10.0.0.1"}, {"address", "10.0.0.1/33"}, {"address", "fd00::1/129"},
+                {"address", longValue}, {"link", "bad link!"}, {"nosuch", "1"}}) {
+            bad.add(new Bad(address0, pv[0], pv[1]));
+        }
+        for (String[] pv : new String[][] {{"retransmitMillis", "5"}, {"retransmitMillis", "60001"},
+                {"retransmitMillis", "abc"}, {"requests", "0"}, {"requests", "101"}, {"unicastProbes", "11"},
+                {"queueLength", "0"}, {"maxEntries", "15"}, {"serviceLevel", "x"}, {"gratuitous", "maybe"},
+                {"nosuch", "1"}}) {
+            bad.add(new Bad("ipoib.arp", pv[0], pv[1]));
+        }
+        for (String[] pv : new String[][] {{"dadTransmits", "11"}, {"interfaceIdentifier", "x"},
+                {"linkLocal", "maybe"}, {"routerSolicitations", "-1"}, {"routerSolicitationIntervalMillis", "99"},
+                {"autoconf", "2"}, {"nosuch", "1"}}) {
+            bad.add(new Bad("ipoib.nd", pv[0], pv[1]));
+        }
+        for (String[] pv : new String[][] {{"pendingFramesPerGroup", "0"}, {"pendingFramesPerGroup", "4097"},
+                {"maxGroupsPerLink", "15"}, {"auditSeconds", "4"}, {"sendOnlyIdleSeconds", "9"}, {"nosuch", "1"}}) {
+            bad.add(new Bad("ipoib.mcast", pv[0], pv[1]));
+        }
+        for (String[] pv : new String[][] {{"ttl", "0"}, {"ttl", "256"}, {"answerEcho", "maybe"},
+                {"echoIgnoreBroadcasts", "x"}, {"nosuch", "1"}}) {
+            bad.add(new Bad("ipoib.host", pv[0], pv[1]));
+        }
+        for (String[] pv : new String[][] {{"host", "0.0.0.0"}, {"host", "192.0.2.1"}, {"port", "70000"},
+                {"port", "abc"}, {"nosuch", "1"}}) {
+            bad.add(new Bad("ipoib.console", pv[0], pv[1]));
+        }
+        for (String[] pv : new String[][] {{"hcas", "0"}, {"hcas", "65"}, {"portsPerHca", "5"}, {"mtu", "100"},
+                {"lmc", "8"}, {"subnetPrefix", "zz::"}, {"subnetPrefix", "fe80::1"}, {"nodeGuidBase", "g"},
+                {"partitions", "Default=0x7fff, ipoib : loop99 ;"}, {"rate", "abc"}, {"nosuch", "1"}}) {
+            bad.add(new Bad("ipoib.verbs.loopback", pv[0], pv[1]));
+        }
+        for (String[] pv : new String[][] {{"saTimeoutMillis", "5"}, {"saRetries", "21"}, {"nosuch", "1"}}) {
+            bad.add(new Bad("ipoib.verbs.fabric", pv[0], pv[1]));
+        }
+
+        List<String> accepted = new ArrayList<>();
+        List<String> unclear = new ArrayList<>();
+        for (Bad b : bad) {
+            String before = listing(b.pid());
+            String out = appliance.shell("ipoib:config " + b.pid() + " " + b.property() + " '" + b.value() + "'");
+            String after = listing(b.pid());
+            String shown = b.value().length() > 80 ? b.value().substring(0, 80) + "…(" + b.value().length() + " chars)"
+                    : b.value();
+            if (!out.contains("nothing was changed") || !before.equals(after)) {
+                accepted.add(b + " -> " + out.strip() + (before.equals(after) ? "" : "\n(stored configuration changed)"));
+            } else if (!out.contains("'" + b.property() + "'")
+                    || !(out.contains(shown) || b.value().contains(" ")) // a partitions line: its refused member is named
+                    || !out.contains("allowed") || out.length() > 1_000
+                    || out.contains("\tat ")) {
+                unclear.add(b + " -> " + out.strip());
+            }
+        }
+        System.out.println("bad-configuration sweep: " + bad.size() + " bad values, " + accepted.size()
+                + " accepted, " + unclear.size() + " refused unclearly");
+        assertTrue("accepted:\n" + String.join("\n", accepted), accepted.isEmpty());
+        assertTrue("refused unclearly:\n" + String.join("\n", unclear), unclear.isEmpty());
+
+        // What ran keeps running: both interfaces UP with their addresses, and they reach each other.
+        String up = appliance.shell("ipoib:await all");
+        assertTrue(up, up.contains("ib0_1_ffff UP") && up.contains("ib1_1_ffff UP"));
+        String addresses = appliance.shell("ipoib:addr list");
+        assertTrue(addresses, addresses.contains("10.0.0.1/24") && addresses.contains("10.0.0.2/24"));
+        String ping = appliance.shell("ipoib:ping -c 2 -i 0.2 10.0.0.2");
+        assertTrue(ping, ping.contains("2 received"));
+        assertEquals("no component failed", -1, appliance.stderr().indexOf("Error during instantiation"));
+        assertEquals("no activate failed", -1, appliance.stderr().indexOf("has thrown an exception"));
+    }
+
+    /** The property rows {@code ipoib:config} shows of a PID (value, allowed, default), nothing else. */
+    private static String listing(String pid) throws Exception {
+        Pattern row = Pattern.compile("^\\S+\\s+(\\(default\\)|= ).*\\sallowed\\s.*\\sdefault\\s.*$");
+        return appliance.shell("ipoib:config " + pid).lines().map(String::strip)
+                .filter(l -> row.matcher(l).matches()).reduce("", (a, b) -> a + b + "\n");
+    }
+
+    /** The PID of the {@code index}th configuration of a factory PID, as {@code ipoib:config} lists them. */
+    private static String factoryPid(String factoryPid, int index) throws Exception {
+        String listing = appliance.shell("ipoib:config " + factoryPid);
+        Matcher m = Pattern.compile("^\\s+(" + Pattern.quote(factoryPid) + "~\\S+)$", Pattern.MULTILINE).matcher(listing);
+        List<String> pids = new ArrayList<>();
+        while (m.find()) {
+            pids.add(m.group(1));
+        }
+        pids.sort(null);
+        assertTrue(listing, pids.size() > index);
+        return pids.get(index);
+    }
+}

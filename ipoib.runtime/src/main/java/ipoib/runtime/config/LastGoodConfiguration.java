@@ -1,0 +1,100 @@
+package ipoib.runtime.config;
+
+import java.io.IOException;
+import java.util.Hashtable;
+import java.util.Map;
+import java.util.function.Consumer;
+import org.osgi.framework.InvalidSyntaxException;
+import org.osgi.service.cm.Configuration;
+import org.osgi.service.cm.ConfigurationAdmin;
+
+/**
+ * The configuration a component runs with, and what happens to one it refuses. Configuration
+ * Admin cannot veto an update: it stores the new properties and then hands them to the
+ * component. A component that refuses them keeps running with the configuration in force (its
+ * modified method returns without deactivating) and calls {@link #refused}: one WARN line names
+ * the PID and the refusal, and the stored configuration is written back to the one in force, so
+ * that a refused value is never left stored (it would otherwise reappear at the next restart and
+ * make every later update fail on it). A configuration refused before any was in force is deleted.
+ *
+ * <p>Written back only while the store still holds the refused properties: an update that came
+ * in between is the next one to judge, not overwritten.
+ */
+public final class LastGoodConfiguration {
+    private final Consumer<String> warn;
+    private volatile ConfigurationAdmin admin;
+    private volatile Map<String, Object> inForce;
+
+    /** @param warn where the one line about a refusal goes (the component's logger at WARN) */
+    public LastGoodConfiguration(Consumer<String> warn) {
+        this.warn = warn;
+    }
+
+    /** Configuration Admin, to write the configuration in force back; without it a refusal is only logged. */
+    public void admin(ConfigurationAdmin configurationAdmin) {
+        this.admin = configurationAdmin;
+    }
+
+    /**
+     * The component now runs with these properties (as Declarative Services passed them); without
+     * a {@code service.pid} it runs with its defaults, which a refusal returns to by deleting.
+     */
+    public void accepted(Map<String, ?> properties) {
+        inForce = properties.containsKey("service.pid") ? StoredProperties.of(properties) : null;
+    }
+
+    /** The properties in force as stored (without what DS adds), or null while none is. */
+    public Map<String, Object> inForce() {
+        return inForce;
+    }
+
+    /**
+     * The component refused these properties (as DS passed them) for {@code why}: logs one line
+     * and writes the configuration in force back, or deletes the configuration when none was in force.
+     */
+    public void refused(Map<String, ?> properties, String why) {
+        String pid = String.valueOf(properties.get("service.pid"));
+        Map<String, Object> good = inForce;
+        Map<String, Object> bad = StoredProperties.of(properties);
+        ConfigurationAdmin cm = admin;
+        if (cm == null) {
+            warn.accept(pid + ": configuration refused: " + why + (good == null ? "" : "; the configuration in force stays"));
+            return;
+        }
+        try {
+            Configuration stored = find(cm, pid);
+            Map<String, Object> storedNow = stored == null ? Map.of() : StoredProperties.of(stored.getProperties());
+            if (stored == null || !StoredProperties.within(storedNow, bad)) {
+                warn.accept(pid + ": configuration refused: " + why + (good == null ? "" : "; the configuration in force stays"));
+                return;
+            }
+            if (good == null) {
+                warn.accept(pid + ": configuration refused: " + why + "; the configuration is deleted (none was in force before it)");
+                stored.delete();
+            } else {
+                warn.accept(pid + ": configuration refused: " + why
+                        + "; the configuration in force stays and is stored again");
+                // The stored properties with the values in force; one the configuration in force did not
+                // have (an unknown property) goes. (DS gives the defaults with the stored values: only the
+                // keys stored are written, so that defaults stay defaults.)
+                Hashtable<String, Object> restored = new Hashtable<>();
+                storedNow.forEach((k, v) -> {
+                    if (good.containsKey(k)) {
+                        restored.put(k, good.get(k));
+                    }
+                });
+                stored.update(restored);
+            }
+        } catch (IOException | InvalidSyntaxException | IllegalStateException e) {
+            warn.accept(pid + ": configuration refused: " + why + "; the refused values stay stored (" + e.getMessage() + ")");
+        }
+    }
+
+    private static Configuration find(ConfigurationAdmin cm, String pid) throws IOException, InvalidSyntaxException {
+        if (pid.indexOf('(') >= 0 || pid.indexOf(')') >= 0 || pid.indexOf('*') >= 0 || pid.indexOf('\\') >= 0) {
+            return null;
+        }
+        Configuration[] found = cm.listConfigurations("(service.pid=" + pid + ")");
+        return found == null || found.length == 0 ? null : found[0];
+    }
+}
