@@ -15,7 +15,7 @@ import java.util.OptionalDouble;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 import org.junit.BeforeClass;
-import org.junit.Rule;
+import org.junit.ClassRule;
 import org.junit.Test;
 import org.junit.rules.TemporaryFolder;
 
@@ -26,24 +26,30 @@ import org.junit.rules.TemporaryFolder;
  * (no member of ff02::2) exists, because the send-only join is a SendOnlyFullMember join that
  * creates the group (the loopback SA advertises it in ClassPortInfo, as OpenSM 3.3.23 does);
  * {@code ipoib:ping ff02::1%ib0_1_ffff} is answered by the other host; the interface stays a
- * FullMember of 224.0.0.1.
+ * FullMember of 224.0.0.1. One appliance runs both halves, with and without the SA's
+ * SendOnlyFullMember support, each with its own capture.
  */
 public class SendOnlyJoinIT {
 
-    @Rule
-    public TemporaryFolder tmp = new TemporaryFolder();
+    @ClassRule
+    public static final TemporaryFolder tmp = new TemporaryFolder();
 
     private static File appliance;
+    private static Seen withSupport;
+    private static Seen withoutSupport;
 
     @BeforeClass
-    public static void findAppliance() {
+    public static void runTheApplianceOnce() throws Exception {
         appliance = new File(System.getProperty("appliance.jar", "missing"));
         assertTrue("appliance jar built by ipoib.appliance: " + appliance, appliance.isFile());
+        Seen[] both = upWithCapture(true, false);
+        withSupport = both[0];
+        withoutSupport = both[1];
     }
 
     private record Run(int status, String out, String err) {}
 
-    private Run run(List<String> command) throws IOException, InterruptedException {
+    private static Run run(List<String> command) throws IOException, InterruptedException {
         File out = tmp.newFile();
         File err = tmp.newFile();
         Process process = new ProcessBuilder(command).redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
@@ -56,7 +62,7 @@ public class SendOnlyJoinIT {
         return new Run(process.exitValue(), Files.readString(out.toPath()), Files.readString(err.toPath()));
     }
 
-    private Run tshark(Path capture, String... arguments) throws Exception {
+    private static Run tshark(Path capture, String... arguments) throws Exception {
         List<String> command = new ArrayList<>(List.of("tshark", "-r", capture.toString()));
         command.addAll(List.of(arguments));
         try {
@@ -71,44 +77,62 @@ public class SendOnlyJoinIT {
     private record Seen(String out, List<String[]> frames, Path capture) {}
 
     /**
-     * Runs the appliance: both ports DOWN (the SM forgets their memberships, so ff02::2 is gone)
-     * and UP again while ib0_1_ffff is captured, the SA's SendOnlyFullMember support set first;
-     * then an all-nodes ping and {@code ipoib:mcast}.
+     * Runs the appliance once; for each setting of the SA's SendOnlyFullMember support, in turn:
+     * both ports DOWN (the SM forgets their memberships, so ff02::2 is gone) and UP again while
+     * ib0_1_ffff is captured, the support set first; then an all-nodes ping and {@code ipoib:mcast}.
+     * What each half printed is cut at the next half's first command.
      */
-    private Seen upWithCapture(boolean sendOnlyFullMember) throws Exception {
+    private static Seen[] upWithCapture(boolean... sendOnlyFullMember) throws Exception {
         Path captures = tmp.newFolder().toPath();
         Files.setPosixFilePermissions(captures, java.nio.file.attribute.PosixFilePermissions.fromString("rwx------"));
-        Path capture = captures.resolve("ib0-" + sendOnlyFullMember + ".pcapng");
+        List<String> lines = new ArrayList<>(List.of("ipoib:await all 30"));
+        List<Path> files = new ArrayList<>();
+        for (boolean support : sendOnlyFullMember) {
+            Path capture = captures.resolve("ib0-" + support + ".pcapng");
+            files.add(capture);
+            lines.addAll(List.of(
+                    "fabric:sa sendOnlyFullMember " + support,
+                    "ipoib:capture ib0_1_ffff " + capture + " 1000",
+                    "fabric:down loop0/1",
+                    "fabric:down loop1/1",
+                    "fabric:up loop0/1",
+                    "fabric:up loop1/1",
+                    "ipoib:await all 30",
+                    "ipoib:addr await",
+                    "ipoib:ping -c 3 -i 1 -W 5 'ff02::1%ib0_1_ffff'",
+                    "ipoib:capture ib0_1_ffff stop",
+                    "ipoib:mcast ib0_1_ffff"));
+        }
+        lines.add("");
         Path script = tmp.newFile().toPath();
-        Files.writeString(script, String.join("\n",
-                "ipoib:await all 30",
-                "fabric:sa sendOnlyFullMember " + sendOnlyFullMember,
-                "ipoib:capture ib0_1_ffff " + capture + " 1000",
-                "fabric:down loop0/1",
-                "fabric:down loop1/1",
-                "fabric:up loop0/1",
-                "fabric:up loop1/1",
-                "ipoib:await all 30",
-                "ipoib:addr await",
-                "ipoib:ping -c 3 -i 1 -W 5 'ff02::1%ib0_1_ffff'",
-                "ipoib:capture ib0_1_ffff stop",
-                "ipoib:mcast ib0_1_ffff",
-                ""), StandardCharsets.UTF_8);
+        Files.writeString(script, String.join("\n", lines), StandardCharsets.UTF_8);
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         Run run = run(List.of(java, "--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow",
                 "-Dorg.osgi.service.http.port=0", "-Dipoib.script=" + script, "-Dipoib.capture.dir=" + captures,
                 "-Dgosh.args=--nointeractive --noshutdown", "-jar", appliance.getPath()));
         assertEquals("exit status; stdout:\n" + run.out() + "\nstderr: " + run.err(), 0, run.status());
-        assertTrue("the other host answers the all-nodes ping:\n" + run.out(),
-                run.out().contains("3 packets transmitted, 3 received, 0% packet loss"));
-        assertTrue(run.out(), run.out().contains("from fe80::202:c903:0:201"));
-        Run fields = tshark(capture, "-T", "fields", "-E", "separator=|", "-e", "frame.time_relative",
-                "-e", "ipv6.src", "-e", "ipv6.dst", "-e", "icmpv6.type");
-        assertEquals(fields.err(), 0, fields.status());
-        List<String[]> frames = fields.out().lines().map(l -> l.split("\\|", -1)).filter(f -> f.length >= 4).toList();
-        Run malformed = tshark(capture, "-Y", "_ws.malformed || _ws.expert.severity >= \"warning\"");
-        assertEquals("no malformed frames or warnings:\n" + malformed.out(), "", malformed.out().strip());
-        return new Seen(run.out(), frames, capture);
+        Seen[] seen = new Seen[sendOnlyFullMember.length];
+        int from = 0;
+        for (int i = 0; i < seen.length; i++) {
+            int next = i + 1 < seen.length
+                    ? run.out().indexOf("g! fabric:sa sendOnlyFullMember " + sendOnlyFullMember[i + 1], from)
+                    : run.out().length();
+            assertTrue("the output of each half:\n" + run.out(), next >= from);
+            String out = run.out().substring(from, next);
+            from = next;
+            assertTrue("the other host answers the all-nodes ping:\n" + out,
+                    out.contains("3 packets transmitted, 3 received, 0% packet loss"));
+            assertTrue(out, out.contains("from fe80::202:c903:0:201"));
+            Run fields = tshark(files.get(i), "-T", "fields", "-E", "separator=|", "-e", "frame.time_relative",
+                    "-e", "ipv6.src", "-e", "ipv6.dst", "-e", "icmpv6.type");
+            assertEquals(fields.err(), 0, fields.status());
+            List<String[]> frames = fields.out().lines().map(l -> l.split("\\|", -1)).filter(f -> f.length >= 4)
+                    .toList();
+            Run malformed = tshark(files.get(i), "-Y", "_ws.malformed || _ws.expert.severity >= \"warning\"");
+            assertEquals("no malformed frames or warnings:\n" + malformed.out(), "", malformed.out().strip());
+            seen[i] = new Seen(out, frames, files.get(i));
+        }
+        return seen;
     }
 
     /** The time of the first frame matching, relative to the capture's first frame, if one matches. */
@@ -122,7 +146,7 @@ public class SendOnlyJoinIT {
 
     @Test
     public void aRouterSolicitationGoesOutSoonAfterUpAndAllNodesAnswerAPing() throws Exception {
-        Seen seen = upWithCapture(true);
+        Seen seen = withSupport;
         String mcast = seen.out().substring(seen.out().indexOf("g! ipoib:mcast ib0_1_ffff"));
         assertTrue("ff02::2 joined as SendOnlyFullMember:\n" + mcast,
                 Pattern.compile("ff12:601b:ffff::2\\s+ff02::2\\s+MLID 0x\\p{XDigit}+ SendOnlyFullMember\\s+SEND_ONLY .*JOINED")
@@ -146,7 +170,7 @@ public class SendOnlyJoinIT {
     public void withoutSendOnlyFullMemberTheRouterSolicitationToAnAbsentGroupIsDropped() throws Exception {
         // The contrast (RFC 4391 §10 with a SendOnlyNonMember join): no member of ff02::2, so the
         // group does not exist, and a link-local group has no all-routers fallback.
-        Seen seen = upWithCapture(false);
+        Seen seen = withoutSupport;
         String mcast = seen.out().substring(seen.out().indexOf("g! ipoib:mcast ib0_1_ffff"));
         assertTrue("ff02::2 absent:\n" + mcast, Pattern.compile("ff12:601b:ffff::2\\s+ff02::2\\s.*ABSENT")
                 .matcher(mcast).find());

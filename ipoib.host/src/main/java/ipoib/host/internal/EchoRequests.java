@@ -17,13 +17,17 @@ import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import ipoib.runtime.Cancellable;
+import ipoib.runtime.ControlLoop;
 import ipoib.runtime.Counters;
 import java.util.concurrent.atomic.LongAdder;
-import java.util.function.LongSupplier;
 
 /**
  * The echo requests this host sends and the replies it matches to them by family, identifier and
- * sequence number (so that a ping may have many requests outstanding).
+ * sequence number (so that a ping may have many requests outstanding). Each request's timeout is
+ * a timer of the host's control loop, and round-trip times are read from that loop's clock: a
+ * manual loop in tests moves both.
  */
 final class EchoRequests {
     private static final int ECHO_V6 = 1 << 31;
@@ -33,18 +37,18 @@ final class EchoRequests {
     private final HostLinks links;
     private final PacketWriter writer;
     private final Transmitter transmitter;
-    private final LongSupplier nanoTime;
+    private final ControlLoop timers;
     private final ConcurrentHashMap<Integer, Pending> pending = new ConcurrentHashMap<>();
     private final LongAdder requestsOut;
     private final LongAdder repliesIn;
     private final LongAdder unmatched;
 
     EchoRequests(HostLinks links, PacketWriter writer, Transmitter transmitter, Counters counters,
-                 LongSupplier nanoTime) {
+                 ControlLoop timers) {
         this.links = links;
         this.writer = writer;
         this.transmitter = transmitter;
-        this.nanoTime = nanoTime;
+        this.timers = timers;
         this.requestsOut = counters.counter("echo_requests_sent");
         this.repliesIn = counters.counter("echo_replies_received");
         this.unmatched = counters.counter("echo_replies_unmatched");
@@ -79,7 +83,7 @@ final class EchoRequests {
         }
         int key = key(v6, identifier, sequence);
         CompletableFuture<EchoReply> reply = new CompletableFuture<>();
-        Pending request = new Pending(reply, nanoTime.getAsLong());
+        Pending request = new Pending(reply, timers.clock().nanoTime());
         Pending previous = pending.put(key, request);
         if (previous != null) {
             previous.reply().completeExceptionally(new HostException("superseded by a new request with the same "
@@ -108,8 +112,18 @@ final class EchoRequests {
             return reply;
         }
         requestsOut.increment();
-        reply.orTimeout(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        timeOut(reply, timeout);
         return reply;
+    }
+
+    /** Fails the request with a {@link TimeoutException} when no reply came within {@code timeout}. */
+    private void timeOut(CompletableFuture<EchoReply> reply, Duration timeout) {
+        Cancellable timer = timers.schedule(() -> reply.completeExceptionally(new TimeoutException(
+                "no echo reply within " + timeout.toMillis() + " ms")), timeout.toNanos(), TimeUnit.NANOSECONDS);
+        if (timers.isClosed()) {
+            reply.completeExceptionally(new HostException("the host layer stopped", TransmitResult.DROPPED_LINK_DOWN));
+        }
+        reply.whenComplete((r, f) -> timer.cancel());
     }
 
     /** An echo reply (validated) at {@code icmp} in the IP packet at {@code ip}: completes the request it answers, or counts it as unmatched. */
@@ -122,7 +136,7 @@ final class EchoRequests {
             return;
         }
         repliesIn.increment();
-        long rtt = nanoTime.getAsLong() - request.sentNanos();
+        long rtt = timers.clock().nanoTime() - request.sentNanos();
         InetAddress from = v6 ? AddressBits.ipv6(Ipv6Header.sourceHigh(b, ip), Ipv6Header.sourceLow(b, ip))
                 : AddressBits.ipv4(Ipv4Header.source(b, ip));
         int hopLimit = v6 ? Ipv6Header.hopLimit(b, ip) : Ipv4Header.ttl(b, ip);

@@ -20,7 +20,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import ipoib.runtime.Clock;
+import ipoib.runtime.ControlLoop;
 import ipoib.runtime.Counters;
+import ipoib.runtime.FailureHandler;
+import ipoib.runtime.RateLimitedFailures;
+import ipoib.runtime.ThreadControlLoop;
 import ipoib.runtime.ThreadCounters;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
@@ -65,22 +71,40 @@ public final class IpStack implements IpHost, UdpService {
      */
     private final java.util.concurrent.atomic.AtomicInteger linkGeneration = new java.util.concurrent.atomic.AtomicInteger();
     private final int udpOut;
+    /** The echo requests' timeouts; closed with the stack when the stack made it. */
+    private final ControlLoop timers;
+    private final boolean ownTimers;
 
     /**
+     * The stack with its timers on a thread of its own, {@code ipoib-host}, whose failures are
+     * counted ({@code timer_failures}) and reported to {@code warn} at most once per 10 s.
+     *
      * @param table the interface addresses
      * @param warn where rare failures (a UDP receiver throwing) are reported
      */
     public IpStack(AddressTable table, Consumer<String> warn) {
-        this(table, warn, router -> router);
+        this(table, warn, router -> router, null);
+    }
+
+    /** The stack with its timers on {@code timers} (a manual loop in tests), which the caller closes. */
+    public IpStack(AddressTable table, Consumer<String> warn, ControlLoop timers) {
+        this(table, warn, router -> router, timers);
     }
 
     /** As {@link #IpStack(AddressTable, Consumer)}, with the routing decision wrapped (tests count it). */
     IpStack(AddressTable table, Consumer<String> warn, Function<RouteLookup, RouteLookup> routeWrapper) {
+        this(table, warn, routeWrapper, null);
+    }
+
+    private IpStack(AddressTable table, Consumer<String> warn, Function<RouteLookup, RouteLookup> routeWrapper,
+                    ControlLoop timers) {
+        this.ownTimers = timers == null;
+        this.timers = ownTimers ? new ThreadControlLoop("ipoib-host", timerFailures(warn)) : timers;
         this.table = table;
         this.router = new Router(links, table, nextHops);
         this.routes = routeWrapper.apply(router);
         this.transmitter = new Transmitter(table, nextHops, perPacket);
-        this.echoes = new EchoRequests(links, writer, transmitter, counters, System::nanoTime);
+        this.echoes = new EchoRequests(links, writer, transmitter, counters, this.timers);
         this.responder = new EchoResponder(writer, transmitter, router, counters);
         this.udp = new UdpSockets(counters, perPacket, warn);
         this.nd = new NdReceivers(counters, warn);
@@ -266,8 +290,22 @@ public final class IpStack implements IpHost, UdpService {
         txNoRoute.increment();
     }
 
-    /** Fails the echoes still waiting (the host is stopping). */
+    /** Counts every failure of a timer task and reports one per 10 s. */
+    private FailureHandler timerFailures(Consumer<String> warn) {
+        LongAdder failed = counters.counter("timer_failures");
+        RateLimitedFailures limited = new RateLimitedFailures((message, failure) -> warn.accept(message + ": " + failure),
+                Clock.SYSTEM, 10, TimeUnit.SECONDS);
+        return (message, failure) -> {
+            failed.increment();
+            limited.failed(message, failure);
+        };
+    }
+
+    /** Fails the echoes still waiting (the host is stopping) and stops the timers the stack made. */
     public void close() {
         echoes.close();
+        if (ownTimers) {
+            timers.close();
+        }
     }
 }

@@ -8,19 +8,25 @@ import ipoib.cm.CmEndpoint;
 import ipoib.cm.CmTimeouts;
 import ipoib.codec.DecodeException;
 import ipoib.codec.cm.CmMad;
+import ipoib.runtime.Clock;
+import ipoib.runtime.FailureHandler;
+import ipoib.runtime.RateLimitedFailures;
 import ipoib.runtime.ThreadControlLoop;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.util.IdentityHashMap;
 import java.util.Map;
 import java.util.SplittableRandom;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
  * The CM agent of one port (IBA 12.9: the CM of a port serves every consumer on it), shared by the
  * interfaces of that port and kept while one of them is UP: an interface in datagram mode does
  * not listen, so a REQ to it is rejected with Invalid Service ID, as the kernel's {@code ib_cm}
- * rejects it under Linux. Runs on its own control thread {@code ipoib-cm-<device>-<port>}.
+ * rejects it under Linux. Runs on its own control thread {@code ipoib-cm-<device>-<port>}; a task
+ * of that thread that fails is counted ({@code loop_failures} in the agent's counters) and logged,
+ * at most one line per 10 s, since a fault may repeat for every MAD.
  */
 final class CmPortAgent {
     private static final Map<Port, CmPortAgent> AGENTS = new IdentityHashMap<>();
@@ -30,13 +36,16 @@ final class CmPortAgent {
     final ThreadControlLoop loop;
     /** CM MADs that did not decode (counted and dropped). */
     final LongAdder malformed = new LongAdder();
+    /** Failures of the agent's control tasks: every one counted, one per 10 s logged. */
+    final RateLimitedFailures failures = new RateLimitedFailures(FailureHandler.JAVA_LOGGING, Clock.SYSTEM, 10,
+            TimeUnit.SECONDS);
     private final CmTransport transport;
     private int users;
 
     private CmPortAgent(Port port, CmTransport transport, String name) {
         this.port = port;
         this.transport = transport;
-        this.loop = new ThreadControlLoop("ipoib-cm-" + name, (message, failure) -> { });
+        this.loop = new ThreadControlLoop("ipoib-cm-" + name, failures);
         CmEndpoint self = new CmEndpoint(port.attributes().lid().value(), port.gid(0), port.device().nodeGuid().value());
         this.agent = new CmAgent(loop, this::send, self, CmTimeouts.LINUX_IPOIB, new SplittableRandom().nextInt());
         transport.setReceiver(this::receive);

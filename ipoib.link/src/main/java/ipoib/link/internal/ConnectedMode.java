@@ -233,10 +233,14 @@ final class ConnectedMode {
         return serviceId;
     }
 
-    /** The port's CM agent's counters (messages sent and received by kind, retransmissions, timeouts). */
+    /**
+     * The port's CM agent's counters (messages sent and received by kind, retransmissions, timeouts,
+     * malformed MADs, failed control tasks).
+     */
     Map<String, Long> agentCounters() {
         Map<String, Long> out = new TreeMap<>(portAgent.agent.counters());
         out.put("malformed", portAgent.malformed.sum());
+        out.put("loop_failures", portAgent.failures.count());
         return out;
     }
 

@@ -220,6 +220,43 @@ class ConnectedModeTest {
     }
 
     @Test
+    void aFailingTaskOfThePortsCmThreadIsCountedAndLoggedOncePerInterval() throws Exception {
+        a = up("a", "loop0", true);
+        java.util.List<java.util.logging.LogRecord> logged = new CopyOnWriteArrayList<>();
+        java.util.logging.Logger log = java.util.logging.Logger.getLogger("ipoib.runtime");
+        java.util.logging.Handler handler = new java.util.logging.Handler() {
+            @Override
+            public void publish(java.util.logging.LogRecord record) {
+                logged.add(record);
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        log.addHandler(handler);
+        CmPortAgent agent = CmPortAgent.acquire(a.port());
+        try {
+            for (int i = 0; i < 3; i++) {
+                agent.loop.execute(() -> {
+                    throw new IllegalStateException("a CM task that fails");
+                });
+            }
+            until("three failures counted", () -> a.connectedMode().agentCounters().get("loop_failures") == 3);
+            assertEquals(1, logged.stream().filter(r -> r.getThrown() != null
+                    && "a CM task that fails".equals(r.getThrown().getMessage())).count(), "one line per 10 s");
+            assertTrue(CmCommand.describe(a).contains("loop_failures 3"), CmCommand.describe(a));
+        } finally {
+            agent.release();
+            log.removeHandler(handler);
+        }
+    }
+
+    @Test
     void aRepWithAnMtuOfFourOrLessIsRejectedAsLinuxDoes() throws Exception {
         a = up("a", "loop0", true);
         b = up("b", "loop1", false);

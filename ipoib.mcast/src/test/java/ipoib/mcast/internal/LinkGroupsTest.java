@@ -331,6 +331,48 @@ class LinkGroupsTest {
         assertTrue(sa.membership(mgid("239.1.7.2"), link.gid).contains(JoinState.FULL_MEMBER));
     }
 
+    /**
+     * With the link's default retry count (5), a failing listener join is tried again 1, 2, 4 and
+     * 8 s apart (Linux's ipoib_mcast_join_complete doubles the backoff up to its ceiling), then
+     * every 16 s; the listener stays, the state says how many failed, and the next attempt after
+     * the SA recovers joins.
+     */
+    @Test
+    void aListenerJoinBacksOffOneTwoFourEightSixteenSecondsAndJoinsAtTheNextAttemptOnceTheSaAnswers()
+            throws Exception {
+        LinkGroups groups = manager(5);
+        sa.failStatus = SaStatus.NO_RESOURCES;
+        var joining = env.call(() -> groups.joinListener(ip("239.7.7.8")));
+        env.settle();
+        long[] backoffMillis = {1000, 2000, 4000, 8000};
+        for (int failed = 1; failed <= backoffMillis.length; failed++) {
+            long wait = backoffMillis[failed - 1];
+            assertTrue(info(groups, "239.7.7.8").state().startsWith("RETRY in " + wait / 1000 + " s (" + failed
+                    + " failed, last: "), info(groups, "239.7.7.8").state());
+            env.advance(wait - 1);
+            assertEquals(failed, creates("239.7.7.8"), "not before the backoff");
+            env.advance(1);
+            assertEquals(failed + 1, creates("239.7.7.8"));
+        }
+        GroupInfo waiting = info(groups, "239.7.7.8");
+        assertTrue(waiting.state().startsWith("RETRY in 16 s (5 failed, last: "), waiting.state());
+        assertEquals(1, waiting.listeners(), "the listener stays past the retry count");
+        assertFalse(joining.isDone());
+        env.advance(16_000);
+        assertEquals(6, creates("239.7.7.8"), "at the ceiling");
+        assertTrue(info(groups, "239.7.7.8").state().startsWith("RETRY in 16 s (6 failed, last: "));
+        sa.failStatus = 0;
+        env.advance(15_999);
+        assertFalse(joining.isDone(), "the SA answers again, the next attempt is 16 s after the last");
+        env.advance(1);
+        assertEquals(JoinState.FULL_MEMBER, joining.getNow(null).joinState());
+        assertEquals("JOINED", info(groups, "239.7.7.8").state());
+    }
+
+    private long creates(String group) {
+        return sa.requests.stream().filter(r -> r.startsWith("create " + mgid(group))).count();
+    }
+
     @Test
     void aListenerThatLeavesWhileItsJoinIsRetriedIsToldAndNothingIsJoined() throws Exception {
         LinkGroups groups = manager(2);

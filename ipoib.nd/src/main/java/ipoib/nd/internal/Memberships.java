@@ -17,6 +17,8 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import ipoib.runtime.Cancellable;
 
 /**
  * ND's multicast groups on each link (control thread): all-nodes and the solicited-node group of
@@ -106,7 +108,12 @@ final class Memberships {
             }
             stages.add(joined.toCompletableFuture().whenComplete((info, failure) -> leave(m, link.name(), g)));
         }
-        return CompletableFuture.allOf(stages.toArray(new CompletableFuture<?>[0]))
-                .orTimeout(MEMBERSHIP_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS);
+        CompletableFuture<Void> all = CompletableFuture.allOf(stages.toArray(new CompletableFuture<?>[0]));
+        // A timer of ND's control loop, on its clock: tests move it by hand.
+        Cancellable timeout = nd.control.schedule(() -> all.completeExceptionally(new TimeoutException(
+                "not a FullMember of " + groups.size() + " groups within " + MEMBERSHIP_TIMEOUT_MILLIS + " ms")),
+                MEMBERSHIP_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS);
+        all.whenComplete((ok, failure) -> timeout.cancel());
+        return all;
     }
 }

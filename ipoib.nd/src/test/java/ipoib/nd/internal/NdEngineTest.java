@@ -155,6 +155,19 @@ class NdEngineTest {
         assertEquals(Optional.of(link.address()), na.targetLinkAddress());
     }
 
+    @Test
+    void dadWhoseGroupsAreNotJoinedWithinTenSecondsOfTheLoopsClockGivesUpAndSaysSo() {
+        multicast.joinsHang = true;
+        up();
+        advanceMillis(9_999);
+        assertTrue(reporter.lines.stream().noneMatch(l -> l.contains("could not join its groups")), "not before 10 s");
+        advanceMillis(1);
+        assertTrue(reporter.lines.stream().anyMatch(l -> l.startsWith("WARN DAD of fe80::202:c903:0:101 on ib0")
+                && l.contains("could not join its groups") && l.contains("TimeoutException")), reporter.lines.toString());
+        assertEquals(AddressState.TENTATIVE, state(LINK_LOCAL));
+        assertTrue(sentTo(SOLICITED_NODE).isEmpty(), "no probe without the groups");
+    }
+
     /** RFC 4862 §5.4.2: DupAddrDetectTransmits probes RetransTimer apart; the address passes RetransTimer after the last. */
     @Test
     void twoDadTransmitsAreRetransTimerApartAndTheAddressPassesRetransTimerAfterTheLast() {

@@ -27,11 +27,13 @@ public final class FakeMulticast implements MulticastService {
     public final List<Sent> sent = new CopyOnWriteArrayList<>();
     /** Listener joins minus leaves, per "link group". */
     public final Map<String, Integer> listeners = new ConcurrentHashMap<>();
+    /** True: listener joins never complete (an SA that does not answer). */
+    public volatile boolean joinsHang;
 
     @Override
     public CompletionStage<GroupInfo> joinListener(String linkName, InetAddress group) {
         listeners.merge(linkName + " " + group.getHostAddress(), 1, Integer::sum);
-        return CompletableFuture.completedFuture(null);
+        return joinsHang ? new CompletableFuture<>() : CompletableFuture.completedFuture(null);
     }
 
     @Override

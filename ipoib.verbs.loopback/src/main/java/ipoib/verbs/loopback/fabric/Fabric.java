@@ -12,21 +12,19 @@ import ipoib.api.verbs.PortEvent;
 import ipoib.api.verbs.PortState;
 import ipoib.api.verbs.SendWorkRequests;
 import ipoib.api.verbs.VerbsException;
-import ipoib.runtime.Threads;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import ipoib.runtime.Clock;
+import ipoib.runtime.ControlLoop;
+import ipoib.runtime.FailureHandler;
+import ipoib.runtime.RateLimitedFailures;
+import ipoib.runtime.ThreadControlLoop;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -34,6 +32,12 @@ import java.util.logging.Logger;
 /**
  * A loopback InfiniBand subnet: HCAs and their ports, the subnet manager, the data path
  * between queue pairs, port and subnet events, fault injection and the wire tap.
+ *
+ * <p>Its events, CM MADs and timers (delay and reorder faults, RC retransmissions) run on one
+ * control loop, {@code loopback-fabric-events}, or the loop a test gives (a manual one moves the
+ * timers by hand); the wire tap's timestamps follow that loop's clock from the wall-clock time
+ * the fabric was made. A failing task of the loop is counted ({@code event_failures}) and
+ * logged, one line per 10 s.
  *
  * <p>Size (~750 lines): UD and RC delivery, single and as runs of a post list, share the fault
  * draw, the bounded hold-back, the counters and the wire tap; the queue pairs' own rules are in {@link LoopQueuePair} and
@@ -47,7 +51,12 @@ public final class Fabric implements AutoCloseable {
     private final SubnetManager subnetManager;
     private final FabricCounters counters = new FabricCounters();
     private static final String EVENTS_THREAD = "loopback-fabric-events";
-    private final ScheduledExecutorService events;
+    private final ControlLoop events;
+    private final RateLimitedFailures eventFailures = new RateLimitedFailures(FailureHandler.JAVA_LOGGING,
+            Clock.SYSTEM, 10, TimeUnit.SECONDS);
+    /** The wire tap's origin: the wall-clock time (ns since the epoch) at {@link #clockAtOrigin}. */
+    private final long epochNanosAtOrigin;
+    private final long clockAtOrigin;
     /** Packets the delay and reorder faults may hold back at once. */
     static final int MAX_HELD_BACK = 4096;
 
@@ -56,7 +65,21 @@ public final class Fabric implements AutoCloseable {
     private volatile boolean closed;
 
     public Fabric(FabricConfig config) {
+        this(config, null);
+    }
+
+    /**
+     * @param events the loop of the fabric's events and timers, or null for a thread of its own;
+     *               closed with the fabric
+     */
+    public Fabric(FabricConfig config, ControlLoop events) {
         this.config = config;
+        this.events = events != null ? events : new ThreadControlLoop(EVENTS_THREAD, eventFailures);
+        // The one wall-clock reading: a capture's timestamps are times of day (pcapng), later ones
+        // are this origin moved by the loop's clock.
+        Instant now = Instant.now();
+        this.epochNanosAtOrigin = now.getEpochSecond() * 1_000_000_000L + now.getNano();
+        this.clockAtOrigin = this.events.clock().nanoTime();
         this.subnetManager = new SubnetManager(this);
         List<LoopDevice> list = new ArrayList<>();
         for (int i = 0; i < config.hcas(); i++) {
@@ -69,7 +92,7 @@ public final class Fabric implements AutoCloseable {
             ports.addAll(d.loopPorts());
         }
         counters.ports(ports);
-        this.events = Executors.newSingleThreadScheduledExecutor(r -> Threads.create(EVENTS_THREAD, true, r));
+        counters.eventFailures(eventFailures::count);
     }
 
     /** The subnet manager's sweep: LIDs, P_Key tables, ports ACTIVE, the configured IPoIB groups. */
@@ -483,12 +506,11 @@ public final class Fabric implements AutoCloseable {
     }
 
     /** The packet's header fields and a copy of its payload, as the wire would carry them. */
-    private static WireTap.Packet describe(LoopQueuePair sender, LoopAddressHandle ah, int remoteQpn, int qkey,
+    private WireTap.Packet describe(LoopQueuePair sender, LoopAddressHandle ah, int remoteQpn, int qkey,
                                            MemorySegment payload, long offset, int length) {
         byte[] copy = new byte[length];
         MemorySegment.copy(payload, ValueLayout.JAVA_BYTE, offset, copy, 0, length);
-        Instant now = Instant.now();
-        return new WireTap.Packet(now.getEpochSecond() * 1_000_000_000L + now.getNano(), sender.port.lidValue(),
+        return new WireTap.Packet(wallNanos(), sender.port.lidValue(),
                 ah.dlid, ah.vector.serviceLevel(), ah.global, ah.global ? sender.port.gid(0) : null,
                 ah.global ? ah.vector.destinationGid() : null, ah.vector.trafficClass(), ah.vector.flowLabel(),
                 ah.vector.hopLimit(), sender.pkey.value(), remoteQpn, qkey, sender.qpnValue(), copy);
@@ -509,9 +531,8 @@ public final class Fabric implements AutoCloseable {
         if (t == null) {
             return;
         }
-        Instant now = Instant.now();
         try {
-            t.packet(new WireTap.Packet(now.getEpochSecond() * 1_000_000_000L + now.getNano(), slid, dlid, 0, false,
+            t.packet(new WireTap.Packet(wallNanos(), slid, dlid, 0, false,
                     null, null, 0, 0, 0, PKey.DEFAULT.value(), GSI_QPN, GSI_QKEY, GSI_QPN, mad.clone()));
         } catch (RuntimeException e) {
             LOG.log(Level.WARNING, "wire tap failed; removing it", e);
@@ -538,7 +559,7 @@ public final class Fabric implements AutoCloseable {
                     counters.drop(DropReason.NO_SUCH_QP);
                 }
             } catch (RuntimeException e) {
-                LOG.log(Level.WARNING, "CM agent of port " + dst + " failed on a MAD", e);
+                eventFailures.failed("CM agent of port " + dst + " failed on a MAD", e);
             }
         });
     }
@@ -582,9 +603,9 @@ public final class Fabric implements AutoCloseable {
         }
     }
 
-    private static long wallNanos() {
-        Instant now = Instant.now();
-        return now.getEpochSecond() * 1_000_000_000L + now.getNano();
+    /** Now, as nanoseconds since the epoch on the loop's clock (for the wire tap). */
+    private long wallNanos() {
+        return epochNanosAtOrigin + (events.clock().nanoTime() - clockAtOrigin);
     }
 
     // ---- events and control ------------------------------------------------------------------------
@@ -597,7 +618,7 @@ public final class Fabric implements AutoCloseable {
             try {
                 listener.accept(event);
             } catch (RuntimeException e) {
-                LOG.log(Level.WARNING, "port event listener failed on " + event, e);
+                eventFailures.failed("port event listener failed on " + event, e);
             }
         });
     }
@@ -607,28 +628,26 @@ public final class Fabric implements AutoCloseable {
      * a script's next command sees consumers that have been told). Not for the events thread itself.
      */
     public void awaitEventsDelivered() {
-        if (closed || Thread.currentThread().getName().equals(EVENTS_THREAD)) {
+        if (closed || events.inLoop()) {
             return;
         }
         try {
-            events.submit(() -> { }).get(5, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        } catch (ExecutionException | TimeoutException | RejectedExecutionException e) {
+            events.run(() -> { }, 5, TimeUnit.SECONDS);
+        } catch (IllegalStateException e) {
             // Closing, or a listener is stuck: the command still reports what it did.
         }
     }
 
+    /** Runs {@code task} on the events loop after {@code delayNanos} of its clock (0: after what is posted). */
     void schedule(Runnable task, long delayNanos) {
         if (!closed) {
-            events.schedule(() -> {
-                try {
-                    task.run();
-                } catch (RuntimeException e) {
-                    LOG.log(Level.WARNING, "loopback fabric task failed", e);
-                }
-            }, delayNanos, TimeUnit.NANOSECONDS);
+            events.schedule(task, delayNanos, TimeUnit.NANOSECONDS);
         }
+    }
+
+    /** The loop of the fabric's events and timers (the SA emulator's clock when it is not given one). */
+    ControlLoop events() {
+        return events;
     }
 
     /** Finds a port by device name and number. */
@@ -735,11 +754,13 @@ public final class Fabric implements AutoCloseable {
                 p.setState(PortState.DOWN);
             }
         }
-        events.shutdownNow();
-        try {
-            events.awaitTermination(5, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+        events.close();
+        if (events instanceof ThreadControlLoop thread && !thread.inLoop()) {
+            try {
+                thread.awaitTermination(5, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 }

@@ -25,11 +25,17 @@ public final class FabricCounters {
     private final LongAdder rcAcksLost = new LongAdder();
     private final LongAdder rcOutOfSequence = new LongAdder();
     private final LongAdder[] drops = new LongAdder[DropReason.values().length];
+    /** Failed tasks of the fabric's events loop (counted by its failure handler). */
+    private volatile java.util.function.LongSupplier eventFailures = () -> 0;
 
     FabricCounters() {
         for (int i = 0; i < drops.length; i++) {
             drops[i] = new LongAdder();
         }
+    }
+
+    void eventFailures(java.util.function.LongSupplier failures) {
+        this.eventFailures = failures;
     }
 
     /** The ports whose counts are summed (set once the fabric has its devices). */
@@ -140,6 +146,7 @@ public final class FabricCounters {
         out.put("rc_duplicates", rcDuplicates.sum());
         out.put("rc_acks_lost", rcAcksLost.sum());
         out.put("rc_out_of_sequence", rcOutOfSequence.sum());
+        out.put("event_failures", eventFailures.getAsLong());
         Map<DropReason, Long> byReason = new EnumMap<>(DropReason.class);
         for (DropReason r : DropReason.values()) {
             byReason.put(r, drops(r));

@@ -30,7 +30,7 @@ final class RmppTransfers {
     static final long ACK_TIMEOUT_MILLIS = 2000;
     static final int RETRIES = 3;
 
-    /** Where the ACK timers run: the SA's executor, or a manual clock in tests. */
+    /** Where the ACK timers run: the SA's control loop (a manual one in tests). */
     @FunctionalInterface
     interface Timers {
         Cancellable schedule(Runnable task, long delayMillis);

@@ -25,17 +25,18 @@ import ipoib.codec.mad.SaMad;
 import ipoib.codec.mad.SaMcMemberRecord;
 import ipoib.codec.mad.SaPathRecord;
 import ipoib.codec.mad.Selector;
-import ipoib.runtime.Threads;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import ipoib.runtime.Clock;
+import ipoib.runtime.ControlLoop;
+import ipoib.runtime.FailureHandler;
+import ipoib.runtime.RateLimitedFailures;
+import ipoib.runtime.ThreadControlLoop;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.logging.Level;
@@ -44,8 +45,11 @@ import java.util.logging.Logger;
 /**
  * The emulated subnet administrator at the MAD level: decodes the requests the SA client sends,
  * answers them from the {@link SubnetManager} with the status codes and fields OpenSM gives, and
- * reports group traps to subscribers as Notices. Runs on its own thread, so a request never
- * blocks the data path or the requester.
+ * reports group traps to subscribers as Notices. Runs on a control loop of its own
+ * ({@code loopback-sa}), so a request never blocks the data path or the requester; the {@code
+ * sa-delay} fault and the RMPP ACK timers are timers of that loop, on its clock (tests give a
+ * manual loop). A task of the loop that fails is counted ({@code loop failures} in the
+ * statistics) and logged, one line per 10 s.
  *
  * <p>One handler per attribute ({@link #handlers()}, as OpenSM has an osm_sa_*.c per attribute),
  * each dispatching on the method; the attributes' IDs, names, record lengths and table strides come
@@ -64,7 +68,9 @@ public final class SubnetAdministratorEmulator implements GroupTrapSink, AutoClo
 
     private final Fabric fabric;
     private final SubnetManager sm;
-    private final ScheduledExecutorService executor;
+    private final ControlLoop loop;
+    private final RateLimitedFailures loopFailures = new RateLimitedFailures(FailureHandler.JAVA_LOGGING, Clock.SYSTEM,
+            10, TimeUnit.SECONDS);
     private final Map<LoopPort, LoopMadTransport> transports = new ConcurrentHashMap<>();
     private final Map<Integer, LongAdder> statusCounts = new ConcurrentHashMap<>();
     private final AtomicLong reportTid = new AtomicLong(0x5A00_0000_0000_0000L);
@@ -84,34 +90,20 @@ public final class SubnetAdministratorEmulator implements GroupTrapSink, AutoClo
     }
 
     /**
-     * @param rmppTimers where the RMPP ACK timers run; null for the SA's own thread (tests pass a
-     *                   manual clock)
+     * @param loop where requests, answers, reports and the SA's timers run; null for a thread of
+     *             its own. Closed with the SA.
      */
-    SubnetAdministratorEmulator(Fabric fabric, RmppTransfers.Timers rmppTimers) {
+    SubnetAdministratorEmulator(Fabric fabric, ControlLoop loop) {
         this.fabric = fabric;
         this.sm = fabric.subnetManager();
         this.random = new SplittableRandom(fabric.config().seed() * 31 + 7);
         this.smGid = Gid.of(fabric.config().subnetPrefix(), Guid.of(fabric.config().nodeGuidBase() + 1));
-        this.executor = Executors.newSingleThreadScheduledExecutor(r -> Threads.create("loopback-sa", true, r));
+        this.loop = loop != null ? loop : new ThreadControlLoop("loopback-sa", loopFailures);
         sm.setTrapSink(this);
-        RmppTransfers.Timers timers = rmppTimers != null ? rmppTimers : (task, millis) -> {
-            try {
-                var f = executor.schedule(task, millis, TimeUnit.MILLISECONDS);
-                return () -> f.cancel(false);
-            } catch (java.util.concurrent.RejectedExecutionException closing) {
-                return ipoib.runtime.Cancellable.NONE; // the SA is closing: no more retransmissions
-            }
-        };
-        this.rmpp = new RmppTransfers(this::runOnSaThread, timers, (port, mad) -> transport(port).deliver(mad),
-                this::loseRmppSegment);
-    }
-
-    private void runOnSaThread(Runnable task) {
-        try {
-            executor.execute(task);
-        } catch (java.util.concurrent.RejectedExecutionException closing) {
-            // The SA is closing: the transfer ends with it.
-        }
+        // A timer asked for while the SA closes is NONE: the transfer ends with the SA.
+        this.rmpp = new RmppTransfers(this.loop::execute,
+                (task, millis) -> this.loop.schedule(task, millis, TimeUnit.MILLISECONDS),
+                (port, mad) -> transport(port).deliver(mad), this::loseRmppSegment);
     }
 
     /** The {@code sa-rmpp-loss} fault: whether this RMPP segment is lost. */
@@ -125,9 +117,9 @@ public final class SubnetAdministratorEmulator implements GroupTrapSink, AutoClo
         }
     }
 
-    /** Waits until the SA thread has run every task posted before (tests: a quiet point). */
-    void sync() throws Exception {
-        executor.submit(() -> { }).get(30, TimeUnit.SECONDS);
+    /** Waits until the SA's loop has run every task posted before (tests: a quiet point). */
+    void sync() {
+        loop.run(() -> { }, 30, TimeUnit.SECONDS);
     }
 
     /** Deterministic RMPP loss (tests of retransmission, lost ACKs and aborts). */
@@ -173,14 +165,12 @@ public final class SubnetAdministratorEmulator implements GroupTrapSink, AutoClo
                 return;
             }
         }
-        try {
-            if (f.delayMillis() > 0) {
-                executor.schedule(() -> handle(from, mad), f.delayMillis(), TimeUnit.MILLISECONDS);
-            } else {
-                executor.execute(() -> handle(from, mad));
-            }
-        } catch (java.util.concurrent.RejectedExecutionException closed) {
+        if (loop.isClosed()) {
             dropped.increment();
+        } else if (f.delayMillis() > 0) {
+            loop.schedule(() -> handle(from, mad), f.delayMillis(), TimeUnit.MILLISECONDS);
+        } else {
+            loop.execute(() -> handle(from, mad));
         }
     }
 
@@ -650,12 +640,12 @@ public final class SubnetAdministratorEmulator implements GroupTrapSink, AutoClo
         SaMad.request(MadMethod.REPORT, reportTid.incrementAndGet(), Notice.ATTRIBUTE_ID, 0, 0).encode(out, 0);
         notice.encode(out, SaMad.DATA_OFFSET);
         trapsSent.increment();
-        // Reports leave on the SA thread, after the answer to the request that caused them.
-        try {
-            executor.execute(() -> transport(subscriber).deliver(bytes));
-        } catch (java.util.concurrent.RejectedExecutionException closing) {
+        // Reports leave on the SA's loop, after the answer to the request that caused them.
+        if (loop.isClosed()) {
             // The SA is being closed (a reconfiguration or shutdown): the report has nowhere to go.
             trapsLost.increment();
+        } else {
+            loop.execute(() -> transport(subscriber).deliver(bytes));
         }
     }
 
@@ -716,6 +706,7 @@ public final class SubnetAdministratorEmulator implements GroupTrapSink, AutoClo
         out.put("traps reported", trapsSent.sum());
         out.put("traps lost", trapsLost.sum());
         out.putAll(rmpp.statistics());
+        out.put("loop failures", loopFailures.count());
         return out;
     }
 
@@ -723,11 +714,13 @@ public final class SubnetAdministratorEmulator implements GroupTrapSink, AutoClo
     public void close() {
         sm.setTrapSink(null);
         rmpp.close();
-        executor.shutdownNow();
-        try {
-            executor.awaitTermination(5, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+        loop.close();
+        if (loop instanceof ThreadControlLoop thread && !thread.inLoop()) {
+            try {
+                thread.awaitTermination(5, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 }

@@ -40,13 +40,18 @@ class FabricDataPathTest {
     private final List<Fabric> fabrics = new ArrayList<>();
 
     private Fabric fabric(String... partitions) {
+        return fabric(null, partitions);
+    }
+
+    /** A fabric whose events and timers run on {@code events} (null: its own thread). */
+    private Fabric fabric(ipoib.runtime.ControlLoop events, String... partitions) {
         List<PartitionConfig> parts = new ArrayList<>();
         for (String p : partitions) {
             parts.add(PartitionConfig.parse(p));
         }
         FabricConfig defaults = FabricConfig.defaults();
         Fabric f = new Fabric(new FabricConfig(3, 1, defaults.subnetPrefix(), defaults.nodeGuidBase(), IbMtu.MTU_2048,
-                Rate.RATE_10_GBPS, parts.isEmpty() ? defaults.partitions() : parts, 42));
+                Rate.RATE_10_GBPS, parts.isEmpty() ? defaults.partitions() : parts, 42), events);
         f.start();
         fabrics.add(f);
         return f;
@@ -306,14 +311,17 @@ class FabricDataPathTest {
     }
 
     @Test
-    void delayedPacketsArriveLater() throws Exception {
-        Fabric f = fabric();
+    void delayedPacketsArriveAfterTheDelayOnTheFabricsClock() throws Exception {
+        ipoib.runtime.ManualControlLoop events = new ipoib.runtime.ManualControlLoop();
+        Fabric f = fabric(events);
         try (Endpoint a = new Endpoint(port(f, 0), FULL, QKEY, 0); Endpoint b = new Endpoint(port(f, 1), FULL, QKEY, 8)) {
             f.setFaults(a.port, Faults.NONE.with("delay", 50));
             a.send(a.handleTo(b), b.qp.qpn(), QKEY, 10, (byte) 1);
-            assertEquals(0, b.poll(), "not yet");
-            assertTrue(b.awaitCompletion());
+            events.advance(49, TimeUnit.MILLISECONDS);
+            assertEquals(0, b.poll(), "not yet, 1 ms before the delay");
+            events.advance(1, TimeUnit.MILLISECONDS);
             assertEquals(1, b.poll());
+            assertEquals(1, f.counters().snapshot().get("delayed"));
         }
     }
 

@@ -31,8 +31,9 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * RMPP between the emulated SA and the SA client (IBA 13.6), with the SA's ACK timers on a manual
- * clock and deterministic loss: a table of 60 MCMemberRecords is 17 segments; the client's window
+ * RMPP between the emulated SA and the SA client (IBA 13.6), with the SA on a manual control loop
+ * (its requests run when the test pumps the loop, its ACK timers when the test moves the clock)
+ * and deterministic loss: a table of 60 MCMemberRecords is 17 segments; the client's window
  * of 4 segments makes it acknowledge segments 1, 5, 9, 13 and 17.
  */
 class RmppTransferTest {
@@ -41,7 +42,7 @@ class RmppTransferTest {
     private static final long WAIT_MILLIS = 30_000;
 
     private Fabric fabric;
-    private ManualControlLoop rmppClock;
+    private ManualControlLoop saLoop;
     private SubnetAdministratorEmulator sa;
     private ThreadControlLoop clientTimers;
     private SaClient client;
@@ -54,18 +55,16 @@ class RmppTransferTest {
                 Rate.RATE_10_GBPS, List.of(PartitionConfig.parse(
                         "Default=0x7fff, ipoib, mtu=4, rate=3, sl=0, Q_Key=0x0b1b, defmember=full : ALL ;")), 7));
         fabric.start();
-        rmppClock = new ManualControlLoop();
-        sa = new SubnetAdministratorEmulator(fabric, (task, millis) -> rmppClock.schedule(task, millis,
-                TimeUnit.MILLISECONDS));
+        saLoop = new ManualControlLoop();
+        sa = new SubnetAdministratorEmulator(fabric, saLoop);
         clientTimers = new ThreadControlLoop("sa-client-timers", FailureHandler.JAVA_LOGGING);
         port = fabric.devices().get(0).loopPorts().get(0);
         // A generous request timeout: only the SA's RMPP timers are under test, on the manual clock.
         client = new SaClient(sa.transport(port), clientTimers, 20_000, 1, 1, 4);
         for (int i = 0; i < GROUPS; i++) {
             Mgid g = Mgid.parse("ff12:401b:ffff::e000:" + Integer.toHexString(0x400 + i));
-            client.create(new McMemberRecord(g, port.gid(0), QKey.of(0x0b1b), Lid.UNASSIGNED, IbMtu.MTU_2048, 0,
-                    PKey.DEFAULT, Rate.RATE_10_GBPS, 0, 0, 0, 0, JoinState.FULL_MEMBER, false))
-                    .toCompletableFuture().get(WAIT_MILLIS, TimeUnit.MILLISECONDS);
+            pump(client.create(new McMemberRecord(g, port.gid(0), QKey.of(0x0b1b), Lid.UNASSIGNED, IbMtu.MTU_2048, 0,
+                    PKey.DEFAULT, Rate.RATE_10_GBPS, 0, 0, 0, 0, JoinState.FULL_MEMBER, false)));
         }
     }
 
@@ -74,7 +73,7 @@ class RmppTransferTest {
         client.close();
         clientTimers.close();
         sa.close();
-        rmppClock.close();
+        saLoop.close();
         fabric.close();
     }
 
@@ -82,15 +81,29 @@ class RmppTransferTest {
         return sa.statistics().getOrDefault(name, -1L);
     }
 
-    private static void await(BooleanSupplier condition, String what) throws InterruptedException {
+    /**
+     * Runs the SA's posted work until the condition holds: the client answers on its own thread,
+     * so its MADs reach the SA's loop a little later. No time passes on the SA's clock.
+     */
+    private void await(BooleanSupplier condition, String what) {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(WAIT_MILLIS);
-        while (!condition.getAsBoolean()) {
+        while (true) {
+            saLoop.runPending();
+            if (condition.getAsBoolean()) {
+                return;
+            }
             if (System.nanoTime() > deadline) {
                 throw new AssertionError("not within " + WAIT_MILLIS + " ms: " + what);
             }
-            Thread.onSpinWait();
-            java.util.concurrent.locks.LockSupport.parkNanos(200_000); // polling a condition
+            java.util.concurrent.locks.LockSupport.parkNanos(200_000); // polling for the client's next MAD
         }
+    }
+
+    /** The stage's value once the SA's loop has run what it needs; its failure as an ExecutionException. */
+    private <T> T pump(java.util.concurrent.CompletionStage<T> stage) throws Exception {
+        CompletableFuture<T> f = stage.toCompletableFuture();
+        await(f::isDone, "the request completed");
+        return f.get();
     }
 
     private static long ours(List<McMemberRecord> table) {
@@ -99,7 +112,7 @@ class RmppTransferTest {
 
     @Test
     void aTableOfSeventeenSegmentsIsAcknowledgedWindowByWindow() throws Exception {
-        List<McMemberRecord> table = client.groups().toCompletableFuture().get(WAIT_MILLIS, TimeUnit.MILLISECONDS);
+        List<McMemberRecord> table = pump(client.groups());
         assertEquals(GROUPS, ours(table));
         sa.sync();
         assertEquals(SEGMENTS, saCounter("RMPP segments sent"));
@@ -120,10 +133,10 @@ class RmppTransferTest {
         sa.sync();
         assertFalse(table.isDone(), "the client waits for segment 6");
         assertEquals(1, saCounter("RMPP segments lost (fault)"));
-        assertEquals(1, rmppClock.scheduled(), "the SA's ACK timer runs");
+        assertEquals(1, saLoop.scheduled(), "the SA's ACK timer runs");
 
-        rmppClock.advance(RmppTransfers.ACK_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS);
-        assertEquals(GROUPS, ours(table.get(WAIT_MILLIS, TimeUnit.MILLISECONDS)));
+        saLoop.advance(RmppTransfers.ACK_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS);
+        assertEquals(GROUPS, ours(pump(table)));
         sa.sync();
         assertEquals(4, saCounter("RMPP segments retransmitted"), "segments 6..9 again");
         assertEquals(SEGMENTS + 4, saCounter("RMPP segments sent"));
@@ -133,18 +146,18 @@ class RmppTransferTest {
     @Test
     void aLostFinalAckIsSentAgainWhenTheSaRepeatsItsLastWindow() throws Exception {
         sa.setRmppFaults(new RmppFaults(Set.of(), Set.of(SEGMENTS), Set.of()));
-        List<McMemberRecord> table = client.groups().toCompletableFuture().get(WAIT_MILLIS, TimeUnit.MILLISECONDS);
+        List<McMemberRecord> table = pump(client.groups());
         assertEquals(GROUPS, ours(table), "the client has every segment");
         await(() -> saCounter("RMPP ACKs lost (fault)") == 1, "the final ACK was lost");
         sa.sync();
         assertEquals(0, saCounter("RMPP transfers completed"), "the SA still waits for the final ACK");
 
-        rmppClock.advance(RmppTransfers.ACK_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS);
+        saLoop.advance(RmppTransfers.ACK_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS);
         await(() -> saCounter("RMPP transfers completed") == 1, "the repeated final ACK completes the transfer");
         sa.sync();
         assertEquals(4, saCounter("RMPP segments retransmitted"), "segments 14..17 again");
         assertEquals(4, client.statistics().get("rmpp_duplicate_segments"), "each acknowledged again");
-        assertEquals(0, rmppClock.scheduled(), "no timer left");
+        assertEquals(0, saLoop.scheduled(), "no timer left");
     }
 
     @Test
@@ -156,13 +169,13 @@ class RmppTransferTest {
         for (int timeouts = 0; !table.isDone() && timeouts < 20; timeouts++) {
             long sent = saCounter("RMPP segments sent");
             // Quiet: the SA thread idle with its ACK timer armed, or the table complete.
-            await(() -> table.isDone() || rmppClock.scheduled() == 1, "the SA waits for an ACK");
+            await(() -> table.isDone() || saLoop.scheduled() == 1, "the SA waits for an ACK");
             sa.sync();
             if (!table.isDone() && saCounter("RMPP segments sent") == sent) {
-                rmppClock.advance(RmppTransfers.ACK_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS);
+                saLoop.advance(RmppTransfers.ACK_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS);
             }
         }
-        assertEquals(GROUPS, ours(table.get(WAIT_MILLIS, TimeUnit.MILLISECONDS)));
+        assertEquals(GROUPS, ours(pump(table)));
         sa.sync();
         long lost = saCounter("RMPP segments lost (fault)");
         assertTrue(lost > 0, "segments lost: " + sa.statistics());
@@ -176,18 +189,18 @@ class RmppTransferTest {
         CompletableFuture<List<McMemberRecord>> table = client.groups().toCompletableFuture();
         for (int retry = 1; retry <= RmppTransfers.RETRIES; retry++) {
             long sent = retry;
-            await(() -> saCounter("RMPP segments sent") == sent && rmppClock.scheduled() == 1,
+            await(() -> saCounter("RMPP segments sent") == sent && saLoop.scheduled() == 1,
                     "segment 1 sent " + sent + " times");
             sa.sync();
-            rmppClock.advance(RmppTransfers.ACK_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS);
+            saLoop.advance(RmppTransfers.ACK_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS);
         }
-        await(() -> saCounter("RMPP segments sent") == RmppTransfers.RETRIES + 1 && rmppClock.scheduled() == 1,
+        await(() -> saCounter("RMPP segments sent") == RmppTransfers.RETRIES + 1 && saLoop.scheduled() == 1,
                 "the last retry");
         sa.sync();
         assertFalse(table.isDone());
-        rmppClock.advance(RmppTransfers.ACK_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS);
+        saLoop.advance(RmppTransfers.ACK_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS);
 
-        ExecutionException e = assertThrows(ExecutionException.class, () -> table.get(WAIT_MILLIS, TimeUnit.MILLISECONDS));
+        ExecutionException e = assertThrows(ExecutionException.class, () -> pump(table));
         SaException failure = assertInstanceOf(SaException.class, e.getCause());
         assertTrue(failure.getMessage().contains("ABORT with status 126 (too many retries)"), failure.getMessage());
         sa.sync();
