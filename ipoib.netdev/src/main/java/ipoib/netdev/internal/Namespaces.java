@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Properties;
 import java.util.Set;
 import java.util.function.Consumer;
 
@@ -23,6 +24,11 @@ import java.util.function.Consumer;
 final class Namespaces {
     static final String STATE_DIR = "/run/ipoib-netdev";
     private static final long SELF = ProcessHandle.current().pid();
+    /**
+     * Where the process keeps its one exit hook: the newest revision of this bundle replaces the
+     * hook of the one before, which would otherwise keep that revision's class loader until exit.
+     */
+    static final String EXIT_HOOK = "ipoib.netdev.exitHook";
     /** Removes this process's namespaces when the JVM exits (Gogo's exit does not stop the framework first). */
     private static Thread exitHook;
 
@@ -57,9 +63,32 @@ final class Namespaces {
             info.accept("network namespace " + netns + ": adopted from appliance " + owner
                     + ", which no longer runs (killed?); it is this appliance's now");
         }
-        if (exitHook == null) {
-            exitHook = new Thread(Namespaces::removeOwned, "ipoib-netdev-exit");
-            Runtime.getRuntime().addShutdownHook(exitHook);
+        watchExit();
+    }
+
+    /**
+     * Makes this revision's hook the process's exit hook (the state is on disk, so any revision's
+     * hook removes the same namespaces), removing an earlier revision's.
+     */
+    static void watchExit() {
+        Properties store = System.getProperties();
+        synchronized (store) {
+            if (exitHook == null) {
+                exitHook = new Thread(Namespaces::removeOwned, "ipoib-netdev-exit");
+            }
+            Object earlier = store.get(EXIT_HOOK);
+            if (earlier == exitHook) {
+                return;
+            }
+            try {
+                if (earlier instanceof Thread hook) {
+                    Runtime.getRuntime().removeShutdownHook(hook);
+                }
+                Runtime.getRuntime().addShutdownHook(exitHook);
+                store.put(EXIT_HOOK, exitHook);
+            } catch (IllegalStateException exiting) {
+                // The JVM is exiting: the hook already registered runs.
+            }
         }
     }
 

@@ -91,6 +91,7 @@ public final class NetdevComponent {
             lastGood.refused(properties, refusal);
             return;
         }
+        Namespaces.watchExit();
         Registry.starting(config.link());
         ParkedDevices.Parked parked = ParkedDevices.take(pid);
         boolean kept = parked != null;
