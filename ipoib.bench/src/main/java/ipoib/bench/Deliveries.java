@@ -15,7 +15,7 @@ import java.util.concurrent.locks.LockSupport;
  * half the window. A sender that spins for as long as the window is full holds its core against
  * the very receive thread it waits for whenever the scheduler puts both on one core (2 cores
  * shared with other jobs): the receive thread then waits a whole time slice per window, the
- * slow mode of docs/PERFORMANCE.md.
+ * scheduling floor of docs/PERFORMANCE.md ("Method").
  */
 final class Deliveries {
     private static final VarHandle LONGS = MethodHandles.arrayElementVarHandle(long[].class);

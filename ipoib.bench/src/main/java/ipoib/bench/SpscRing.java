@@ -11,7 +11,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * while they wait (the producer on a full ring, the consumer on an empty one): the best case of
  * the work that cannot be avoided. (Waiting as the stack's sender and receive thread wait —
  * yielding, then sleeping — let the scheduler put both on one core even on a quiet machine:
- * 8.5 M instead of 45 M packets/s; see docs/PERFORMANCE.md.) Producer and consumer are pinned to
+ * 8.5 M instead of 45 M packets/s.) Producer and consumer are pinned to
  * CPUs 0 and 1 as the stack's sender and receive thread are ({@link CpuAffinity}).
  */
 final class SpscRing implements AutoCloseable {
