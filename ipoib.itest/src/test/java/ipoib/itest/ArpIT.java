@@ -257,7 +257,7 @@ public class ArpIT {
     }
 
     /**
-     * Issue 12 item 11, a remote LID change: unicast to the old LID is lost until the peer's path
+     * A remote LID change: unicast to the old LID is lost until the peer's path
      * is queried again. The peer announces itself (gratuitous ARP) when its LID changes, and the
      * announcement makes us query the path at once: traffic resumes within a PathRecord query
      * rather than after revalidation (60 s here; without the announcement the outage was the
@@ -319,7 +319,7 @@ public class ArpIT {
     }
 
     /**
-     * Issue 18 items 6 and 7: multicast, broadcast and own addresses are refused as neighbours
+     * Multicast, broadcast and own addresses are refused as neighbours
      * with the reason; the frames dropped by the resolver for an address that never answers are
      * visible in ipoib:stats.
      */
@@ -349,7 +349,7 @@ public class ArpIT {
     }
 
     /**
-     * Issue 18 item 7: a datagram dropped by the HCA for a wrong Q_Key never reaches an interface;
+     * A datagram dropped by the HCA for a wrong Q_Key never reaches an interface;
      * ipoib:stats shows it as the receiving port's Q_Key violations.
      */
     @Test
@@ -490,7 +490,7 @@ public class ArpIT {
                 {"ipoib:neigh del a 10.1.0.250", "no entry for 10.1.0.250 on a", "usage: ipoib:neigh"},
                 {"ipoib:neigh flush nosuch", "no interface 'nosuch'", "usage: ipoib:neigh"},
                 {"ipoib:resolve -W never 10.1.0.2", "option -W value 'never' is not a number", "usage: ipoib:resolve"},
-                // issue 18 item 6: out of range, with the range, not "not a number"
+                // Out of range, with the range, not "not a number"
                 {"ipoib:create loop0 99999999999 0xffff", "port '99999999999' is out of range: allowed 1..254",
                         "usage: ipoib:create"},
                 {"fabric:lid loop1/1 99999999999", "LID '99999999999' is out of range: allowed 1..49151",
@@ -535,7 +535,7 @@ public class ArpIT {
         }
     }
 
-    /** Issue 18 item 3 for ipoib.host: before, 2^32 + 1 became TTL 1 and "nope" stopped echo replies. */
+    /** ipoib.host refuses 2^32 + 1 as TTL and "nope" as a boolean (read as they come, they made TTL 1 and stopped echo replies). */
     @Test
     public void hostConfigurationIsCheckedBeforeItApplies() throws Exception {
         LogReaderService logs = ip.await(LogReaderService.class, null);
@@ -569,7 +569,7 @@ public class ArpIT {
     }
 
     /**
-     * Issue 14 item 9: IPv4 echo to the broadcast address goes unanswered by default, as Linux's
+     * IPv4 echo to the broadcast address goes unanswered by default, as Linux's
      * icmp_echo_ignore_broadcasts=1; with echoIgnoreBroadcasts=false the peer answers from its own address.
      */
     @Test

@@ -148,7 +148,7 @@ public class CaptureIT {
                     {"ipoib:capture a", "a file (or 'stop') is required"},
                     {"ipoib:capture a x.pcapng many", "count 'many' is not a number"},
                     {"ipoib:capture a x.pcapng 0", "count '0' is out of range: allowed 1..10000000"},
-                    // issue 18 item 6: a number too large for its range is out of range, not "not a number"
+                    // A number too large for its range is out of range, not "not a number"
                     {"ipoib:capture a x.pcapng 99999999999", "count '99999999999' is out of range: allowed 1..10000000"},
                     {"ipoib:capture a /nonexistent-dir/x.pcapng", "file '/nonexistent-dir/x.pcapng' is outside the "
                             + "capture directory; allowed: a file name in the capture directory "},

@@ -284,7 +284,7 @@ public class LinkIT {
         }, () -> shell("ipoib:links"));
     }
 
-    /** Issue 12 item 1: two interfaces on one (HCA, port, partition) would share a GID. */
+    /** Two interfaces on one (HCA, port, partition) would share a GID. */
     @Test
     public void aSecondInterfaceOnTheSamePortAndPartitionIsRefused() throws Exception {
         String created = shell("ipoib:create loop0 1 0x7fff dup");
@@ -306,7 +306,7 @@ public class LinkIT {
         }
     }
 
-    /** Issue 18 item 1: a configuration with a name in use is refused; the original never notices. */
+    /** A configuration with a name in use is refused; the original never notices. */
     @Test
     public void aDuplicateNameFromConfigAdminIsRefusedAndTheOriginalIsNotDisturbed() throws Exception {
         IpoibLink a = link("a");
@@ -339,7 +339,7 @@ public class LinkIT {
         }
     }
 
-    /** Issue 12 item 2: a bad update keeps the configuration in force, and says so. */
+    /** A bad update keeps the configuration in force, and says so. */
     @Test
     public void aBadUpdateKeepsTheRunningInterfaceAndIsShown() throws Exception {
         IpoibLink a = link("a");

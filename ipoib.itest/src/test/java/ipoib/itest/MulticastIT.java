@@ -382,7 +382,7 @@ public class MulticastIT {
     }
 
     /**
-     * Issue 12 item 7: a listener belongs to the listener, not to a registration of the link's
+     * A listener belongs to the listener, not to a registration of the link's
      * service. A restart of the link bundle takes every link service away and registers new ones;
      * the listener's group is joined again on the new service of its interface.
      */

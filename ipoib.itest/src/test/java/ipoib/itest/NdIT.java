@@ -106,7 +106,7 @@ public class NdIT {
 
     /**
      * The multicast manager keeps an interface's listeners across a re-registration of its
-     * service (issue 12 item 7); ND leaves its own groups when the service goes and joins them on
+     * service; ND leaves its own groups when the service goes and joins them on
      * the new one, so a restart of the link bundle leaves ND one listener of all-nodes, not two.
      */
     @Test
@@ -149,7 +149,7 @@ public class NdIT {
                 () -> ip.counter(nd, "router_solicitations_sent") >= 2, () -> nd.counters().toString());
     }
 
-    /** Issue 12 item 5: a changed interfaceIdentifier applies at once, without a link bounce. */
+    /** A changed interfaceIdentifier applies at once, without a link bounce. */
     @Test
     public void theInterfaceIdentifierCanComeFromTheLidAndChangesLive() throws Exception {
         String guidBased = linkLocal("b");
@@ -230,7 +230,7 @@ public class NdIT {
     }
 
     /**
-     * Issue 12 item 9: an address DAD found DUPLICATE is not ours. After a flush, the owner's
+     * An address DAD found DUPLICATE is not ours. After a flush, the owner's
      * advertisement of it is learnt (not taken for a conflict) and the owner answers a ping.
      */
     @Test
@@ -252,7 +252,7 @@ public class NdIT {
     }
 
     /**
-     * Issue 14 item 9: IPv6 echo to the all-nodes group is answered by default, as Linux's
+     * IPv6 echo to the all-nodes group is answered by default, as Linux's
      * icmp/echo_ignore_multicast=0, from the member's link-local address (ND keeps every interface
      * a FullMember of ff02::1).
      */
@@ -269,7 +269,7 @@ public class NdIT {
         assertTrue(ping, ping.contains("1 received"));
     }
 
-    /** Issue 14 item 9: every interface is a FullMember of the all-hosts group 224.0.0.1, as every Linux host. */
+    /** Every interface is a FullMember of the all-hosts group 224.0.0.1, as every Linux host. */
     @Test
     public void everyInterfaceIsAFullMemberOfAllHosts() throws Exception {
         ipoib.api.mcast.MulticastService mcast = ip.await(ipoib.api.mcast.MulticastService.class, null);

@@ -100,7 +100,7 @@ public class PartitionIT {
         assertTrue(ping.all(), ping.all().contains("100% packet loss"));
     }
 
-    /** Issue 12 item 6: on a limited-member port, ipoib:links shows the P_Key in use (0x7fff). */
+    /** On a limited-member port, ipoib:links shows the P_Key in use (0x7fff). */
     @Test
     public void aLimitedMemberShowsTheMembershipInUse() throws Exception {
         String[] original = {

@@ -20,7 +20,7 @@ import org.junit.Test;
 import org.junit.rules.TemporaryFolder;
 
 /**
- * Issue 14 item 8, as a user sees it: the appliance with its defaults, the ports taken DOWN
+ * As a user sees it: the appliance with its defaults, the ports taken DOWN
  * and UP again while {@code ipoib:capture} records ib0_1_ffff; tshark reads the capture. The Router
  * Solicitation that ND sends to ff02::2 goes out within seconds of the UP although no router
  * (no member of ff02::2) exists, because the send-only join is a SendOnlyFullMember join that

@@ -150,7 +150,7 @@ public final class NeighbourEngine implements AutoCloseable {
      * A neighbour announced itself (a gratuitous ARP, an unsolicited Neighbor Advertisement): it
      * does so when its port's LID or SM changed, so its path may have changed too, and the link
      * queries it again at once ({@link LinkPath#refresh}) instead of waiting for revalidation to
-     * find unicast unanswered (issue 12 item 11). The entry keeps sending on the current path
+     * find unicast unanswered. The entry keeps sending on the current path
      * meanwhile.
      *
      * @return whether a path refresh was asked (the neighbour is known and has a path)

@@ -262,7 +262,7 @@ class NeighbourEngineTest {
     }
 
     /**
-     * Issue 12 item 11: the outage after a peer's LID changed right after its last confirmation,
+     * The outage after a peer's LID changed right after its last confirmation,
      * with the peer answering broadcast at once. Unicast to the old LID is lost until
      * revalidation (revalidateMillis after the confirmation) probes by unicast, waits one
      * retransmission, solicits by broadcast and, answered from the same address, asks the link to
@@ -292,7 +292,7 @@ class NeighbourEngineTest {
     }
 
     /**
-     * Issue 12 item 11: a neighbour that announces itself (its LID changed) has its path queried
+     * A neighbour that announces itself (its LID changed) has its path queried
      * again at once, without waiting for revalidation; the entry keeps its path reference and
      * keeps sending meanwhile. An unknown sender asks nothing.
      */
@@ -309,7 +309,7 @@ class NeighbourEngineTest {
         assertFalse(engine.announced(link, 0, PEER_IP + 1), "nobody to refresh for an unknown sender");
     }
 
-    /** Issue 18 item 2: permanent entries take at most half the table; resolution keeps the other half. */
+    /** Permanent entries take at most half the table; resolution keeps the other half. */
     @Test
     void permanentEntriesAreBoundedAndNeverStarveResolution() {
         for (int i = 1; i <= 4; i++) { // maxEntries 8: four permanent entries
@@ -327,7 +327,7 @@ class NeighbourEngineTest {
         assertEquals(8, engine.neighbours("ib0").size());
     }
 
-    /** Issue 18 item 6: multicast, broadcast, unspecified and loopback addresses are no neighbours. */
+    /** Multicast, broadcast, unspecified and loopback addresses are no neighbours. */
     @Test
     void addressesThatCannotBeNeighboursAreRefused() {
         for (long bad : new long[] {0xE0000001L, 0xFFFFFFFFL, 0L, 0x7F000001L}) {
@@ -395,7 +395,7 @@ class NeighbourEngineTest {
             engine.send(link, 0, 0x0A000000 + i, 0x0800, frame(i));
         }
         assertEquals(TransmitResult.DROPPED_TABLE_FULL, engine.send(link, 0, 0x0A000063, 0x0800, frame(99)),
-                "the drop's true reason (issue 18 item 2)");
+                "the drop's true reason");
         assertEquals(1, counter("dropped_table_full"));
     }
 
@@ -585,7 +585,7 @@ class NeighbourEngineTest {
             s.start();
         }
         // At least 200 restarts, and on until the senders got frames through between them: a race
-        // in which every send was dropped proves nothing (issue 11).
+        // in which every send was dropped proves nothing.
         long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
         for (int round = 0; round < 200 || link.sentCount.get() < 100; round++) {
             assertTrue(System.nanoTime() < deadline, "no frame got through in 30 s of restarts");

@@ -18,7 +18,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
 /**
- * Rule 6 of issue 14 for unicast PathRecords, as OpenSM 3.3.23 answers them
+ * The rules for unicast PathRecords, as OpenSM 3.3.23 answers them
  * (osm_sa_path_record.c): the MTU, rate and PacketLifeTime selectors, invalid codes, ServiceID,
  * Reversible, NumbPath and GetTable with several paths per port pair (LMC {@link #LMC}). Part of
  * {@link SubnetAdministratorContract}, which runs it on the same subnet against every SA; a class

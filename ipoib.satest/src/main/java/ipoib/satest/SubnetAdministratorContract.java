@@ -53,7 +53,7 @@ import org.junit.jupiter.api.TestInstance;
  * Tables longer than one MAD (three MCMemberRecords) come with RMPP; an SA under test that
  * cannot deliver them says why in {@link #rmppLimit()}, and the RMPP tests say so for it.
  *
- * <p>Size (~790 lines): one test per OpenSM rule, all on the one subnet a fabric under test
+ * <p>One class: one test per OpenSM rule, all on the one subnet a fabric under test
  * starts per class (OpenSM on ibsim takes seconds to start); several base classes would each
  * need that lifecycle.
  */

@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-/** The web console's PID is checked against its metatype before DS converts the values (issue 18 item 3). */
+/** The web console's PID is checked against its metatype before DS converts the values. */
 class ConsoleConfigurationCheckTest {
 
     @Test

@@ -15,7 +15,7 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
- * Configuration {@code ipoib.host} (issue 18 item 3): every property is checked against its
+ * Configuration {@code ipoib.host}: every property is checked against its
  * declaration before anything applies; what is refused names the property, the value and what
  * is allowed, and what runs (the TTL of the packets sent) stays as it was.
  */

@@ -281,7 +281,7 @@ class IpStackTest {
     }
 
     /**
-     * Issue 14 item 9: echo to a group follows Linux's defaults (IPv6 echo to ff02::1 answered,
+     * Echo to a group follows Linux's defaults (IPv6 echo to ff02::1 answered,
      * net.ipv6.icmp.echo_ignore_multicast 0; IPv4 echo to 224.0.0.1 or the subnet broadcast not,
      * net.ipv4.icmp_echo_ignore_broadcasts 1), and the host's two properties turn each around. An
      * answer comes from the receiving link's own address, to the requester.

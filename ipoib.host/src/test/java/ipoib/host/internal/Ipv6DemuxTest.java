@@ -16,7 +16,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * The host owns the IPv6 EtherType (issue 11 item 5): it classifies each packet once, hands the
+ * The host owns the IPv6 EtherType: it classifies each packet once, hands the
  * Neighbor Discovery types 133..137 (RFC 4861 §4) to the {@link NeighborDiscoveryReceiver}s and
  * keeps everything else; without a receiver, ND packets are counted and dropped.
  */

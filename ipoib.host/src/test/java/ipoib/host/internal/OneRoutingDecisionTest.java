@@ -21,7 +21,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 /**
- * One routing decision per datagram (issue 11 item 5): the engine's route lookup is wrapped in a
+ * One routing decision per datagram: the engine's route lookup is wrapped in a
  * counter, and pings run over two fake links joined by a resolver that carries each packet to
  * the other link's receive path (request there, reply back).
  */

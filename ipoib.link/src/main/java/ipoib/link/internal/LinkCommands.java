@@ -40,7 +40,7 @@ import org.osgi.service.component.annotations.ReferencePolicy;
 public final class LinkCommands {
 
     private final List<IpoibLink> links = new CopyOnWriteArrayList<>();
-    /** The resolvers, for their drop counters in ipoib:stats (issue 18 item 7: every drop visible). */
+    /** The resolvers, for their drop counters in ipoib:stats. */
     private final Map<String, NeighbourResolver> resolvers = new ConcurrentSkipListMap<>();
     private final LinkReport report = new LinkReport(links, resolvers);
     private final CaptureCommand captures = new CaptureCommand(links, LinkCommands::captureFiles);

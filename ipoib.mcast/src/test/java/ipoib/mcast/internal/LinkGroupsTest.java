@@ -303,7 +303,7 @@ class LinkGroupsTest {
     }
 
     /**
-     * Issue 12 item 8: Linux keeps retrying a listener's join (ipoib_mcast_join_complete), so does
+     * Linux keeps retrying a listener's join (ipoib_mcast_join_complete), so does
      * the manager, at the backoff's ceiling, past the link's retry count; the group's state says
      * what is happening, and the join completes once the SA answers.
      */
@@ -415,7 +415,7 @@ class LinkGroupsTest {
     }
 
     /**
-     * Issue 18 item 5: a group created while traps are lost reaches a sender within the audit
+     * A group created while traps are lost reaches a sender within the audit
      * period plus one join, wherever in the period its absence was learned.
      */
     @Test
@@ -434,7 +434,7 @@ class LinkGroupsTest {
         env.check("sent after one join", () -> sentTo("224.0.0.77").contains("late"));
     }
 
-    /** Issue 12 item 10: a new audit period takes effect at once, not after the running one. */
+    /** A new audit period takes effect at once, not after the running one. */
     @Test
     void aShorterAuditPeriodTakesEffectAtOnce() throws Exception {
         LinkGroups groups = manager(5);
@@ -457,7 +457,7 @@ class LinkGroupsTest {
         env.check("the longer period holds from the last audit", () -> !link.routes.containsKey(mgid("224.0.0.78")));
     }
 
-    /** Issue 12 item 10: a frame dropped because the all-routers group is absent is not counted as sent through it. */
+    /** A frame dropped because the all-routers group is absent is not counted as sent through it. */
     @Test
     void aFrameDroppedForWantOfAllRoutersIsNotCountedAsSentThroughThem() throws Exception {
         LinkGroups groups = manager(5);

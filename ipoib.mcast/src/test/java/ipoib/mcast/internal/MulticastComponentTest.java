@@ -11,7 +11,7 @@ import org.junit.jupiter.api.Test;
 import org.osgi.service.log.Logger;
 
 /**
- * Issue 18 item 3 for PID ipoib.mcast: every property is checked against the metatype before it
+ * For PID ipoib.mcast: every property is checked against the metatype before it
  * is converted (DS would take 2^32 + 1 for an int as 1, and "abc" with no property name); a
  * refused configuration is logged with the property, the value and the range, and the previous
  * configuration stays in force.

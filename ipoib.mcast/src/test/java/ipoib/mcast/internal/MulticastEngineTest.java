@@ -34,7 +34,7 @@ class MulticastEngineTest {
         return engine.groups(name).stream().filter(g -> GROUP.equals(g.group())).findFirst().orElse(null);
     }
 
-    /** Issue 12 item 7: the listener of a link's service that goes and comes back (link bundle restart). */
+    /** The listener of a link's service that goes and comes back (link bundle restart). */
     @Test
     void aListenerSurvivesTheLinkServiceGoingAndComingBack() throws Exception {
         FakeLink first = new FakeLink("nl", sa, 0x11, 0x100);
@@ -59,7 +59,7 @@ class MulticastEngineTest {
         assertTrue(sa.membership(mgid(again), again.gid).isEmpty(), "the listener's leave is the last");
     }
 
-    /** Issue 12 item 7: a P_Key change of a named link registers a new service: the listener follows to the new MGID. */
+    /** A P_Key change of a named link registers a new service: the listener follows to the new MGID. */
     @Test
     void aListenerFollowsAPKeyChangeOfANamedLink() throws Exception {
         FakeLink before = new FakeLink("nl", sa, 0x11, 0x100);
@@ -79,7 +79,7 @@ class MulticastEngineTest {
         assertTrue(sa.membership(mgid(before), before.gid).isEmpty(), "the old P_Key's group is left");
     }
 
-    /** Issue 12 item 10: a changed audit period reaches every link at once (the component's update). */
+    /** A changed audit period reaches every link at once (the component's update). */
     @Test
     void aChangedAuditPeriodAppliesAtOnceToEveryLink() {
         FakeLink link = new FakeLink("a", sa, 0x11, 0x100);

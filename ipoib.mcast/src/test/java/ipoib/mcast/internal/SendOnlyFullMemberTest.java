@@ -24,7 +24,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Send-only joins as Linux makes them (issue 14 item 8): SendOnlyFullMember, which creates the
+ * Send-only joins as Linux makes them: SendOnlyFullMember, which creates the
  * group, when the SA's ClassPortInfo advertises it (CapabilityMask2 bit 12, which OpenSM 3.3.23
  * sets: osm_sa_class_port_info.c:168); SendOnlyNonMember otherwise; and an unused send-only
  * membership left after the idle time, as Linux reaps its send-only groups.

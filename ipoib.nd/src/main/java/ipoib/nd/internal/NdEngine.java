@@ -118,7 +118,7 @@ public final class NdEngine extends EngineResolver implements NeighborDiscoveryR
 
     /**
      * A new configuration, applied without losing the tables; a new interface identifier or
-     * link-local setting applies at once (issue 12 item 5): the link-local address of the old
+     * link-local setting applies at once: the link-local address of the old
      * identifier goes and the new one goes through DAD.
      */
     public void reconfigure(Settings settings, NdOptions options) {

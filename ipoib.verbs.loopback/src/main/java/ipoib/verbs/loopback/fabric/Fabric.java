@@ -39,7 +39,7 @@ import java.util.logging.Logger;
  * the fabric was made. A failing task of the loop is counted ({@code event_failures}) and
  * logged, one line per 10 s.
  *
- * <p>Size (~750 lines): UD and RC delivery, single and as runs of a post list, share the fault
+ * <p>One class: UD and RC delivery, single and as runs of a post list, share the fault
  * draw, the bounded hold-back, the counters and the wire tap; the queue pairs' own rules are in {@link LoopQueuePair} and
  * {@link LoopRcQueuePair}, the rendering of packets in {@link IbaPackets}.
  */

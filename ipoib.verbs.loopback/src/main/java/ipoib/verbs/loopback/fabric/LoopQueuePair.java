@@ -30,7 +30,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * thread into the receiver's posted buffer; each queue pair's receive queue has its own lock,
  * so traffic to unrelated queue pairs never contends.
  *
- * <p>Size (~600 lines): the receive queue (its lock, single and list posts, single and run
+ * <p>One class: the receive queue (its lock, single and list posts, single and run
  * deliveries, the flush) and the send queue (single and list posts, its lock, the port counts it
  * keeps under that lock) share the queue pair's state and completion queues; split, each half
  * would reach into the other's fields.

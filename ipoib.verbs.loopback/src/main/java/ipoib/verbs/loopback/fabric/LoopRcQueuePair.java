@@ -27,7 +27,7 @@ import java.util.function.Consumer;
  * other never wait for each other. Retransmissions after a NAK or a timeout run on the fabric's
  * scheduler, never nested in the delivery that caused them.
  *
- * <p>Size (~530 lines): requester and responder are the two halves of one transport and share
+ * <p>One class: requester and responder are the two halves of one transport and share
  * its state transitions, flushes and events; split, each would need the other's internals.
  */
 final class LoopRcQueuePair implements RcQueuePair {

@@ -253,7 +253,7 @@ class SaEmulationTest {
     }
 
     /**
-     * Issue 14: a refusal is logged naming OpenSM's rule and error code, as OpenSM's log names
+     * A refusal is logged naming OpenSM's rule and error code, as OpenSM's log names
      * them (osm_sa_mcmember_record.c ERR 1B1B, 1B1A with 1B30). The line is written before the
      * answer is sent, so it is there when the caller sees the failure.
      */

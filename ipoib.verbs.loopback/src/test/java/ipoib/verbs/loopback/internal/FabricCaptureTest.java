@@ -86,7 +86,7 @@ class FabricCaptureTest {
     }
 
     /**
-     * Issue 14 item 11: traps and their subscription are management traffic too. A subscription
+     * Traps and their subscription are management traffic too. A subscription
      * (InformInfo Set and its answer) and the Report of a group's creation (Notice, with the
      * subscriber's ReportResp) are in the capture, and tshark reads them without complaint.
      */

@@ -9,7 +9,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Every loopback property is checked as the user gave it, before Declarative Services converts
- * it: the message names the PID, the property, the value and what is allowed (issue 18 item 3).
+ * it: the message names the PID, the property, the value and what is allowed.
  */
 class LoopbackPropertiesTest {
 
