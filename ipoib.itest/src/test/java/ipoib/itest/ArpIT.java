@@ -527,11 +527,26 @@ public class ArpIT {
         props.put("link", "a");
         props.put("address", "10.1.0.300/24");
         bad.update(props);
+        String pid = bad.getPid();
         try {
             Await.until("the address configuration is refused", Duration.ofSeconds(10), () -> logged(logs,
                     "invalid ipoib.address property 'address' value '10.1.0.300/24'"));
+            // A refused first configuration is not kept: nothing stored ran before it.
+            Await.until("the refused configuration is deleted", Duration.ofSeconds(10), () -> stored(pid) == null);
         } finally {
-            bad.delete();
+            org.osgi.service.cm.Configuration left = stored(pid);
+            if (left != null) {
+                left.delete();
+            }
+        }
+    }
+
+    private org.osgi.service.cm.Configuration stored(String pid) {
+        try {
+            org.osgi.service.cm.Configuration[] found = configurationAdmin.listConfigurations("(service.pid=" + pid + ")");
+            return found == null ? null : found[0];
+        } catch (java.io.IOException | org.osgi.framework.InvalidSyntaxException e) {
+            throw new IllegalStateException(e);
         }
     }
 
