@@ -6,10 +6,12 @@ import org.osgi.annotation.versioning.ConsumerType;
 
 /**
  * A whiteboard service receiving the Neighbor Discovery messages (RFC 4861 §4: ICMPv6 types
- * 133..137) that arrive on any IPoIB link. The host layer owns the IPv6 EtherType: it validates
- * the IPv6 header once, classifies the packet once, and hands these message types here; every
- * other IPv6 packet stays with the host. Without a receiver, such packets are counted
- * ({@code rx_nd_no_receiver}) and dropped.
+ * 133..137) that arrive on any IPoIB link. The owner of a link's IPv6 EtherType hands these
+ * message types here: the host layer (it validates the IPv6 header once, classifies the packet
+ * once, and keeps every other IPv6 packet), or on a link bridged to a network device the bridge
+ * (see {@link ipoib.api.link.FrameHandler#BRIDGE_PROPERTY}), which writes every other IPv6 packet
+ * to the device. Without a receiver, such packets are counted ({@code rx_nd_no_receiver}) and
+ * dropped.
  *
  * <p>Called on the link's receive thread: do not block, do not keep the frame (the rules of
  * {@link ipoib.api.link.FrameHandler}). The frame's payload starts at the IPv6 header; the

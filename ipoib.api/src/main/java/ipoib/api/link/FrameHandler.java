@@ -6,6 +6,11 @@ import org.osgi.annotation.versioning.ConsumerType;
  * property {@value #ETHERTYPE_PROPERTY} (an Integer, e.g. 0x0806 for ARP) and optionally
  * {@value #LINK_PROPERTY} (a link name) to receive from one link only.
  *
+ * <p>A handler that also carries {@value #BRIDGE_PROPERTY} is the link's bridge to a network
+ * device: it owns the frames of its EtherType on the links it receives from, which the link hands
+ * to it and to no handler without that property (the device's kernel, not this stack, is the host
+ * there).
+ *
  * <p>Called on the link's receive thread: do not block, do not keep the frame. Exceptions are
  * caught, counted and logged by the link.
  */
@@ -17,6 +22,20 @@ public interface FrameHandler {
     String ETHERTYPE_PROPERTY = "ipoib.ethertype";
     /** Service property: the link name handled; absent for every link. */
     String LINK_PROPERTY = "ipoib.link";
+    /**
+     * Service property: the name of the network device the link is bridged to (String). The
+     * handler owns its EtherType's frames on its links (see the class comment).
+     *
+     * @since 2.3
+     */
+    String BRIDGE_PROPERTY = "ipoib.bridge";
+    /**
+     * Service property of a bridge's handler: the network namespace of its device (String),
+     * absent for the appliance's own namespace.
+     *
+     * @since 2.3
+     */
+    String BRIDGE_NETNS_PROPERTY = "ipoib.bridge.netns";
 
     void onFrame(IpoibLink link, ReceivedFrame frame);
 

@@ -28,6 +28,8 @@ public final class Ipv4Header {
     public static final int LENGTH = 20;
     /** Protocol number of ICMP. */
     public static final int PROTOCOL_ICMP = 1;
+    /** Protocol number of IGMP (RFC 3376 §4). @since 1.1 */
+    public static final int PROTOCOL_IGMP = 2;
     /** Protocol number of UDP. */
     public static final int PROTOCOL_UDP = 17;
     /** The largest total length. */

@@ -12,9 +12,13 @@
  * has validated and throw {@link java.lang.IndexOutOfBoundsException} naming the header, the
  * offset and the segment's size when the header does not lie in the segment. Writers compute the checksums, return the octets written and throw
  * {@link java.lang.IndexOutOfBoundsException} when the buffer is too small.
+ *
+ * <p>1.1: {@link ipoib.codec.ip.IpVersion} (the version field both headers start with),
+ * {@link ipoib.codec.ip.Ipv6HeaderChain} (the extension-header walk to the upper-layer header)
+ * and {@link ipoib.codec.ip.Ipv4Header#PROTOCOL_IGMP}.
  */
 @Export
-@Version("1.0.0")
+@Version("1.1.0")
 package ipoib.codec.ip;
 
 import org.osgi.annotation.bundle.Export;

@@ -6,6 +6,7 @@ import ipoib.api.host.AddressState;
 import ipoib.api.host.InterfaceAddress;
 import ipoib.api.host.InterfaceAddresses;
 import ipoib.api.resolve.AddressBits;
+import ipoib.api.resolve.NextHopKind;
 import java.net.Inet4Address;
 import java.net.Inet6Address;
 import java.net.InetAddress;
@@ -17,6 +18,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.IntPredicate;
 import java.util.function.BiConsumer;
 
 /**
@@ -27,8 +29,11 @@ import java.util.function.BiConsumer;
  */
 public final class AddressTable implements InterfaceAddresses {
 
-    /** The usable addresses of one link in primitive form. */
-    static final class Fast {
+    /**
+     * The usable addresses of one link in primitive form; as an {@link IntPredicate}, whether an
+     * IPv4 address is one of their subnet broadcasts (for {@link NextHopKind#of}).
+     */
+    static final class Fast implements IntPredicate {
         static final Fast EMPTY = new Fast(new int[0], new int[0], new long[0], new long[0], new int[0]);
         final int[] v4;
         final int[] v4Prefix;
@@ -51,6 +56,11 @@ public final class AddressTable implements InterfaceAddresses {
                 }
             }
             return false;
+        }
+
+        @Override
+        public boolean test(int address) {
+            return isBroadcast4(address);
         }
 
         /** Whether the address is the broadcast address of one of the link's IPv4 prefixes. */

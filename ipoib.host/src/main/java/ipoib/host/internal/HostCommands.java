@@ -68,20 +68,14 @@ public final class HostCommands {
         context.links.remove(link);
     }
 
-    /**
-     * Service properties of the netdev bundle's frame handlers: the device a link is exported as
-     * and its namespace (the kernel owns the link's addresses there, see HostComponent).
-     */
-    static final String BRIDGE_PROPERTY = "ipoib.bridge";
-    static final String BRIDGE_NETNS_PROPERTY = "ipoib.bridge.netns";
-
+    /** A link bridged to a network device (the kernel owns the link's addresses there: ipoib:ping refuses). */
     @Reference(cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC,
-            target = "(" + BRIDGE_PROPERTY + "=*)")
+            target = "(" + FrameHandler.BRIDGE_PROPERTY + "=*)")
     void addBridge(FrameHandler bridge, Map<String, Object> properties) {
         if (properties.get(FrameHandler.LINK_PROPERTY) instanceof String link) {
-            Object netns = properties.get(BRIDGE_NETNS_PROPERTY);
+            Object netns = properties.get(FrameHandler.BRIDGE_NETNS_PROPERTY);
             context.bridged.add(new CommandContext.Bridged(properties.get(Constants.SERVICE_ID), link,
-                    String.valueOf(properties.get(BRIDGE_PROPERTY)), netns == null ? "" : netns.toString()));
+                    String.valueOf(properties.get(FrameHandler.BRIDGE_PROPERTY)), netns == null ? "" : netns.toString()));
         }
     }
 

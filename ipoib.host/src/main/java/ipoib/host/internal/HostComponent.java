@@ -143,27 +143,6 @@ public final class HostComponent implements IpHost, UdpService {
         stack.resolver(true, six);
     }
 
-    /**
-     * Service property of a bridge's frame handlers (the netdev bundle exports the link to the
-     * kernel): the kernel owns the link's addresses, answers echo and owns the sockets, so the
-     * host layer steps back on that link.
-     */
-    static final String BRIDGE_PROPERTY = "ipoib.bridge";
-
-    @Reference(cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC,
-            target = "(" + BRIDGE_PROPERTY + "=*)")
-    void addBridge(FrameHandler bridge, Map<String, Object> properties) {
-        if (properties.get(FrameHandler.LINK_PROPERTY) instanceof String link) {
-            stack.bridged.merge(link, 1, Integer::sum);
-        }
-    }
-
-    void removeBridge(FrameHandler bridge, Map<String, Object> properties) {
-        if (properties.get(FrameHandler.LINK_PROPERTY) instanceof String link) {
-            stack.bridged.computeIfPresent(link, (k, n) -> n > 1 ? n - 1 : null);
-        }
-    }
-
     @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC,
             policyOption = ReferencePolicyOption.GREEDY)
     void setMulticast(MulticastService service) {

@@ -41,13 +41,6 @@ import java.util.function.Function;
  * Discovery to {@link NdReceivers}).
  */
 public final class IpStack implements IpHost, UdpService {
-    /**
-     * Links bridged to the kernel (the netdev bundle's frame handlers, counted by link): the
-     * kernel owns their addresses, answers echo and owns the sockets, so IP is not delivered here
-     * (Neighbor Discovery still is).
-     */
-    final java.util.concurrent.ConcurrentHashMap<String, Integer> bridged = new java.util.concurrent.ConcurrentHashMap<>();
-
     private final AddressTable table;
     private final HostLinks links = new HostLinks();
     private final NextHops nextHops = new NextHops();
@@ -109,8 +102,8 @@ public final class IpStack implements IpHost, UdpService {
         this.udp = new UdpSockets(counters, perPacket, warn);
         this.nd = new NdReceivers(counters, warn);
         EchoDemux echo = new EchoDemux(echoes, responder);
-        this.ipv4 = new Ipv4Receiver(table, echo, udp, counters, perPacket, bridged);
-        this.ipv6 = new Ipv6Receiver(table, nd, echo, udp, counters, perPacket, bridged);
+        this.ipv4 = new Ipv4Receiver(table, echo, udp, counters, perPacket);
+        this.ipv6 = new Ipv6Receiver(table, nd, echo, udp, counters, perPacket);
         this.txNoRoute = counters.counter("tx_no_route");
         this.udpOut = perPacket.counter("udp_sent");
     }

@@ -27,14 +27,8 @@ final class Ipv4Receiver implements FrameHandler {
     private final LongAdder notForUs;
     private final LongAdder unknownProtocol;
 
-    private final java.util.Map<String, Integer> bridged;
-    private final LongAdder toKernel;
-
-    Ipv4Receiver(AddressTable table, EchoDemux echoes, UdpSockets udp, Counters counters, ThreadCounters perPacket,
-                 java.util.Map<String, Integer> bridged) {
+    Ipv4Receiver(AddressTable table, EchoDemux echoes, UdpSockets udp, Counters counters, ThreadCounters perPacket) {
         this.table = table;
-        this.bridged = bridged;
-        this.toKernel = counters.counter("rx_bridged_to_kernel");
         this.echoes = echoes;
         this.udp = udp;
         this.received = perPacket.counter("ipv4_received");
@@ -46,10 +40,6 @@ final class Ipv4Receiver implements FrameHandler {
 
     @Override
     public void onFrame(IpoibLink link, ReceivedFrame frame) {
-        if (!bridged.isEmpty() && bridged.containsKey(link.name())) {
-            toKernel.increment();
-            return;
-        }
         UdpSockets.Receiving thread = udp.receiving();
         thread.cells.increment(received);
         MemorySegment b = frame.buffer();

@@ -29,14 +29,9 @@ final class Ipv6Receiver implements FrameHandler {
     private final LongAdder notForUs;
     private final LongAdder unknownProtocol;
 
-    private final java.util.Map<String, Integer> bridged;
-    private final LongAdder toKernel;
-
     Ipv6Receiver(AddressTable table, NdReceivers nd, EchoDemux echoes, UdpSockets udp,
-                 Counters counters, ThreadCounters perPacket, java.util.Map<String, Integer> bridged) {
+                 Counters counters, ThreadCounters perPacket) {
         this.table = table;
-        this.bridged = bridged;
-        this.toKernel = counters.counter("rx_bridged_to_kernel");
         this.nd = nd;
         this.echoes = echoes;
         this.udp = udp;
@@ -67,10 +62,6 @@ final class Ipv6Receiver implements FrameHandler {
                 nd.deliver(link, frame, type);
                 return;
             }
-        }
-        if (!bridged.isEmpty() && bridged.containsKey(link.name())) {
-            toKernel.increment();
-            return;
         }
         long dstHigh = Ipv6Header.destinationHigh(b, off);
         long dstLow = Ipv6Header.destinationLow(b, off);

@@ -7,6 +7,7 @@ import ipoib.api.mcast.MulticastService;
 import ipoib.api.resolve.AddressBits;
 import ipoib.api.resolve.NeighbourResolver;
 import ipoib.api.resolve.NeighbourSender;
+import ipoib.api.resolve.NextHopKind;
 import java.lang.foreign.MemorySegment;
 import java.util.Locale;
 import ipoib.runtime.ThreadCounters;
@@ -37,18 +38,12 @@ final class Transmitter {
         return r;
     }
 
-    /** The kinds of next hop: {@link #kind} decides, {@link #transmit(IpoibLink, int, boolean, long, long, MemorySegment)} sends. */
-    static final int UNICAST = 0;
-    static final int BROADCAST = 1;
-    static final int MULTICAST = 2;
-
-    /** Whether a next hop on a link is its broadcast group, a multicast group or a neighbour (with the link's addresses now). */
-    int kind(IpoibLink link, boolean v6, long nextHopHigh, long nextHopLow) {
-        if (!v6 && ((int) nextHopLow == -1 || table.fast(link.name()).isBroadcast4((int) nextHopLow))) {
-            return BROADCAST;
-        }
-        boolean multicast = v6 ? (nextHopHigh >>> 56) == 0xFF : ((int) nextHopLow >>> 28) == 0xE;
-        return multicast ? MULTICAST : UNICAST;
+    /**
+     * Whether a next hop on a link is its broadcast group, a multicast group or a neighbour (with
+     * the link's addresses now): the decision every sender on a link shares, {@link NextHopKind#of}.
+     */
+    NextHopKind kind(IpoibLink link, boolean v6, long nextHopHigh, long nextHopLow) {
+        return NextHopKind.of(v6, nextHopHigh, nextHopLow, table.fast(link.name()));
     }
 
     /** Sends a finished IP packet to an on-link next hop (its address in {@link AddressBits} form). */
@@ -60,13 +55,13 @@ final class Transmitter {
      * Sends a finished IP packet to a next hop of a {@link #kind} decided before (a connected
      * socket decides it once per route, not per datagram).
      */
-    TransmitResult transmit(IpoibLink link, int kind, boolean v6, long nextHopHigh, long nextHopLow,
+    TransmitResult transmit(IpoibLink link, NextHopKind kind, boolean v6, long nextHopHigh, long nextHopLow,
                             MemorySegment packet) {
-        if (kind == BROADCAST) {
+        if (kind == NextHopKind.BROADCAST) {
             return count(link.sendBroadcast(EtherType.IPV4, packet));
         }
         int etherType = v6 ? EtherType.IPV6 : EtherType.IPV4;
-        if (kind == MULTICAST) {
+        if (kind == NextHopKind.MULTICAST) {
             MulticastService m = nextHops.multicast;
             if (m == null) {
                 return count(TransmitResult.DROPPED_NO_RESOLVER);
@@ -90,12 +85,12 @@ final class Transmitter {
     }
 
     /**
-     * {@link #transmit(IpoibLink, int, boolean, long, long, MemorySegment)} through a bound
+     * {@link #transmit(IpoibLink, NextHopKind, boolean, long, long, MemorySegment)} through a bound
      * neighbour sender when there is one (unicast only), counted in the caller's cells.
      */
-    TransmitResult transmit(ThreadCounters.Cells cells, IpoibLink link, int kind, NeighbourSender neighbour,
+    TransmitResult transmit(ThreadCounters.Cells cells, IpoibLink link, NextHopKind kind, NeighbourSender neighbour,
                             boolean v6, long nextHopHigh, long nextHopLow, MemorySegment packet) {
-        if (kind == UNICAST && neighbour != null) {
+        if (kind == NextHopKind.UNICAST && neighbour != null) {
             TransmitResult r = neighbour.send(v6 ? EtherType.IPV6 : EtherType.IPV4, packet);
             cells.increment(results[r.ordinal()]);
             return r;

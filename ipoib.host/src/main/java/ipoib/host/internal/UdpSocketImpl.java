@@ -7,6 +7,7 @@ import ipoib.api.link.IpoibLink;
 import ipoib.api.link.TransmitResult;
 import ipoib.api.resolve.AddressBits;
 import ipoib.api.resolve.NeighbourSender;
+import ipoib.api.resolve.NextHopKind;
 import ipoib.codec.ip.Udp;
 import java.lang.foreign.MemorySegment;
 import java.net.Inet6Address;
@@ -33,7 +34,7 @@ final class UdpSocketImpl implements UdpSocket {
      */
     private record Flow(String requestedLink, InetAddress destination, int addressGeneration, int linkGeneration,
                         IpoibLink link, String linkName, int linkMtu, boolean v6, long sourceHigh, long sourceLow,
-                        long destinationHigh, long destinationLow, int port, int mtu, int kind,
+                        long destinationHigh, long destinationLow, int port, int mtu, NextHopKind kind,
                         NeighbourSender neighbour) {
 
         /**
@@ -114,13 +115,13 @@ final class UdpSocketImpl implements UdpSocket {
         long low = AddressBits.low(destination);
         if (link == null) {
             return new Flow(linkName, destination, addresses, links, null, null, 0, v6, 0, 0, high, low,
-                    destinationPort, 0, Transmitter.UNICAST, null);
+                    destinationPort, 0, NextHopKind.UNICAST, null);
         }
         Transmitter t = stack.transmitter();
-        int kind = t.kind(link, v6, high, low);
+        NextHopKind kind = t.kind(link, v6, high, low);
         return new Flow(linkName, destination, addresses, links, link, route.link(), link.mtu(), v6,
                 AddressBits.high(route.source()), AddressBits.low(route.source()), high, low, destinationPort,
-                route.mtu(), kind, kind == Transmitter.UNICAST ? t.neighbour(link, v6, high, low) : null);
+                route.mtu(), kind, kind == NextHopKind.UNICAST ? t.neighbour(link, v6, high, low) : null);
     }
 
     /** The connected flow, routed again when the routes changed since it was made. */
@@ -204,7 +205,7 @@ final class UdpSocketImpl implements UdpSocket {
     }
 
     private TransmitResult send(IpoibLink link, String linkName, boolean v6, long sourceHigh, long sourceLow,
-                                long destinationHigh, long destinationLow, int destinationPort, int mtu, int kind,
+                                long destinationHigh, long destinationLow, int destinationPort, int mtu, NextHopKind kind,
                                 NeighbourSender neighbour, MemorySegment payload) {
         long length = payload.byteSize();
         int header = PacketWriter.upperOffset(v6) + Udp.HEADER_LENGTH;

@@ -3,18 +3,22 @@ package ipoib.link.internal;
 import ipoib.api.link.FrameHandler;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * The {@link FrameHandler} services one link dispatches to: those registered for every link and
  * those whose {@value FrameHandler#LINK_PROPERTY} names this link, by their
- * {@value FrameHandler#ETHERTYPE_PROPERTY}. The receive thread looks them up per frame in a
- * {@link HandlerTable} that is replaced as a whole when handlers come and go.
+ * {@value FrameHandler#ETHERTYPE_PROPERTY}. A bridge's handler
+ * ({@value FrameHandler#BRIDGE_PROPERTY}) owns its EtherType: while it is there, the link's frames
+ * of that EtherType go to it alone, so that one owner sees each frame. The receive thread looks
+ * them up per frame in a {@link HandlerTable} that is replaced as a whole when handlers come and go.
  */
 final class FrameHandlerWhiteboard {
-    private record Entry(FrameHandler handler, int etherType, String link) {}
+    private record Entry(FrameHandler handler, int etherType, String link, boolean bridge) {}
 
     private final List<Entry> entries = new CopyOnWriteArrayList<>();
     private String link;
@@ -32,7 +36,8 @@ final class FrameHandlerWhiteboard {
                     + FrameHandler.ETHERTYPE_PROPERTY + " must be an Integer 0..0xFFFF, is " + type;
         }
         Object only = properties.get(FrameHandler.LINK_PROPERTY);
-        entries.add(new Entry(handler, number.intValue(), only == null ? null : only.toString()));
+        entries.add(new Entry(handler, number.intValue(), only == null ? null : only.toString(),
+                properties.get(FrameHandler.BRIDGE_PROPERTY) != null));
         rebuild();
         return null;
     }
@@ -59,12 +64,23 @@ final class FrameHandlerWhiteboard {
     }
 
     private synchronized void rebuild() {
+        Set<Integer> bridged = new HashSet<>();
+        for (Entry e : entries) {
+            if (e.bridge() && receives(e)) {
+                bridged.add(e.etherType());
+            }
+        }
         Map<Integer, List<FrameHandler>> byType = new HashMap<>();
         for (Entry e : entries) {
-            if (e.link() == null || e.link().equals(link)) {
+            if (receives(e) && (e.bridge() || !bridged.contains(e.etherType()))) {
                 byType.computeIfAbsent(e.etherType(), k -> new ArrayList<>()).add(e.handler());
             }
         }
         table = HandlerTable.of(byType);
+    }
+
+    /** Whether a handler is registered for every link or for this one. */
+    private boolean receives(Entry e) {
+        return e.link() == null || e.link().equals(link);
     }
 }

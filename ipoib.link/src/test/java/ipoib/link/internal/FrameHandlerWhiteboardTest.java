@@ -49,4 +49,32 @@ class FrameHandlerWhiteboardTest {
                 whiteboard.add(ipv4, Map.of(FrameHandler.ETHERTYPE_PROPERTY, "0x0800")));
         assertEquals(0, whiteboard.get(0x0800).length);
     }
+
+    @Test
+    void aBridgeOwnsItsLinksFramesOfItsEtherTypesAndOtherLinksKeepTheirHandlers() {
+        FrameHandler host4 = (link, frame) -> { };
+        FrameHandler host6 = (link, frame) -> { };
+        FrameHandler bridge = (link, frame) -> { };
+        whiteboard.forLink("ib0");
+        whiteboard.add(host4, Map.of(FrameHandler.ETHERTYPE_PROPERTY, 0x0800));
+        whiteboard.add(host6, Map.of(FrameHandler.ETHERTYPE_PROPERTY, 0x86DD));
+        whiteboard.add(arp, Map.of(FrameHandler.ETHERTYPE_PROPERTY, 0x0806));
+        for (int type : new int[] {0x0800, 0x86DD}) {
+            whiteboard.add(bridge, Map.of(FrameHandler.ETHERTYPE_PROPERTY, type, FrameHandler.LINK_PROPERTY, "ib0",
+                    FrameHandler.BRIDGE_PROPERTY, "tap0"));
+        }
+
+        assertArrayEquals(new FrameHandler[] {bridge}, whiteboard.get(0x0800), "IPv4 to the bridge alone");
+        assertArrayEquals(new FrameHandler[] {bridge}, whiteboard.get(0x86DD), "IPv6 to the bridge alone");
+        assertArrayEquals(new FrameHandler[] {arp}, whiteboard.get(0x0806), "ARP stays with its handler");
+        assertEquals(2, whiteboard.all().length, "the end of a poll reaches the handlers of the link's frames");
+
+        whiteboard.forLink("ib1");
+        assertArrayEquals(new FrameHandler[] {host4}, whiteboard.get(0x0800), "ib1 is not bridged");
+
+        whiteboard.forLink("ib0");
+        whiteboard.remove(bridge);
+        assertArrayEquals(new FrameHandler[] {host4}, whiteboard.get(0x0800), "the host again once the bridge is gone");
+        assertArrayEquals(new FrameHandler[] {host6}, whiteboard.get(0x86DD));
+    }
 }

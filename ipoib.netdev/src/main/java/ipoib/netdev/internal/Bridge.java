@@ -1,31 +1,40 @@
 package ipoib.netdev.internal;
 
+import ipoib.api.host.NeighborDiscoveryReceiver;
 import ipoib.api.link.EtherType;
+import ipoib.api.link.ReceivedFrame;
 import ipoib.api.link.TransmitResult;
+import ipoib.api.resolve.NextHopKind;
+import ipoib.codec.Wire;
+import ipoib.codec.ip.IpVersion;
+import ipoib.codec.ip.Ipv4Header;
+import ipoib.codec.ip.Ipv6Header;
+import ipoib.codec.ip.Ipv6HeaderChain;
 import ipoib.runtime.Clock;
 import ipoib.runtime.Counters;
 import ipoib.runtime.RateLimiter;
 import ipoib.runtime.Threads;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.net.InetAddress;
-import java.nio.ByteOrder;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
+import java.util.function.IntPredicate;
 
 /**
  * The data path between a TUN device and an IPoIB link.
  *
  * <p>Kernel to fabric (one reader thread per device): each packet read from the device is sent
  * by the stack. The device has no link-layer header and is point-to-point, so the next hop is
- * the destination, on-link (as the host layer's routing): IPv4 and IPv6 unicast go to the
- * resolver of their family (ARP, ND: path records, queueing while resolving), multicast to the
- * multicast manager (RFC 4391 §10 egress decision), the limited and the subnet broadcast to the
- * broadcast group. The kernel's own Neighbor Discovery messages are dropped (counted): the
+ * the destination, on-link (as the host layer's routing), and it leaves as the host layer's
+ * packets do, by the same decision ({@link NextHopKind#of}, with the subnet broadcasts of the
+ * device's addresses): unicast to the resolver of its family (ARP, ND: path records, queueing
+ * while resolving), multicast to the multicast manager (RFC 4391 §10 egress decision), the limited
+ * and the subnet broadcast to the broadcast group. Headers are read with the codec's accessors
+ * ({@link Ipv4Header}, {@link Ipv6Header}, {@link Ipv6HeaderChain}). The kernel's own Neighbor Discovery messages are dropped (counted): the
  * device is NOARP, ND stays in this stack. IPv6 packets are classified by their upper-layer
  * header, after the whole extension-header chain ({@link Ipv6HeaderChain}): ND behind any header
  * is dropped, a chain that cannot be parsed is dropped and counted. IGMP and MLD reports go out as
@@ -35,10 +44,12 @@ import java.util.function.Consumer;
  * ({@link Segmentation}), and the packets of one read go to the link as one transmit burst (one
  * post list); a segment size that would cut a packet into tiny frames is refused and counted.
  *
- * <p>Fabric to kernel (the link's receive thread): every IPv4 and IPv6 frame is written to the
- * device, except ND messages (behind any extension headers, also in a first fragment: RFC 6980
- * makes ND in fragments invalid), which the nd bundle handles, and IPv6 frames whose header chain
- * cannot be parsed. With offload, consecutive TCP
+ * <p>Fabric to kernel (the link's receive thread; the link hands a bridged interface's IPv4 and
+ * IPv6 frames to the bridge alone): every IPv4 and IPv6 frame is written to the device, except ND
+ * messages (behind any extension headers, also in a first fragment: RFC 6980 makes ND in
+ * fragments invalid) and IPv6 frames whose header chain cannot be parsed. ND directly after the
+ * IPv6 header goes to the stack's {@link NeighborDiscoveryReceiver} (the nd bundle), as the host
+ * layer hands it on an interface that is not bridged; ND behind extension headers is dropped. With offload, consecutive TCP
  * segments of one flow in one poll of the link are written as one ({@link ReceiveCoalescing},
  * Linux's GRO), flushed at the end of the poll. Nothing is allocated per packet
  * (multicast groups' InetAddresses are made once, by {@link GroupAddresses}).
@@ -50,12 +61,6 @@ final class Bridge implements StackAdapter.Receiver {
      */
     static final int READ_CAPACITY = 65536;
     private static final int POLL_MILLIS = 100;
-    private static final ValueLayout.OfInt INT_BE = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
-    private static final ValueLayout.OfLong LONG_BE = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
-    private static final int IGMP = 2;
-    /** Neighbor Discovery's ICMPv6 types: Router Solicitation 133 to Redirect 137 (RFC 4861 §4). */
-    private static final int ND_FIRST = 133;
-    private static final int ND_LAST = 137;
     /** One WARN per this many seconds for failed joins; the ones suppressed are counted in the next. */
     private static final long JOIN_WARN_SECONDS = 10;
 
@@ -80,7 +85,7 @@ final class Bridge implements StackAdapter.Receiver {
     private final GroupAddresses groups = new GroupAddresses();
     private final long readAddress;
     private final MemorySegment pollfd;
-    private volatile int[] broadcasts = new int[0];
+    private final SubnetBroadcasts broadcasts = new SubnetBroadcasts();
     private volatile boolean running;
     private Thread reader;
 
@@ -98,6 +103,8 @@ final class Bridge implements StackAdapter.Receiver {
     private final LongAdder rxPackets = counter("rx_packets");
     private final LongAdder rxBytes = counter("rx_bytes");
     private final LongAdder rxNd = counter("rx_nd_kept_in_stack");
+    private final LongAdder rxNdToStack = counter("rx_nd_to_stack");
+    private final LongAdder rxNdNoReceiver = counter("rx_nd_no_receiver");
     private final LongAdder rxChainMalformed = counter("rx_ipv6_header_chain_malformed");
     private final LongAdder rxWriteErrors = counter("rx_write_errors");
     private final LongAdder reports = counter("membership_reports");
@@ -159,7 +166,7 @@ final class Bridge implements StackAdapter.Receiver {
 
     /** The IPv4 subnet broadcast addresses of the device's addresses (sent to the broadcast group). */
     void broadcasts(int[] addresses) {
-        broadcasts = addresses.clone();
+        broadcasts.addresses = addresses.clone();
     }
 
     void start() {
@@ -257,27 +264,20 @@ final class Bridge implements StackAdapter.Receiver {
     /** One packet of {@code n} octets at the start of {@code from}'s buffer, to the fabric. */
     private void send(int n, Slices from) {
         MemorySegment b = from.buffer;
-        int version = Byte.toUnsignedInt(b.get(ValueLayout.JAVA_BYTE, 0)) >>> 4;
-        TransmitResult result;
-        if (version == 4 && n >= 20) {
-            int headerLength = (b.get(ValueLayout.JAVA_BYTE, 0) & 0xF) * 4;
-            int destination = b.get(INT_BE, 16);
-            if (b.get(ValueLayout.JAVA_BYTE, 9) == IGMP && headerLength < n
+        int version = IpVersion.of(b, 0);
+        boolean v6;
+        long high;
+        long low;
+        if (version == IpVersion.IPV4 && n >= Ipv4Header.LENGTH) {
+            int headerLength = Ipv4Header.headerLength(b, 0);
+            if (Ipv4Header.protocol(b, 0) == Ipv4Header.PROTOCOL_IGMP && headerLength < n
                     && membership.igmp(b, headerLength, n - headerLength)) {
                 reports.increment();
             }
-            if (destination == -1 || isSubnetBroadcast(destination)) {
-                txBroadcast.increment();
-                result = stack.broadcast(EtherType.IPV4, from.of(n));
-            } else if ((destination >>> 28) == 0xE) {
-                txMulticast.increment();
-                result = stack.multicast(groups.ipv4(destination), EtherType.IPV4, from.of(n));
-            } else {
-                result = stack.unicast4(destination, from.of(n));
-            }
-        } else if (version == 6 && n >= 40) {
-            long high = b.get(LONG_BE, 24);
-            long low = b.get(LONG_BE, 32);
+            v6 = false;
+            high = 0;
+            low = Ipv4Header.destination(b, 0) & 0xFFFF_FFFFL;
+        } else if (version == IpVersion.IPV6 && n >= Ipv6Header.LENGTH) {
             int chain = Ipv6HeaderChain.walk(b, 0, n);
             if (chain == Ipv6HeaderChain.MALFORMED || isTruncatedIcmpv6(chain, n)) {
                 txChainMalformed.increment();
@@ -285,7 +285,7 @@ final class Bridge implements StackAdapter.Receiver {
             }
             if (isIcmpv6(chain)) {
                 int upper = Ipv6HeaderChain.upperOffset(chain);
-                if (isNeighborDiscovery(b, upper)) {
+                if (NeighborDiscoveryReceiver.isNeighborDiscovery(icmpv6Type(b, upper))) {
                     txKernelNd.increment();
                     return;
                 }
@@ -293,30 +293,30 @@ final class Bridge implements StackAdapter.Receiver {
                     reports.increment();
                 }
             }
-            if ((high >>> 56) == 0xFF) {
-                txMulticast.increment();
-                result = stack.multicast(groups.ipv6(high, low), EtherType.IPV6, from.of(n));
-            } else {
-                result = stack.unicast6(high, low, from.of(n));
-            }
+            v6 = true;
+            high = Ipv6Header.destinationHigh(b, 0);
+            low = Ipv6Header.destinationLow(b, 0);
         } else {
             txMalformed.increment();
             return;
         }
+        int etherType = v6 ? EtherType.IPV6 : EtherType.IPV4;
+        TransmitResult result = switch (NextHopKind.of(v6, high, low, broadcasts)) {
+            case BROADCAST -> {
+                txBroadcast.increment();
+                yield stack.broadcast(etherType, from.of(n));
+            }
+            case MULTICAST -> {
+                txMulticast.increment();
+                yield stack.multicast(v6 ? groups.ipv6(high, low) : groups.ipv4((int) low), etherType, from.of(n));
+            }
+            case UNICAST -> stack.unicast(v6, high, low, from.of(n));
+        };
         txResults[result.ordinal()].increment();
         if (!result.isDrop()) {
             txPackets.increment();
             txBytes.add(n);
         }
-    }
-
-    private boolean isSubnetBroadcast(int destination) {
-        for (int b : broadcasts) {
-            if (b == destination) {
-                return true;
-            }
-        }
-        return false;
     }
 
     /** Whether a walk ended at ICMPv6 (a later fragment did not: it has no upper-layer header). */
@@ -329,26 +329,38 @@ final class Bridge implements StackAdapter.Receiver {
         return isIcmpv6(chain) && Ipv6HeaderChain.upperOffset(chain) + 4 > length;
     }
 
-    private static boolean isNeighborDiscovery(MemorySegment b, long icmpv6) {
-        int type = Byte.toUnsignedInt(b.get(ValueLayout.JAVA_BYTE, icmpv6));
-        return type >= ND_FIRST && type <= ND_LAST;
+    /** The type of the ICMPv6 message at {@code icmpv6} (RFC 4443 §2.1: its first octet). */
+    private static int icmpv6Type(MemorySegment b, long icmpv6) {
+        return Wire.u8(b, icmpv6);
     }
 
     /**
-     * A frame from the fabric: written to the device unless it is Neighbor Discovery or an IPv6
-     * packet whose header chain cannot be parsed.
+     * A frame from the fabric: written to the device unless it is Neighbor Discovery (handed to the
+     * stack's ND when directly after the IPv6 header) or an IPv6 packet whose header chain cannot be
+     * parsed.
      */
     @Override
-    public void fromLink(int etherType, MemorySegment buffer, long offset, int length) {
-        if (etherType == EtherType.IPV6) {
+    public void fromLink(ReceivedFrame frame) {
+        MemorySegment buffer = frame.buffer();
+        long offset = frame.payloadOffset();
+        int length = frame.payloadLength();
+        if (frame.etherType() == EtherType.IPV6) {
             int chain = Ipv6HeaderChain.walk(buffer, offset, length);
             if (chain == Ipv6HeaderChain.MALFORMED || isTruncatedIcmpv6(chain, length)) {
                 rxChainMalformed.increment();
                 return;
             }
-            if (isIcmpv6(chain) && isNeighborDiscovery(buffer, offset + Ipv6HeaderChain.upperOffset(chain))) {
-                rxNd.increment();
-                return;
+            if (isIcmpv6(chain)) {
+                int upper = Ipv6HeaderChain.upperOffset(chain);
+                int type = icmpv6Type(buffer, offset + upper);
+                if (NeighborDiscoveryReceiver.isNeighborDiscovery(type)) {
+                    rxNd.increment();
+                    // What NeighborDiscoveryReceiver takes: next header 58 and a payload length that fits.
+                    if (upper == Ipv6Header.LENGTH && Ipv6Header.payloadLength(buffer, offset) <= length - upper) {
+                        (stack.neighborDiscovery(frame, type) ? rxNdToStack : rxNdNoReceiver).increment();
+                    }
+                    return;
+                }
             }
         }
         if (tun.isClosed() || length <= 0 || length > READ_CAPACITY) {
@@ -396,6 +408,21 @@ final class Bridge implements StackAdapter.Receiver {
 
     private void leave(InetAddress group) {
         stack.leave(group);
+    }
+
+    /** The subnet broadcast addresses of the device's IPv4 addresses, for {@link NextHopKind#of}. */
+    private static final class SubnetBroadcasts implements IntPredicate {
+        volatile int[] addresses = new int[0];
+
+        @Override
+        public boolean test(int address) {
+            for (int b : addresses) {
+                if (b == address) {
+                    return true;
+                }
+            }
+            return false;
+        }
     }
 
     /** A buffer and its slices from offset 0, one per length, made once (no allocation per packet). */

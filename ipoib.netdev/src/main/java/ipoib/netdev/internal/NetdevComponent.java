@@ -1,6 +1,7 @@
 package ipoib.netdev.internal;
 
 import ipoib.api.host.InterfaceAddresses;
+import ipoib.api.host.NeighborDiscoveryReceiver;
 import ipoib.api.link.IpoibLink;
 import ipoib.api.mcast.MulticastService;
 import ipoib.api.resolve.NeighbourResolver;
@@ -271,6 +272,19 @@ public final class NetdevComponent {
     void unsetMulticast(MulticastService service) {
         if (stack.multicast == service) {
             stack.multicast = null;
+        }
+    }
+
+    /** The nd bundle's receiver: the link hands a bridged interface's ND messages to the bridge, which passes them on. */
+    @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC,
+            policyOption = ReferencePolicyOption.GREEDY)
+    void setNeighborDiscovery(NeighborDiscoveryReceiver receiver) {
+        stack.neighborDiscovery = receiver;
+    }
+
+    void unsetNeighborDiscovery(NeighborDiscoveryReceiver receiver) {
+        if (stack.neighborDiscovery == receiver) {
+            stack.neighborDiscovery = null;
         }
     }
 

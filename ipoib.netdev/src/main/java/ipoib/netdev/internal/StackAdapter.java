@@ -3,6 +3,7 @@ package ipoib.netdev.internal;
 import ipoib.api.host.AddressOrigin;
 import ipoib.api.host.InterfaceAddress;
 import ipoib.api.host.InterfaceAddresses;
+import ipoib.api.host.NeighborDiscoveryReceiver;
 import ipoib.api.link.EtherType;
 import ipoib.api.link.FrameHandler;
 import ipoib.api.link.IpoibLink;
@@ -26,23 +27,15 @@ import org.osgi.framework.ServiceRegistration;
 /**
  * Everything the bridge needs from the rest of the stack, through its public services only:
  * the link (broadcast, MTU, state, received frames), the resolvers of both families (unicast),
- * the multicast manager (the egress decision of RFC 4391 §10, listener joins) and the address
- * table (so that ARP and ND answer for the kernel's addresses). The one class to re-point when
- * those services change shape.
+ * the multicast manager (the egress decision of RFC 4391 §10, listener joins), the Neighbor
+ * Discovery receiver (the link's ND messages, which reach the bridge alone) and the address table
+ * (so that ARP and ND answer for the kernel's addresses). The one class to re-point when those
+ * services change shape.
  */
 final class StackAdapter {
-    /**
-     * Service property of the bridge's frame handlers: the device name. The host layer steps
-     * back (answers no echo, delivers no UDP) on a link that has a handler with this property,
-     * because the kernel owns the addresses there.
-     */
-    static final String BRIDGE_PROPERTY = "ipoib.bridge";
-    /** Service property of the bridge's frame handlers: the device's namespace, when it has one. */
-    static final String BRIDGE_NETNS_PROPERTY = "ipoib.bridge.netns";
-
     /** What the bridge does with a received IP frame, and at the end of the link's poll. */
     interface Receiver {
-        void fromLink(int etherType, MemorySegment buffer, long offset, int length);
+        void fromLink(ReceivedFrame frame);
 
         void endOfBatch();
     }
@@ -51,6 +44,7 @@ final class StackAdapter {
     volatile NeighbourResolver ipv4;
     volatile NeighbourResolver ipv6;
     volatile MulticastService multicast;
+    volatile NeighborDiscoveryReceiver neighborDiscovery;
     volatile InterfaceAddresses addresses;
 
     StackAdapter(IpoibLink link) {
@@ -74,15 +68,21 @@ final class StackAdapter {
         return link.mtu();
     }
 
-    TransmitResult unicast4(int destination, MemorySegment packet) {
-        NeighbourResolver r = ipv4;
+    /** A packet to a unicast next hop in {@link ipoib.api.resolve.AddressBits} form, through the family's resolver. */
+    TransmitResult unicast(boolean v6, long high, long low, MemorySegment packet) {
+        NeighbourResolver r = v6 ? ipv6 : ipv4;
         return r == null ? TransmitResult.DROPPED_NO_RESOLVER
-                : r.send(link, 0, destination & 0xFFFF_FFFFL, EtherType.IPV4, packet);
+                : r.send(link, high, low, v6 ? EtherType.IPV6 : EtherType.IPV4, packet);
     }
 
-    TransmitResult unicast6(long high, long low, MemorySegment packet) {
-        NeighbourResolver r = ipv6;
-        return r == null ? TransmitResult.DROPPED_NO_RESOLVER : r.send(link, high, low, EtherType.IPV6, packet);
+    /** A Neighbor Discovery message from the link, to the nd bundle; false when there is none now. */
+    boolean neighborDiscovery(ReceivedFrame frame, int icmpv6Type) {
+        NeighborDiscoveryReceiver r = neighborDiscovery;
+        if (r == null) {
+            return false;
+        }
+        r.onNeighborDiscovery(link, frame, icmpv6Type);
+        return true;
     }
 
     TransmitResult multicast(InetAddress group, int etherType, MemorySegment packet) {
@@ -135,13 +135,14 @@ final class StackAdapter {
 
     /**
      * Registers the receiver for the link's IPv4 and IPv6 frames of {@code device} (in
-     * {@code netns}, or null); closing the result unregisters.
+     * {@code netns}, or null) as the link's bridge ({@link FrameHandler#BRIDGE_PROPERTY}): the link
+     * hands those frames to it alone; closing the result unregisters.
      */
     AutoCloseable receive(BundleContext context, String device, String netns, Receiver receiver) {
         FrameHandler handler = new FrameHandler() {
             @Override
             public void onFrame(IpoibLink l, ReceivedFrame frame) {
-                deliver(receiver, frame);
+                receiver.fromLink(frame);
             }
 
             @Override
@@ -185,17 +186,13 @@ final class StackAdapter {
         return () -> unregister(r);
     }
 
-    private static void deliver(Receiver receiver, ReceivedFrame frame) {
-        receiver.fromLink(frame.etherType(), frame.buffer(), frame.payloadOffset(), frame.payloadLength());
-    }
-
     private Hashtable<String, Object> properties(int etherType, String device, String netns) {
         Hashtable<String, Object> p = new Hashtable<>();
         p.put(FrameHandler.ETHERTYPE_PROPERTY, etherType);
         p.put(FrameHandler.LINK_PROPERTY, link.name());
-        p.put(BRIDGE_PROPERTY, device);
+        p.put(FrameHandler.BRIDGE_PROPERTY, device);
         if (netns != null) {
-            p.put(BRIDGE_NETNS_PROPERTY, netns);
+            p.put(FrameHandler.BRIDGE_NETNS_PROPERTY, netns);
         }
         return p;
     }

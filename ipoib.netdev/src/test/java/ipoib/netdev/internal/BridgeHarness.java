@@ -1,6 +1,8 @@
 package ipoib.netdev.internal;
 
+import ipoib.api.Gid;
 import ipoib.api.link.IpoibLink;
+import ipoib.api.link.ReceivedFrame;
 import ipoib.api.link.LinkState;
 import ipoib.api.link.TransmitResult;
 import ipoib.api.mcast.MulticastService;
@@ -31,13 +33,17 @@ final class BridgeHarness {
     final List<byte[]> sent = new ArrayList<>();
     final List<InetAddress> joins = new ArrayList<>();
     final List<String> warnings = new ArrayList<>();
+    /** What the stack's Neighbor Discovery receiver got: the ICMPv6 type of each message. */
+    final List<Integer> neighborDiscovery = new ArrayList<>();
+    /** The stack path each packet to the fabric took, in order: "unicast", "multicast" or "broadcast". */
+    final List<String> paths = new ArrayList<>();
     /** What a listener join completes with: null for success, else the failure. */
     volatile Function<InetAddress, Throwable> joinOutcome = g -> null;
     final IpoibLink link = proxy(IpoibLink.class, (p, m, a) -> switch (m.getName()) {
         case "name" -> "ib0_1_ffff";
         case "state" -> LinkState.UP;
         case "mtu" -> 2044;
-        case "sendBroadcast" -> record((MemorySegment) a[1]);
+        case "sendBroadcast" -> record("broadcast", (MemorySegment) a[1]);
         default -> m.isDefault() ? InvocationHandler.invokeDefault(p, m, a) : null;
     });
     final Bridge bridge;
@@ -46,19 +52,21 @@ final class BridgeHarness {
         device = new FakeDevice(offload);
         StackAdapter stack = new StackAdapter(link);
         NeighbourResolver resolver = proxy(NeighbourResolver.class, (p, m, a) -> m.getName().equals("send")
-                ? record((MemorySegment) a[a.length - 1]) : null);
+                ? record("unicast", (MemorySegment) a[a.length - 1]) : null);
         stack.ipv4 = resolver;
         stack.ipv6 = resolver;
         stack.multicast = proxy(MulticastService.class, (p, m, a) -> switch (m.getName()) {
-            case "send" -> record((MemorySegment) a[3]);
+            case "send" -> record("multicast", (MemorySegment) a[3]);
             case "joinListener" -> join((InetAddress) a[1]);
             case "leaveListener" -> CompletableFuture.completedFuture(null);
             default -> null;
         });
+        stack.neighborDiscovery = (l, frame, type) -> neighborDiscovery.add(type);
         bridge = new Bridge(device, "rbib0", stack, warnings::add, clock);
     }
 
-    private TransmitResult record(MemorySegment packet) {
+    private TransmitResult record(String path, MemorySegment packet) {
+        paths.add(path);
         sent.add(packet.toArray(ValueLayout.JAVA_BYTE));
         return TransmitResult.SENT;
     }
@@ -83,7 +91,17 @@ final class BridgeHarness {
     void fromFabric(byte[] packet) {
         byte[] framed = concat(new byte[44], packet); // as a receive buffer: GRH and IPoIB header first
         int etherType = (packet[0] >>> 4 & 0xF) == 6 ? 0x86DD : 0x0800;
-        bridge.fromLink(etherType, MemorySegment.ofArray(framed), 44, packet.length);
+        bridge.fromLink(new Frame(etherType, MemorySegment.ofArray(framed), 44, packet.length));
+    }
+
+    /** A received frame as the link hands it over: its payload at an offset of the receive buffer. */
+    record Frame(int etherType, MemorySegment buffer, long payloadOffset, int payloadLength) implements ReceivedFrame {
+        @Override public int sourceQpn() { return 2; }
+        @Override public int sourceLid() { return 2; }
+        @Override public boolean grhPresent() { return false; }
+        @Override public Gid sourceGid() { return null; }
+        @Override public Gid destinationGid() { return null; }
+        @Override public boolean multicast() { return false; }
     }
 
     long counter(String name) {

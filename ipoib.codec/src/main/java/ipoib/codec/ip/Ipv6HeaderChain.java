@@ -1,4 +1,4 @@
-package ipoib.netdev.internal;
+package ipoib.codec.ip;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -6,7 +6,7 @@ import java.nio.ByteOrder;
 
 /**
  * Walks an IPv6 packet's extension-header chain (RFC 8200 §4) to its upper-layer header, so that
- * the bridge classifies a packet by what it carries, whatever headers come first. Allocation-free:
+ * a packet is classified by what it carries, whatever headers come first (the netdev bridge does). Allocation-free:
  * the outcome is one int ({@link #protocol}, {@link #upperOffset}, {@link #fragmented}) or a
  * negative verdict.
  *
@@ -27,22 +27,24 @@ import java.nio.ByteOrder;
  * </ul>
  * A fragment other than the first carries no upper-layer header ({@link #LATER_FRAGMENT}): it cannot
  * be classified, and need not be, since its first fragment was.
+ *
+ * @since 1.1
  */
-final class Ipv6HeaderChain {
-    static final int HOP_BY_HOP = 0;
-    static final int ROUTING = 43;
-    static final int FRAGMENT = 44;
-    static final int AUTHENTICATION = 51;
-    static final int ICMPV6 = 58;
-    static final int DESTINATION_OPTIONS = 60;
+public final class Ipv6HeaderChain {
+    public static final int HOP_BY_HOP = 0;
+    public static final int ROUTING = 43;
+    public static final int FRAGMENT = 44;
+    public static final int AUTHENTICATION = 51;
+    public static final int ICMPV6 = 58;
+    public static final int DESTINATION_OPTIONS = 60;
     /** The most extension headers a packet may have here. */
-    static final int MAX_HEADERS = 8;
+    public static final int MAX_HEADERS = 8;
     /** The most octets of extension headers: the 1 280-octet minimum MTU less the IPv6 and Fragment headers. */
-    static final int MAX_CHAIN_LENGTH = 1280 - 40 - 8;
+    public static final int MAX_CHAIN_LENGTH = 1280 - 40 - 8;
     /** The chain cannot be parsed (see the class comment). */
-    static final int MALFORMED = -1;
+    public static final int MALFORMED = -1;
     /** A fragment other than the first: no upper-layer header in it. */
-    static final int LATER_FRAGMENT = -2;
+    public static final int LATER_FRAGMENT = -2;
 
     private static final int IPV6_HEADER = 40;
     private static final int FRAGMENTED_BIT = 1 << 24;
@@ -55,7 +57,7 @@ final class Ipv6HeaderChain {
      * protocol and that header's offset from the packet's start (read them with {@link #protocol}
      * and {@link #upperOffset}), or {@link #MALFORMED}, or {@link #LATER_FRAGMENT}.
      */
-    static int walk(MemorySegment b, long offset, int length) {
+    public static int walk(MemorySegment b, long offset, int length) {
         if (length < IPV6_HEADER || (u8(b, offset) >>> 4) != 6) {
             return MALFORMED;
         }
@@ -96,17 +98,17 @@ final class Ipv6HeaderChain {
     }
 
     /** The upper-layer protocol of a successful {@link #walk}. */
-    static int protocol(int walk) {
+    public static int protocol(int walk) {
         return walk & 0xFF;
     }
 
     /** The offset of the upper-layer header from the packet's start, of a successful {@link #walk}. */
-    static int upperOffset(int walk) {
+    public static int upperOffset(int walk) {
         return (walk >>> 8) & 0xFFFF;
     }
 
     /** Whether a successful {@link #walk} went through a Fragment header (the first fragment, or an atomic one). */
-    static boolean fragmented(int walk) {
+    public static boolean fragmented(int walk) {
         return (walk & FRAGMENTED_BIT) != 0;
     }
 
