@@ -140,6 +140,9 @@ public final class NetdevComponent {
      */
     @Modified
     void modified(NetdevConfiguration config, Map<String, Object> properties) {
+        if (device != null && lastGood.isInForce(properties)) {
+            return; // the configuration in force, stored again after a refusal: the device keeps running
+        }
         String refusal = refusal(config, properties, stack.link());
         if (refusal != null) {
             if (device == null) {

@@ -49,6 +49,15 @@ public final class LastGoodConfiguration {
     }
 
     /**
+     * Whether these properties (as DS passed them) are the configuration in force: the write-back
+     * after a refusal, or an update that changes nothing, after which nothing needs to restart.
+     */
+    public boolean isInForce(Map<String, ?> properties) {
+        Map<String, Object> good = inForce;
+        return good != null && StoredProperties.same(StoredProperties.of(properties), good);
+    }
+
+    /**
      * The component refused these properties (as DS passed them) for {@code why}: logs one line
      * and writes the configuration in force back, or deletes the configuration when none was in force.
      */
@@ -68,12 +77,12 @@ public final class LastGoodConfiguration {
                 warn.accept(pid + ": configuration refused: " + why + (good == null ? "" : "; the configuration in force stays"));
                 return;
             }
+            // The store is put right before the line is logged: whoever waits for the line (a user,
+            // a test) and then updates does not race the write-back.
             if (good == null) {
-                warn.accept(pid + ": configuration refused: " + why + "; the configuration is deleted (none was in force before it)");
                 stored.delete();
+                warn.accept(pid + ": configuration refused: " + why + "; the configuration is deleted (none was in force before it)");
             } else {
-                warn.accept(pid + ": configuration refused: " + why
-                        + "; the configuration in force stays and is stored again");
                 // The stored properties with the values in force; one the configuration in force did not
                 // have (an unknown property) goes. (DS gives the defaults with the stored values: only the
                 // keys stored are written, so that defaults stay defaults.)
@@ -84,6 +93,8 @@ public final class LastGoodConfiguration {
                     }
                 });
                 stored.update(restored);
+                warn.accept(pid + ": configuration refused: " + why
+                        + "; the configuration in force stays and is stored again");
             }
         } catch (IOException | InvalidSyntaxException | IllegalStateException e) {
             warn.accept(pid + ": configuration refused: " + why + "; the refused values stay stored (" + e.getMessage() + ")");

@@ -101,6 +101,9 @@ public final class LoopbackProvider {
 
     /** Validates a configuration and, when valid, replaces the running fabric with one built from it. */
     private synchronized void apply(LoopbackConfiguration configuration, Map<String, Object> properties) {
+        if (running != null && lastGood.isInForce(properties)) {
+            return; // the configuration in force, stored again after a refusal: the fabric keeps running
+        }
         FabricConfig config;
         try {
             checkProperties(properties);
