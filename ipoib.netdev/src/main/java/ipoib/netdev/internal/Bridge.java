@@ -70,6 +70,8 @@ final class Bridge implements StackAdapter.Receiver {
     private final Membership membership;
     private final Consumer<String> warn;
     private final RateLimiter joinWarnings;
+    /** Consecutive failed joins per group (entries go when the group's join succeeds). */
+    private final Map<InetAddress, Integer> consecutiveJoinFailures = new java.util.concurrent.ConcurrentHashMap<>();
     /** What a read fills: the device's header (with offload), then the packet. */
     private final MemorySegment readBuffer;
     private final MemorySegment packets;
@@ -380,11 +382,21 @@ final class Bridge implements StackAdapter.Receiver {
         }
     }
 
-    /** A listener join; a failure is counted and logged at most once per {@value #JOIN_WARN_SECONDS} s. */
+    /**
+     * A listener join. A failed one is tried again at the next reconciliation with the device's
+     * multicast list (every 2 s): its first failure is expected when the link restarts, as the
+     * bridge comes back before the multicast service knows the new interface. A retry that fails
+     * too is logged, at most once per {@value #JOIN_WARN_SECONDS} s; every failure is counted.
+     */
     private void join(InetAddress group) {
         stack.join(group).whenComplete((ok, failure) -> {
-            if (failure != null) {
-                joinFailures.increment();
+            if (failure == null) {
+                consecutiveJoinFailures.remove(group);
+                return;
+            }
+            membership.joinFailed(group);
+            joinFailures.increment();
+            if (consecutiveJoinFailures.merge(group, 1, Integer::sum) >= 2) {
                 long suppressed = joinWarnings.tryAcquire();
                 if (suppressed >= 0) {
                     warn.accept(device + ": join of " + group.getHostAddress() + " failed: " + failure.getMessage()
