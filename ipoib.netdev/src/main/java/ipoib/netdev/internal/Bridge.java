@@ -383,10 +383,13 @@ final class Bridge implements StackAdapter.Receiver {
     }
 
     /**
-     * A listener join. A failed one is tried again at the next reconciliation with the device's
-     * multicast list (every 2 s): its first failure is expected when the link restarts, as the
-     * bridge comes back before the multicast service knows the new interface. A retry that fails
-     * too is logged, at most once per {@value #JOIN_WARN_SECONDS} s; every failure is counted.
+     * A listener join. One the multicast service refused outright (IllegalArgumentException: it
+     * does not know the interface yet, so no listener was recorded) is tried again at the next
+     * reconciliation with the device's multicast list (every 2 s): its first failure is expected
+     * when the link restarts, as the bridge comes back before the multicast service knows the new
+     * interface. A listener it recorded and could not join yet is its to retry. A failure that is
+     * not a first refusal is logged, at most once per {@value #JOIN_WARN_SECONDS} s; every failure
+     * is counted.
      */
     private void join(InetAddress group) {
         stack.join(group).whenComplete((ok, failure) -> {
@@ -394,9 +397,14 @@ final class Bridge implements StackAdapter.Receiver {
                 consecutiveJoinFailures.remove(group);
                 return;
             }
-            membership.joinFailed(group);
             joinFailures.increment();
-            if (consecutiveJoinFailures.merge(group, 1, Integer::sum) >= 2) {
+            Throwable cause = failure instanceof java.util.concurrent.CompletionException && failure.getCause() != null
+                    ? failure.getCause() : failure;
+            boolean refused = cause instanceof IllegalArgumentException;
+            if (refused) {
+                membership.joinFailed(group);
+            }
+            if (!refused || consecutiveJoinFailures.merge(group, 1, Integer::sum) >= 2) {
                 long suppressed = joinWarnings.tryAcquire();
                 if (suppressed >= 0) {
                     warn.accept(device + ": join of " + group.getHostAddress() + " failed: " + failure.getMessage()
