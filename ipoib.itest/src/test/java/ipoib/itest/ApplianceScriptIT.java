@@ -142,6 +142,34 @@ public class ApplianceScriptIT {
     }
 
     @Test
+    public void pipedCommandsRunAsTheyArriveAndExitEndsWithItsStatus() throws Exception {
+        try (IpoibCommand ipoib = IpoibCommand.start()) {
+            // The pipe stays open: the command runs now, not when the writer closes it.
+            ipoib.send("ipoib:await all 30\necho first\n");
+            ipoib.awaitOut("g! echo first\nfirst\n", 60);
+            // start takes a symbolic name as stop does.
+            ipoib.send("stop ipoib.arp\nstart ipoib.arp\nlb ipoib.arp\nipoib:ping -c 1 -W 5 10.0.0.2\nexit 3\necho never\n");
+            assertEquals("stdout:\n" + ipoib.out() + "\nstderr: " + ipoib.err(), 3, ipoib.awaitExit(60));
+            String out = ipoib.out();
+            assertTrue(out, out.matches("(?s).*g! lb ipoib.arp\n.*\\|Active\\s*\\|.*ipoib\\.arp.*"));
+            assertTrue(out, out.contains("1 packets transmitted, 1 received"));
+            assertFalse(out, out.contains("g! echo never"));
+        }
+    }
+
+    @Test
+    public void exitLeavesAPipeAndAScriptWithItsStatus() throws Exception {
+        Run piped = runIpoib("printf 'ipoib:links\\nexit 0\\n' | ./ipoib");
+        assertEquals("stdout:\n" + piped.out() + "\nstderr: " + piped.err(), 0, piped.status());
+        assertTrue(piped.out(), piped.out().contains("g! exit 0"));
+
+        Run script = runScript("echo before\nexit 3\necho after\n");
+        assertEquals("stderr: " + script.err(), 3, script.status());
+        assertTrue(script.out(), script.out().contains("g! echo before\nbefore"));
+        assertFalse(script.out(), script.out().contains("g! echo after"));
+    }
+
+    @Test
     public void awaitAllWithoutInterfacesSaysThereAreNone() throws Exception {
         Run run = runScript("ipoib:await all 1\n", "-Dipoib.defaults=false");
         assertEquals(1, run.status());

@@ -64,7 +64,7 @@ public class NetdevLifecycleIT {
         assertTrue(ping, ping.contains("2 packets transmitted, 2 received"));
 
         String twice = appliance.command("ipoib:netdev add ib0_1_ffff", TIMEOUT);
-        assertTrue(twice, twice.contains("ib0_1_ffff is already bridged"));
+        assertTrue(twice, twice.contains("ib0_1_ffff is already bridged") && twice.contains("usage: ipoib:netdev"));
 
         String deleted = appliance.command("ipoib:netdev del ib0_1_ffff", TIMEOUT);
         assertTrue(deleted, deleted.contains("ib0_1_ffff: device removed"));
@@ -188,13 +188,21 @@ public class NetdevLifecycleIT {
         String noSuch = appliance.command("ipoib:netdev add nosuch0", TIMEOUT);
         assertTrue(noSuch, noSuch.contains("no interface 'nosuch0'") && noSuch.contains("usage: ipoib:netdev"));
         String badAddress = appliance.command("ipoib:netdev add ib1_1_ffff 10.0.0.300/24", TIMEOUT);
-        assertTrue(badAddress, badAddress.contains("'10.0.0.300/24' is not an IP literal"));
+        assertTrue(badAddress, badAddress.contains("'10.0.0.300/24' is not an IP literal")
+                && badAddress.contains("usage: ipoib:netdev"));
         String noPrefix = appliance.command("ipoib:netdev add ib1_1_ffff 10.0.0.3", TIMEOUT);
         assertTrue(noPrefix, noPrefix.contains("'10.0.0.3' has no prefix length"));
         String badNs = appliance.command("ipoib:netdev add ib1_1_ffff netns a/b", TIMEOUT);
         assertTrue(badNs, badNs.contains("property 'netns' value 'a/b'"));
         String badDev = appliance.command("ipoib:netdev add ib1_1_ffff dev waytoolongdevicename", TIMEOUT);
-        assertTrue(badDev, badDev.contains("property 'device' value 'waytoolongdevicename': allowed 1..15 characters"));
+        assertTrue(badDev, badDev.contains("property 'device' value 'waytoolongdevicename': allowed 1..15 characters")
+                && badDev.contains("usage: ipoib:netdev"));
+        String spaced = appliance.command("ipoib:netdev add ib1_1_ffff dev bad name!", TIMEOUT);
+        assertTrue(spaced, spaced.contains("'name!' is not netns, dev, offload or an <address>/<prefix>; "
+                + "a device name is one word of A-Z a-z 0-9 _ . - (dev took 'bad')") && spaced.contains("usage: ipoib:netdev"));
+        String quoted = appliance.command("ipoib:netdev add ib1_1_ffff dev 'bad name!'", TIMEOUT);
+        assertTrue(quoted, quoted.contains("property 'device' value 'bad name!': allowed 1..15 characters of A-Z a-z 0-9 _ . -")
+                && quoted.contains("usage: ipoib:netdev"));
         String badOffload = appliance.command("ipoib:netdev add ib1_1_ffff offload maybe", TIMEOUT);
         assertTrue(badOffload, badOffload.contains("offload 'maybe': allowed on or off")
                 && badOffload.contains("usage: ipoib:netdev"));

@@ -8,6 +8,7 @@ import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.logging.Handler;
@@ -74,13 +75,22 @@ public final class ConsoleLog implements LogListener {
         jul.uninstall();
     }
 
-    /** The level named by {@code text} (case-insensitive); IllegalArgumentException names the allowed ones. */
+    /** The thresholds a user sets, as the usage and the README list them. */
+    private static final List<LogLevel> LEVELS = List.of(LogLevel.ERROR, LogLevel.WARN, LogLevel.INFO, LogLevel.DEBUG,
+            LogLevel.TRACE);
+
+    /**
+     * The level named by {@code text} (case-insensitive); IllegalArgumentException names the
+     * allowed ones. OSGi's AUDIT is not a threshold: its messages are always written.
+     */
     static LogLevel parseLevel(String text) {
-        try {
-            return LogLevel.valueOf(text.strip().toUpperCase(Locale.ROOT));
-        } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("log level '" + text + "': allowed ERROR, WARN, INFO, DEBUG, TRACE, AUDIT");
+        String name = text.strip().toUpperCase(Locale.ROOT);
+        for (LogLevel level : LEVELS) {
+            if (level.name().equals(name)) {
+                return level;
+            }
         }
+        throw new IllegalArgumentException("log level '" + text + "': allowed ERROR, WARN, INFO, DEBUG, TRACE");
     }
 
     private static LogLevel parseStartupLevel(String property, String text) {

@@ -45,12 +45,14 @@ public final class InteractiveConsole {
     };
 
     private final CommandProcessor processor;
+    private final BundleContext context;
     private final AfterStartup gate;
     private static final String THREAD = "ipoib-console";
 
     @Activate
     public InteractiveConsole(BundleContext context, @Reference CommandProcessor processor) {
         this.processor = processor;
+        this.context = context;
         String script = context.getProperty(ScriptRunner.SCRIPT_PROPERTY);
         boolean on = "true".equals(context.getProperty(CONSOLE_PROPERTY)) && (script == null || script.isBlank())
                 && !running();
@@ -79,6 +81,7 @@ public final class InteractiveConsole {
         PrintStream out = new PrintStream(new FileOutputStream(FileDescriptor.out), true, StandardCharsets.UTF_8);
         PrintStream err = new PrintStream(new FileOutputStream(FileDescriptor.err), true, StandardCharsets.UTF_8);
         CommandSession session = processor.createSession(in, out, err);
+        Integer status = null;
         try {
             for (String line : PROFILE) {
                 try {
@@ -87,33 +90,40 @@ public final class InteractiveConsole {
                     err.println("ipoib: console set-up '" + line + "' failed: " + ScriptRunner.describe(e));
                 }
             }
+            ApplianceSession.prepare(session, context);
             out.println("ipoib appliance: Gogo shell; 'help' lists the commands, 'exit 0' or Ctrl-D leaves");
             String line;
-            while ((line = readLine(in, out)) != null) {
-                if (line.isBlank()) {
-                    continue;
+            while (status == null && (line = readLine(in, out)) != null) {
+                if (!line.isBlank()) {
+                    status = execute(session, line, out);
                 }
-                execute(session, line, out);
             }
         } catch (IOException e) {
             err.println("ipoib: console input failed: " + e);
         } finally {
             session.close();
         }
-        exit(err);
+        exit(err, status == null ? 0 : status);
     }
 
-    private static void execute(CommandSession session, String line, PrintStream out) {
+    /** Runs one line; returns the status when it was {@code exit}, else null. */
+    private static Integer execute(CommandSession session, String line, PrintStream out) {
         try {
             Object result = session.execute(line);
             session.put("_", result);
             if (result != null && !Boolean.FALSE.equals(session.get(".Gogo.format"))) {
                 out.println(session.format(result, Converter.INSPECT));
             }
+            return null;
         } catch (Exception e) {
+            ExitCommand.Request exit = ExitCommand.requested(e);
+            if (exit != null) {
+                return exit.status();
+            }
             session.put("exception", e);
             out.println("gogo: " + e.getClass().getSimpleName() + ": " + CommandUsage.describe(session, line, e));
         }
+        return null;
     }
 
     /** The next line after a prompt, or null at the end of input (Ctrl-D on a terminal). */
@@ -135,11 +145,12 @@ public final class InteractiveConsole {
     }
 
     /**
-     * Input ended (Ctrl-D): leave as {@code exit 0} does. The launcher's shutdown hook stops
-     * the framework; stopping it from here instead ends the launcher with a status of its own.
+     * {@code exit [status]}, or input ended (Ctrl-D, as {@code exit 0}). The launcher's shutdown
+     * hook stops the framework; stopping it from here instead ends the launcher with a status of
+     * its own.
      */
-    private static void exit(PrintStream err) {
+    private static void exit(PrintStream err, int status) {
         err.flush();
-        System.exit(0);
+        System.exit(status);
     }
 }

@@ -1,44 +1,47 @@
 package ipoib.launcher;
 
-import java.util.ArrayList;
-import java.util.List;
-
 /**
- * Splits a script into commands: one per line, a trailing backslash continues the line, blank
- * lines and lines starting with '#' are skipped.
+ * Joins a script's lines into commands, one line at a time, so that a command can run as soon
+ * as its last line has arrived (as bash runs a script read from a pipe): one command per line, a
+ * trailing backslash continues it on the next line, blank lines and lines starting with '#' are
+ * skipped.
  */
 final class ScriptParser {
-    private ScriptParser() {}
 
     /** A command and the line where it starts (1-based). */
     record Command(int line, String text) {}
 
-    static List<Command> parse(String script) {
-        List<Command> commands = new ArrayList<>();
-        StringBuilder pending = new StringBuilder();
-        int start = 0;
-        String[] lines = script.split("\r?\n", -1);
-        for (int i = 0; i < lines.length; i++) {
-            String line = lines[i];
-            if (pending.isEmpty()) {
-                String t = line.strip();
-                if (t.isEmpty() || t.startsWith("#")) {
-                    continue;
-                }
-                start = i + 1;
+    private final StringBuilder pending = new StringBuilder();
+    private int lines;
+    private int start;
+
+    /** Takes the next line; returns the command it completes, or null (blank, comment, continued). */
+    Command line(String line) {
+        lines++;
+        if (pending.isEmpty()) {
+            String t = line.strip();
+            if (t.isEmpty() || t.startsWith("#")) {
+                return null;
             }
-            String stripped = line.stripTrailing();
-            if (stripped.endsWith("\\")) {
-                pending.append(stripped, 0, stripped.length() - 1).append(' ');
-                continue;
-            }
-            pending.append(line);
-            commands.add(new Command(start, pending.toString().strip()));
-            pending.setLength(0);
+            start = lines;
         }
-        if (!pending.isEmpty()) {
-            commands.add(new Command(start, pending.toString().strip()));
+        String stripped = line.stripTrailing();
+        if (stripped.endsWith("\\")) {
+            pending.append(stripped, 0, stripped.length() - 1).append(' ');
+            return null;
         }
-        return commands;
+        pending.append(line);
+        return take();
+    }
+
+    /** At the end of input: the command a last continued line left open, or null. */
+    Command end() {
+        return pending.isEmpty() ? null : take();
+    }
+
+    private Command take() {
+        Command command = new Command(start, pending.toString().strip());
+        pending.setLength(0);
+        return command;
     }
 }

@@ -1,15 +1,16 @@
 package ipoib.launcher;
 
+import java.io.BufferedReader;
 import java.io.FileDescriptor;
 import java.io.FileInputStream;
 import java.io.FileOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.InputStreamReader;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.List;
 import org.apache.felix.service.command.CommandProcessor;
 import org.apache.felix.service.command.CommandSession;
 import org.apache.felix.service.command.Converter;
@@ -23,10 +24,12 @@ import org.osgi.service.component.annotations.Reference;
  * Script mode of the appliance. When the framework property {@value #SCRIPT_PROPERTY} names a
  * file (or is {@code -} for stdin), the commands in it run once the framework has reached its
  * final start level (so every component of the run is active), each echoed with a {@code g!}
- * prompt. The JVM then exits with 0, or with 1 after the first failing command, whose error is
- * printed to stderr as {@code ipoib: NAME line N: command failed: ...}, NAME being
- * {@value #NAME_PROPERTY} when given (the {@code ipoib} script passes {@code stdin} for piped
- * commands), else the file's name.
+ * prompt. Lines are read as they come and each command runs as soon as its last line has
+ * arrived, as bash runs a script from a pipe: a program can steer the appliance through its
+ * stdin. The JVM then exits with 0 at the end of input, with the status of {@code exit [n]}, or
+ * with 1 after the first failing command, whose error is printed to stderr as
+ * {@code ipoib: NAME line N: command failed: ...}, NAME being {@value #NAME_PROPERTY} when given
+ * (the {@code ipoib} script passes {@code stdin} for piped commands), else the file's name.
  */
 @Component(immediate = true, service = {})
 public final class ScriptRunner {
@@ -69,11 +72,11 @@ public final class ScriptRunner {
         String name = context.getProperty(NAME_PROPERTY);
         int status;
         if (script.equals("-")) {
-            status = run(() -> new String(new FileInputStream(FileDescriptor.in).readAllBytes(), StandardCharsets.UTF_8),
-                    name == null ? "stdin" : name, out, err);
+            status = run(() -> new BufferedReader(new InputStreamReader(new FileInputStream(FileDescriptor.in),
+                    StandardCharsets.UTF_8)), name == null ? "stdin" : name, out, err);
         } else {
             Path file = Path.of(script);
-            status = run(() -> Files.readString(file, StandardCharsets.UTF_8),
+            status = run(() -> Files.newBufferedReader(file, StandardCharsets.UTF_8),
                     name == null ? String.valueOf(file.getFileName()) : name, out, err);
         }
         if (!"false".equals(context.getProperty(EXIT_PROPERTY))) {
@@ -81,42 +84,60 @@ public final class ScriptRunner {
         }
     }
 
-    /** Reads a script's text. */
+    /** Opens a script's lines. */
     interface Source {
-        String read() throws IOException;
+        BufferedReader open() throws IOException;
     }
 
-    /** Runs every command of the script; returns the exit status. */
+    /** Runs the script's commands as their lines arrive; returns the exit status. */
     int run(Source source, String name, PrintStream out, PrintStream err) {
-        List<ScriptParser.Command> commands;
-        try {
-            commands = ScriptParser.parse(source.read());
+        CommandSession session = processor.createSession(InputStream.nullInputStream(), out, err);
+        ApplianceSession.prepare(session, context);
+        ScriptParser parser = new ScriptParser();
+        try (BufferedReader lines = source.open()) {
+            while (true) {
+                String line = lines.readLine();
+                ScriptParser.Command command = line == null ? parser.end() : parser.line(line);
+                if (command != null) {
+                    int status = execute(session, command, name, out, err);
+                    if (status >= 0) {
+                        return status;
+                    }
+                }
+                if (line == null) {
+                    return 0;
+                }
+            }
         } catch (IOException e) {
             err.println("ipoib: cannot read script " + name + ": " + e);
             return 2;
-        }
-        CommandSession session = processor.createSession(InputStream.nullInputStream(), out, err);
-        try {
-            for (ScriptParser.Command command : commands) {
-                out.println("g! " + command.text());
-                try {
-                    Object result = session.execute(command.text());
-                    if (result != null) {
-                        out.println(session.format(result, Converter.INSPECT));
-                    }
-                } catch (Exception e) {
-                    out.flush();
-                    err.println("ipoib: " + name + " line " + command.line() + ": command failed: " + command.text());
-                    err.println("  " + CommandUsage.describe(session, command.text(), e));
-                    if (Boolean.parseBoolean(context.getProperty(TRACE_PROPERTY))) {
-                        e.printStackTrace(err);
-                    }
-                    return 1;
-                }
-            }
-            return 0;
         } finally {
             session.close();
+        }
+    }
+
+    /** Runs one command; returns the status the script ends with, or -1 to go on. */
+    private int execute(CommandSession session, ScriptParser.Command command, String name, PrintStream out,
+            PrintStream err) {
+        out.println("g! " + command.text());
+        try {
+            Object result = session.execute(command.text());
+            if (result != null) {
+                out.println(session.format(result, Converter.INSPECT));
+            }
+            return -1;
+        } catch (Exception e) {
+            ExitCommand.Request exit = ExitCommand.requested(e);
+            if (exit != null) {
+                return exit.status();
+            }
+            out.flush();
+            err.println("ipoib: " + name + " line " + command.line() + ": command failed: " + command.text());
+            err.println("  " + CommandUsage.describe(session, command.text(), e));
+            if (Boolean.parseBoolean(context.getProperty(TRACE_PROPERTY))) {
+                e.printStackTrace(err);
+            }
+            return 1;
         }
     }
 

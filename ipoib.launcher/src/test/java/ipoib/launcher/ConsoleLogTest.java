@@ -18,7 +18,14 @@ class ConsoleLogTest {
     @Test
     void anUnknownLevelNamesTheAllowedOnes() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ConsoleLog.parseLevel("LOUD"));
-        assertEquals("log level 'LOUD': allowed ERROR, WARN, INFO, DEBUG, TRACE, AUDIT", e.getMessage());
+        assertEquals("log level 'LOUD': allowed ERROR, WARN, INFO, DEBUG, TRACE", e.getMessage());
+    }
+
+    /** The error, the usage and the README list the same levels: AUDIT is none of them. */
+    @Test
+    void auditIsNotALevelToSet() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ConsoleLog.parseLevel("audit"));
+        assertEquals("log level 'audit': allowed ERROR, WARN, INFO, DEBUG, TRACE", e.getMessage());
     }
 
     /** java.util.logging's levels (the loopback fabric, the codec) map onto the OSGi ones and back. */

@@ -77,7 +77,7 @@ final class CaptureCommand {
         } catch (IllegalStateException e) {
             throw usage(usage, e.getMessage() + "; stop it first");
         } catch (IOException e) {
-            throw usage(usage, "cannot write '" + file + "': " + e.getMessage());
+            throw usage(usage, "cannot write '" + file + "': " + ipoib.runtime.FileErrors.reason(e));
         }
         return "capturing up to " + limit + " frames of " + engine.name() + " to " + file
                 + " (ipoib:capture " + engine.name() + " stop ends it)";

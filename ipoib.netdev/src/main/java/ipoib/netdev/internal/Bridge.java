@@ -75,6 +75,8 @@ final class Bridge implements StackAdapter.Receiver {
     private final Membership membership;
     private final Consumer<String> warn;
     private final RateLimiter joinWarnings;
+    /** Consecutive failed joins per group (entries go when the group's join succeeds). */
+    private final Map<InetAddress, Integer> consecutiveJoinFailures = new java.util.concurrent.ConcurrentHashMap<>();
     /** What a read fills: the device's header (with offload), then the packet. */
     private final MemorySegment readBuffer;
     private final MemorySegment packets;
@@ -392,11 +394,29 @@ final class Bridge implements StackAdapter.Receiver {
         }
     }
 
-    /** A listener join; a failure is counted and logged at most once per {@value #JOIN_WARN_SECONDS} s. */
+    /**
+     * A listener join. One the multicast service refused outright (IllegalArgumentException: it
+     * does not know the interface yet, so no listener was recorded) is tried again at the next
+     * reconciliation with the device's multicast list (every 2 s): its first failure is expected
+     * when the link restarts, as the bridge comes back before the multicast service knows the new
+     * interface. A listener it recorded and could not join yet is its to retry. A failure that is
+     * not a first refusal is logged, at most once per {@value #JOIN_WARN_SECONDS} s; every failure
+     * is counted.
+     */
     private void join(InetAddress group) {
         stack.join(group).whenComplete((ok, failure) -> {
-            if (failure != null) {
-                joinFailures.increment();
+            if (failure == null) {
+                consecutiveJoinFailures.remove(group);
+                return;
+            }
+            joinFailures.increment();
+            Throwable cause = failure instanceof java.util.concurrent.CompletionException && failure.getCause() != null
+                    ? failure.getCause() : failure;
+            boolean refused = cause instanceof IllegalArgumentException;
+            if (refused) {
+                membership.joinFailed(group);
+            }
+            if (!refused || consecutiveJoinFailures.merge(group, 1, Integer::sum) >= 2) {
                 long suppressed = joinWarnings.tryAcquire();
                 if (suppressed >= 0) {
                     warn.accept(device + ": join of " + group.getHostAddress() + " failed: " + failure.getMessage()

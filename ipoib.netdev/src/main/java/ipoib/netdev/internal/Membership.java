@@ -147,6 +147,11 @@ final class Membership {
         }
     }
 
+    /** A join that failed: the group is forgotten, so that the next {@link #reconcile} joins it again. */
+    synchronized void joinFailed(InetAddress group) {
+        groups.remove(group);
+    }
+
     private synchronized void set(InetAddress group, boolean member) {
         if (group == null || !group.isMulticastAddress()) {
             return;

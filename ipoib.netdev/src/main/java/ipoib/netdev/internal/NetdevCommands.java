@@ -156,7 +156,7 @@ public final class NetdevCommands {
                         device = args[++i];
                     }
                 }
-                default -> addresses.add(Cidr.parse(args[i]).toString());
+                default -> addresses.add(address(args, i));
             }
         }
         String missing = Tun.missingPrivilege();
@@ -167,7 +167,7 @@ public final class NetdevCommands {
             throw usage("no interface '" + link + "' (ipoib:links lists them)");
         }
         if (find(link) != null) {
-            throw new IllegalStateException(link + " is already bridged (ipoib:netdev del " + link + " first)");
+            throw usage(link + " is already bridged (ipoib:netdev del " + link + " first)");
         }
         Dictionary<String, Object> props = new Hashtable<>();
         props.put("link", link);
@@ -176,8 +176,12 @@ public final class NetdevCommands {
         props.put("netns", netns);
         props.put("addresses", addresses.toArray(new String[0]));
         props.put("offload", offload);
-        NetdevComponent.check(new Check(link, device, netns), links.stream()
-                .filter(l -> l.name().equals(link)).findFirst().orElseThrow());
+        try {
+            NetdevComponent.check(new Check(link, device, netns), links.stream()
+                    .filter(l -> l.name().equals(link)).findFirst().orElseThrow());
+        } catch (IllegalArgumentException e) {
+            throw usage(e.getMessage());
+        }
         Registry.clearFailure(link);
         Configuration c = configurationAdmin.getFactoryConfiguration(NetdevComponent.FACTORY_PID, link, "?");
         c.update(props);
@@ -198,6 +202,28 @@ public final class NetdevCommands {
         }
         throw new IllegalStateException(link + ": the device did not come up within " + WAIT_MILLIS / 1000
                 + " s (configuration " + c.getPid() + " stays; scr:info and the log tell why)");
+    }
+
+    /**
+     * The address {@code args[i]} of {@code add}. A word that is no address at all is named as
+     * such, with the likely cause when it follows a name: a name typed with a space in it.
+     */
+    private static String address(String[] args, int i) {
+        String word = args[i];
+        try {
+            return Cidr.parse(word).toString();
+        } catch (IllegalArgumentException e) {
+            boolean addressLike = word.contains("/") || (word.matches("[0-9A-Fa-f:.]+") && word.matches(".*[.:].*"));
+            if (addressLike) {
+                throw usage(e.getMessage());
+            }
+            String option = args[i - 2];
+            String split = option.equals("dev") || option.equals("netns")
+                    ? "; a " + (option.equals("dev") ? "device" : "namespace") + " name is one word of A-Z a-z 0-9 _ . - ("
+                            + option + " took '" + args[i - 1] + "')"
+                    : "";
+            throw usage("'" + word + "' is not netns, dev, offload or an <address>/<prefix>" + split);
+        }
     }
 
     /**

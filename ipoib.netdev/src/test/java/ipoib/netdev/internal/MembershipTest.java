@@ -22,6 +22,19 @@ class MembershipTest {
         return MemorySegment.ofArray(HexFormat.of().parseHex(text.replace(" ", "")));
     }
 
+    /** A join that failed (a link restart racing the multicast service) is joined again at the next reconciliation. */
+    @Test
+    void aFailedJoinIsTriedAgainAtTheNextReconciliation() throws Exception {
+        InetAddress allHosts = InetAddress.getByName("224.0.0.1");
+        membership.reconcile(Set.of(allHosts));
+        membership.reconcile(Set.of(allHosts));
+        assertEquals(List.of("join 224.0.0.1"), events, "a group joined is joined once");
+        membership.joinFailed(allHosts);
+        membership.reconcile(Set.of(allHosts));
+        assertEquals(List.of("join 224.0.0.1", "join 224.0.0.1"), events);
+        assertEquals(Set.of(allHosts), membership.groups());
+    }
+
     @Test
     void igmpV3ChangeToExcludeJoinsAndChangeToIncludeWithoutSourcesLeaves() throws Exception {
         // type 0x22, reserved, checksum, reserved, 1 record: CHANGE_TO_EXCLUDE (4), aux 0, 0 sources, 239.1.1.1

@@ -16,6 +16,10 @@ public record Faults(int lossPercent, int duplicatePercent, int reorderPercent, 
 
     public static final Faults NONE = new Faults(0, 0, 0, 0, 0);
 
+    /** Every kind of fault {@code fabric:fault} takes: a port's, then the subnet administrator's. */
+    public static final String KINDS = "loss, duplicate, reorder, delay, corrupt (a port's), "
+            + "sa-drop, sa-delay, sa-error, sa-status, trap-loss, sa-rmpp-loss (the SA's)";
+
     public Faults {
         percent("loss", lossPercent);
         percent("duplicate", duplicatePercent);
@@ -44,8 +48,7 @@ public record Faults(int lossPercent, int duplicatePercent, int reorderPercent, 
             case "reorder" -> new Faults(lossPercent, duplicatePercent, value, delayMillis, corruptPercent);
             case "delay" -> new Faults(lossPercent, duplicatePercent, reorderPercent, value, corruptPercent);
             case "corrupt" -> new Faults(lossPercent, duplicatePercent, reorderPercent, delayMillis, value);
-            default -> throw new IllegalArgumentException("unknown fault '" + kind
-                    + "': allowed loss, duplicate, reorder, delay, corrupt");
+            default -> throw new IllegalArgumentException("unknown fault '" + kind + "': allowed " + KINDS);
         };
     }
 

@@ -226,8 +226,12 @@ public final class SubnetAdministratorEmulator implements GroupTrapSink, AutoClo
                 handler.handle(from, request, in);
             }
         } catch (SaStatusException e) {
-            // One line per refusal naming OpenSM's rule (ERR 1Bxx), as OpenSM's log does.
-            LOG.info(() -> "emulated SA refused " + kind(request) + " from " + from + ": " + e.getMessage());
+            // One line per refusal naming OpenSM's rule (ERR 1Bxx), as OpenSM's log does. A refused
+            // Delete changes nothing the requester wanted kept: the port already holds none of the
+            // states it leaves (typically the SM dropped its memberships when the port went down,
+            // as on a port reset, and the consumers then leave each group): DEBUG, not INFO.
+            Level level = request.header().method() == MadMethod.DELETE ? Level.FINE : Level.INFO;
+            LOG.log(level, () -> "emulated SA refused " + kind(request) + " from " + from + ": " + e.getMessage());
             answer(from, request, e.status(), null, 0);
         } catch (DecodeException e) {
             answer(from, request, SaStatus.INVALID_ATTRIBUTE_VALUE, null, 0);

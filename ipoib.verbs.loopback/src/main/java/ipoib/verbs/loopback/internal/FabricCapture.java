@@ -19,7 +19,8 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * A capture of every packet on the fabric as full IBA packets (LRH … VCRC) in pcapng, ERF type
  * 21, which Wireshark and tshark decode: UD datagrams and MADs, RC SENDs and their ACKs/NAKs. The wire tap only queues packets (bounded; drops are
- * counted); a writer thread renders and writes them, so file I/O stays off the data path.
+ * counted); a writer thread renders and writes them, so file I/O stays off the data path. The
+ * capture ends when {@code limit} packets have been queued for the file: dropped ones do not count.
  */
 final class FabricCapture implements WireTap, AutoCloseable {
     private static final int QUEUE = 4096;
@@ -29,7 +30,8 @@ final class FabricCapture implements WireTap, AutoCloseable {
     private final long limit;
     /** {@link WireTap.Packet}s and {@link WireTap.RcPacket}s in wire order. */
     private final BlockingQueue<Object> queue = new ArrayBlockingQueue<>(QUEUE);
-    private final AtomicLong seen = new AtomicLong();
+    /** Guarded by this: packets queued for the file, at most {@code limit}. */
+    private long queued;
     private final AtomicLong dropped = new AtomicLong();
     private final AtomicLong written = new AtomicLong();
     private final PcapngWriter writer;
@@ -59,14 +61,18 @@ final class FabricCapture implements WireTap, AutoCloseable {
         offer(packet);
     }
 
-    private void offer(Object packet) {
-        if (seen.incrementAndGet() > limit) {
-            fabric.setWireTap(null);
-            stopping = true;
+    /** Senders call this concurrently: the count and the queue change together. */
+    private synchronized void offer(Object packet) {
+        if (queued >= limit) {
             return;
         }
         if (!queue.offer(packet)) {
             dropped.incrementAndGet();
+            return;
+        }
+        if (++queued == limit) {
+            fabric.setWireTap(null);
+            stopping = true;
         }
     }
 

@@ -259,15 +259,23 @@ public final class FabricCommands {
         return "SM change signalled to every port";
     }
 
-    @Descriptor("replace a port's P_Key table (PKEY_CHANGE)")
-    public String pkeys(@Descriptor("<device/port> <pkey>..., e.g. loop0/1 0xffff 0x8001") String... args) {
-        String usage = "fabric:pkeys <device/port> <pkey>...";
+    @Descriptor("replace a port's P_Key table (PKEY_CHANGE); 'none' empties it")
+    public String pkeys(@Descriptor("<device/port> <pkey>... | none, e.g. loop0/1 0xffff 0x8001") String... args) {
+        String usage = "fabric:pkeys <device/port> <pkey>...   (fabric:pkeys <device/port> none empties the table)";
         if (args.length < 1) {
-            throw usage(usage, "a port is required");
+            throw usage(usage, "a port and its P_Keys are required");
         }
         LoopPort p = port(args[0], usage);
         String[] keys = java.util.Arrays.copyOfRange(args, 1, args.length);
+        // An empty table takes the port off every partition: only when asked for by name.
+        if (keys.length == 0) {
+            throw usage(usage, "no P_Keys given for " + p + " (its table is " + p.pkeyTable()
+                    + "); give the new table, or 'none' to empty it");
+        }
         List<PKey> table = new ArrayList<>();
+        if (keys.length == 1 && keys[0].equals("none")) {
+            keys = new String[0];
+        }
         for (String k : keys) {
             try {
                 table.add(PKey.parse(k));
@@ -321,7 +329,7 @@ public final class FabricCommands {
         try {
             capture = new FabricCapture(fabric, path, limit);
         } catch (java.io.IOException e) {
-            throw usage(usage, "cannot write '" + path + "': " + e.getMessage());
+            throw usage(usage, "cannot write '" + path + "': " + ipoib.runtime.FileErrors.reason(e));
         }
         return "capturing up to " + limit + " packets to " + path + " (fabric:capture stop ends it)";
     }

@@ -253,6 +253,48 @@ class SaEmulationTest {
     }
 
     /**
+     * When a port goes down the SM drops its memberships; its consumers then leave each group. The
+     * SA refuses those Deletes as OpenSM does ('request invalid'), at DEBUG: a port reset is not
+     * worth an INFO line per group.
+     */
+    @Test
+    void aLeaveAfterThePortWentDownIsRefusedAtDebugNotInfo() throws Exception {
+        java.util.logging.Logger log = java.util.logging.Logger.getLogger(SubnetAdministratorEmulator.class.getName());
+        List<java.util.logging.LogRecord> records = new java.util.concurrent.CopyOnWriteArrayList<>();
+        java.util.logging.Handler handler = new java.util.logging.Handler() {
+            @Override
+            public void publish(java.util.logging.LogRecord r) {
+                records.add(r);
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        java.util.logging.Level level = log.getLevel();
+        log.setLevel(java.util.logging.Level.FINE);
+        log.addHandler(handler);
+        try {
+            get(a.join(BROADCAST, portA.gid(0), JoinState.FULL_MEMBER));
+            fabric.portDown(portA);
+            fabric.portUp(portA);
+            assertEquals(SaStatus.REQUEST_INVALID, failure(a.leave(BROADCAST, portA.gid(0), JoinState.FULL_MEMBER)).status());
+            List<java.util.logging.LogRecord> refusals = records.stream()
+                    .filter(r -> r.getMessage() != null && r.getMessage().contains("emulated SA refused MCMemberRecord Delete"))
+                    .toList();
+            assertEquals(1, refusals.size(), records.toString());
+            assertEquals(java.util.logging.Level.FINE, refusals.get(0).getLevel());
+        } finally {
+            log.removeHandler(handler);
+            log.setLevel(level);
+        }
+    }
+
+    /**
      * A refusal is logged naming OpenSM's rule and error code, as OpenSM's log names
      * them (osm_sa_mcmember_record.c ERR 1B1B, 1B1A with 1B30). The line is written before the
      * answer is sent, so it is there when the caller sees the failure.

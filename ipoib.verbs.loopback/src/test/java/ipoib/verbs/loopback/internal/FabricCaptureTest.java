@@ -16,6 +16,7 @@ import ipoib.codec.pcap.PcapngReader;
 import ipoib.verbs.loopback.fabric.FabricConfig;
 import ipoib.verbs.loopback.fabric.LoopPort;
 import ipoib.verbs.loopback.fabric.LoopbackSubnet;
+import ipoib.verbs.loopback.fabric.WireTap;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -38,9 +39,35 @@ class FabricCaptureTest {
     private record Mad(int slid, int dlid, int method, int attribute) {}
 
     @Test
+    void theCountIsOfPacketsWrittenNotOfPacketsDroppedWhenTheQueueWasFull() throws Exception {
+        Path file = dir.resolve("burst.pcapng");
+        int limit = 6000;
+        try (LoopbackSubnet subnet = new LoopbackSubnet(FabricConfig.defaults(), 10_000, 3)) {
+            FabricCapture capture = new FabricCapture(subnet.fabric(), file, limit);
+            WireTap.Packet packet = new WireTap.Packet(0, 1, 2, 0, false, null, null, 0, 0, 0, 0xffff, 0x48, 0x0b1b,
+                    0x49, new byte[4000]);
+            // Faster than the writer renders and writes: the bounded queue overflows.
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (capture.isRunning() && System.nanoTime() < deadline) {
+                capture.packet(packet);
+            }
+            capture.close();
+            String summary = capture.summary();
+            assertTrue(!summary.contains(" 0 dropped"), "the burst overflowed the queue: " + summary);
+            assertTrue(summary.contains(": " + limit + " packets written"), summary);
+        }
+        PcapngReader reader = new PcapngReader(MemorySegment.ofArray(Files.readAllBytes(file)));
+        int records = 0;
+        while (reader.next()) {
+            records++;
+        }
+        assertEquals(limit, records);
+    }
+
+    @Test
     void saRequestsAndAnswersAreCapturedAsFullIbaPacketsToQp1() throws Exception {
         Path file = dir.resolve("sa.pcapng");
-        try (LoopbackSubnet subnet = new LoopbackSubnet(FabricConfig.defaults(), 200, 3)) {
+        try (LoopbackSubnet subnet = new LoopbackSubnet(FabricConfig.defaults(), 10_000, 3)) {
             LoopPort a = subnet.fabric().devices().get(0).loopPorts().get(0);
             LoopPort b = subnet.fabric().devices().get(1).loopPorts().get(0);
             FabricCapture capture = new FabricCapture(subnet.fabric(), file, 100);

@@ -1,0 +1,60 @@
+package ipoib.verbs.loopback.internal;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import ipoib.verbs.loopback.fabric.FabricConfig;
+import ipoib.verbs.loopback.fabric.LoopPort;
+import ipoib.verbs.loopback.fabric.LoopbackSubnet;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** The {@code fabric:*} commands' answers to bad arguments: what was wrong, what is allowed, nothing changed. */
+class FabricCommandsTest {
+    private LoopbackSubnet subnet;
+    private FabricCommands commands;
+    private LoopPort port;
+
+    @BeforeEach
+    void setUp() {
+        subnet = new LoopbackSubnet(FabricConfig.defaults(), 200, 3);
+        commands = new FabricCommands(subnet.fabric(), subnet.subnetAdministrator());
+        port = subnet.fabric().port("loop1", 1);
+    }
+
+    @AfterEach
+    void tearDown() {
+        subnet.close();
+    }
+
+    @Test
+    void pkeysWithoutKeysIsRefusedAndTheTableStays() {
+        String before = port.pkeyTable().toString();
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> commands.pkeys("loop1/1"));
+        assertTrue(e.getMessage().contains("no P_Keys given for"), e.getMessage());
+        assertTrue(e.getMessage().contains("'none' to empty it"), e.getMessage());
+        assertTrue(e.getMessage().contains("usage: fabric:pkeys <device/port> <pkey>..."), e.getMessage());
+        assertEquals(before, port.pkeyTable().toString(), "the table is unchanged");
+    }
+
+    @Test
+    void pkeysNoneEmptiesTheTableOnPurpose() {
+        String answer = commands.pkeys("loop1/1", "none");
+        assertTrue(port.pkeyTable().toString().equals(answer.substring(answer.indexOf("P_Keys ") + 7)), answer);
+        assertTrue(!port.pkeyTable().toString().contains("0xffff"), port.pkeyTable().toString());
+        commands.pkeys("loop1/1", "0xffff");
+        assertTrue(port.pkeyTable().toString().contains("0xffff"), port.pkeyTable().toString());
+    }
+
+    @Test
+    void anUnknownFaultListsThePortAndTheSaKinds() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> commands.fault("bogus", "5"));
+        for (String kind : new String[] {"loss", "duplicate", "reorder", "delay", "corrupt", "sa-drop", "sa-delay",
+                "sa-error", "sa-status", "trap-loss", "sa-rmpp-loss"}) {
+            assertTrue(e.getMessage().contains(kind), kind + " in " + e.getMessage());
+        }
+        assertTrue(e.getMessage().startsWith("unknown fault 'bogus': allowed "), e.getMessage());
+    }
+}
