@@ -9,7 +9,7 @@ import java.util.Map;
 /**
  * A component's configuration annotation over a map of raw properties, converted as Declarative
  * Services converts them ({@code provider_target} reads {@code provider.target}; a missing
- * property gives the annotation's default). For checking a configuration that is not stored yet
+ * property, or an empty array for one value, gives the annotation's default). For checking a configuration that is not stored yet
  * with the same code the component runs; the map must have passed {@link ConfigCheck#check} first.
  */
 public final class ConfigValues {
@@ -26,7 +26,9 @@ public final class ConfigValues {
                 };
             }
             Object raw = properties.get(propertyName(method));
-            return raw == null ? method.getDefaultValue() : convert(raw, method.getReturnType());
+            // An empty array for one value reads as missing (a null would fail an int method).
+            Object value = raw == null ? null : convert(raw, method.getReturnType());
+            return value == null ? method.getDefaultValue() : value;
         });
         return type.cast(proxy);
     }

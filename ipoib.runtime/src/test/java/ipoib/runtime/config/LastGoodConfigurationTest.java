@@ -1,0 +1,95 @@
+package ipoib.runtime.config;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * What happens to a configuration a component refused after Configuration Admin stored it: one
+ * WARN line, and the store holds the configuration in force again (or none, when none was in force).
+ */
+class LastGoodConfigurationTest {
+    private static final String PID = "ipoib.sample";
+    private final FakeConfigurationAdmin cm = new FakeConfigurationAdmin();
+    private final List<String> warnings = new ArrayList<>();
+    private final LastGoodConfiguration lastGood = new LastGoodConfiguration(warnings::add);
+
+    LastGoodConfigurationTest() {
+        lastGood.admin(cm.admin);
+    }
+
+    @Test
+    void aRefusedUpdateIsReplacedByTheConfigurationInForceAndLoggedOnce() {
+        cm.store(PID, "ttl", 7);
+        lastGood.accepted(cm.delivered(PID, "ttl", 64, "gratuitous", true));
+        assertEquals(Map.of("ttl", 7, "gratuitous", true), lastGood.inForce(), "without what DS adds, with the defaults");
+        cm.store(PID, "ttl", 300);
+        lastGood.refused(cm.delivered(PID, "ttl", 64, "gratuitous", true), "invalid ipoib.sample property 'ttl' value 300");
+
+        assertEquals(Map.of("service.pid", PID, "ttl", 7), cm.stored.get(PID), "only the keys stored: defaults stay defaults");
+        assertEquals(List.of("ipoib.sample: configuration refused: invalid ipoib.sample property 'ttl' value 300; "
+                + "the configuration in force stays and is stored again"), warnings);
+    }
+
+    @Test
+    void anUnknownPropertyOfTheRefusedUpdateIsNotWrittenBack() {
+        cm.store(PID, "ttl", 7);
+        lastGood.accepted(cm.delivered(PID));
+        cm.store(PID, "ttl", 7, "nosuch", "1");
+        lastGood.refused(cm.delivered(PID), "unknown ipoib.sample property 'nosuch'");
+        assertEquals(Map.of("service.pid", PID, "ttl", 7), cm.stored.get(PID));
+    }
+
+    @Test
+    void aConfigurationRefusedBeforeAnyWasInForceIsDeleted() {
+        cm.store(PID, "ttl", 0);
+        lastGood.refused(cm.delivered(PID), "invalid ipoib.sample property 'ttl' value 0");
+        assertFalse(cm.stored.containsKey(PID));
+        assertEquals(List.of("delete " + PID), cm.calls);
+        assertTrue(warnings.get(0).endsWith("; the configuration is deleted (none was in force before it)"), warnings.get(0));
+    }
+
+    @Test
+    void theDefaultsInForceMeanNoneWasStored() {
+        lastGood.accepted(Map.of("component.name", "sample", "ttl", 64));
+        assertNull(lastGood.inForce(), "without a service.pid the component runs with its defaults");
+        cm.store(PID, "ttl", 0);
+        lastGood.refused(cm.delivered(PID), "bad ttl");
+        assertFalse(cm.stored.containsKey(PID), "deleted: the defaults come back");
+    }
+
+    @Test
+    void anUpdateThatCameInBetweenIsNotOverwritten() {
+        cm.store(PID, "ttl", 7);
+        lastGood.accepted(cm.delivered(PID));
+        cm.store(PID, "ttl", 300);
+        Map<String, Object> refused = cm.delivered(PID);
+        cm.store(PID, "ttl", 9); // stored after the refused one, delivered next
+        lastGood.refused(refused, "bad ttl");
+        assertEquals(Map.of("service.pid", PID, "ttl", 9), cm.stored.get(PID));
+        assertEquals(List.of(), cm.calls);
+        assertEquals(List.of("ipoib.sample: configuration refused: bad ttl; the configuration in force stays"), warnings);
+    }
+
+    @Test
+    void withoutConfigurationAdminTheRefusalIsOnlyLogged() {
+        LastGoodConfiguration alone = new LastGoodConfiguration(warnings::add);
+        alone.accepted(Map.of("service.pid", PID, "ttl", 7));
+        alone.refused(Map.of("service.pid", PID, "ttl", 300), "bad ttl");
+        assertEquals(List.of("ipoib.sample: configuration refused: bad ttl; the configuration in force stays"), warnings);
+    }
+
+    @Test
+    void aPidThatIsNoFilterValueIsNotLookedUp() {
+        lastGood.accepted(Map.of("service.pid", "a(b", "ttl", 7));
+        lastGood.refused(Map.of("service.pid", "a(b", "ttl", 300), "bad ttl");
+        assertEquals(List.of(), cm.calls);
+        assertEquals(1, warnings.size());
+    }
+}
