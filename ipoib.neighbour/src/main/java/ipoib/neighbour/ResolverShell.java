@@ -3,9 +3,11 @@ package ipoib.neighbour;
 import ipoib.runtime.ControlLoop;
 import ipoib.runtime.Reporter;
 import ipoib.runtime.ThreadControlLoop;
+import ipoib.runtime.config.LastGoodConfiguration;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
+import org.osgi.service.cm.ConfigurationAdmin;
 import org.osgi.service.event.Event;
 import org.osgi.service.event.EventAdmin;
 import org.osgi.service.log.Logger;
@@ -13,40 +15,56 @@ import org.osgi.service.log.Logger;
 /**
  * What the ARP and ND resolver components (the DS side) share: the control thread (a named
  * daemon thread, stopped within two seconds), the {@link Reporter} over the OSGi {@link Logger}
- * and {@link EventAdmin}, and configuration checking. The engines they wire take the control loop
- * and the reporter and know nothing of OSGi.
+ * and {@link EventAdmin}, and configuration checking: a refused configuration changes nothing that
+ * runs and is not left stored ({@link LastGoodConfiguration}). The engines they wire take the
+ * control loop and the reporter and know nothing of OSGi.
  */
 public final class ResolverShell implements Reporter {
 
     private final Logger log;
     private final ThreadControlLoop control;
+    private final LastGoodConfiguration lastGood;
     private volatile EventAdmin eventAdmin;
 
     /**
      * @param label      the protocol's name in log messages ("ARP", "ND")
      * @param threadName the control thread's name
+     * @param admin      where a refused configuration is replaced by the one in force
      */
-    public ResolverShell(String label, String threadName, Logger log) {
+    public ResolverShell(String label, String threadName, Logger log, ConfigurationAdmin admin) {
         this.log = log;
         this.control = new ThreadControlLoop(threadName, (message, failure) -> log.error(label + " " + message, failure));
+        this.lastGood = new LastGoodConfiguration(log::warn);
+        lastGood.admin(admin);
     }
 
-    /** Checks a configuration on activation: an invalid one is logged and its exception thrown. */
-    public static <T> T activation(Logger log, Supplier<T> check) {
+    /**
+     * Checks the configuration of an activation. A refused one is never thrown (Declarative
+     * Services would log "Error during instantiation" and leave the resolver out): one WARN line
+     * says why, the configuration is deleted, and the defaults run.
+     */
+    public <T> T activation(Map<String, ?> properties, Supplier<T> check, Supplier<T> defaults) {
         try {
-            return check.get();
+            T checked = check.get();
+            lastGood.accepted(properties);
+            return checked;
         } catch (IllegalArgumentException e) {
-            log.error(e.getMessage());
-            throw e;
+            lastGood.refused(properties, e.getMessage());
+            return defaults.get();
         }
     }
 
-    /** Checks a modified configuration: null (logged) when it is invalid and the previous one stays. */
-    public <T> T modification(Supplier<T> check) {
+    /**
+     * Checks a modified configuration: null when it is refused, and then the one in force stays
+     * and is stored again (one WARN line).
+     */
+    public <T> T modification(Map<String, ?> properties, Supplier<T> check) {
         try {
-            return check.get();
+            T checked = check.get();
+            lastGood.accepted(properties);
+            return checked;
         } catch (IllegalArgumentException e) {
-            log.error(e.getMessage() + " (the previous configuration stays in force)");
+            lastGood.refused(properties, e.getMessage());
             return null;
         }
     }

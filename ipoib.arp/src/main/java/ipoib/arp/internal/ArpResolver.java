@@ -13,7 +13,9 @@ import ipoib.neighbour.ForwardingResolver;
 import ipoib.neighbour.ResolverShell;
 import ipoib.neighbour.Settings;
 import ipoib.runtime.ConfigCheck;
+import ipoib.runtime.ConfigValues;
 import java.util.Map;
+import org.osgi.service.cm.ConfigurationAdmin;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.ConfigurationPolicy;
@@ -48,31 +50,39 @@ public final class ArpResolver extends ForwardingResolver implements FrameHandle
     private final ResolverShell shell;
     private final ArpEngine engine;
 
-    @Activate
-    public ArpResolver(ArpConfiguration configuration, Map<String, Object> properties,
-                       @Reference(service = LoggerFactory.class) Logger log) {
-        Settings settings = ResolverShell.activation(log, () -> {
+    /** A checked configuration. */
+    private record Checked(Settings settings, boolean gratuitous) {
+
+        static Checked of(ArpConfiguration c) {
+            return new Checked(Settings.of(c.retransmitMillis(), c.requests(), c.unicastProbes(), c.queueLength(),
+                    c.maxEntries(), c.revalidateMillis(), c.idleMillis(), c.failedHoldMillis(), c.pathTimeoutMillis(),
+                    c.serviceLevel()), c.gratuitous());
+        }
+
+        static Checked of(ArpConfiguration c, Map<String, ?> properties) {
             CHECK.checkDeclared(properties);
-            return settings(configuration);
-        });
-        this.shell = new ResolverShell("ARP", "ipoib-arp", log);
-        this.engine = new ArpEngine(settings, configuration.gratuitous(), shell.control(), shell);
+            return of(c);
+        }
+
+        static Checked defaults() {
+            return of(ConfigValues.of(ArpConfiguration.class, Map.of()));
+        }
     }
 
-    static Settings settings(ArpConfiguration c) {
-        return Settings.of(c.retransmitMillis(), c.requests(), c.unicastProbes(), c.queueLength(),
-                c.maxEntries(), c.revalidateMillis(), c.idleMillis(), c.failedHoldMillis(), c.pathTimeoutMillis(),
-                c.serviceLevel());
+    @Activate
+    public ArpResolver(ArpConfiguration configuration, Map<String, Object> properties,
+                       @Reference ConfigurationAdmin configurationAdmin,
+                       @Reference(service = LoggerFactory.class) Logger log) {
+        this.shell = new ResolverShell("ARP", "ipoib-arp", log, configurationAdmin);
+        Checked checked = shell.activation(properties, () -> Checked.of(configuration, properties), Checked::defaults);
+        this.engine = new ArpEngine(checked.settings(), checked.gratuitous(), shell.control(), shell);
     }
 
     @Modified
     void modified(ArpConfiguration configuration, Map<String, Object> properties) {
-        Settings settings = shell.modification(() -> {
-            CHECK.checkDeclared(properties);
-            return settings(configuration);
-        });
-        if (settings != null) {
-            engine.reconfigure(settings, configuration.gratuitous());
+        Checked checked = shell.modification(properties, () -> Checked.of(configuration, properties));
+        if (checked != null) {
+            engine.reconfigure(checked.settings(), checked.gratuitous());
         }
     }
 

@@ -13,6 +13,7 @@ import ipoib.api.link.FrameHandler;
 import ipoib.api.link.IpoibLink;
 import ipoib.api.mcast.MulticastService;
 import ipoib.api.resolve.NeighbourResolver;
+import ipoib.runtime.config.LastGoodConfiguration;
 import java.net.InetAddress;
 import java.time.Duration;
 import java.util.Hashtable;
@@ -23,6 +24,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.osgi.framework.BundleContext;
 import org.osgi.framework.ServiceRegistration;
+import org.osgi.service.cm.ConfigurationAdmin;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.ConfigurationPolicy;
@@ -53,6 +55,8 @@ public final class HostComponent implements IpHost, UdpService {
     private final IpStack stack;
     private final AllHostsGroup allHosts;
     private final HostSettings settings;
+    /** The stored configuration in force; a refused one is written back to it (or deleted: the defaults). */
+    private final LastGoodConfiguration lastGood;
     private final List<ResolverRef> resolvers = new CopyOnWriteArrayList<>();
     private final ServiceRegistration<FrameHandler> ipv4Handler;
     private final ServiceRegistration<FrameHandler> ipv6Handler;
@@ -62,13 +66,16 @@ public final class HostComponent implements IpHost, UdpService {
     @Activate
     public HostComponent(BundleContext context, Map<String, Object> properties,
                          @Reference InterfaceAddresses addresses,
+                         @Reference ConfigurationAdmin configurationAdmin,
                          @Reference(service = LoggerFactory.class) Logger log) {
         this.log = log;
         // The table component is in this bundle: the stack reads its primitive snapshots.
         this.stack = new IpStack(((AddressTableComponent) addresses).table(), log::warn);
         this.allHosts = new AllHostsGroup(log::warn);
-        this.settings = new HostSettings(stack, log::error);
-        settings.apply(properties);
+        this.lastGood = new LastGoodConfiguration(log::warn);
+        lastGood.admin(configurationAdmin);
+        this.settings = new HostSettings(stack, lastGood::refused);
+        apply(properties);
         this.ipv4Handler = register(context, EtherType.IPV4, stack.ipv4Handler());
         this.ipv6Handler = register(context, EtherType.IPV6, stack.ipv6Handler());
     }
@@ -81,7 +88,13 @@ public final class HostComponent implements IpHost, UdpService {
 
     @Modified
     void modified(Map<String, Object> properties) {
-        settings.apply(properties);
+        apply(properties);
+    }
+
+    private void apply(Map<String, Object> properties) {
+        if (settings.apply(properties)) {
+            lastGood.accepted(properties);
+        }
     }
 
     @Deactivate

@@ -2,12 +2,12 @@ package ipoib.host.internal;
 
 import ipoib.runtime.ConfigCheck;
 import java.util.Map;
-import java.util.function.Consumer;
+import java.util.function.BiConsumer;
 
 /**
  * The configuration of PID {@value HostComponent#PID} as the engine runs it: every property is
  * checked against its one declaration in {@link HostConfiguration} (through the metatype bnd
- * generates from it) before anything is applied; a refused configuration is logged with the
+ * generates from it) before anything is applied; a refused configuration is reported with the
  * property, the value and what is allowed, and the one in force (at activation: the defaults)
  * stays.
  */
@@ -15,15 +15,16 @@ final class HostSettings {
     private static final ConfigCheck CHECK = ConfigCheck.of(HostConfiguration.class);
 
     private final IpStack stack;
-    private final Consumer<String> error;
+    /** Told of a refused configuration: its properties and why (property, value, what is allowed, what stays). */
+    private final BiConsumer<Map<String, ?>, String> refused;
     private int ttl = PacketWriter.DEFAULT_TTL;
     private boolean answerEcho = true;
     private boolean echoIgnoreBroadcasts = true;
     private boolean echoIgnoreMulticast6;
 
-    HostSettings(IpStack stack, Consumer<String> error) {
+    HostSettings(IpStack stack, BiConsumer<Map<String, ?>, String> refused) {
         this.stack = stack;
-        this.error = error;
+        this.refused = refused;
         stack.ttl(ttl);
         stack.answerEcho(answerEcho);
         stack.echoToGroups(echoIgnoreBroadcasts, echoIgnoreMulticast6);
@@ -37,7 +38,7 @@ final class HostSettings {
     synchronized boolean apply(Map<String, ?> properties) {
         String refusal = CHECK.problemsOfDeclared(properties);
         if (refusal != null) {
-            error.accept(refusal + "; " + HostComponent.PID + " keeps " + inForce());
+            refused.accept(properties, refusal + "; " + HostComponent.PID + " keeps " + inForce());
             return false;
         }
         Object t = properties.get("ttl");

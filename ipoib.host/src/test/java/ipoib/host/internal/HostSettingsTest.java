@@ -24,7 +24,7 @@ class HostSettingsTest {
     final IpStack stack = new IpStack(table, m -> { });
     final IpStackTest.Resolver resolver = new IpStackTest.Resolver();
     final List<String> errors = new ArrayList<>();
-    final HostSettings settings = new HostSettings(stack, errors::add);
+    final HostSettings settings = new HostSettings(stack, (properties, why) -> errors.add(why));
 
     HostSettingsTest() throws Exception {
         stack.addLink(new IpStackTest.Link("a"));

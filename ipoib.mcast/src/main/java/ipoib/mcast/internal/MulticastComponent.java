@@ -16,6 +16,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
+import ipoib.runtime.config.LastGoodConfiguration;
+import org.osgi.service.cm.ConfigurationAdmin;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.ConfigurationPolicy;
@@ -46,12 +48,17 @@ public final class MulticastComponent implements MulticastService, LinkListener 
     private final Logger log;
     private final ThreadControlLoop control;
     private final MulticastEngine engine;
+    /** The stored configuration in force; a refused one is written back to it (or deleted: the defaults). */
+    private final LastGoodConfiguration lastGood;
     private volatile EventAdmin eventAdmin;
 
     @Activate
-    public MulticastComponent(Map<String, Object> configuration, @Reference(service = LoggerFactory.class) Logger log) {
+    public MulticastComponent(Map<String, Object> configuration, @Reference ConfigurationAdmin configurationAdmin,
+                              @Reference(service = LoggerFactory.class) Logger log) {
         this.log = log;
-        McastSettings settings = accepted(configuration, McastSettings.defaults(), "the defaults apply");
+        this.lastGood = new LastGoodConfiguration(log::warn);
+        lastGood.admin(configurationAdmin);
+        McastSettings settings = accepted(configuration, McastSettings.defaults());
         this.control = new ThreadControlLoop("ipoib-mcast", (message, failure) -> log.error(message, failure));
         this.engine = new MulticastEngine(control, settings, new Reporter() {
             @Override
@@ -86,15 +93,20 @@ public final class MulticastComponent implements MulticastService, LinkListener 
     /** A refused configuration leaves the previous one in force (the log says which value and why). */
     @Modified
     void modified(Map<String, Object> configuration) {
-        engine.update(accepted(configuration, engine.settings(), "the previous configuration stays in force"));
+        engine.update(accepted(configuration, engine.settings()));
     }
 
-    /** The settings of a configuration, checked against the metatype; {@code previous} when it is refused. */
-    private McastSettings accepted(Map<String, Object> configuration, McastSettings previous, String outcome) {
+    /**
+     * The settings of a configuration, checked against the metatype; {@code previous} when it is
+     * refused, and then the configuration in force is stored again (one WARN line).
+     */
+    private McastSettings accepted(Map<String, Object> configuration, McastSettings previous) {
         try {
-            return SettingsCheck.settings(configuration);
+            McastSettings settings = SettingsCheck.settings(configuration);
+            lastGood.accepted(configuration);
+            return settings;
         } catch (IllegalArgumentException refused) {
-            log.error(refused.getMessage() + "; " + outcome);
+            lastGood.refused(configuration, refused.getMessage());
             return previous;
         }
     }

@@ -13,7 +13,9 @@ import ipoib.neighbour.ForwardingResolver;
 import ipoib.neighbour.ResolverShell;
 import ipoib.neighbour.Settings;
 import ipoib.runtime.ConfigCheck;
+import ipoib.runtime.ConfigValues;
 import java.util.Map;
+import org.osgi.service.cm.ConfigurationAdmin;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.ConfigurationPolicy;
@@ -55,6 +57,15 @@ public final class NdResolver extends ForwardingResolver implements NeighborDisc
                     c.maxEntries(), c.revalidateMillis(), c.idleMillis(), c.failedHoldMillis(), c.pathTimeoutMillis(),
                     c.serviceLevel()), NdOptions.of(c));
         }
+
+        static Checked of(NdConfiguration c, Map<String, ?> properties) {
+            CHECK.checkDeclared(properties);
+            return of(c);
+        }
+
+        static Checked defaults() {
+            return of(ConfigValues.of(NdConfiguration.class, Map.of()));
+        }
     }
 
     private final ResolverShell shell;
@@ -62,21 +73,16 @@ public final class NdResolver extends ForwardingResolver implements NeighborDisc
 
     @Activate
     public NdResolver(NdConfiguration configuration, Map<String, Object> properties,
+                      @Reference ConfigurationAdmin configurationAdmin,
                       @Reference(service = LoggerFactory.class) Logger log) {
-        Checked checked = ResolverShell.activation(log, () -> {
-            CHECK.checkDeclared(properties);
-            return Checked.of(configuration);
-        });
-        this.shell = new ResolverShell("ND", "ipoib-nd", log);
+        this.shell = new ResolverShell("ND", "ipoib-nd", log, configurationAdmin);
+        Checked checked = shell.activation(properties, () -> Checked.of(configuration, properties), Checked::defaults);
         this.engine = new NdEngine(checked.settings(), checked.options(), shell.control(), shell);
     }
 
     @Modified
     void modified(NdConfiguration configuration, Map<String, Object> properties) {
-        Checked checked = shell.modification(() -> {
-            CHECK.checkDeclared(properties);
-            return Checked.of(configuration);
-        });
+        Checked checked = shell.modification(properties, () -> Checked.of(configuration, properties));
         if (checked != null) {
             engine.reconfigure(checked.settings(), checked.options());
         }

@@ -32,7 +32,8 @@ public final class NetdevRules implements ConfigurationRules {
         IpoibLink link = links.stream().filter(l -> l.name().equals(config.link())).findFirst().orElse(null);
         if (link == null) {
             return "invalid " + NetdevComponent.FACTORY_PID + " property 'link' value '" + config.link()
-                    + "': no such interface (ipoib:links)";
+                    + "': no such interface: allowed one of those ipoib:links shows ("
+                    + String.join(", ", links.stream().map(IpoibLink::name).sorted().toList()) + ")";
         }
         return NetdevComponent.refusal(config, properties, link);
     }

@@ -4,25 +4,14 @@ import ipoib.api.verbs.Device;
 import ipoib.api.verbs.ProviderStatus;
 import ipoib.api.verbs.VerbsProvider;
 import java.util.List;
-import org.osgi.framework.BundleContext;
-import org.osgi.service.component.annotations.Activate;
-import org.osgi.service.component.annotations.Component;
-import org.osgi.service.component.annotations.ConfigurationPolicy;
-import org.osgi.service.component.annotations.Deactivate;
-import org.osgi.service.component.annotations.Reference;
 import org.osgi.service.log.Logger;
-import org.osgi.service.log.LoggerFactory;
-import org.osgi.service.metatype.annotations.Designate;
 
 /**
- * The hardware verbs provider: registered with {@code ipoib.provider=fabric} whether or not the
- * machine has RDMA devices; without them {@link #status()} says why (no kernel support, empty
- * device list, libibverbs missing, a bad configuration). Activation never throws: a failure
- * becomes the status and is logged once.
+ * The hardware verbs provider over one configuration: registered by {@link FabricProviderComponent}
+ * with {@code ipoib.provider=fabric} whether or not the machine has RDMA devices; without them
+ * {@link #status()} says why (no kernel support, empty device list, libibverbs missing, a bad
+ * configuration). Construction never throws: a failure becomes the status and is logged once.
  */
-@Component(configurationPid = FabricVerbsProvider.PID, configurationPolicy = ConfigurationPolicy.OPTIONAL,
-        service = VerbsProvider.class, immediate = true, property = VerbsProvider.NAME_PROPERTY + "=fabric")
-@Designate(ocd = FabricConfiguration.class)
 public final class FabricVerbsProvider implements VerbsProvider {
 
     /** Configuration PID. */
@@ -32,20 +21,14 @@ public final class FabricVerbsProvider implements VerbsProvider {
     private final FabricRuntime runtime;
     private final ProviderStatus configurationProblem;
 
-    @Activate
-    public FabricVerbsProvider(BundleContext context, FabricConfiguration configuration,
-                               java.util.Map<String, Object> properties,
-                               @Reference(service = LoggerFactory.class) Logger logger) {
-        this(configuration, properties, logger, LibraryLocations.fromProperties(context::getProperty));
-    }
-
     /** Outside a framework: the library directories of the system properties. */
     FabricVerbsProvider(FabricConfiguration configuration, java.util.Map<String, Object> properties, Logger logger) {
         this(configuration, properties, logger, LibraryLocations.fromProperties(System::getProperty));
     }
 
-    private FabricVerbsProvider(FabricConfiguration configuration, java.util.Map<String, Object> properties,
-                                Logger logger, LibraryLocations libraries) {
+    /** With the library directories of the framework's launch properties. */
+    FabricVerbsProvider(FabricConfiguration configuration, java.util.Map<String, ?> properties, Logger logger,
+                        LibraryLocations libraries) {
         this.log = osgiLog(logger);
         FabricRuntime started = null;
         ProviderStatus problem = null;
@@ -90,8 +73,8 @@ public final class FabricVerbsProvider implements VerbsProvider {
         };
     }
 
-    @Deactivate
-    void deactivate() {
+    /** Stops the runtime (closes the devices); again is harmless. */
+    void close() {
         if (runtime != null) {
             try {
                 runtime.close();

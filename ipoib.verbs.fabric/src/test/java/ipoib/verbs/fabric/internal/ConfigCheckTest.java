@@ -80,7 +80,7 @@ class ConfigCheckTest {
                     + "/lib, /usr/lib"), reason);
             assertTrue(reason.contains("or a directory of the launch property ipoib.fabric.libraryDirs"), reason);
             assertTrue(reason.endsWith("nothing was loaded"), reason);
-            provider.deactivate();
+            provider.close();
             assertFalse(Files.exists(marker), "the library's constructor did not run for " + path);
         }
         // A link in a system directory is judged by what it points to.

@@ -31,8 +31,8 @@ class NoDeviceProviderTest {
             assertTrue(log.lines.get(0).startsWith("info fabric provider unavailable: " + status.reason()),
                     log.lines.toString());
         } finally {
-            provider.deactivate();
-            provider.deactivate();
+            provider.close();
+            provider.close();
         }
     }
 
@@ -47,7 +47,7 @@ class NoDeviceProviderTest {
                 reason);
         assertEquals(1, log.lines.size());
         assertTrue(log.lines.get(0).startsWith("warn fabric provider unavailable: libibverbs not available"));
-        provider.deactivate();
+        provider.close();
     }
 
     @Test
@@ -57,7 +57,7 @@ class NoDeviceProviderTest {
         FabricVerbsProvider provider = new FabricVerbsProvider(c, java.util.Map.of(), new TestConfig.RecordingLog().logger());
         assertEquals("libibverbs not available: libc.so.6 has no symbol ibv_get_device_list",
                 provider.status().reason());
-        provider.deactivate();
+        provider.close();
     }
 
     @Test
@@ -71,7 +71,7 @@ class NoDeviceProviderTest {
         assertEquals(1, log.lines.size());
         assertTrue(log.lines.get(0).startsWith("error fabric provider not started: invalid ipoib.verbs.fabric property"));
         assertTrue(provider.devices().isEmpty());
-        provider.deactivate();
+        provider.close();
     }
 
     @Test
@@ -88,7 +88,7 @@ class NoDeviceProviderTest {
             assertEquals("usage: verbs:port <device> <port>, e.g. verbs:port mlx5_0 1",
                     assertThrows(IllegalArgumentException.class, commands::port).getMessage());
         } finally {
-            provider.deactivate();
+            provider.close();
         }
     }
 
