@@ -136,6 +136,79 @@ public class NetdevLifecycleIT {
         assertFalse(namespace("ndt4"));
     }
 
+    /**
+     * A bad value for a bridged device's or an interface's configuration is refused by
+     * {@code ipoib:config} and changes nothing: the device, its namespace and its addresses stay.
+     */
+    @Test
+    public void aRefusedDeviceNameOrAddressLeavesTheDeviceItsNamespaceAndItsAddress() throws Exception {
+        assertFalse("namespace ndt5 exists already (ip netns del ndt5)", namespace("ndt5"));
+        appliance.command("ipoib:netdev add ib0_1_ffff netns ndt5 10.9.5.1/24", TIMEOUT);
+        try {
+            appliance.awaitCommand("ipoib:netdev", "10.0.0.1/24", TIMEOUT);
+            String netdev = onlyPid("ipoib.netdev");
+            String address = addressPid("10.0.0.1/24");
+            String before = Sh.run(10, "ip", "-n", "ndt5", "addr", "show", "dev", "ib0_1_ffff").ok("ip addr").output();
+            List<String[]> bad = List.of(
+                    new String[] {netdev, "device", "waytoolongdevicename0", "1..15 characters"},
+                    new String[] {netdev, "device", "bad/name", "allowed"},
+                    new String[] {netdev, "netns", "bad ns!", "allowed"},
+                    new String[] {netdev, "addresses", "10.9.5.300/24", "allowed"},
+                    new String[] {netdev, "link", "ib9_1_ffff", "allowed"},
+                    new String[] {netdev, "offload", "maybe", "allowed true or false"},
+                    new String[] {netdev, "nosuch", "1", "allowed"},
+                    new String[] {address, "address", "10.0.0.300/24", "allowed"});
+            int accepted = 0;
+            for (String[] b : bad) {
+                String out = appliance.command("ipoib:config " + b[0] + " " + b[1] + " '" + b[2] + "'", TIMEOUT);
+                System.out.println("netdev sweep: " + b[1] + " " + b[2] + " -> " + out.strip());
+                if (!out.contains("nothing was changed")) {
+                    accepted++;
+                }
+                assertTrue(b[1] + " " + b[2] + ": " + out, out.contains("nothing was changed") && out.contains("'" + b[1] + "'")
+                        && out.contains(b[2]) && out.contains(b[3]) && !out.contains("\tat "));
+            }
+            System.out.println("netdev sweep: " + bad.size() + " bad values, " + accepted + " accepted");
+            // Nothing changed: the device in its namespace with its addresses, the interface's address in the stack.
+            String list = appliance.command("ipoib:netdev", TIMEOUT);
+            assertTrue(list, list.contains("ib0_1_ffff: device ib0_1_ffff  netns ndt5"));
+            assertTrue(namespace("ndt5"));
+            String after = Sh.run(10, "ip", "-n", "ndt5", "addr", "show", "dev", "ib0_1_ffff").ok("ip addr").output();
+            assertTrue(after, after.contains("inet 10.9.5.1/24") && after.contains("inet 10.0.0.1/24"));
+            assertEquals(before.replaceAll("valid_lft.*", ""), after.replaceAll("valid_lft.*", ""));
+            assertTrue(appliance.command("ipoib:addr list ib0_1_ffff", TIMEOUT).contains("10.0.0.1/24"));
+            String ping = appliance.command("ipoib:ping -c 2 10.0.0.1", TIMEOUT);
+            assertTrue("the kernel in ndt5 still answers: " + ping, ping.contains("2 packets transmitted, 2 received"));
+            assertFalse(appliance.output(), appliance.output().contains("has thrown an exception"));
+            assertFalse(appliance.output(), appliance.output().contains("Error during instantiation"));
+        } finally {
+            appliance.command("ipoib:netdev del ib0_1_ffff", TIMEOUT);
+        }
+        assertFalse(namespace("ndt5"));
+    }
+
+    /** The one configuration of a factory PID, as ipoib:config lists it. */
+    private static String onlyPid(String factoryPid) throws Exception {
+        String listing = appliance.command("ipoib:config " + factoryPid, TIMEOUT);
+        Matcher m = Pattern.compile("(?m)^\\s+(" + Pattern.quote(factoryPid) + "~\\S+)$").matcher(listing);
+        assertTrue(listing, m.find());
+        String pid = m.group(1);
+        assertFalse("one configuration: " + listing, m.find());
+        return pid;
+    }
+
+    /** The ipoib.address configuration holding {@code address}. */
+    private static String addressPid(String address) throws Exception {
+        String listing = appliance.command("ipoib:config ipoib.address", TIMEOUT);
+        Matcher m = Pattern.compile("(?m)^\\s+(ipoib\\.address~\\S+)$").matcher(listing);
+        while (m.find()) {
+            if (appliance.command("ipoib:config " + m.group(1), TIMEOUT).contains(address)) {
+                return m.group(1);
+            }
+        }
+        throw new AssertionError("no ipoib.address configuration holds " + address + ": " + listing);
+    }
+
     private static long replies(File pingLog) {
         return read(pingLog).lines().filter(l -> l.contains("bytes from 10.9.1.2")).count();
     }

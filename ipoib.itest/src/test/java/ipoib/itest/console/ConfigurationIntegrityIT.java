@@ -4,6 +4,7 @@ import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
 
 import java.util.ArrayList;
+import java.util.concurrent.TimeUnit;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -45,10 +46,110 @@ public class ConfigurationIntegrityIT {
         assertTrue(one, one.contains("ib1_1_ffff: connected, mtu 65520"));
         String zero = appliance.shell("ipoib:mode ib0_1_ffff");
         assertTrue(zero, zero.contains("ib0_1_ffff: datagram"));
+        // Both ends connected: a datagram of 60 000 octets goes in one piece over the connection.
+        assertTrue(appliance.shell("ipoib:mode ib0_1_ffff connected").contains("ib0_1_ffff: mode connected configured"));
+        String both = appliance.shell("ipoib:await all");
+        assertTrue(both, both.contains("ib0_1_ffff UP") && both.contains("ib1_1_ffff UP"));
+        assertTrue(appliance.shell("ipoib:mode ib0_1_ffff").contains("ib0_1_ffff: connected, mtu 65520"));
+        String big = appliance.shell("ipoib:ping -c 3 -i 0.2 -W 5 -s 60000 -I ib0_1_ffff 10.0.0.2");
+        assertTrue(big, big.contains("60008 bytes from 10.0.0.2") && big.contains("3 packets transmitted, 3 received"));
+        appliance.shell("ipoib:mode ib0_1_ffff datagram");
         appliance.shell("ipoib:mode ib1_1_ffff datagram");
         String back = appliance.shell("ipoib:await all");
-        assertTrue(back, back.contains("ib1_1_ffff UP"));
+        assertTrue(back, back.contains("ib0_1_ffff UP") && back.contains("ib1_1_ffff UP"));
         assertTrue(appliance.shell("ipoib:mode ib1_1_ffff").contains("ib1_1_ffff: datagram"));
+        assertTrue(appliance.shell("ipoib:mode ib0_1_ffff").contains("ib0_1_ffff: datagram"));
+    }
+
+    /**
+     * The Web Console's configuration form stores before any component sees the values: a bad
+     * value posted there is refused by the component, which keeps running with the configuration
+     * in force and stores it again, with one WARN line naming the property, the value (cut) and
+     * what is allowed.
+     */
+    @Test
+    public void aBadValuePostedThroughTheWebConsoleIsRefusedAndTheConfigurationInForceStoredAgain() throws Exception {
+        String base = appliance.baseUrl();
+        String auth = appliance.authorization();
+        String[][] cases = {
+                // PID, property, good value, bad value, what the WARN line says is allowed
+                {"ipoib.arp", "retransmitMillis", "700", "5", "allowed 10..60000"},
+                {"ipoib.arp", "serviceLevel", "path", "z".repeat(70_000), "allowed one of broadcast, path"},
+                {"ipoib.nd", "dadTransmits", "2", "11", "allowed"},
+                {"ipoib.mcast", "auditSeconds", "120", "4", "allowed 5..3600"},
+                {"ipoib.host", "ttl", "9", "256", "allowed 1..255"},
+                {"ipoib.verbs.fabric", "saRetries", "4", "21", "allowed 1..20"}};
+        for (String[] c : cases) {
+            post(base, auth, c[0], c[1], c[2]);
+            awaitListed(c[0], c[1], c[2]);
+            String refused = c[0] + ": configuration refused: invalid " + c[0] + " property '" + c[1] + "' value ";
+            int before = count(appliance.stderr(), refused);
+            post(base, auth, c[0], c[1], c[3]);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (System.nanoTime() < deadline && count(appliance.stderr(), refused) == before) {
+                Thread.sleep(100);
+            }
+            List<String> lines = appliance.stderr().lines().filter(l -> l.contains(refused)).toList();
+            assertEquals(c[0] + " " + c[1] + ": one WARN line:\n" + tail(appliance.stderr()), before + 1, lines.size());
+            String line = lines.get(lines.size() - 1);
+            String shown = c[3].length() > 80 ? c[3].substring(0, 80) + "…(" + c[3].length() + " chars)" : c[3];
+            assertTrue(line, line.contains("WARN") && line.contains(shown) && line.contains(c[4])
+                    && line.endsWith("; the configuration in force stays and is stored again") && line.length() < 400);
+            awaitListed(c[0], c[1], c[2]);
+        }
+        // They run with what is in force: the host answers with TTL 9, the interfaces reach each other.
+        String ping = appliance.shell("ipoib:ping -c 2 -i 0.2 10.0.0.2");
+        assertTrue(ping, ping.contains("2 received") && ping.contains("ttl=9"));
+        assertEquals("no component failed", -1, appliance.stderr().indexOf("Error during instantiation"));
+        appliance.shell("ipoib:config ipoib.host ttl 64");
+        appliance.shell("ipoib:config ipoib.arp retransmitMillis 1000 serviceLevel broadcast");
+    }
+
+    /** Posts one property through the Web Console's configuration form as its page does, with the token. */
+    private static void post(String base, String auth, String pid, String property, String value) throws Exception {
+        Matcher token = Pattern.compile("name='ipoib_token' value='([^']+)'").matcher(curl(base, "/system/console/ipoib",
+                "-H", "Authorization: " + auth));
+        assertTrue("the anti-forgery token", token.find());
+        String out = curl(base, "/system/console/configMgr/" + pid, "-X", "POST", "-H", "Authorization: " + auth,
+                "--data-urlencode", "apply=true", "--data-urlencode", "action=ajaxConfigManager",
+                "--data-urlencode", "propertylist=" + property, "--data-urlencode", property + "=" + value,
+                "--data-urlencode", "ipoib_token=" + token.group(1));
+        int status = Integer.parseInt(out.substring(out.lastIndexOf('\n') + 1).strip());
+        assertTrue(pid + " " + property + ": " + out, status < 400);
+    }
+
+    private static String curl(String base, String path, String... args) throws Exception {
+        List<String> command = new ArrayList<>(List.of("curl", "-s", "-o", "-", "-w", "\n%{http_code}"));
+        command.addAll(List.of(args));
+        command.add(base + path);
+        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        assertTrue("curl finished", p.waitFor(60, TimeUnit.SECONDS));
+        return out;
+    }
+
+    /** Waits until ipoib:config shows {@code property = value} for the PID. */
+    private static void awaitListed(String pid, String property, String value) throws Exception {
+        Pattern row = Pattern.compile("(?m)^\\s*" + Pattern.quote(property) + "\\s+= " + Pattern.quote(value) + "\\s");
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        String shown = listing(pid);
+        while (System.nanoTime() < deadline && !row.matcher(shown).find()) {
+            Thread.sleep(100);
+            shown = listing(pid);
+        }
+        assertTrue(pid + ": " + property + " = " + value + " stored:\n" + shown, row.matcher(shown).find());
+    }
+
+    private static int count(String text, String part) {
+        int n = 0;
+        for (int at = text.indexOf(part); at >= 0; at = text.indexOf(part, at + 1)) {
+            n++;
+        }
+        return n;
+    }
+
+    private static String tail(String text) {
+        return text.length() <= 4000 ? text : text.substring(text.length() - 4000);
     }
 
     /** One bad value: the PID, the property, the value, and a word the refusal must contain besides. */
@@ -106,7 +207,9 @@ public class ConfigurationIntegrityIT {
                 {"partitions", "Default=0x7fff, ipoib : loop99 ;"}, {"rate", "abc"}, {"nosuch", "1"}}) {
             bad.add(new Bad("ipoib.verbs.loopback", pv[0], pv[1]));
         }
-        for (String[] pv : new String[][] {{"saTimeoutMillis", "5"}, {"saRetries", "21"}, {"nosuch", "1"}}) {
+        for (String[] pv : new String[][] {{"saTimeoutMillis", "5"}, {"saRetries", "21"}, {"nosuch", "1"},
+                {"verbsLibrary", "/tmp/evil.so"}, {"umadLibrary", "../lib/libibumad.so.3"}, {"deviceFilter", "mlx5_("},
+                {"smKey", "0x1ffffffffffffffff"}}) {
             bad.add(new Bad("ipoib.verbs.fabric", pv[0], pv[1]));
         }
 

@@ -161,7 +161,11 @@ public final class NetdevComponent {
             CHECK.check(properties);
             check(config, link);
             for (String a : config.addresses()) {
-                Cidr.parse(a);
+                try {
+                    Cidr.parse(a);
+                } catch (IllegalArgumentException e) {
+                    return "invalid " + FACTORY_PID + " property 'addresses' value " + ShownValue.of(a) + ": " + e.getMessage();
+                }
             }
             return null;
         } catch (IllegalArgumentException e) {
