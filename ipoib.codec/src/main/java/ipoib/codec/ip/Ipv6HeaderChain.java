@@ -56,8 +56,15 @@ public final class Ipv6HeaderChain {
      * The IPv6 packet of {@code length} octets at {@code offset} in {@code b}: its upper-layer
      * protocol and that header's offset from the packet's start (read them with {@link #protocol}
      * and {@link #upperOffset}), or {@link #MALFORMED}, or {@link #LATER_FRAGMENT}.
+     *
+     * @throws IllegalArgumentException when the packet's range does not lie in {@code b} (the
+     *         caller's error; what the packet holds is judged by the result, never thrown)
      */
     public static int walk(MemorySegment b, long offset, int length) {
+        if (offset < 0 || length < 0 || offset > b.byteSize() - length) {
+            throw new IllegalArgumentException("Ipv6HeaderChain.walk: " + length + " octets at offset " + offset
+                    + " do not lie in a segment of " + b.byteSize());
+        }
         if (length < IPV6_HEADER || (u8(b, offset) >>> 4) != 6) {
             return MALFORMED;
         }
