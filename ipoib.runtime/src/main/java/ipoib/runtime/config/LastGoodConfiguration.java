@@ -15,7 +15,8 @@ import org.osgi.service.cm.ConfigurationAdmin;
  * modified method returns without deactivating) and calls {@link #refused}: one WARN line names
  * the PID and the refusal, and the stored configuration is written back to the one in force, so
  * that a refused value is never left stored (it would otherwise reappear at the next restart and
- * make every later update fail on it). A configuration refused before any was in force is deleted.
+ * make every later update fail on it). A configuration refused before any was in force is deleted
+ * (a factory configuration) or emptied (a singleton PID, whose component runs with its defaults).
  *
  * <p>Written back only while the store still holds the refused properties: an update that came
  * in between is the next one to judge, not overwritten.
@@ -79,9 +80,14 @@ public final class LastGoodConfiguration {
             }
             // The store is put right before the line is logged: whoever waits for the line (a user,
             // a test) and then updates does not race the write-back.
-            if (good == null) {
+            if (good == null && properties.containsKey("service.factoryPid")) {
                 stored.delete();
                 warn.accept(pid + ": configuration refused: " + why + "; the configuration is deleted (none was in force before it)");
+            } else if (good == null) {
+                // A singleton PID is emptied, not deleted: Declarative Services keeps judging its updates by
+                // the configuration's change count, which a deleted and re-created configuration starts again.
+                stored.update(new Hashtable<>());
+                warn.accept(pid + ": configuration refused: " + why + "; its values are cleared, the defaults stay in force");
             } else {
                 // The stored properties with the values in force; one the configuration in force did not
                 // have (an unknown property) goes. (DS gives the defaults with the stored values: only the

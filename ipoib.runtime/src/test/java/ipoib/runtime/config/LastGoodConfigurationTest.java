@@ -47,8 +47,8 @@ class LastGoodConfigurationTest {
     }
 
     @Test
-    void aConfigurationRefusedBeforeAnyWasInForceIsDeleted() {
-        cm.store(PID, "ttl", 0);
+    void aFactoryConfigurationRefusedBeforeAnyWasInForceIsDeleted() {
+        cm.store(PID, "service.factoryPid", "ipoib.sample.factory", "ttl", 0);
         lastGood.refused(cm.delivered(PID), "invalid ipoib.sample property 'ttl' value 0");
         assertFalse(cm.stored.containsKey(PID));
         assertEquals(List.of("delete " + PID), cm.calls);
@@ -56,12 +56,14 @@ class LastGoodConfigurationTest {
     }
 
     @Test
-    void theDefaultsInForceMeanNoneWasStored() {
+    void aSingletonConfigurationRefusedWhileTheDefaultsRanIsEmptiedNotDeleted() {
         lastGood.accepted(Map.of("component.name", "sample", "ttl", 64));
         assertNull(lastGood.inForce(), "without a service.pid the component runs with its defaults");
         cm.store(PID, "ttl", 0);
         lastGood.refused(cm.delivered(PID), "bad ttl");
-        assertFalse(cm.stored.containsKey(PID), "deleted: the defaults come back");
+        assertEquals(Map.of("service.pid", PID), cm.stored.get(PID), "emptied: the defaults stay");
+        assertEquals(List.of("update " + PID), cm.calls);
+        assertTrue(warnings.get(0).endsWith("; its values are cleared, the defaults stay in force"), warnings.get(0));
     }
 
     @Test
