@@ -1,8 +1,9 @@
-package ipoib.link.internal;
+package ipoib.link.internal.cm;
 
 import ipoib.api.Gid;
 import ipoib.api.verbs.RcQueuePair;
 import ipoib.cm.CmConnection;
+import ipoib.link.internal.LinkResources;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;

@@ -1,9 +1,12 @@
-package ipoib.link.internal;
+package ipoib.link.internal.cm;
 
 import ipoib.api.link.TransmitResult;
 import ipoib.api.verbs.RcQueuePair;
 import ipoib.api.verbs.VerbsException;
 import ipoib.codec.ipoib.EncapsulationHeader;
+import ipoib.link.internal.LinkEngine;
+import ipoib.link.internal.LinkStatistics;
+import ipoib.link.internal.capture.LinkCapture;
 import ipoib.runtime.Clock;
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.atomic.LongAdder;
