@@ -51,7 +51,7 @@ public final class LinkEngine implements IpoibLink, AutoCloseable {
     private final LinkStateMachine machine;
     private final LinkCaptures captures;
     private final RateLimiter handlerErrorLog;
-    private final LinkMulticast multicast = new LinkMulticast(this);
+    private final LinkMulticastAttachment multicast = new LinkMulticastAttachment(this);
 
     /** An engine on its own control thread ({@code ipoib-link-<name>}), DOWN until it has a provider. */
     public LinkEngine(LinkConfig config, LinkHooks hooks) {

@@ -26,7 +26,7 @@ import java.lang.invoke.VarHandle;
  * start of the link's registered block), a stack of the free ones (not a ring: completions return
  * buffers in any order), the send completion queue, and the handle each buffer was posted with,
  * for the reaper. Any thread may send; nothing is allocated per frame. Connected mode's
- * counterpart is {@link ipoib.link.internal.cm.CmSender}.
+ * counterpart is {@link ipoib.link.internal.cm.CmFrameSender}.
  *
  * <p>Send completions are never waited on: senders reclaim them when free buffers run low, as
  * Linux's IPoIB polls its send CQ from the transmit path, so no thread wakes per packet.

@@ -50,10 +50,10 @@ final class CmActiveSide {
     private final Gid gid;
     private final CmBuffers buffers;
     private final CmConnectionTable table;
-    private final CmSender sender;
+    private final CmFrameSender sender;
 
     CmActiveSide(ConnectedMode mode, LinkEngine engine, Port port, CmPortAgent portAgent, int pkeyValue, Gid gid,
-                 CmBuffers buffers, CmConnectionTable table, CmSender sender) {
+                 CmBuffers buffers, CmConnectionTable table, CmFrameSender sender) {
         this.mode = mode;
         this.engine = engine;
         this.clock = engine.control().clock();

@@ -41,7 +41,7 @@ import java.util.concurrent.atomic.LongAdder;
  * <p>This class owns the period's resources (completion queue, buffers, receive thread, the
  * listen) and its counters, routes a frame to its connection, reaps idle connections and tears
  * everything down. The parts: the connections and their lock ({@link CmConnectionTable}), the
- * active side ({@link CmActiveSide}), the send path ({@link CmSender}), the passive side
+ * active side ({@link CmActiveSide}), the send path ({@link CmFrameSender}), the passive side
  * ({@link CmPassiveSide}), the completion thread ({@link CmReceiveThread}), the buffers
  * ({@link CmBuffers}), the ICMP error ({@link TooBigNotice}).
  *
@@ -85,7 +85,7 @@ public final class ConnectedMode {
     private final SplittableRandom psns = new SplittableRandom();
     /** The connections of both sides, and the lock their state changes under. */
     final CmConnectionTable table;
-    private final CmSender sender;
+    private final CmFrameSender sender;
     private final CmActiveSide active;
 
     public final LongAdder rejected = new LongAdder();
@@ -119,7 +119,7 @@ public final class ConnectedMode {
             throw e;
         }
         this.table = new CmConnectionTable(buffers);
-        this.sender = new CmSender(engine, buffers, table, sentOverUd);
+        this.sender = new CmFrameSender(engine, buffers, table, sentOverUd);
         this.active = new CmActiveSide(this, engine, port, portAgent, pkeyValue, gid, buffers, table, sender);
         this.receiver = new CmReceiveThread(this, engine, cq, buffers, gid);
         receiver.start();
