@@ -10,7 +10,7 @@ import java.util.Map;
  * that differs from what its component handled is a change that has not taken effect, which
  * {@code ipoib:await} waits for (after {@code ipoib:mode}, the switch itself).
  */
-final class HandledConfigurations {
+public final class HandledConfigurations {
     private final Map<String, Map<String, Object>> handled = new HashMap<>();
 
     /** The component handled these properties (as DS passed them). */
@@ -27,7 +27,7 @@ final class HandledConfigurations {
     }
 
     /** Whether the stored properties of {@code pid} are not yet the ones its component handled. */
-    synchronized boolean pending(String pid, Map<String, Object> stored) {
+    public synchronized boolean pending(String pid, Map<String, Object> stored) {
         Map<String, Object> last = handled.get(pid);
         return last == null || !StoredProperties.within(stored, last);
     }

@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import org.osgi.framework.BundleContext;
 import org.osgi.framework.ServiceRegistration;
+import org.osgi.service.cm.ConfigurationAdmin;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.ConfigurationPolicy;
@@ -20,7 +21,6 @@ import org.osgi.service.component.annotations.Reference;
 import org.osgi.service.component.annotations.ReferenceCardinality;
 import org.osgi.service.component.annotations.ReferencePolicy;
 import org.osgi.service.component.annotations.ReferencePolicyOption;
-import org.osgi.service.cm.ConfigurationAdmin;
 import org.osgi.service.event.EventAdmin;
 import org.osgi.service.log.Logger;
 import org.osgi.service.log.LoggerFactory;
@@ -41,7 +41,8 @@ public final class IpoibLinkComponent {
 
     /** Factory PID of interface configurations. */
     public static final String FACTORY_PID = "ipoib.link";
-
+    /** What each configuration's component handled last, across the bundle's components ({@code ipoib:await}). */
+    public static final HandledConfigurations HANDLED = new HandledConfigurations();
 
     private final BundleContext context;
     private final Logger log;
@@ -82,7 +83,7 @@ public final class IpoibLinkComponent {
             String name = configuration.name() == null || configuration.name().isBlank()
                     ? String.valueOf(properties.get("service.pid")) : configuration.name().strip();
             claims.refuse(this, name, e.getMessage(), () -> { });
-            LinkConfigurations.HANDLED.handled(properties);
+            HANDLED.handled(properties);
             lastGood.refused(properties, e.getMessage());
             return;
         }
@@ -92,7 +93,7 @@ public final class IpoibLinkComponent {
             lastGood.accepted(properties);
             start();
         }
-        LinkConfigurations.HANDLED.handled(properties);
+        HANDLED.handled(properties);
     }
 
     private static boolean connected(LinkConfiguration configuration) {
@@ -109,7 +110,7 @@ public final class IpoibLinkComponent {
         try {
             apply(configuration, properties);
         } finally {
-            LinkConfigurations.HANDLED.handled(properties);
+            HANDLED.handled(properties);
         }
     }
 
@@ -223,7 +224,7 @@ public final class IpoibLinkComponent {
         }
         claims.release(this);
         claims.forgetOwner(this);
-        LinkConfigurations.HANDLED.forget(pid);
+        HANDLED.forget(pid);
     }
 
     private synchronized LinkEngine engine() {

@@ -13,8 +13,8 @@ import java.util.Map;
  * and comes up by itself when the holder goes away. Configuration updates that were refused are
  * noted here too, for {@code ipoib:links}.
  */
-final class LinkClaims {
-    static final LinkClaims INSTANCE = new LinkClaims();
+public final class LinkClaims {
+    public static final LinkClaims INSTANCE = new LinkClaims();
 
     private record Claim(String name, String device, int port, int partition) {
         static Claim of(LinkConfig c) {
@@ -24,7 +24,7 @@ final class LinkClaims {
     }
 
     /** A configuration that is not running, and why; {@code retry} runs when a claim is released. */
-    record Refusal(String name, String reason, Runnable retry) {}
+    public record Refusal(String name, String reason, Runnable retry) {}
 
     private final Map<Object, Claim> held = new LinkedHashMap<>();
     /** The component of each configuration PID, so that a configuration is not compared with itself. */
@@ -39,7 +39,7 @@ final class LinkClaims {
     }
 
     /** Why an interface with these name, device, port and P_Key cannot be added now, or null. */
-    synchronized String conflict(Object owner, String name, String device, int port, ipoib.api.PKey pkey) {
+    public synchronized String conflict(Object owner, String name, String device, int port, ipoib.api.PKey pkey) {
         Claim wanted = new Claim(name, device, port, pkey.value() & 0x7FFF);
         for (Map.Entry<Object, Claim> e : held.entrySet()) {
             if (e.getKey() == owner) {
@@ -111,12 +111,12 @@ final class LinkClaims {
         }
     }
 
-    synchronized String refusedUpdate(String name) {
+    public synchronized String refusedUpdate(String name) {
         return refusedUpdates.get(name);
     }
 
     /** The configurations that are not running, in the order they came. */
-    synchronized List<Refusal> refusals() {
+    public synchronized List<Refusal> refusals() {
         return List.copyOf(refused.values());
     }
 }

@@ -102,7 +102,7 @@ public record LinkConfig(String name, String device, int port, PKey pkey, int sc
      * The name of the interface a stored configuration makes, as the component derives it; null
      * when the configuration cannot run (a bad P_Key or port).
      */
-    static String nameOf(Map<String, ?> properties) {
+    public static String nameOf(Map<String, ?> properties) {
         try {
             LinkConfiguration c = ipoib.runtime.ConfigValues.of(LinkConfiguration.class, properties);
             return from(c, deviceIndex(c.device())).name();
@@ -120,12 +120,12 @@ public record LinkConfig(String name, String device, int port, PKey pkey, int sc
     }
 
     /** The default name {@code ibX_Y_Z}: CA index, port and P_Key in hex ({@link LinkNames}). */
-    static String defaultName(int deviceIndex, int port, PKey pkey) {
+    public static String defaultName(int deviceIndex, int port, PKey pkey) {
         return LinkNames.defaultName(deviceIndex, port, pkey.value());
     }
 
     /** The index at the end of a device name (loop1 → 1, mlx5_0 → 0), or 0. */
-    static int deviceIndex(String device) {
+    public static int deviceIndex(String device) {
         return LinkNames.caIndex(device);
     }
 

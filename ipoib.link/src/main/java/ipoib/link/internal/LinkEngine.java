@@ -19,6 +19,9 @@ import ipoib.api.link.TransmitResult;
 import ipoib.api.verbs.Port;
 import ipoib.api.verbs.VerbsProvider;
 import ipoib.codec.mcast.MulticastMapping;
+import ipoib.link.internal.capture.LinkCaptures;
+import ipoib.link.internal.cm.CmLinkConnection;
+import ipoib.link.internal.cm.ConnectedMode;
 import ipoib.runtime.ControlLoop;
 import ipoib.runtime.RateLimiter;
 import ipoib.runtime.ThreadControlLoop;
@@ -40,7 +43,7 @@ import java.util.concurrent.TimeUnit;
  * wait for {@link LinkState#UP}.
  */
 public final class LinkEngine implements IpoibLink, AutoCloseable {
-    final LinkStatistics stats = new LinkStatistics();
+    public final LinkStatistics stats = new LinkStatistics();
     private final LinkConfig config;
     private final LinkHooks hooks;
     private final ControlLoop control;
@@ -48,7 +51,7 @@ public final class LinkEngine implements IpoibLink, AutoCloseable {
     private final LinkStateMachine machine;
     private final LinkCaptures captures;
     private final RateLimiter handlerErrorLog;
-    private final LinkMulticast multicast = new LinkMulticast(this);
+    private final LinkMulticastAttachment multicast = new LinkMulticastAttachment(this);
 
     /** An engine on its own control thread ({@code ipoib-link-<name>}), DOWN until it has a provider. */
     public LinkEngine(LinkConfig config, LinkHooks hooks) {
@@ -70,15 +73,15 @@ public final class LinkEngine implements IpoibLink, AutoCloseable {
         this.machine = new LinkStateMachine(this, config, hooks, control, status);
     }
 
-    ControlLoop control() {
+    public ControlLoop control() {
         return control;
     }
 
-    LinkHooks hooks() {
+    public LinkHooks hooks() {
         return hooks;
     }
 
-    LinkConfig config() {
+    public LinkConfig config() {
         return config;
     }
 
@@ -87,7 +90,7 @@ public final class LinkEngine implements IpoibLink, AutoCloseable {
     }
 
     /** The link's capture ({@code ipoib:capture}). */
-    LinkCaptures captures() {
+    public LinkCaptures captures() {
         return captures;
     }
 
@@ -166,12 +169,12 @@ public final class LinkEngine implements IpoibLink, AutoCloseable {
         return r == null ? null : r.broadcast();
     }
 
-    String providerName() {
+    public String providerName() {
         return machine.providerName();
     }
 
     /** The P_Key table entry the queue pair uses (full or limited membership), or null unless UP. */
-    PKey pkeyInUse() {
+    public PKey pkeyInUse() {
         LinkResources r = status.resources();
         return r == null ? null : PKey.of(r.pkeyValue);
     }
@@ -248,7 +251,7 @@ public final class LinkEngine implements IpoibLink, AutoCloseable {
      * Hands a received frame to every handler of its EtherType (on a receive thread, allocating
      * nothing); a failing handler is counted and logged, the others still run.
      */
-    void dispatch(FrameHandler[] handlers, ReceivedFrame frame) {
+    public void dispatch(FrameHandler[] handlers, ReceivedFrame frame) {
         for (FrameHandler handler : handlers) {
             try {
                 handler.onFrame(this, frame);
@@ -260,7 +263,7 @@ public final class LinkEngine implements IpoibLink, AutoCloseable {
     }
 
     /** The end of a poll, on the receive thread: every handler may pass on what it held back. */
-    void endOfBatch() {
+    public void endOfBatch() {
         for (FrameHandler handler : hooks.allHandlers()) {
             try {
                 handler.endOfBatch(this);
@@ -355,13 +358,13 @@ public final class LinkEngine implements IpoibLink, AutoCloseable {
     }
 
     /** Connected mode of the current UP period, or null. */
-    ConnectedMode connectedMode() {
+    public ConnectedMode connectedMode() {
         LinkResources r = status.resources();
         return r == null ? null : r.connected;
     }
 
     /** The current resources, for connected mode's fallback to UD. */
-    LinkResources resourcesForConnectedMode() {
+    public LinkResources resourcesForConnectedMode() {
         return status.upResources();
     }
 
@@ -383,7 +386,7 @@ public final class LinkEngine implements IpoibLink, AutoCloseable {
     }
 
     /** Path cache figures for the shell: entries, queries, failures, refreshes, handle changes. */
-    Map<String, Long> pathCounters() {
+    public Map<String, Long> pathCounters() {
         LinkResources r = status.resources();
         if (r == null) {
             return Map.of();

@@ -14,18 +14,20 @@ import ipoib.api.verbs.MemoryRegion;
 import ipoib.api.verbs.Port;
 import ipoib.api.verbs.UdQueuePair;
 import ipoib.api.verbs.UdQueuePairConfig;
+import ipoib.link.internal.cm.CmPortAgent;
+import ipoib.link.internal.cm.ConnectedMode;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
 /**
  * The verbs resources of one UP period of a link: the completion queues, the UD queue pair and
  * one registered block of send and receive buffers, and what works on them: the send side
- * ({@link SendRing}), the receive side ({@link ReceiveLoop}), the multicast groups
+ * ({@link UdSender}), the receive side ({@link ReceiveLoop}), the multicast groups
  * ({@link GroupRoutes}), the path cache and the handle reaper. Created when the broadcast join
  * succeeded, closed when the link goes down; nothing here is reused across periods, so a stale
  * sender can only fail, never corrupt.
  */
-final class LinkResources {
+public final class LinkResources {
     final Port port;
     final int pkeyIndex;
     /** The P_Key table entry the queue pair uses (full or limited membership of the partition). */
@@ -46,11 +48,11 @@ final class LinkResources {
     private final LinkEngine engine;
     /** Receive completions: drained by the receive thread. */
     private final CompletionQueue cq;
-    /** Send completions: reclaimed by the senders (see {@link SendRing}). */
+    /** Send completions: reclaimed by the senders (see {@link UdSender}). */
     private final CompletionQueue sendCq;
     private final UdQueuePair qp;
     private final MemoryRegion region;
-    private final SendRing sendRing;
+    private final UdSender udSender;
     private final GroupRoutes groups;
     /** Replaced and released handles, destroyed once no posted send uses them. */
     final HandleReaper reaper = new HandleReaper();
@@ -82,7 +84,7 @@ final class LinkResources {
         MemorySegment buffers;
         try {
             // Single-threaded: the receive loop alone polls the receive queue, senders reclaim
-            // send completions under the send ring's lock.
+            // send completions under the UD sender's lock.
             createdCq = port.createCompletionQueue(receiveCount, true);
             createdSendCq = port.createCompletionQueue(sendCount, true);
             createdQp = port.createUdQueuePair(new UdQueuePairConfig(createdSendCq, createdCq, sendCount,
@@ -103,7 +105,7 @@ final class LinkResources {
         this.address = LinkAddress.of(qpn, gid);
         this.cmAgent = acquireCmAgent(port);
         this.groups = new GroupRoutes(engine, port, qp, reaper, broadcast, createdAh);
-        this.sendRing = new SendRing(engine, sendCq, qp, region, buffers, sendCount, bufferSize, mtu, qkey);
+        this.udSender = new UdSender(engine, sendCq, qp, region, buffers, sendCount, bufferSize, mtu, qkey);
         PKey partition = config.pkey();
         this.paths = new PathCache(destination -> port.subnetAdministrator().pathRecord(gid, destination, partition),
                 (record, sl) -> port.createAddressHandle(PathCache.vector(record, sl)),
@@ -147,7 +149,7 @@ final class LinkResources {
     }
 
     /** Sends frames a failed connection held over UD (frames too big for it are dropped as such). */
-    TransmitResult sendUnicastOverUd(PathEntry path, Qpn remoteQpn, int etherType, MemorySegment payload) {
+    public TransmitResult sendUnicastOverUd(PathEntry path, Qpn remoteQpn, int etherType, MemorySegment payload) {
         return sendUnicast(path, remoteQpn, etherType, payload);
     }
 
@@ -156,19 +158,19 @@ final class LinkResources {
         if (path.cache != paths) {
             return engine.stats.drop(TransmitResult.DROPPED_NO_ROUTE); // a path of an earlier UP period
         }
-        return tooBig(sendRing.send(path, null, remoteQpn, etherType, payload, false), etherType, payload, false);
+        return tooBig(udSender.send(path, null, remoteQpn, etherType, payload, false), etherType, payload, false);
     }
 
     boolean beginBurst() {
-        return sendRing.beginBurst();
+        return udSender.beginBurst();
     }
 
     void endBurst() {
-        sendRing.endBurst();
+        udSender.endBurst();
     }
 
     TransmitResult sendBroadcast(int etherType, MemorySegment payload) {
-        return tooBig(sendRing.send(null, groups.broadcastHandle(), Qpn.MULTICAST, etherType, payload, true),
+        return tooBig(udSender.send(null, groups.broadcastHandle(), Qpn.MULTICAST, etherType, payload, true),
                 etherType, payload, true);
     }
 
@@ -189,7 +191,7 @@ final class LinkResources {
         if (handle == null) {
             return engine.stats.drop(TransmitResult.DROPPED_NO_ROUTE);
         }
-        return tooBig(sendRing.send(null, handle, Qpn.MULTICAST, etherType, payload, true), etherType, payload, true);
+        return tooBig(udSender.send(null, handle, Qpn.MULTICAST, etherType, payload, true), etherType, payload, true);
     }
 
     /**
@@ -197,13 +199,13 @@ final class LinkResources {
      * control thread); returns how many still wait for their sends.
      */
     int reapHandles() {
-        sendRing.reclaimCompletedSends();
-        return reaper.reap(sendRing::inUse);
+        udSender.reclaimCompletedSends();
+        return reaper.reap(udSender::inUse);
     }
 
     /** Send buffers outstanding longer than the transmit timeout. */
     int stuckSends(long timeoutNanos) {
-        return sendRing.stuckSends(timeoutNanos);
+        return udSender.stuckSends(timeoutNanos);
     }
 
     // ---- multicast groups (see GroupRoutes) ---------------------------------------------------------
@@ -242,12 +244,12 @@ final class LinkResources {
         groups.closeGroupHandles();
         // The queue pair goes first: no send can use a handle after it is destroyed.
         closeQuietly(qp);
-        sendRing.closeCounts();
+        udSender.closeCounts();
         reaper.closeAll();
         closeQuietly(groups.broadcastHandle(), region, cq, sendCq);
     }
 
-    static void closeQuietly(AutoCloseable... resources) {
+    public static void closeQuietly(AutoCloseable... resources) {
         for (AutoCloseable r : resources) {
             if (r != null) {
                 try {

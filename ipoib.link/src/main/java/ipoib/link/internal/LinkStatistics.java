@@ -10,24 +10,24 @@ import java.util.concurrent.atomic.LongAdder;
 /**
  * The counters of one link; adders so that senders and the receive thread never contend. The
  * datagram path's per-frame packet and octet counts of the current UP period are in
- * {@link CountCells} instead (the receive thread's own; the send ring's, written under its
+ * {@link CountCells} instead (the receive thread's own; the UD sender's, written under its
  * lock), summed with the adders on read and folded into them when the period ends.
  */
-final class LinkStatistics {
+public final class LinkStatistics {
     /** Counters of a {@link CountCells} of {@link #openRx}/{@link #openTx}. */
     static final int PACKETS = 0;
     static final int BYTES = 1;
-    final LongAdder rxPackets = new LongAdder();
-    final LongAdder rxBytes = new LongAdder();
+    public final LongAdder rxPackets = new LongAdder();
+    public final LongAdder rxBytes = new LongAdder();
     final LongAdder rxMulticast = new LongAdder();
-    final LongAdder rxDroppedNoHandler = new LongAdder();
-    final LongAdder rxDroppedMalformed = new LongAdder();
+    public final LongAdder rxDroppedNoHandler = new LongAdder();
+    public final LongAdder rxDroppedMalformed = new LongAdder();
     final LongAdder rxDroppedOwn = new LongAdder();
-    final LongAdder rxErrors = new LongAdder();
-    final LongAdder txPackets = new LongAdder();
-    final LongAdder txBytes = new LongAdder();
+    public final LongAdder rxErrors = new LongAdder();
+    public final LongAdder txPackets = new LongAdder();
+    public final LongAdder txBytes = new LongAdder();
     final LongAdder txMulticast = new LongAdder();
-    final LongAdder txErrors = new LongAdder();
+    public final LongAdder txErrors = new LongAdder();
     final LongAdder txStuck = new LongAdder();
     final LongAdder handlerErrors = new LongAdder();
     private final LongAdder[] txDrops = new LongAdder[TransmitResult.values().length];
@@ -41,7 +41,7 @@ final class LinkStatistics {
         return rx;
     }
 
-    /** The send ring's counts for a new UP period. */
+    /** The UD sender's counts for a new UP period. */
     synchronized CountCells openTx() {
         tx = new CountCells(2);
         return tx;
@@ -71,7 +71,7 @@ final class LinkStatistics {
     }
 
     /** Counts a transmit result that is a drop, and returns it. */
-    TransmitResult drop(TransmitResult result) {
+    public TransmitResult drop(TransmitResult result) {
         txDrops[result.ordinal()].increment();
         return result;
     }

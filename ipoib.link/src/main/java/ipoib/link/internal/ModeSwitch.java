@@ -3,6 +3,7 @@ package ipoib.link.internal;
 import ipoib.api.LinkAddress;
 import ipoib.api.link.LinkListener;
 import ipoib.codec.ipoib.CapabilityFlags;
+import ipoib.link.internal.cm.ConnectedMode;
 
 /**
  * Datagram or connected mode for a running interface, like Linux's sysfs {@code mode}

@@ -24,7 +24,7 @@ import java.util.function.IntSupplier;
  * destination however many users ask, references counted, handles replaced on refresh and
  * destroyed through the {@link HandleReaper} only after their last send completed.
  */
-final class PathCache {
+public final class PathCache {
     private record Key(Gid destination, boolean serviceLevelFromPath) {}
 
     private final Function<Gid, CompletionStage<PathRecord>> query;
@@ -185,7 +185,7 @@ final class PathCache {
     }
 
     /** The unicast address vector of a path (a GRH only when the path leaves the subnet). */
-    static AddressVector vector(PathRecord path, int serviceLevel) {
+    public static AddressVector vector(PathRecord path, int serviceLevel) {
         boolean global = path.hopLimit() > 1;
         return new AddressVector(path.destinationLid(), serviceLevel, path.rate(), global,
                 global ? path.destinationGid() : null, path.flowLabel(), path.hopLimit(), path.trafficClass(), 0);

@@ -4,6 +4,7 @@ import ipoib.api.Gid;
 import ipoib.api.PathRecord;
 import ipoib.api.link.LinkPath;
 import ipoib.api.verbs.AddressHandle;
+import ipoib.link.internal.cm.CmLinkConnection;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -11,7 +12,7 @@ import java.util.concurrent.CompletableFuture;
  * PathRecord, the address handle built from it and how many references the users hold. The
  * cache changes the fields under its own lock; senders read {@link #handle} without locks.
  */
-final class PathEntry {
+public final class PathEntry {
     final PathCache cache;
     final Gid destination;
     final boolean serviceLevelFromPath;
@@ -20,13 +21,13 @@ final class PathEntry {
 
     /** The handle senders use; null while the first query runs and after the entry died. */
     volatile AddressHandle handle;
-    volatile PathRecord record;
-    volatile int serviceLevel;
+    public volatile PathRecord record;
+    public volatile int serviceLevel;
     /**
      * The connected-mode connection to this destination, as Linux's path holds its CM transmit
      * context; null in datagram mode and until the first frame to a peer with the RC flag.
      */
-    volatile CmLinkConnection connection;
+    public volatile CmLinkConnection connection;
 
     // Guarded by the cache.
     int references;
@@ -59,8 +60,8 @@ final class PathEntry {
     }
 
     /** A user's reference: released once, whatever the user does. */
-    static final class Reference implements LinkPath {
-        final PathEntry entry;
+    public static final class Reference implements LinkPath {
+        public final PathEntry entry;
         private volatile boolean released;
 
         Reference(PathEntry entry) {

@@ -1,6 +1,7 @@
 package ipoib.link.internal;
 
 import ipoib.api.verbs.CompletionQueue;
+import ipoib.link.internal.cm.CmReceiveThread;
 import ipoib.runtime.Threads;
 
 /**
@@ -10,27 +11,27 @@ import ipoib.runtime.Threads;
  * queue so that a thread waiting in {@code await} sees it at once, and waits up to two seconds
  * for the thread to end (not when the thread stops itself).
  */
-final class PollingThread {
+public final class PollingThread {
     private final CompletionQueue cq;
     private final Thread thread;
     private volatile boolean running = true;
 
-    PollingThread(String name, CompletionQueue cq, Runnable pollLoop) {
+    public PollingThread(String name, CompletionQueue cq, Runnable pollLoop) {
         this.cq = cq;
         this.thread = Threads.create(name, true, pollLoop);
     }
 
-    void start() {
+    public void start() {
         thread.start();
     }
 
     /** False once {@link #stop} was called: the loop ends at its next check. */
-    boolean running() {
+    public boolean running() {
         return running;
     }
 
     /** Stops the thread (waiting up to two seconds for it). */
-    void stop() {
+    public void stop() {
         running = false;
         try {
             cq.wakeup();

@@ -15,6 +15,7 @@ import ipoib.codec.DecodeException;
 import ipoib.codec.iba.Grh;
 import ipoib.codec.ipoib.EncapsulationHeader;
 import ipoib.codec.ipoib.UdReceiveBuffer;
+import ipoib.link.internal.capture.LinkCapture;
 import ipoib.runtime.CountCells;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -27,7 +28,7 @@ import java.util.function.IntSupplier;
  * completion queue, drops the port's own multicast, counts and dispatches each frame to the
  * {@link FrameHandler}s of its EtherType through a read-only view, and posts the buffer again.
  */
-final class ReceiveLoop {
+public final class ReceiveLoop {
     /**
      * Completions one poll takes at most: NAPI's budget (Linux's IPoIB polls with a weight of 64,
      * drivers/infiniband/ulp/ipoib/ipoib_main.c {@code netif_napi_add_weight(..., ipoib_rx_poll,
@@ -35,7 +36,7 @@ final class ReceiveLoop {
      * the thread polls again at once; fewer means the queue ran dry and the thread waits for the
      * next completion (re-arms notification) only after one more empty poll.
      */
-    static final int BUDGET = 64;
+    public static final int BUDGET = 64;
 
     private final LinkEngine engine;
     private final LinkStatistics stats;

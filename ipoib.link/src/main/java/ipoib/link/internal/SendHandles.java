@@ -32,7 +32,7 @@ final class SendHandles {
     }
 
     /**
-     * The same, by a sender holding the send ring's lock, which the reaper takes before it scans:
+     * The same, by a sender holding the UD sender's lock, which the reaper takes before it scans:
      * the lock orders it, no fence needed.
      */
     void setLocked(int index, AddressHandle handle) {

@@ -1,5 +1,6 @@
 package ipoib.link.internal;
 
+import ipoib.link.internal.cm.ConnectedMode;
 import ipoib.runtime.Cancellable;
 import ipoib.runtime.ControlLoop;
 import java.util.concurrent.TimeUnit;

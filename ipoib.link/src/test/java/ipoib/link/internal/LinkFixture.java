@@ -22,13 +22,13 @@ import java.util.function.BooleanSupplier;
  * reaper run when the test moves the clock. The loopback SA answers on its own threads; the test
  * waits for those answers by running the loop until a condition holds.
  */
-final class LinkFixture implements AutoCloseable {
-    final LoopbackSubnet subnet = new LoopbackSubnet(FabricConfig.defaults(), 200, 5);
-    final ManualControlLoop loop = new ManualControlLoop();
-    final List<String> log = new CopyOnWriteArrayList<>();
+public final class LinkFixture implements AutoCloseable {
+    public final LoopbackSubnet subnet = new LoopbackSubnet(FabricConfig.defaults(), 200, 5);
+    public final ManualControlLoop loop = new ManualControlLoop();
+    public final List<String> log = new CopyOnWriteArrayList<>();
     final List<LinkListener.Change> changes = new CopyOnWriteArrayList<>();
     /** The handlers every link of the fixture dispatches to, whatever the EtherType. */
-    volatile FrameHandler[] handlers = new FrameHandler[0];
+    public volatile FrameHandler[] handlers = new FrameHandler[0];
     final LinkHooks hooks = new LinkHooks() {
         @Override public FrameHandler[] handlers(int etherType) { return handlers; }
         @Override public void notifyListeners(IpoibLink link, LinkListener.Change change) { changes.add(change); }
@@ -39,12 +39,12 @@ final class LinkFixture implements AutoCloseable {
     };
     private final List<LinkEngine> engines = new ArrayList<>();
 
-    static LinkConfig config(String name, String device) {
+    public static LinkConfig config(String name, String device) {
         return new LinkConfig(name, device, 1, PKey.DEFAULT, 2, false, 64, 64, 1000, 5, 5000, true);
     }
 
     /** An engine on the fixture's loop, not yet given the provider. */
-    LinkEngine engine(LinkConfig config) {
+    public LinkEngine engine(LinkConfig config) {
         LinkEngine e = new LinkEngine(config, hooks, loop);
         engines.add(e);
         return e;
@@ -59,7 +59,7 @@ final class LinkFixture implements AutoCloseable {
     }
 
     /** Runs the loop until the condition holds (answers come from the fabric's threads). */
-    void until(String what, BooleanSupplier condition) {
+    public void until(String what, BooleanSupplier condition) {
         long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
         while (true) {
             loop.runPending();

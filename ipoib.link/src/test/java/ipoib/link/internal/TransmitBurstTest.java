@@ -149,16 +149,16 @@ class TransmitBurstTest {
         assertEquals(0, r.stuckSends(-1), "every send buffer free");
         assertTrue(a.beginBurst());
         assertEquals(TransmitResult.SENT, a.sendUnicast(path, qpn, ETHERTYPE, frame(1)));
-        assertEquals(SendRing.STASH, r.stuckSends(-1), "one frame queued, 15 more buffers taken with it");
-        for (int i = 2; i <= SendRing.STASH + 1; i++) {
+        assertEquals(UdSender.STASH, r.stuckSends(-1), "one frame queued, 15 more buffers taken with it");
+        for (int i = 2; i <= UdSender.STASH + 1; i++) {
             assertEquals(TransmitResult.SENT, a.sendUnicast(path, qpn, ETHERTYPE, frame(i)));
         }
-        assertEquals(2 * SendRing.STASH, r.stuckSends(-1), "the 17th frame took the next sixteen");
+        assertEquals(2 * UdSender.STASH, r.stuckSends(-1), "the 17th frame took the next sixteen");
         a.endBurst();
-        until("17 frames", () -> count.get() == SendRing.STASH + 1);
+        until("17 frames", () -> count.get() == UdSender.STASH + 1);
         assertEquals(0, r.stuckSends(-1), "the sent ones completed, the unused ones came back");
-        assertEquals(SendRing.STASH + 1, a.counters().txPackets());
-        assertEquals((SendRing.STASH + 1) * 64L, a.counters().txBytes());
+        assertEquals(UdSender.STASH + 1, a.counters().txPackets());
+        assertEquals((UdSender.STASH + 1) * 64L, a.counters().txBytes());
     }
 
     @Test
@@ -177,7 +177,7 @@ class TransmitBurstTest {
         loop.clock().advance(timeout, ns);
         assertEquals(0, r.stuckSends(timeout), "out since the look before for the timeout, not longer");
         loop.clock().advance(1, ns);
-        assertEquals(SendRing.STASH, r.stuckSends(timeout), "out for longer than the timeout");
+        assertEquals(UdSender.STASH, r.stuckSends(timeout), "out for longer than the timeout");
         a.endBurst();
         until("the frame", () -> count.get() == 1);
         assertEquals(0, r.stuckSends(timeout));
@@ -265,15 +265,15 @@ class TransmitBurstTest {
     @Test
     void aLongBurstIsPostedInListsAsItGoes() {
         assertTrue(a.beginBurst());
-        for (int i = 0; i < SendRing.BURST; i++) {
+        for (int i = 0; i < UdSender.BURST; i++) {
             a.sendUnicast(path, qpn, ETHERTYPE, frame(i));
         }
-        until("the first full list", () -> count.get() == SendRing.BURST);
-        a.sendUnicast(path, qpn, ETHERTYPE, frame(SendRing.BURST));
-        assertEquals(SendRing.BURST, count.get());
+        until("the first full list", () -> count.get() == UdSender.BURST);
+        a.sendUnicast(path, qpn, ETHERTYPE, frame(UdSender.BURST));
+        assertEquals(UdSender.BURST, count.get());
         a.endBurst();
-        until("the rest", () -> count.get() == SendRing.BURST + 1);
-        for (int i = 0; i <= SendRing.BURST; i++) {
+        until("the rest", () -> count.get() == UdSender.BURST + 1);
+        for (int i = 0; i <= UdSender.BURST; i++) {
             assertEquals(i, received.get(i));
         }
     }

@@ -1,11 +1,13 @@
-package ipoib.link.internal;
+package ipoib.link.internal.commands;
 
-import static ipoib.link.internal.LinkCommands.usage;
+import static ipoib.link.internal.commands.LinkCommands.usage;
 
 import ipoib.api.PKey;
 import ipoib.api.link.IpoibLink;
 import ipoib.api.link.LinkCounters;
 import ipoib.api.resolve.NeighbourResolver;
+import ipoib.link.internal.LinkClaims;
+import ipoib.link.internal.LinkEngine;
 import java.util.List;
 import java.util.Map;
 

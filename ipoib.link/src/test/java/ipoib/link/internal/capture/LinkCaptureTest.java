@@ -1,4 +1,4 @@
-package ipoib.link.internal;
+package ipoib.link.internal.capture;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;

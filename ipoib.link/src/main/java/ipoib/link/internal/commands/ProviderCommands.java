@@ -1,4 +1,4 @@
-package ipoib.link.internal;
+package ipoib.link.internal.commands;
 
 import ipoib.api.verbs.Device;
 import ipoib.api.verbs.Port;

@@ -1,4 +1,4 @@
-package ipoib.link.internal;
+package ipoib.link.internal.cm;
 
 import ipoib.api.Gid;
 import ipoib.api.LinkAddress;
@@ -15,6 +15,10 @@ import ipoib.cm.CmConnection;
 import ipoib.codec.cm.CmRej;
 import ipoib.codec.cm.IpoibCm;
 import ipoib.codec.ipoib.EncapsulationHeader;
+import ipoib.link.internal.LinkEngine;
+import ipoib.link.internal.LinkResources;
+import ipoib.link.internal.LinkStatistics;
+import ipoib.link.internal.PathEntry;
 import ipoib.runtime.Clock;
 import java.lang.foreign.MemorySegment;
 import java.util.List;
@@ -37,7 +41,7 @@ import java.util.concurrent.atomic.LongAdder;
  * <p>This class owns the period's resources (completion queue, buffers, receive thread, the
  * listen) and its counters, routes a frame to its connection, reaps idle connections and tears
  * everything down. The parts: the connections and their lock ({@link CmConnectionTable}), the
- * active side ({@link CmActiveSide}), the send path ({@link CmSender}), the passive side
+ * active side ({@link CmActiveSide}), the send path ({@link CmFrameSender}), the passive side
  * ({@link CmPassiveSide}), the completion thread ({@link CmReceiveThread}), the buffers
  * ({@link CmBuffers}), the ICMP error ({@link TooBigNotice}).
  *
@@ -48,9 +52,9 @@ import java.util.concurrent.atomic.LongAdder;
  * nothing holding the table's lock waits for another of these threads; {@code listen} (which waits
  * for the CM thread) is called without locks and {@code stopListening} on close is posted.
  */
-final class ConnectedMode {
+public final class ConnectedMode {
     /** IPOIB_CM_MTU (drivers/infiniband/ulp/ipoib/ipoib.h): 64 KiB − 16, the largest IP packet. */
-    static final int MTU = 0x10000 - 0x10;
+    public static final int MTU = 0x10000 - 0x10;
     /** IPOIB_CM_BUF_SIZE: the MTU plus the 4-octet header, what REQ and REP announce as the receive MTU. */
     static final int RECEIVE_MTU = MTU + EncapsulationHeader.LENGTH;
     /**
@@ -81,23 +85,23 @@ final class ConnectedMode {
     private final SplittableRandom psns = new SplittableRandom();
     /** The connections of both sides, and the lock their state changes under. */
     final CmConnectionTable table;
-    private final CmSender sender;
+    private final CmFrameSender sender;
     private final CmActiveSide active;
 
-    final LongAdder rejected = new LongAdder();
-    final LongAdder failures = new LongAdder();
-    final LongAdder reaped = new LongAdder();
-    final LongAdder established = new LongAdder();
-    final LongAdder sentOverUd = new LongAdder();
+    public final LongAdder rejected = new LongAdder();
+    public final LongAdder failures = new LongAdder();
+    public final LongAdder reaped = new LongAdder();
+    public final LongAdder established = new LongAdder();
+    public final LongAdder sentOverUd = new LongAdder();
     /** ICMP "fragmentation needed" / "packet too big" handed to the local stack. */
-    final LongAdder tooBigNotices = new LongAdder();
+    public final LongAdder tooBigNotices = new LongAdder();
 
     /**
      * Creates the shared receive queue, the completion queue and the buffers, and listens.
      *
      * @throws VerbsException when the provider offers no RC (the message says why); nothing stays allocated
      */
-    ConnectedMode(LinkEngine engine, Port port, CmPortAgent portAgent, int pkeyIndex, int pkeyValue, Qpn udQpn, Gid gid) {
+    public ConnectedMode(LinkEngine engine, Port port, CmPortAgent portAgent, int pkeyIndex, int pkeyValue, Qpn udQpn, Gid gid) {
         this.engine = engine;
         this.stats = engine.stats;
         this.clock = engine.control().clock();
@@ -115,7 +119,7 @@ final class ConnectedMode {
             throw e;
         }
         this.table = new CmConnectionTable(buffers);
-        this.sender = new CmSender(engine, buffers, table, sentOverUd);
+        this.sender = new CmFrameSender(engine, buffers, table, sentOverUd);
         this.active = new CmActiveSide(this, engine, port, portAgent, pkeyValue, gid, buffers, table, sender);
         this.receiver = new CmReceiveThread(this, engine, cq, buffers, gid);
         receiver.start();
@@ -132,7 +136,7 @@ final class ConnectedMode {
      * held while it is being set up; null when the frame should go over UD (the connection failed
      * recently, or this mode is closing).
      */
-    TransmitResult send(PathEntry path, LinkAddress destination, int etherType, MemorySegment payload) {
+    public TransmitResult send(PathEntry path, LinkAddress destination, int etherType, MemorySegment payload) {
         if (!table.open()) {
             return null;
         }
@@ -188,7 +192,7 @@ final class ConnectedMode {
      * goes to the local stack's frame handlers, on the control thread (not the sender's: the
      * handler may send), as if it had arrived.
      */
-    void tooBig(int etherType, MemorySegment payload, int udMtu, boolean toGroup) {
+    public void tooBig(int etherType, MemorySegment payload, int udMtu, boolean toGroup) {
         byte[] notice = TooBigNotice.build(etherType, payload, udMtu, toGroup);
         if (notice == null) {
             return;
@@ -215,21 +219,21 @@ final class ConnectedMode {
     // ---- idle connections, listing, teardown -------------------------------------------------------------
 
     /** Tears down the connections idle for {@link #IDLE_NANOS} (the link's reaper calls it every second). */
-    void reapIdle() {
+    public void reapIdle() {
         table.removeIdle(clock.nanoTime(), IDLE_NANOS, reaped).forEach(portAgent.agent::disconnect);
     }
 
     /** The connections for {@code ipoib:cm}. */
-    List<CmLinkConnection> connections() {
+    public List<CmLinkConnection> connections() {
         return table.snapshot();
     }
 
     /** Whether frames to this peer go over an established connection now. */
-    boolean connectedTo(Gid peer, int peerUdQpn) {
+    public boolean connectedTo(Gid peer, int peerUdQpn) {
         return table.connectedTo(peer, peerUdQpn);
     }
 
-    long serviceId() {
+    public long serviceId() {
         return serviceId;
     }
 
@@ -237,7 +241,7 @@ final class ConnectedMode {
      * The port's CM agent's counters (messages sent and received by kind, retransmissions, timeouts,
      * malformed MADs, failed control tasks).
      */
-    Map<String, Long> agentCounters() {
+    public Map<String, Long> agentCounters() {
         Map<String, Long> out = new TreeMap<>(portAgent.agent.counters());
         out.put("malformed", portAgent.malformed.sum());
         out.put("loop_failures", portAgent.failures.count());
@@ -248,7 +252,7 @@ final class ConnectedMode {
      * Tears a connection down now (DREQ) and forgets it; the next frame to its peer sets up a new
      * one. For the benchmarks' set-up figure ({@link LinkEngine#connectionSetupNanos}).
      */
-    void disconnect(CmLinkConnection c) {
+    public void disconnect(CmLinkConnection c) {
         CmConnection cm;
         synchronized (table) {
             cm = c.cm;
@@ -263,7 +267,7 @@ final class ConnectedMode {
      * Stops listening, disconnects every connection (DREQ) and frees the verbs resources: the link
      * went down or left connected mode. Called on the link's control thread, never on the CM thread.
      */
-    void close() {
+    public void close() {
         List<CmConnection> disconnect = table.close("connected mode closed");
         if (disconnect == null) {
             return;

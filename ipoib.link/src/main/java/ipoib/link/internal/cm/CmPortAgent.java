@@ -1,4 +1,4 @@
-package ipoib.link.internal;
+package ipoib.link.internal.cm;
 
 import ipoib.api.Gid;
 import ipoib.api.verbs.CmTransport;
@@ -28,7 +28,7 @@ import java.util.concurrent.atomic.LongAdder;
  * of that thread that fails is counted ({@code loop_failures} in the agent's counters) and logged,
  * at most one line per 10 s, since a fault may repeat for every MAD.
  */
-final class CmPortAgent {
+public final class CmPortAgent {
     private static final Map<Port, CmPortAgent> AGENTS = new IdentityHashMap<>();
 
     final Port port;
@@ -56,7 +56,7 @@ final class CmPortAgent {
      *
      * @throws ipoib.api.verbs.VerbsException when the provider offers no CM MADs (the message says why)
      */
-    static synchronized CmPortAgent acquire(Port port) {
+    public static synchronized CmPortAgent acquire(Port port) {
         CmPortAgent a = AGENTS.get(port);
         if (a == null) {
             a = new CmPortAgent(port, port.cmTransport(), port.device().name() + "-" + port.number());
@@ -67,7 +67,7 @@ final class CmPortAgent {
     }
 
     /** One user less; the last closes the agent and frees the port's CM class. */
-    void release() {
+    public void release() {
         synchronized (CmPortAgent.class) {
             if (--users > 0) {
                 return;

@@ -1,4 +1,4 @@
-package ipoib.link.internal;
+package ipoib.link.internal.cm;
 
 import ipoib.api.Gid;
 import ipoib.api.PathRecord;
@@ -18,6 +18,10 @@ import ipoib.codec.cm.CmRej;
 import ipoib.codec.cm.CmRep;
 import ipoib.codec.cm.IpoibCm;
 import ipoib.codec.ipoib.EncapsulationHeader;
+import ipoib.link.internal.LinkEngine;
+import ipoib.link.internal.LinkResources;
+import ipoib.link.internal.PathCache;
+import ipoib.link.internal.PathEntry;
 import ipoib.runtime.Clock;
 import java.util.ArrayList;
 import java.util.List;
@@ -46,10 +50,10 @@ final class CmActiveSide {
     private final Gid gid;
     private final CmBuffers buffers;
     private final CmConnectionTable table;
-    private final CmSender sender;
+    private final CmFrameSender sender;
 
     CmActiveSide(ConnectedMode mode, LinkEngine engine, Port port, CmPortAgent portAgent, int pkeyValue, Gid gid,
-                 CmBuffers buffers, CmConnectionTable table, CmSender sender) {
+                 CmBuffers buffers, CmConnectionTable table, CmFrameSender sender) {
         this.mode = mode;
         this.engine = engine;
         this.clock = engine.control().clock();

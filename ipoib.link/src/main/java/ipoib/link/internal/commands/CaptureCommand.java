@@ -1,8 +1,9 @@
-package ipoib.link.internal;
+package ipoib.link.internal.commands;
 
-import static ipoib.link.internal.LinkCommands.usage;
+import static ipoib.link.internal.commands.LinkCommands.usage;
 
 import ipoib.api.link.IpoibLink;
+import ipoib.link.internal.LinkEngine;
 import ipoib.runtime.CaptureFiles;
 import ipoib.runtime.Numbers;
 import java.io.IOException;

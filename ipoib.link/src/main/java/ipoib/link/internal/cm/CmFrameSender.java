@@ -1,9 +1,12 @@
-package ipoib.link.internal;
+package ipoib.link.internal.cm;
 
 import ipoib.api.link.TransmitResult;
 import ipoib.api.verbs.RcQueuePair;
 import ipoib.api.verbs.VerbsException;
 import ipoib.codec.ipoib.EncapsulationHeader;
+import ipoib.link.internal.LinkEngine;
+import ipoib.link.internal.LinkStatistics;
+import ipoib.link.internal.capture.LinkCapture;
 import ipoib.runtime.Clock;
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.atomic.LongAdder;
@@ -13,9 +16,10 @@ import java.util.concurrent.atomic.LongAdder;
  * its connection's RC queue pair when the connection is UP, is held (up to
  * {@link CmLinkConnection#PENDING}) while it is CONNECTING, and goes back to UD otherwise.
  * Allocates nothing per frame; takes the table's lock only to hold a frame, so that the frames
- * held go out before any sent after the connection came up (see {@link CmActiveSide}).
+ * held go out before any sent after the connection came up (see {@link CmActiveSide}). IPoIB
+ * frames only: the CM agent sends its messages through {@link ipoib.cm.CmSender}.
  */
-final class CmSender {
+final class CmFrameSender {
     private final LinkEngine engine;
     private final LinkStatistics stats;
     private final Clock clock;
@@ -23,7 +27,7 @@ final class CmSender {
     private final CmConnectionTable table;
     private final LongAdder sentOverUd;
 
-    CmSender(LinkEngine engine, CmBuffers buffers, CmConnectionTable table, LongAdder sentOverUd) {
+    CmFrameSender(LinkEngine engine, CmBuffers buffers, CmConnectionTable table, LongAdder sentOverUd) {
         this.engine = engine;
         this.stats = engine.stats;
         this.clock = engine.control().clock();

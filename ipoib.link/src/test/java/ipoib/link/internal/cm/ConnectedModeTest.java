@@ -1,4 +1,4 @@
-package ipoib.link.internal;
+package ipoib.link.internal.cm;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -13,6 +13,10 @@ import ipoib.api.link.LinkPath;
 import ipoib.api.link.LinkState;
 import ipoib.api.link.TransmitResult;
 import ipoib.codec.cm.CmRej;
+import ipoib.link.internal.LinkEngine;
+import ipoib.link.internal.LinkFixture;
+import ipoib.link.internal.PathEntry;
+import ipoib.link.internal.commands.CmCommand;
 import ipoib.runtime.ManualControlLoop;
 import ipoib.verbs.loopback.fabric.Faults;
 import ipoib.verbs.loopback.fabric.LoopbackSubnet;

@@ -1,7 +1,8 @@
-package ipoib.link.internal;
+package ipoib.link.internal.commands;
 
 import ipoib.api.link.IpoibLink;
 import ipoib.api.resolve.NeighbourResolver;
+import ipoib.link.internal.LinkRules;
 import ipoib.runtime.CaptureFiles;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -24,7 +25,7 @@ import org.osgi.service.component.annotations.ReferencePolicy;
 /**
  * The Gogo commands of the link bundle (scope {@code ipoib}): the shell's surface and the
  * services they need, each command handed to a plain class ({@link LinkReport},
- * {@link LinkConfigurations}, {@link CaptureCommand}), as Felix's ScrGogoCommand hands to ScrCommand.
+ * {@link ConfigurationCommands}, {@link CaptureCommand}), as Felix's ScrGogoCommand hands to ScrCommand.
  */
 @Component(service = LinkCommands.class, property = {
         "osgi.command.scope=ipoib",
@@ -76,8 +77,8 @@ public final class LinkCommands {
         return CaptureFiles.fromProperties(context == null ? System::getProperty : context::getProperty);
     }
 
-    private LinkConfigurations configurations() {
-        return new LinkConfigurations(configurationAdmin, rules, links);
+    private ConfigurationCommands configurations() {
+        return new ConfigurationCommands(configurationAdmin, rules, links);
     }
 
     @Descriptor("list the IPoIB interfaces (or one): state and reason, HCA/port, P_Key, QPN, GID, link address, MTU, Q_Key, broadcast-GID, provider")

@@ -1,4 +1,4 @@
-package ipoib.link.internal;
+package ipoib.link.internal.capture;
 
 import java.io.IOException;
 import java.nio.file.Path;
@@ -8,7 +8,7 @@ import java.util.function.Consumer;
  * The {@code ipoib:capture} of one link: at most one running capture, read by the data path per
  * frame, and the last one kept for its summary after it ended.
  */
-final class LinkCaptures {
+public final class LinkCaptures {
     private final String link;
     private final Consumer<String> info;
     /** The running capture, read by the send path and the receive thread per frame; null when none. */
@@ -16,13 +16,13 @@ final class LinkCaptures {
     /** The last capture, for its summary after it ended. */
     private volatile LinkCapture last;
 
-    LinkCaptures(String link, Consumer<String> info) {
+    public LinkCaptures(String link, Consumer<String> info) {
         this.link = link;
         this.info = info;
     }
 
     /** The running capture, or null: the data path's per-frame read. */
-    LinkCapture running() {
+    public LinkCapture running() {
         return running;
     }
 
@@ -32,7 +32,7 @@ final class LinkCaptures {
      * @throws IllegalStateException when a capture is running
      * @throws IOException when the file cannot be opened
      */
-    synchronized LinkCapture start(Path file, long limit) throws IOException {
+    public synchronized LinkCapture start(Path file, long limit) throws IOException {
         LinkCapture current = running;
         if (current != null && current.isRunning()) {
             throw new IllegalStateException("a capture of " + link + " to " + current.file() + " is running");
@@ -55,7 +55,7 @@ final class LinkCaptures {
     }
 
     /** Stops the running capture; its summary (or the last one's), or null when none ran. */
-    String stop() {
+    public String stop() {
         LinkCapture c;
         synchronized (this) {
             c = running != null ? running : last;
@@ -69,7 +69,7 @@ final class LinkCaptures {
     }
 
     /** The summary of the running or last capture, or null. */
-    String summary() {
+    public String summary() {
         LinkCapture c = last;
         return c == null ? null : c.summary();
     }

@@ -13,6 +13,7 @@ import ipoib.api.verbs.UdQueuePair;
 import ipoib.api.verbs.VerbsException;
 import ipoib.api.verbs.WorkCompletions;
 import ipoib.codec.ipoib.EncapsulationHeader;
+import ipoib.link.internal.capture.LinkCapture;
 import ipoib.runtime.Clock;
 import ipoib.runtime.CountCells;
 import ipoib.runtime.SpinLock;
@@ -21,9 +22,11 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 
 /**
- * The send side of one UP period (Linux's tx_ring): the send buffers (the start of the link's
- * registered block), a stack of the free ones, the send completion queue, and the handle each
- * buffer was posted with, for the reaper. Any thread may send; nothing is allocated per frame.
+ * The datagram (UD) send side of one UP period, what Linux's tx_ring holds: the send buffers (the
+ * start of the link's registered block), a stack of the free ones (not a ring: completions return
+ * buffers in any order), the send completion queue, and the handle each buffer was posted with,
+ * for the reaper. Any thread may send; nothing is allocated per frame. Connected mode's
+ * counterpart is {@link ipoib.link.internal.cm.CmFrameSender}.
  *
  * <p>Send completions are never waited on: senders reclaim them when free buffers run low, as
  * Linux's IPoIB polls its send CQ from the transmit path, so no thread wakes per packet.
@@ -31,7 +34,7 @@ import java.lang.invoke.VarHandle;
  * <p>Bursts ({@link #beginBurst}): one thread at a time may queue its frames and post them as one
  * list ({@code xmit_more}); other threads keep posting one by one, so they are never held back.
  */
-final class SendRing {
+final class UdSender {
     private static final int BATCH = 256;
     /** Frames one burst posts at most per list (Linux's NAPI weight; a longer burst posts in several). */
     static final int BURST = 64;
@@ -39,7 +42,7 @@ final class SendRing {
 
     static {
         try {
-            BURST_OWNER = MethodHandles.lookup().findVarHandle(SendRing.class, "burstOwner", Thread.class);
+            BURST_OWNER = MethodHandles.lookup().findVarHandle(UdSender.class, "burstOwner", Thread.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -95,7 +98,7 @@ final class SendRing {
     static final int STASH = 16;
 
     /** @param buffers the registered block whose first {@code sendCount} buffers are the send buffers */
-    SendRing(LinkEngine engine, CompletionQueue sendCq, UdQueuePair qp, MemoryRegion region, MemorySegment buffers,
+    UdSender(LinkEngine engine, CompletionQueue sendCq, UdQueuePair qp, MemoryRegion region, MemorySegment buffers,
              int sendCount, int bufferSize, int mtu, QKey qkey) {
         this.engine = engine;
         this.clock = engine.control().clock();

@@ -1,10 +1,15 @@
-package ipoib.link.internal;
+package ipoib.link.internal.commands;
 
-import static ipoib.link.internal.LinkCommands.usage;
+import static ipoib.link.internal.commands.LinkCommands.usage;
 
 import ipoib.api.PKey;
 import ipoib.api.link.IpoibLink;
 import ipoib.api.link.LinkState;
+import ipoib.link.internal.IpoibLinkComponent;
+import ipoib.link.internal.LinkClaims;
+import ipoib.link.internal.LinkConfig;
+import ipoib.link.internal.LinkEngine;
+import ipoib.link.internal.LinkRules;
 import ipoib.runtime.Numbers;
 import ipoib.runtime.config.StoredProperties;
 import java.io.IOException;
@@ -22,16 +27,13 @@ import org.osgi.service.cm.ConfigurationAdmin;
  * {@value IpoibLinkComponent#FACTORY_PID} factory configurations in Configuration Admin, checked
  * as the component will check them, and the wait until the configured interfaces are UP.
  */
-final class LinkConfigurations {
-    /** What each configuration's component handled last, across the bundle's components. */
-    static final HandledConfigurations HANDLED = new HandledConfigurations();
-
+final class ConfigurationCommands {
     private final ConfigurationAdmin configurationAdmin;
     private final LinkRules rules;
     private final List<IpoibLink> links;
 
     /** @param links the interfaces, live */
-    LinkConfigurations(ConfigurationAdmin configurationAdmin, LinkRules rules, List<IpoibLink> links) {
+    ConfigurationCommands(ConfigurationAdmin configurationAdmin, LinkRules rules, List<IpoibLink> links) {
         this.configurationAdmin = configurationAdmin;
         this.rules = rules;
         this.links = links;
@@ -246,7 +248,7 @@ final class LinkConfigurations {
         for (Configuration c : configurations == null ? new Configuration[0] : configurations) {
             var stored = StoredProperties.of(c.getProperties());
             String name = LinkConfig.nameOf(stored);
-            if ((which.equals("all") || which.equals(name)) && HANDLED.pending(c.getPid(), stored)) {
+            if ((which.equals("all") || which.equals(name)) && IpoibLinkComponent.HANDLED.pending(c.getPid(), stored)) {
                 changing.add(name == null ? c.getPid() : name);
             }
         }

@@ -1,8 +1,9 @@
-package ipoib.link.internal;
+package ipoib.link.internal.cm;
 
 import ipoib.api.Gid;
 import ipoib.api.verbs.RcQueuePair;
 import ipoib.cm.CmConnection;
+import ipoib.link.internal.LinkResources;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -10,7 +11,7 @@ import java.util.concurrent.atomic.LongAdder;
 
 /**
  * The connections of one interface's connected mode, both sides, and the one lock under which
- * their state changes: this object's monitor, held by {@link CmActiveSide}, {@link CmSender}
+ * their state changes: this object's monitor, held by {@link CmActiveSide}, {@link CmFrameSender}
  * (frames held while a connection is set up), {@link CmPassiveSide} (through {@link #register}) and
  * {@link ConnectedMode} (idle reaping, teardown). The receive thread and the send path read the
  * connections without it: they scan a copy-on-write array by local QPN.

@@ -1,8 +1,11 @@
-package ipoib.link.internal;
+package ipoib.link.internal.commands;
 
-import static ipoib.link.internal.LinkCommands.usage;
+import static ipoib.link.internal.commands.LinkCommands.usage;
 
 import ipoib.api.link.IpoibLink;
+import ipoib.link.internal.LinkEngine;
+import ipoib.link.internal.cm.CmLinkConnection;
+import ipoib.link.internal.cm.ConnectedMode;
 import java.util.List;
 import java.util.Map;
 
@@ -12,7 +15,7 @@ import java.util.Map;
  * LID and GID, both RC QPNs, the MTU, the idle time and the counters; per interface the service
  * ID it listens on and the set-up outcomes; per port the CM agent's message counters.
  */
-final class CmCommand {
+public final class CmCommand {
     private CmCommand() {}
 
     /** {@code ipoib:cm [interface]} over the interfaces, sorted by name. */
@@ -37,7 +40,7 @@ final class CmCommand {
         return out.toString();
     }
 
-    static String describe(LinkEngine engine) {
+    public static String describe(LinkEngine engine) {
         StringBuilder out = new StringBuilder(engine.name()).append(": ").append(engine.mode()).append('\n');
         ConnectedMode cm = engine.connectedMode();
         if (cm == null) {

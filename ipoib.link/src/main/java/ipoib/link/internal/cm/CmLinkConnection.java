@@ -1,8 +1,9 @@
-package ipoib.link.internal;
+package ipoib.link.internal.cm;
 
 import ipoib.api.Gid;
 import ipoib.api.verbs.RcQueuePair;
 import ipoib.cm.CmConnection;
+import ipoib.link.internal.PathEntry;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
@@ -13,10 +14,10 @@ import java.util.concurrent.atomic.LongAdder;
  * idle reaping, and its counters. The state changes on the port's CM thread and the link's
  * control thread under the lock of {@link CmConnectionTable}; the data path reads it without locks.
  */
-final class CmLinkConnection {
+public final class CmLinkConnection {
 
     /** The life of a connection. */
-    enum State {
+    public enum State {
         /** The REQ is out (active) or the REP is out (passive): the active side queues frames. */
         CONNECTING,
         /** Established: frames go over the queue pair. */
@@ -39,7 +40,7 @@ final class CmLinkConnection {
     final Gid peerGid;
     final long createdNanos;
 
-    volatile State state = State.CONNECTING;
+    public volatile State state = State.CONNECTING;
     volatile RcQueuePair qp;
     /** The local RC QPN the data path matches completions with; 0 until the queue pair exists. */
     volatile int localQpn;
@@ -53,7 +54,7 @@ final class CmLinkConnection {
     volatile long retryAtNanos;
     volatile String why = "";
     /** REQ sent to RTU sent, nanoseconds; -1 until established. */
-    volatile long setupNanos = -1;
+    public volatile long setupNanos = -1;
     volatile CmConnection cm;
 
     final LongAdder txPackets = new LongAdder();
@@ -80,7 +81,7 @@ final class CmLinkConnection {
     }
 
     /** One line of {@code ipoib:cm}, as Linux's debug files list a connection. */
-    String describe(long now) {
+    public String describe(long now) {
         return String.format("%s %-10s peer qpn 0x%06x lid %d gid %s  rc qpn 0x%06x -> 0x%06x  psn 0x%06x/0x%06x"
                         + "  mtu %d  idle %d s  tx %d/%d B  rx %d/%d B  errors %d%s%s",
                 active ? "tx" : "rx", state, peerUdQpn, peerLid, peerGid, localQpn, remoteQpn, sendPsn, receivePsn,

@@ -1,4 +1,4 @@
-package ipoib.link.internal;
+package ipoib.link.internal.capture;
 
 import ipoib.api.Gid;
 import ipoib.codec.pcap.IpoibPseudoHeader;
@@ -22,7 +22,7 @@ import java.time.Instant;
  * commit order, so file I/O never runs on a sender or on the receive thread. When every slot is
  * taken the frame is not captured and counted as dropped.
  */
-final class LinkCapture implements AutoCloseable {
+public final class LinkCapture implements AutoCloseable {
     /** Slots of the ring: frames that may wait for the writer. */
     static final int SLOTS = 256;
     /** A slot holds the pseudo-header, the 4-octet IPoIB header and a 4096-octet IB MTU of payload. */
@@ -98,7 +98,7 @@ final class LinkCapture implements AutoCloseable {
     // ---- data path -----------------------------------------------------------------------------------
 
     /** A free slot for one frame, or -1 (ring full: counted; budget used up or stopping: not counted). */
-    int claim() {
+    public int claim() {
         synchronized (lock) {
             if (stopping || remaining <= 0) {
                 return -1;
@@ -114,7 +114,7 @@ final class LinkCapture implements AutoCloseable {
     }
 
     /** Fills a claimed slot with a frame being sent: the address form of the destination, then the frame. */
-    void fillSent(int slot, int destinationQpn, Gid destination, MemorySegment frame, long offset, int length) {
+    public void fillSent(int slot, int destinationQpn, Gid destination, MemorySegment frame, long offset, int length) {
         long at = (long) slot * SLOT_SIZE;
         if (destination == null) {
             IpoibPseudoHeader.writeDestination(slots, at, destinationQpn, 0, 0);
@@ -129,7 +129,7 @@ final class LinkCapture implements AutoCloseable {
      * datagram carried one, with the sender's QPN where Wireshark reads the Source QPN; else the
      * own address (QPN and GID) as the destination.
      */
-    void fillReceived(int slot, MemorySegment buffer, long grhOffset, boolean grh, int sourceQpn, int ownQpn,
+    public void fillReceived(int slot, MemorySegment buffer, long grhOffset, boolean grh, int sourceQpn, int ownQpn,
                       Gid ownGid, long frameOffset, int length) {
         long at = (long) slot * SLOT_SIZE;
         if (grh) {
@@ -149,7 +149,7 @@ final class LinkCapture implements AutoCloseable {
     }
 
     /** Hands a filled slot to the writer, stamped in the order the file gets it (times never go back). */
-    void commit(int slot) {
+    public void commit(int slot) {
         synchronized (lock) {
             timestamp[slot] = epochNanosAtStart + (System.nanoTime() - nanoTimeAtStart);
             ready[(readyHead + readyCount) % SLOTS] = slot;
@@ -160,7 +160,7 @@ final class LinkCapture implements AutoCloseable {
     }
 
     /** Gives back a claimed slot whose frame was not sent after all (the send queue was full). */
-    void abort(int slot) {
+    public void abort(int slot) {
         synchronized (lock) {
             free[freeTop++] = slot;
             remaining++;

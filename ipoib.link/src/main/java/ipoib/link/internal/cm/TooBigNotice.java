@@ -1,4 +1,4 @@
-package ipoib.link.internal;
+package ipoib.link.internal.cm;
 
 import ipoib.api.link.EtherType;
 import ipoib.codec.ip.InternetChecksum;

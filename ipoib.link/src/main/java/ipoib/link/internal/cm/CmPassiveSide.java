@@ -1,4 +1,4 @@
-package ipoib.link.internal;
+package ipoib.link.internal.cm;
 
 import ipoib.api.IbMtu;
 import ipoib.api.Lid;
@@ -17,6 +17,7 @@ import ipoib.codec.cm.CmPath;
 import ipoib.codec.cm.CmRej;
 import ipoib.codec.cm.CmReq;
 import ipoib.codec.cm.IpoibCm;
+import ipoib.link.internal.LinkResources;
 
 /**
  * The passive side of one interface's connected mode, the listener of its service ID on the

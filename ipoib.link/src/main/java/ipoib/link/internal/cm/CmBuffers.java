@@ -1,9 +1,10 @@
-package ipoib.link.internal;
+package ipoib.link.internal.cm;
 
 import ipoib.api.verbs.MemoryRegion;
 import ipoib.api.verbs.Port;
 import ipoib.api.verbs.SharedReceiveQueue;
 import ipoib.codec.ipoib.EncapsulationHeader;
+import ipoib.link.internal.LinkResources;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 

@@ -1,4 +1,4 @@
-package ipoib.link.internal;
+package ipoib.link.internal.cm;
 
 import ipoib.api.Gid;
 import ipoib.api.link.FrameHandler;
@@ -9,6 +9,11 @@ import ipoib.api.verbs.VerbsException;
 import ipoib.api.verbs.WorkCompletions;
 import ipoib.codec.DecodeException;
 import ipoib.codec.ipoib.EncapsulationHeader;
+import ipoib.link.internal.LinkEngine;
+import ipoib.link.internal.LinkStatistics;
+import ipoib.link.internal.PollingThread;
+import ipoib.link.internal.ReceiveLoop;
+import ipoib.link.internal.capture.LinkCapture;
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.TimeUnit;
 
@@ -19,7 +24,7 @@ import java.util.concurrent.TimeUnit;
  * buffer posted to the shared receive queue again; a send completion frees its buffer, and a send
  * error ends its connection ({@link ConnectedMode#sendFailed}). Allocates nothing per frame.
  */
-final class CmReceiveThread {
+public final class CmReceiveThread {
     /** Send work requests carry this bit in their ID; receives carry the buffer index alone. */
     static final long SEND_TAG = 1L << 40;
 

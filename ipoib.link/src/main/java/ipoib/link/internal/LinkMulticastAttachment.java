@@ -6,10 +6,10 @@ import ipoib.api.link.IpoibLink;
 import ipoib.api.link.MulticastAttachment;
 
 /** The multicast-attach role of a link, registered as its own service for the multicast manager. */
-final class LinkMulticast implements MulticastAttachment {
+final class LinkMulticastAttachment implements MulticastAttachment {
     private final LinkEngine engine;
 
-    LinkMulticast(LinkEngine engine) {
+    LinkMulticastAttachment(LinkEngine engine) {
         this.engine = engine;
     }
 
