@@ -246,14 +246,26 @@ public class LinkIT {
         return GogoShell.execute(context.getService(ref), command).all();
     }
 
+    /** Stores a configuration the component may delete at once: its PID, read before the update. */
+    private String configuredPid(String pidName, Object... keyValues) throws Exception {
+        org.osgi.service.cm.Configuration c = configurationAdmin.getFactoryConfiguration("ipoib.link", pidName, "?");
+        String pid = c.getPid();
+        c.update(properties(keyValues));
+        return pid;
+    }
+
     private org.osgi.service.cm.Configuration configure(String pidName, Object... keyValues) throws Exception {
         org.osgi.service.cm.Configuration c = configurationAdmin.getFactoryConfiguration("ipoib.link", pidName, "?");
+        c.update(properties(keyValues));
+        return c;
+    }
+
+    private static Dictionary<String, Object> properties(Object... keyValues) {
         Dictionary<String, Object> props = new Hashtable<>();
         for (int i = 0; i < keyValues.length; i += 2) {
             props.put((String) keyValues[i], keyValues[i + 1]);
         }
-        c.update(props);
-        return c;
+        return props;
     }
 
     /**
@@ -262,15 +274,15 @@ public class LinkIT {
      */
     @Test
     public void badConfigurationIsRefusedAndNotLeftStored() throws Exception {
-        org.osgi.service.cm.Configuration c = configure("bad", "name", "bad", "device", "loop0", "pkey", "0x8000");
-        awaitDeleted(c.getPid());
+        String bad = configuredPid("bad", "name", "bad", "device", "loop0", "pkey", "0x8000");
+        awaitDeleted(bad);
         assertNull("no interface for an invalid configuration", link("bad"));
         assertTrue(shell("ipoib:links"), !shell("ipoib:links").contains("bad"));
 
         // Values the annotation types would truncate or misread are refused, not converted.
-        org.osgi.service.cm.Configuration big = configure("big", "name", "big", "device", "loop0", "pkey", "0x8005",
+        String big = configuredPid("big", "name", "big", "device", "loop0", "pkey", "0x8005",
                 "sendQueueDepth", 4294967297L, "receiveQueueDepth", "abc");
-        awaitDeleted(big.getPid());
+        awaitDeleted(big);
         assertNull(link("big"));
     }
 

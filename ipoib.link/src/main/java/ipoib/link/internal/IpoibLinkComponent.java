@@ -115,6 +115,9 @@ public final class IpoibLinkComponent {
     }
 
     private void apply(LinkConfiguration configuration, Map<String, Object> properties) {
+        if (lastGood.isOwnWriteBack(properties)) {
+            return; // the configuration in force, stored again after a refusal: the refusal stays shown
+        }
         LinkConfig next;
         try {
             next = LinkConfig.checked(configuration, properties);

@@ -62,10 +62,11 @@ final class LinkLifecycle {
 
     private void onUp() {
         IpoibLink l = ctx.link;
-        if (l.state() != LinkState.UP || l.qpn() == null) {
+        var qpn = l.qpn(); // read once: the link may go down between two reads
+        if (l.state() != LinkState.UP || qpn == null) {
             return;
         }
-        if (ctx.up && l.qpn().value() == upQpn) {
+        if (ctx.up && qpn.value() == upQpn) {
             return;
         }
         if (ctx.up) {
@@ -84,7 +85,7 @@ final class LinkLifecycle {
             return;
         }
         ctx.epoch++;
-        upQpn = l.qpn().value();
+        upQpn = qpn.value();
         ctx.sa = admin;
         ctx.portGid = self;
         Mgid bcast = l.broadcastGid();

@@ -25,6 +25,8 @@ public final class LastGoodConfiguration {
     private final Consumer<String> warn;
     private volatile ConfigurationAdmin admin;
     private volatile Map<String, Object> inForce;
+    /** What {@link #refused} last stored again, until it comes back through the component's modified method. */
+    private volatile Map<String, Object> writtenBack;
 
     /** @param warn where the one line about a refusal goes (the component's logger at WARN) */
     public LastGoodConfiguration(Consumer<String> warn) {
@@ -56,6 +58,19 @@ public final class LastGoodConfiguration {
     public boolean isInForce(Map<String, ?> properties) {
         Map<String, Object> good = inForce;
         return good != null && StoredProperties.same(StoredProperties.of(properties), good);
+    }
+
+    /**
+     * Whether these properties (as DS passed them) are the configuration this object stored again
+     * after a refusal, coming back: true once. A user's update with the same values is not.
+     */
+    public boolean isOwnWriteBack(Map<String, ?> properties) {
+        Map<String, Object> back = writtenBack;
+        if (back != null && StoredProperties.same(StoredProperties.of(properties), back)) {
+            writtenBack = null;
+            return true;
+        }
+        return false;
     }
 
     /**
@@ -98,6 +113,7 @@ public final class LastGoodConfiguration {
                         restored.put(k, good.get(k));
                     }
                 });
+                writtenBack = StoredProperties.of((Map<String, Object>) restored);
                 stored.update(restored);
                 warn.accept(pid + ": configuration refused: " + why
                         + "; the configuration in force stays and is stored again");

@@ -47,6 +47,17 @@ class LastGoodConfigurationTest {
     }
 
     @Test
+    void theWriteBackComingBackIsKnownOnceAndAUsersEqualUpdateIsNot() {
+        cm.store(PID, "ttl", 7);
+        lastGood.accepted(cm.delivered(PID));
+        cm.store(PID, "ttl", 300);
+        lastGood.refused(cm.delivered(PID), "bad ttl");
+        assertTrue(lastGood.isOwnWriteBack(cm.delivered(PID)), "the configuration stored again, delivered");
+        assertTrue(lastGood.isInForce(cm.delivered(PID)));
+        assertFalse(lastGood.isOwnWriteBack(cm.delivered(PID)), "the same values stored again by a user");
+    }
+
+    @Test
     void aFactoryConfigurationRefusedBeforeAnyWasInForceIsDeleted() {
         cm.store(PID, "service.factoryPid", "ipoib.sample.factory", "ttl", 0);
         lastGood.refused(cm.delivered(PID), "invalid ipoib.sample property 'ttl' value 0");
