@@ -1,5 +1,6 @@
 package ipoib.link.internal;
 
+import ipoib.verbs.loopback.fabric.FaultKind;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -57,7 +58,7 @@ class LinkEngineTest {
 
     @Test
     void aLostJoinTimesOutOnTheLoopsClockAndIsRetriedWithBackoff() {
-        subnet.subnetAdministrator().setFaults(SaFaults.NONE.with("sa-drop", 100));
+        subnet.subnetAdministrator().setFaults(SaFaults.NONE.with(FaultKind.SA_DROP, 100));
         a = fixture.engine(LinkFixture.config("a", "loop0"));
         a.providerAvailable(subnet);
         loop.runPending();

@@ -1,5 +1,6 @@
 package ipoib.link.internal;
 
+import ipoib.verbs.loopback.fabric.FaultKind;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 
@@ -27,7 +28,7 @@ class LinkJoinBackoffTest {
 
     /** The SA loses every request: each attempt ends at the join timeout (1 s here). */
     void saLosesEverything() {
-        fixture.subnet.subnetAdministrator().setFaults(SaFaults.NONE.with("sa-drop", 100));
+        fixture.subnet.subnetAdministrator().setFaults(SaFaults.NONE.with(FaultKind.SA_DROP, 100));
     }
 
     /** Advances through {@code attempts} failed attempts and returns the waits the link announced. */

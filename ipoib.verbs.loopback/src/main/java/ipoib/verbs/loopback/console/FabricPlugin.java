@@ -1,5 +1,6 @@
 package ipoib.verbs.loopback.console;
 
+import ipoib.verbs.loopback.fabric.FaultKind;
 import ipoib.verbs.loopback.internal.FabricCommands;
 import jakarta.servlet.Servlet;
 import jakarta.servlet.http.HttpServlet;
@@ -28,8 +29,6 @@ public final class FabricPlugin extends HttpServlet {
     /** Set by the console's access policy (bundle ipoib.console). */
     static final String TOKEN_ATTRIBUTE = "ipoib.console.token";
     static final String TOKEN_FIELD = "ipoib_token";
-    static final List<String> FAULT_KINDS = List.of("loss", "duplicate", "reorder", "corrupt", "delay", "sa-drop",
-            "sa-error", "sa-status", "sa-delay", "trap-loss", "sa-rmpp-loss");
 
     private final transient FabricCommands commands;
 
@@ -108,8 +107,8 @@ public final class FabricPlugin extends HttpServlet {
         out.append("<h2 style='font-size:1.2em;font-weight:bold;margin:1em 0 .4em'>Faults</h2>\n<pre id='fabric-faults'>").append(SubnetPicture.esc(commands.faults())).append("</pre>\n");
         out.append("<form method='post' id='fabric-fault-form'>").append(hidden)
                 .append("<input type='hidden' name='action' value='fault'>kind <select name='kind'>");
-        for (String k : FAULT_KINDS) {
-            out.append("<option>").append(k).append("</option>");
+        for (FaultKind k : FaultKind.values()) {
+            out.append("<option>").append(k.word()).append("</option>");
         }
         out.append("</select> value <input name='value' size='6' value='10'> port (empty: every port; e.g. loop0/1) "
                 + "<input name='port' size='10'> <input type='submit' value='Set fault'></form>\n");

@@ -1,7 +1,5 @@
 package ipoib.verbs.loopback.fabric;
 
-import java.util.Locale;
-
 /**
  * Fault injection settings of one sending port (or of the SA). Percentages are 0..100; a
  * delay is in milliseconds. Immutable: replaced as a whole.
@@ -16,23 +14,20 @@ public record Faults(int lossPercent, int duplicatePercent, int reorderPercent, 
 
     public static final Faults NONE = new Faults(0, 0, 0, 0, 0);
 
-    /** Every kind of fault {@code fabric:fault} takes: a port's, then the subnet administrator's. */
-    public static final String KINDS = "loss, duplicate, reorder, delay, corrupt (a port's), "
-            + "sa-drop, sa-delay, sa-error, sa-status, trap-loss, sa-rmpp-loss (the SA's)";
-
     public Faults {
-        percent("loss", lossPercent);
-        percent("duplicate", duplicatePercent);
-        percent("reorder", reorderPercent);
-        percent("corrupt", corruptPercent);
+        percent(FaultKind.LOSS, lossPercent);
+        percent(FaultKind.DUPLICATE, duplicatePercent);
+        percent(FaultKind.REORDER, reorderPercent);
+        percent(FaultKind.CORRUPT, corruptPercent);
         if (delayMillis < 0 || delayMillis > 60_000) {
-            throw new IllegalArgumentException("invalid fault 'delay' value " + delayMillis + ": allowed 0..60000 ms");
+            throw new IllegalArgumentException("invalid fault '" + FaultKind.DELAY + "' value " + delayMillis
+                    + ": allowed 0..60000 ms");
         }
     }
 
-    private static void percent(String name, int value) {
+    private static void percent(FaultKind kind, int value) {
         if (value < 0 || value > 100) {
-            throw new IllegalArgumentException("invalid fault '" + name + "' value " + value + ": allowed 0..100 (percent)");
+            throw new IllegalArgumentException("invalid fault '" + kind + "' value " + value + ": allowed 0..100 (percent)");
         }
     }
 
@@ -40,21 +35,23 @@ public record Faults(int lossPercent, int duplicatePercent, int reorderPercent, 
         return lossPercent + duplicatePercent + reorderPercent + delayMillis + corruptPercent > 0;
     }
 
-    /** This setting with one fault changed: loss, duplicate, reorder, delay or corrupt. */
-    public Faults with(String kind, int value) {
-        return switch (kind.toLowerCase(Locale.ROOT)) {
-            case "loss" -> new Faults(value, duplicatePercent, reorderPercent, delayMillis, corruptPercent);
-            case "duplicate" -> new Faults(lossPercent, value, reorderPercent, delayMillis, corruptPercent);
-            case "reorder" -> new Faults(lossPercent, duplicatePercent, value, delayMillis, corruptPercent);
-            case "delay" -> new Faults(lossPercent, duplicatePercent, reorderPercent, value, corruptPercent);
-            case "corrupt" -> new Faults(lossPercent, duplicatePercent, reorderPercent, delayMillis, value);
-            default -> throw new IllegalArgumentException("unknown fault '" + kind + "': allowed " + KINDS);
+    /** This setting with one of a port's faults changed; an SA fault is refused. */
+    public Faults with(FaultKind kind, int value) {
+        return switch (kind) {
+            case LOSS -> new Faults(value, duplicatePercent, reorderPercent, delayMillis, corruptPercent);
+            case DUPLICATE -> new Faults(lossPercent, value, reorderPercent, delayMillis, corruptPercent);
+            case REORDER -> new Faults(lossPercent, duplicatePercent, value, delayMillis, corruptPercent);
+            case DELAY -> new Faults(lossPercent, duplicatePercent, reorderPercent, value, corruptPercent);
+            case CORRUPT -> new Faults(lossPercent, duplicatePercent, reorderPercent, delayMillis, value);
+            default -> throw new IllegalArgumentException("fault '" + kind + "' is the SA's, not a port's: a port takes "
+                    + FaultKind.alternatives(false).replace("|", ", "));
         };
     }
 
     @Override
     public String toString() {
-        return "loss=" + lossPercent + "% duplicate=" + duplicatePercent + "% reorder=" + reorderPercent + "% delay="
-                + delayMillis + "ms corrupt=" + corruptPercent + "%";
+        return FaultKind.LOSS + "=" + lossPercent + "% " + FaultKind.DUPLICATE + "=" + duplicatePercent + "% "
+                + FaultKind.REORDER + "=" + reorderPercent + "% " + FaultKind.DELAY + "=" + delayMillis + "ms "
+                + FaultKind.CORRUPT + "=" + corruptPercent + "%";
     }
 }

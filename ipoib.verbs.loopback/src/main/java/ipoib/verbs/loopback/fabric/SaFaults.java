@@ -1,7 +1,6 @@
 package ipoib.verbs.loopback.fabric;
 
 import ipoib.api.sa.SaStatus;
-import java.util.Locale;
 
 /**
  * Fault injection of the emulated subnet administrator.
@@ -20,42 +19,37 @@ public record SaFaults(int dropPercent, int delayMillis, int errorPercent, int e
     public static final SaFaults NONE = new SaFaults(0, 0, 0, SaStatus.BUSY, 0, 0);
 
     public SaFaults {
-        percent("sa-drop", dropPercent);
-        percent("sa-error", errorPercent);
-        percent("trap-loss", trapLossPercent);
-        percent("sa-rmpp-loss", rmppLossPercent);
+        percent(FaultKind.SA_DROP, dropPercent);
+        percent(FaultKind.SA_ERROR, errorPercent);
+        percent(FaultKind.TRAP_LOSS, trapLossPercent);
+        percent(FaultKind.SA_RMPP_LOSS, rmppLossPercent);
         if (delayMillis < 0 || delayMillis > 60_000) {
-            throw new IllegalArgumentException("invalid fault 'sa-delay' value " + delayMillis + ": allowed 0..60000 ms");
+            throw new IllegalArgumentException("invalid fault '" + FaultKind.SA_DELAY + "' value " + delayMillis
+                    + ": allowed 0..60000 ms");
         }
         if (errorStatus <= 0 || errorStatus > 0xFFFF) {
-            throw new IllegalArgumentException(String.format(
-                    "invalid fault 'sa-status' value 0x%x: allowed 0x0001..0xffff (a MAD status)", errorStatus));
+            throw new IllegalArgumentException(String.format("invalid fault '%s' value 0x%x: allowed 0x0001..0xffff "
+                    + "(a MAD status)", FaultKind.SA_STATUS, errorStatus));
         }
     }
 
-    private static void percent(String name, int value) {
+    private static void percent(FaultKind kind, int value) {
         if (value < 0 || value > 100) {
-            throw new IllegalArgumentException("invalid fault '" + name + "' value " + value + ": allowed 0..100 (percent)");
+            throw new IllegalArgumentException("invalid fault '" + kind + "' value " + value + ": allowed 0..100 (percent)");
         }
     }
 
-    /** This setting with one fault changed: sa-drop, sa-delay, sa-error, sa-status, trap-loss or sa-rmpp-loss. */
-    public SaFaults with(String kind, int value) {
-        return switch (kind.toLowerCase(Locale.ROOT)) {
-            case "sa-drop" -> new SaFaults(value, delayMillis, errorPercent, errorStatus, trapLossPercent,
-                    rmppLossPercent);
-            case "sa-delay" -> new SaFaults(dropPercent, value, errorPercent, errorStatus, trapLossPercent,
-                    rmppLossPercent);
-            case "sa-error" -> new SaFaults(dropPercent, delayMillis, value, errorStatus, trapLossPercent,
-                    rmppLossPercent);
-            case "sa-status" -> new SaFaults(dropPercent, delayMillis, errorPercent, value, trapLossPercent,
-                    rmppLossPercent);
-            case "trap-loss" -> new SaFaults(dropPercent, delayMillis, errorPercent, errorStatus, value,
-                    rmppLossPercent);
-            case "sa-rmpp-loss" -> new SaFaults(dropPercent, delayMillis, errorPercent, errorStatus, trapLossPercent,
-                    value);
-            default -> throw new IllegalArgumentException("unknown SA fault '" + kind
-                    + "': allowed sa-drop, sa-delay, sa-error, sa-status, trap-loss, sa-rmpp-loss");
+    /** This setting with one of the SA's faults changed; a port's fault is refused. */
+    public SaFaults with(FaultKind kind, int value) {
+        return switch (kind) {
+            case SA_DROP -> new SaFaults(value, delayMillis, errorPercent, errorStatus, trapLossPercent, rmppLossPercent);
+            case SA_DELAY -> new SaFaults(dropPercent, value, errorPercent, errorStatus, trapLossPercent, rmppLossPercent);
+            case SA_ERROR -> new SaFaults(dropPercent, delayMillis, value, errorStatus, trapLossPercent, rmppLossPercent);
+            case SA_STATUS -> new SaFaults(dropPercent, delayMillis, errorPercent, value, trapLossPercent, rmppLossPercent);
+            case TRAP_LOSS -> new SaFaults(dropPercent, delayMillis, errorPercent, errorStatus, value, rmppLossPercent);
+            case SA_RMPP_LOSS -> new SaFaults(dropPercent, delayMillis, errorPercent, errorStatus, trapLossPercent, value);
+            default -> throw new IllegalArgumentException("fault '" + kind + "' is a port's, not the SA's: the SA takes "
+                    + FaultKind.alternatives(true).replace("|", ", "));
         };
     }
 
@@ -65,8 +59,9 @@ public record SaFaults(int dropPercent, int delayMillis, int errorPercent, int e
 
     @Override
     public String toString() {
-        return "sa-drop=" + dropPercent + "% sa-delay=" + delayMillis + "ms sa-error=" + errorPercent + "% (status "
-                + String.format("0x%04x", errorStatus) + ") trap-loss=" + trapLossPercent + "% sa-rmpp-loss=" + rmppLossPercent
+        return FaultKind.SA_DROP + "=" + dropPercent + "% " + FaultKind.SA_DELAY + "=" + delayMillis + "ms "
+                + FaultKind.SA_ERROR + "=" + errorPercent + "% (status " + String.format("0x%04x", errorStatus) + ") "
+                + FaultKind.TRAP_LOSS + "=" + trapLossPercent + "% " + FaultKind.SA_RMPP_LOSS + "=" + rmppLossPercent
                 + "%";
     }
 }

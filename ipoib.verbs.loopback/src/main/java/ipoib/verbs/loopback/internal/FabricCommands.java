@@ -8,6 +8,7 @@ import ipoib.api.JoinState;
 import ipoib.api.PKey;
 import ipoib.api.verbs.PortAttributes;
 import ipoib.verbs.loopback.fabric.Fabric;
+import ipoib.verbs.loopback.fabric.FaultKind;
 import ipoib.verbs.loopback.fabric.Faults;
 import ipoib.verbs.loopback.fabric.LoopDevice;
 import ipoib.verbs.loopback.fabric.LoopPort;
@@ -145,12 +146,17 @@ public final class FabricCommands {
     @Descriptor("inject a fault: loss|duplicate|reorder|corrupt <percent>, delay <ms> [device/port], "
             + "or sa-drop|sa-error|trap-loss|sa-rmpp-loss <percent>, sa-delay <ms>, sa-status <status>")
     public String fault(@Descriptor("<kind> <value> [device/port]") String... args) {
-        String usage = "fabric:fault <loss|duplicate|reorder|delay|corrupt> <value> [device/port]\n"
-                + "       fabric:fault <sa-drop|sa-delay|sa-error|sa-status|trap-loss|sa-rmpp-loss> <value>";
+        String usage = "fabric:fault <" + FaultKind.alternatives(false) + "> <value> [device/port]\n"
+                + "       fabric:fault <" + FaultKind.alternatives(true) + "> <value>";
         if (args.length < 2) {
             throw usage(usage, "a fault kind and a value are required");
         }
-        String kind = args[0];
+        FaultKind kind;
+        try {
+            kind = FaultKind.parse(args[0]);
+        } catch (IllegalArgumentException e) {
+            throw usage(usage, e.getMessage());
+        }
         String value = args[1];
         String[] port = java.util.Arrays.copyOfRange(args, 2, args.length);
         int v;
@@ -163,7 +169,7 @@ public final class FabricCommands {
             throw usage(usage, "too many arguments");
         }
         try {
-            if (kind.startsWith("sa-") || kind.equals("trap-loss")) {
+            if (kind.ofSubnetAdministrator()) {
                 if (port.length > 0) {
                     throw usage(usage, "SA faults apply to the whole subnet, not to a port");
                 }

@@ -276,7 +276,7 @@ class FabricDataPathTest {
     void lossFaultDropsEveryPacketAndCountsIt() {
         Fabric f = fabric();
         try (Endpoint a = new Endpoint(port(f, 0), FULL, QKEY, 0); Endpoint b = new Endpoint(port(f, 1), FULL, QKEY, 8)) {
-            f.setFaults(a.port, Faults.NONE.with("loss", 100));
+            f.setFaults(a.port, Faults.NONE.with(FaultKind.LOSS, 100));
             AddressHandle ah = a.handleTo(b);
             for (int i = 0; i < 5; i++) {
                 a.send(ah, b.qp.qpn(), QKEY, 10, (byte) 1);
@@ -290,7 +290,7 @@ class FabricDataPathTest {
     void corruptedPacketsAreCaughtByTheCrcsAndDropped() {
         Fabric f = fabric();
         try (Endpoint a = new Endpoint(port(f, 0), FULL, QKEY, 0); Endpoint b = new Endpoint(port(f, 1), FULL, QKEY, 8)) {
-            f.setFaults(a.port, Faults.NONE.with("corrupt", 100));
+            f.setFaults(a.port, Faults.NONE.with(FaultKind.CORRUPT, 100));
             AddressHandle ah = a.handleTo(b);
             for (int i = 0; i < 20; i++) {
                 a.send(ah, b.qp.qpn(), QKEY, 100, (byte) i);
@@ -304,7 +304,7 @@ class FabricDataPathTest {
     void duplicationDeliversTwice() {
         Fabric f = fabric();
         try (Endpoint a = new Endpoint(port(f, 0), FULL, QKEY, 0); Endpoint b = new Endpoint(port(f, 1), FULL, QKEY, 8)) {
-            f.setFaults(a.port, Faults.NONE.with("duplicate", 100));
+            f.setFaults(a.port, Faults.NONE.with(FaultKind.DUPLICATE, 100));
             a.send(a.handleTo(b), b.qp.qpn(), QKEY, 10, (byte) 1);
             assertEquals(2, b.poll());
         }
@@ -315,7 +315,7 @@ class FabricDataPathTest {
         ipoib.runtime.ManualControlLoop events = new ipoib.runtime.ManualControlLoop();
         Fabric f = fabric(events);
         try (Endpoint a = new Endpoint(port(f, 0), FULL, QKEY, 0); Endpoint b = new Endpoint(port(f, 1), FULL, QKEY, 8)) {
-            f.setFaults(a.port, Faults.NONE.with("delay", 50));
+            f.setFaults(a.port, Faults.NONE.with(FaultKind.DELAY, 50));
             a.send(a.handleTo(b), b.qp.qpn(), QKEY, 10, (byte) 1);
             events.advance(49, TimeUnit.MILLISECONDS);
             assertEquals(0, b.poll(), "not yet, 1 ms before the delay");
@@ -329,7 +329,7 @@ class FabricDataPathTest {
     void packetsHeldBackByTheDelayFaultAreBounded() {
         Fabric f = fabric();
         try (Endpoint a = new Endpoint(port(f, 0), FULL, QKEY, 0); Endpoint b = new Endpoint(port(f, 1), FULL, QKEY, 8)) {
-            f.setFaults(a.port, Faults.NONE.with("delay", 60_000));
+            f.setFaults(a.port, Faults.NONE.with(FaultKind.DELAY, 60_000));
             AddressHandle ah = a.handleTo(b);
             int sends = Fabric.MAX_HELD_BACK + 100;
             for (int i = 0; i < sends; i++) {
@@ -353,7 +353,7 @@ class FabricDataPathTest {
         Fabric f = fabric();
         List<Integer> delivered = new ArrayList<>();
         try (Endpoint a = new Endpoint(port(f, 0), FULL, QKEY, 0); Endpoint b = new Endpoint(port(f, 1), FULL, QKEY, 64)) {
-            f.setFaults(a.port, Faults.NONE.with("loss", 30));
+            f.setFaults(a.port, Faults.NONE.with(FaultKind.LOSS, 30));
             AddressHandle ah = a.handleTo(b);
             for (int i = 0; i < 40; i++) {
                 a.send(ah, b.qp.qpn(), QKEY, 1, (byte) i);

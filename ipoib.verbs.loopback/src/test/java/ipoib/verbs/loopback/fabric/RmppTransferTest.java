@@ -164,7 +164,7 @@ class RmppTransferTest {
     void underTheRmppLossFaultTheTableArrivesWholeThroughRetransmissions() throws Exception {
         // fabric:fault sa-rmpp-loss 20: a fifth of the segments lost, each window sent again on the
         // ACK timer until every segment got through.
-        sa.setFaults(SaFaults.NONE.with("sa-rmpp-loss", 20));
+        sa.setFaults(SaFaults.NONE.with(FaultKind.SA_RMPP_LOSS, 20));
         CompletableFuture<List<McMemberRecord>> table = client.groups().toCompletableFuture();
         for (int timeouts = 0; !table.isDone() && timeouts < 20; timeouts++) {
             long sent = saCounter("RMPP segments sent");

@@ -52,7 +52,7 @@ class SaClockTest {
 
     @Test
     void theSaDelayFaultHoldsEachAnswerForItsDelayOnTheLoopsClock() {
-        sa.setFaults(SaFaults.NONE.with("sa-delay", 250));
+        sa.setFaults(SaFaults.NONE.with(FaultKind.SA_DELAY, 250));
         CompletableFuture<PathRecord> path = client.pathRecord(a.gid(0), b.gid(0), ipoib.api.PKey.DEFAULT).toCompletableFuture();
         loop.advance(249, TimeUnit.MILLISECONDS);
         assertFalse(path.isDone(), "1 ms before the delay");
@@ -70,7 +70,7 @@ class SaClockTest {
                 stamps.add(p.timeNanos());
             }
         });
-        sa.setFaults(SaFaults.NONE.with("sa-delay", 250));
+        sa.setFaults(SaFaults.NONE.with(FaultKind.SA_DELAY, 250));
         CompletableFuture<PathRecord> path = client.pathRecord(a.gid(0), b.gid(0), ipoib.api.PKey.DEFAULT).toCompletableFuture();
         loop.advance(250, TimeUnit.MILLISECONDS);
         assertTrue(path.isDone());

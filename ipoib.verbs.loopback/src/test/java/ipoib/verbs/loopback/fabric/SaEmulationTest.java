@@ -175,7 +175,7 @@ class SaEmulationTest {
 
     @Test
     void requestsAnsweredByAnInjectedErrorAreCountedByKind() {
-        sa.setFaults(SaFaults.NONE.with("sa-error", 100).with("sa-status", SaStatus.BUSY));
+        sa.setFaults(SaFaults.NONE.with(FaultKind.SA_ERROR, 100).with(FaultKind.SA_STATUS, SaStatus.BUSY));
         assertEquals(SaStatus.BUSY, failure(a.join(BROADCAST, portA.gid(0), JoinState.FULL_MEMBER)).status());
         assertEquals(SaStatus.BUSY, failure(a.pathRecord(portA.gid(0), portB.gid(0), PKey.DEFAULT)).status());
         assertEquals(1L, sa.statistics().get("MCMemberRecord Set"), sa.statistics().toString());
@@ -229,7 +229,7 @@ class SaEmulationTest {
     @Test
     void droppedRequestsAreRetransmittedUntilTheyTimeOut() {
         a = new SaClient(sa.transport(portA), timers, 200, 3, 1);
-        sa.setFaults(SaFaults.NONE.with("sa-drop", 100));
+        sa.setFaults(SaFaults.NONE.with(FaultKind.SA_DROP, 100));
         SaException e = failure(a.pathRecord(portA.gid(0), portB.gid(0), PKey.DEFAULT));
         assertTrue(e.isTimeout());
         assertTrue(e.getMessage().contains("3 attempts"), e.getMessage());
@@ -238,13 +238,13 @@ class SaEmulationTest {
 
     @Test
     void injectedErrorStatusReachesTheCaller() {
-        sa.setFaults(SaFaults.NONE.with("sa-error", 100).with("sa-status", SaStatus.BUSY));
+        sa.setFaults(SaFaults.NONE.with(FaultKind.SA_ERROR, 100).with(FaultKind.SA_STATUS, SaStatus.BUSY));
         assertEquals(SaStatus.BUSY, failure(a.join(BROADCAST, portA.gid(0), JoinState.FULL_MEMBER)).status());
     }
 
     @Test
     void lostTrapsAreCounted() throws Exception {
-        sa.setFaults(SaFaults.NONE.with("trap-loss", 100));
+        sa.setFaults(SaFaults.NONE.with(FaultKind.TRAP_LOSS, 100));
         LinkedBlockingQueue<GroupTrap> traps = new LinkedBlockingQueue<>();
         get(b.subscribe(GroupTrap.Type.CREATED, null, traps::add));
         get(a.create(template(portA.gid(0))));

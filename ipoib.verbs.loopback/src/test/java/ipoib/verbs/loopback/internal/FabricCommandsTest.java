@@ -57,4 +57,21 @@ class FabricCommandsTest {
         }
         assertTrue(e.getMessage().startsWith("unknown fault 'bogus': allowed "), e.getMessage());
     }
+
+    @Test
+    void anSaFaultIsRecognisedInAnyCase() {
+        String answer = commands.fault("SA-DROP", "40");
+        assertTrue(answer.startsWith("SA faults: sa-drop=40%"), answer);
+        assertTrue(subnet.subnetAdministrator().faults().any(), "the SA's faults changed");
+    }
+
+    @Test
+    void anSaFaultOnOnePortIsRefusedAndNothingChanges() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> commands.fault("trap-loss", "5", "loop1/1"));
+        assertTrue(e.getMessage().contains("SA faults apply to the whole subnet, not to a port"), e.getMessage());
+        assertTrue(e.getMessage().contains("fabric:fault <sa-drop|sa-delay|sa-error|sa-status|trap-loss|sa-rmpp-loss>"),
+                e.getMessage());
+        assertTrue(!subnet.subnetAdministrator().faults().any(), "the SA's faults are unchanged");
+    }
 }
