@@ -1,9 +1,10 @@
 package ipoib.console.internal;
 
+import ipoib.api.metrics.Metric;
+import ipoib.api.metrics.MetricSink;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -11,65 +12,49 @@ import java.util.Map;
  * per family, then its samples, label values escaped. Small enough not to need a library; the
  * Prometheus Java clients are not OSGi bundles and would bring their own registry model.
  */
-final class Exposition {
+final class Exposition implements MetricSink {
     static final String CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
 
-    private record Family(String help, String type, List<String> samples) {}
+    private record Family(Metric metric, List<String> samples) {}
 
     private final Map<String, Family> families = new LinkedHashMap<>();
 
-    void counter(String name, String help, long value, String... labels) {
-        sample(name, help, "counter", value, labels);
-    }
-
-    void gauge(String name, String help, long value, String... labels) {
-        sample(name, help, "gauge", value, labels);
-    }
-
-    private void sample(String name, String help, String type, long value, String... labels) {
-        if (!name.matches("[a-zA-Z_:][a-zA-Z0-9_:]*")) {
-            throw new IllegalArgumentException("metric name '" + name + "' is not valid");
+    @Override
+    public void sample(Metric metric, long value, String... labelValues) {
+        if (labelValues.length != metric.labelNames().size()) {
+            throw new IllegalArgumentException("metric " + metric.name() + " takes the labels " + metric.labelNames()
+                    + ", not " + labelValues.length + " values");
         }
-        Family family = families.computeIfAbsent(name, n -> new Family(help, type, new ArrayList<>()));
-        if (!family.type().equals(type)) {
-            throw new IllegalArgumentException("metric " + name + " is a " + family.type() + ", not a " + type);
+        Family family = families.computeIfAbsent(metric.name(), n -> new Family(metric, new ArrayList<>()));
+        if (!family.metric().equals(metric)) {
+            throw new IllegalArgumentException("metric " + metric.name() + " is a " + family.metric().type().text()
+                    + " with the labels " + family.metric().labelNames() + ", not a " + metric.type().text()
+                    + " with " + metric.labelNames() + " (or its help differs)");
         }
-        StringBuilder line = new StringBuilder(name);
-        if (labels.length > 0) {
+        StringBuilder line = new StringBuilder(metric.name());
+        if (labelValues.length > 0) {
             line.append('{');
-            for (int i = 0; i + 1 < labels.length; i += 2) {
+            for (int i = 0; i < labelValues.length; i++) {
                 if (i > 0) {
                     line.append(',');
                 }
-                line.append(labels[i]).append("=\"").append(escapeLabel(labels[i + 1])).append('"');
+                line.append(metric.labelNames().get(i)).append("=\"").append(escapeLabel(labelValues[i])).append('"');
             }
             line.append('}');
         }
         family.samples().add(line.append(' ').append(value).toString());
     }
 
-    /** A name part from a free-form counter name: lower case, [a-z0-9_], no repeated underscores. */
-    static String snake(String text) {
-        String s = text.toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9]+", "_").replaceAll("^_+|_+$", "");
-        if (s.endsWith("_total")) {
-            s = s.substring(0, s.length() - "_total".length());
-        }
-        // promtool's lint reads name parts such as "ns" or "us" as abbreviated units.
-        StringBuilder out = new StringBuilder();
-        for (String part : s.split("_")) {
-            if (!out.isEmpty()) {
-                out.append('_');
+    /** True when every family of {@code other} is new here or written the same way. */
+    boolean accepts(Exposition other) {
+        for (Family f : other.families.values()) {
+            Family mine = families.get(f.metric().name());
+            if (mine != null && !mine.metric().equals(f.metric())) {
+                return false;
             }
-            out.append(SPELLED.getOrDefault(part, part));
         }
-        return out.isEmpty() ? "unnamed" : out.toString();
+        return true;
     }
-
-    private static final Map<String, String> SPELLED = Map.ofEntries(Map.entry("ns", "neighbor_solicitation"),
-            Map.entry("us", "local"), Map.entry("ms", "millis"), Map.entry("sec", "second"), Map.entry("s", "second"),
-            Map.entry("b", "byte"), Map.entry("kb", "kilobyte"), Map.entry("mb", "megabyte"), Map.entry("gb", "gigabyte"),
-            Map.entry("tb", "terabyte"), Map.entry("pb", "petabyte"), Map.entry("m", "minute"), Map.entry("h", "hour"),
-            Map.entry("d", "day"));
 
     static String escapeLabel(String value) {
         return value.replace("\\", "\\\\").replace("\"", "\\\"").replace("\n", "\\n");
@@ -82,8 +67,8 @@ final class Exposition {
     String text() {
         StringBuilder out = new StringBuilder();
         families.forEach((name, f) -> {
-            out.append("# HELP ").append(name).append(' ').append(escapeHelp(f.help())).append('\n');
-            out.append("# TYPE ").append(name).append(' ').append(f.type()).append('\n');
+            out.append("# HELP ").append(name).append(' ').append(escapeHelp(f.metric().help())).append('\n');
+            out.append("# TYPE ").append(name).append(' ').append(f.metric().type().text()).append('\n');
             f.samples().forEach(s -> out.append(s).append('\n'));
         });
         return out.toString();

@@ -3,17 +3,21 @@ package ipoib.console.internal;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import ipoib.api.metrics.Metric;
 import org.junit.jupiter.api.Test;
 
+/** The text exposition format 0.0.4, as the Prometheus documentation ("Exposition formats") describes it. */
 class ExpositionTest {
+    private static final Metric RX = Metric.counter("ipoib_link_rx_packets_total", "Frames received.", "interface");
+    private static final Metric UP = Metric.gauge("ipoib_link_up", "1 when UP.", "interface");
 
     @Test
     void familiesAreGroupedWithHelpAndTypeAndLabelValuesEscaped() {
         Exposition e = new Exposition();
-        e.counter("ipoib_link_rx_packets_total", "Frames received.", 3, "interface", "ib0");
-        e.gauge("ipoib_link_up", "1 when UP.", 1, "interface", "ib0");
-        e.counter("ipoib_link_rx_packets_total", "Frames received.", 4, "interface", "a\"b\\c\nd");
-        // Text format 0.0.4: one HELP/TYPE per family, its samples together; \ " and newline escaped.
+        e.sample(RX, 3, "ib0");
+        e.sample(UP, 1, "ib0");
+        e.sample(RX, 4, "a\"b\\c\nd");
+        // One HELP/TYPE per family, its samples together; in label values \ " and newline are escaped.
         assertEquals("""
                 # HELP ipoib_link_rx_packets_total Frames received.
                 # TYPE ipoib_link_rx_packets_total counter
@@ -26,18 +30,24 @@ class ExpositionTest {
     }
 
     @Test
-    void aFamilyKeepsItsType() {
+    void aSampleWithoutLabelsHasNoBracesAndHelpEscapesBackslashAndNewline() {
         Exposition e = new Exposition();
-        e.counter("x_total", "x", 1);
-        assertThrows(IllegalArgumentException.class, () -> e.gauge("x_total", "x", 1));
-        assertThrows(IllegalArgumentException.class, () -> e.gauge("1bad", "x", 1));
+        e.sample(Metric.gauge("x", "a\\b\nc \"q\""), 7);
+        // In HELP only \ and newline are escaped; a double quote stays as it is.
+        assertEquals("# HELP x a\\\\b\\nc \"q\"\n# TYPE x gauge\nx 7\n", e.text());
     }
 
     @Test
-    void freeFormCounterNamesBecomeSnakeCaseWithoutUnitAbbreviations() {
-        assertEquals("answers_0x0600_insufficient_components", Exposition.snake("answers 0x0600 INSUFFICIENT_COMPONENTS"));
-        assertEquals("neighbor_solicitation_sent", Exposition.snake("ns_sent"));
-        assertEquals("rx_not_for_local", Exposition.snake("rx_not_for_us"));
-        assertEquals("requests", Exposition.snake("requests_total"));
+    void aFamilyKeepsItsTypeAndLabels() {
+        Exposition e = new Exposition();
+        e.sample(Metric.counter("x_total", "x"), 1);
+        IllegalArgumentException wrongType = assertThrows(IllegalArgumentException.class,
+                () -> e.sample(Metric.gauge("x_total", "x"), 1));
+        assertEquals("metric x_total is a counter with the labels [], not a gauge with [] (or its help differs)",
+                wrongType.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> e.sample(Metric.counter("x_total", "x", "port"), 1, "1"));
+        IllegalArgumentException count = assertThrows(IllegalArgumentException.class, () -> e.sample(RX, 1));
+        assertEquals("metric ipoib_link_rx_packets_total takes the labels [interface], not 0 values", count.getMessage());
+        assertEquals("# HELP x_total x\n# TYPE x_total counter\nx_total 1\n", e.text());
     }
 }

@@ -12,6 +12,7 @@ import ipoib.api.link.LinkState;
 import ipoib.api.link.ReceivedFrame;
 import ipoib.api.link.TransmitResult;
 import ipoib.api.mcast.MulticastService;
+import ipoib.api.metrics.MetricsSource;
 import ipoib.api.resolve.NeighbourResolver;
 import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
@@ -165,12 +166,13 @@ final class StackAdapter {
      * with the labels {@code interface} and {@code device}; closing the result withdraws them.
      */
     AutoCloseable publishCounters(BundleContext context, String device, Supplier<Map<String, Long>> counters) {
-        Hashtable<String, Object> p = new Hashtable<>();
-        p.put("ipoib.metrics.prefix", "ipoib_netdev");
-        p.put("ipoib.metrics.labels", new String[] {"interface=" + link.name(), "device=" + device});
-        ServiceRegistration<?> r = context.registerService(Supplier.class, counters, p);
+        String name = link.name();
+        MetricsSource source = sink -> sink.counters("ipoib_netdev", counters.get(), METRIC_LABELS, name, device);
+        ServiceRegistration<?> r = context.registerService(MetricsSource.class, source, null);
         return () -> unregister(r);
     }
+
+    private static final List<String> METRIC_LABELS = List.of("interface", "device");
 
     /**
      * Calls {@code action} (which must not block: it runs on the link's control thread) each time

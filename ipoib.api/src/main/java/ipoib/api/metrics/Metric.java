@@ -1,0 +1,53 @@
+package ipoib.api.metrics;
+
+import java.util.List;
+import java.util.regex.Pattern;
+
+/**
+ * One metric family: its name, help text, type and the names of its labels (whose values each
+ * sample gives). Names follow the Prometheus data model: a metric name matches
+ * {@code [a-zA-Z_:][a-zA-Z0-9_:]*}, a label name {@code [a-zA-Z_][a-zA-Z0-9_]*} and does not start
+ * with {@code __}; a counter's name ends with {@code _total}.
+ *
+ * @param name the family's name, e.g. {@code ipoib_link_rx_packets_total}
+ * @param help one line saying what is counted or measured
+ * @param type counter or gauge
+ * @param labelNames the labels every sample of the family carries, in this order
+ */
+public record Metric(String name, String help, MetricType type, List<String> labelNames) {
+    private static final Pattern NAME = Pattern.compile("[a-zA-Z_:][a-zA-Z0-9_:]*");
+    private static final Pattern LABEL = Pattern.compile("[a-zA-Z_][a-zA-Z0-9_]*");
+
+    public Metric {
+        if (name == null || !NAME.matcher(name).matches()) {
+            throw new IllegalArgumentException("metric name '" + name + "' is not valid: allowed [a-zA-Z_:][a-zA-Z0-9_:]*");
+        }
+        if (type == null) {
+            throw new IllegalArgumentException("metric " + name + " has no type: allowed counter or gauge");
+        }
+        if (type == MetricType.COUNTER && !name.endsWith("_total")) {
+            throw new IllegalArgumentException("counter name '" + name + "' does not end with _total");
+        }
+        if (help == null || help.isBlank()) {
+            throw new IllegalArgumentException("metric " + name + " has no help text");
+        }
+        labelNames = List.copyOf(labelNames);
+        for (String label : labelNames) {
+            if (!LABEL.matcher(label).matches() || label.startsWith("__")) {
+                throw new IllegalArgumentException("label name '" + label + "' of metric " + name
+                        + " is not valid: allowed [a-zA-Z_][a-zA-Z0-9_]*, not starting with __");
+            }
+        }
+        if (labelNames.stream().distinct().count() != labelNames.size()) {
+            throw new IllegalArgumentException("metric " + name + " repeats a label name: " + labelNames);
+        }
+    }
+
+    public static Metric counter(String name, String help, String... labelNames) {
+        return new Metric(name, help, MetricType.COUNTER, List.of(labelNames));
+    }
+
+    public static Metric gauge(String name, String help, String... labelNames) {
+        return new Metric(name, help, MetricType.GAUGE, List.of(labelNames));
+    }
+}

@@ -1,0 +1,46 @@
+package ipoib.console.internal;
+
+import ipoib.api.metrics.Metric;
+import ipoib.api.metrics.MetricSink;
+import ipoib.api.metrics.MetricsSource;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * One source's samples of a scrape, held until the source has finished so that a source that
+ * fails half way (its bundle stopping, a family written two ways) is left out whole, not in part.
+ */
+final class SourceSamples implements MetricSink {
+    private record Sample(Metric metric, long value, String[] labelValues) {}
+
+    private final List<Sample> samples = new ArrayList<>();
+
+    @Override
+    public void sample(Metric metric, long value, String... labelValues) {
+        samples.add(new Sample(metric, value, labelValues.clone()));
+    }
+
+    /**
+     * Writes {@code source}'s samples to {@code out}; false, and nothing written, when the source
+     * failed or disagrees with a family already written.
+     */
+    static boolean copy(MetricsSource source, Exposition out) {
+        SourceSamples held = new SourceSamples();
+        try {
+            source.collect(held);
+            Exposition check = new Exposition(); // the source's families on their own, then with the others'
+            for (Sample s : held.samples) {
+                check.sample(s.metric(), s.value(), s.labelValues());
+            }
+            if (!out.accepts(check)) {
+                return false;
+            }
+        } catch (RuntimeException failed) {
+            return false;
+        }
+        for (Sample s : held.samples) {
+            out.sample(s.metric(), s.value(), s.labelValues());
+        }
+        return true;
+    }
+}
