@@ -1,17 +1,11 @@
 package ipoib.console.internal;
 
-import ipoib.api.host.IpHost;
-import ipoib.api.link.IpoibLink;
-import ipoib.api.mcast.MulticastService;
 import ipoib.api.metrics.MetricsSource;
 import jakarta.servlet.Servlet;
 import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
-import java.util.ArrayList;
-import java.util.Comparator;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentSkipListMap;
 import org.osgi.framework.Constants;
@@ -19,34 +13,18 @@ import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
 import org.osgi.service.component.annotations.ReferenceCardinality;
 import org.osgi.service.component.annotations.ReferencePolicy;
-import org.osgi.service.component.annotations.ReferencePolicyOption;
 
 /**
- * {@code /metrics} on the HTTP service, in the Prometheus text format: the links, SA clients,
- * neighbours, multicast and host layer (read through their services), then every
- * {@link MetricsSource} service of other bundles (the loopback fabric's, the bridged devices'), in
- * the order they were registered. A source that fails or disagrees with a family already written
- * is left out of that scrape.
+ * {@code /metrics} on the HTTP service, in the Prometheus text format: every {@link MetricsSource}
+ * service (the links and their SA clients, the ARP and ND resolvers, multicast, the host layer, the
+ * loopback fabric, the bridged devices), in the order they were registered. A source that fails or
+ * disagrees with a family already written is left out of that scrape.
  */
 @Component(service = Servlet.class, property = {
         "osgi.http.whiteboard.servlet.pattern=/metrics",
         "osgi.http.whiteboard.servlet.name=ipoib-metrics"})
 public final class MetricsServlet extends HttpServlet {
     private static final long serialVersionUID = 1L;
-
-    @Reference(cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC)
-    private volatile List<IpoibLink> links;
-
-    @Reference
-    private Resolvers resolvers;
-
-    @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC,
-            policyOption = ReferencePolicyOption.GREEDY)
-    private volatile MulticastService multicast;
-
-    @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC,
-            policyOption = ReferencePolicyOption.GREEDY)
-    private volatile IpHost host;
 
     /** By service id, so that every scrape lists the sources in the same order. */
     private final transient Map<Long, MetricsSource> sources = new ConcurrentSkipListMap<>();
@@ -68,23 +46,8 @@ public final class MetricsServlet extends HttpServlet {
     }
 
     Exposition collect() {
-        List<IpoibLink> sorted = new ArrayList<>(links);
-        sorted.sort(Comparator.comparing(IpoibLink::name));
-        List<MetricsSource> all = new ArrayList<>();
-        all.add(new LinkMetrics(sorted));
-        all.add(new SaClientMetrics(sorted));
-        all.add(new NeighbourMetrics(resolvers.byFamily(), sorted));
-        MulticastService m = multicast;
-        if (m != null) {
-            all.add(new MulticastMetrics(m, sorted));
-        }
-        IpHost h = host;
-        if (h != null) {
-            all.add(new HostMetrics(h));
-        }
-        all.addAll(sources.values());
         Exposition e = new Exposition();
-        for (MetricsSource source : all) {
+        for (MetricsSource source : sources.values()) {
             SourceSamples.copy(source, e);
         }
         return e;

@@ -1,4 +1,4 @@
-package ipoib.console.internal;
+package ipoib.host.internal;
 
 import ipoib.api.host.IpHost;
 import ipoib.api.metrics.Metric;
@@ -6,12 +6,17 @@ import ipoib.api.metrics.MetricNames;
 import ipoib.api.metrics.MetricSink;
 import ipoib.api.metrics.MetricsSource;
 import java.util.TreeMap;
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Reference;
 
-/** The host layer's counters ({@code ipoib_host_*}). */
-final class HostMetrics implements MetricsSource {
+/** The host layer's counters for the console's {@code /metrics} ({@code ipoib_host_*}). */
+@Component(service = MetricsSource.class)
+public final class HostMetrics implements MetricsSource {
     private final IpHost host;
 
-    HostMetrics(IpHost host) {
+    @Activate
+    public HostMetrics(@Reference IpHost host) {
         this.host = host;
     }
 

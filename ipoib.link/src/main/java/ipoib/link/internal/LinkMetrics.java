@@ -1,4 +1,4 @@
-package ipoib.console.internal;
+package ipoib.link.internal;
 
 import ipoib.api.link.IpoibLink;
 import ipoib.api.link.LinkCounters;
@@ -7,11 +7,21 @@ import ipoib.api.metrics.Metric;
 import ipoib.api.metrics.MetricNames;
 import ipoib.api.metrics.MetricSink;
 import ipoib.api.metrics.MetricsSource;
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.TreeMap;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.component.annotations.ReferenceCardinality;
+import org.osgi.service.component.annotations.ReferencePolicy;
 
-/** The interfaces' state and counters ({@code ipoib_link_*}, label {@code interface}). */
-final class LinkMetrics implements MetricsSource {
+/**
+ * The interfaces' state and counters ({@code ipoib_link_*}, label {@code interface}) and the SA
+ * clients of their ports ({@link SaClientMetrics}), for the console's {@code /metrics}.
+ */
+@Component(service = MetricsSource.class)
+public final class LinkMetrics implements MetricsSource {
     private static final String I = "interface";
     static final Metric UP = Metric.gauge("ipoib_link_up", "1 when the interface is UP, else 0.", I);
     static final Metric MTU = Metric.gauge("ipoib_link_mtu_bytes", "IPoIB MTU of the interface (0 unless UP).", I);
@@ -31,15 +41,14 @@ final class LinkMetrics implements MetricsSource {
     static final Metric TX_DROPPED = Metric.counter("ipoib_link_tx_dropped_total", "Frames dropped on send.", I);
     static final Metric DROPS = Metric.counter("ipoib_link_drops_total", "Frames dropped, by reason.", I, "reason");
 
-    private final List<IpoibLink> links;
-
-    LinkMetrics(List<IpoibLink> links) {
-        this.links = links;
-    }
+    @Reference(cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC)
+    private volatile List<IpoibLink> links;
 
     @Override
     public void collect(MetricSink out) {
-        for (IpoibLink l : links) {
+        List<IpoibLink> sorted = new ArrayList<>(links);
+        sorted.sort(Comparator.comparing(IpoibLink::name));
+        for (IpoibLink l : sorted) {
             String n = l.name();
             LinkCounters c = l.counters();
             out.sample(UP, l.state() == LinkState.UP ? 1 : 0, n);
@@ -58,5 +67,6 @@ final class LinkMetrics implements MetricsSource {
             out.sample(TX_DROPPED, c.txDropped(), n);
             new TreeMap<>(l.dropCounters()).forEach((reason, v) -> out.sample(DROPS, v, n, MetricNames.part(reason)));
         }
+        SaClientMetrics.collect(out, sorted);
     }
 }

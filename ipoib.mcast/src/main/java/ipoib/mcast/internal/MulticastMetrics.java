@@ -1,4 +1,4 @@
-package ipoib.console.internal;
+package ipoib.mcast.internal;
 
 import ipoib.api.link.IpoibLink;
 import ipoib.api.mcast.GroupInfo;
@@ -7,26 +7,36 @@ import ipoib.api.metrics.Metric;
 import ipoib.api.metrics.MetricNames;
 import ipoib.api.metrics.MetricSink;
 import ipoib.api.metrics.MetricsSource;
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.component.annotations.ReferenceCardinality;
+import org.osgi.service.component.annotations.ReferencePolicy;
 
-/** The multicast manager's counters by interface and its groups by join state ({@code ipoib_mcast_*}). */
-final class MulticastMetrics implements MetricsSource {
+/**
+ * The multicast manager's counters by interface and its groups by join state, for the console's
+ * {@code /metrics} ({@code ipoib_mcast_*}).
+ */
+@Component(service = MetricsSource.class)
+public final class MulticastMetrics implements MetricsSource {
     static final Metric GROUPS = Metric.gauge("ipoib_mcast_groups", "Multicast groups an interface knows, by join state.",
             "interface", "join_state");
 
-    private final MulticastService multicast;
-    private final List<IpoibLink> links;
+    @Reference
+    private MulticastService multicast;
 
-    MulticastMetrics(MulticastService multicast, List<IpoibLink> links) {
-        this.multicast = multicast;
-        this.links = links;
-    }
+    @Reference(cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC)
+    private volatile List<IpoibLink> links;
 
     @Override
     public void collect(MetricSink out) {
-        for (IpoibLink l : links) {
+        List<IpoibLink> sorted = new ArrayList<>(links);
+        sorted.sort(Comparator.comparing(IpoibLink::name));
+        for (IpoibLink l : sorted) {
             new TreeMap<>(multicast.counters(l.name())).forEach((k, v) -> out.sample(Metric.counter(
                     "ipoib_mcast_" + MetricNames.part(k) + "_total", "Multicast manager counter " + k + ".", "interface"),
                     v, l.name()));

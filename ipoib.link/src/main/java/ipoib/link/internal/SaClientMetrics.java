@@ -1,10 +1,9 @@
-package ipoib.console.internal;
+package ipoib.link.internal;
 
 import ipoib.api.link.IpoibLink;
 import ipoib.api.metrics.Metric;
 import ipoib.api.metrics.MetricNames;
 import ipoib.api.metrics.MetricSink;
-import ipoib.api.metrics.MetricsSource;
 import ipoib.api.verbs.Port;
 import java.util.List;
 import java.util.Map;
@@ -14,15 +13,10 @@ import java.util.TreeMap;
  * The SA client of each port that carries an interface, whichever provider it belongs to
  * ({@code ipoib_sa_client_*}, labels {@code device} and {@code port}).
  */
-final class SaClientMetrics implements MetricsSource {
-    private final List<IpoibLink> links;
+final class SaClientMetrics {
+    private SaClientMetrics() {}
 
-    SaClientMetrics(List<IpoibLink> links) {
-        this.links = links;
-    }
-
-    @Override
-    public void collect(MetricSink out) {
+    static void collect(MetricSink out, List<IpoibLink> links) {
         Map<String, Map<String, Long>> byPort = new TreeMap<>();
         for (IpoibLink l : links) {
             try {
