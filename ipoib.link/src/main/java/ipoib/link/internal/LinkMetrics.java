@@ -7,6 +7,7 @@ import ipoib.api.metrics.Metric;
 import ipoib.api.metrics.MetricNames;
 import ipoib.api.metrics.MetricSink;
 import ipoib.api.metrics.MetricsSource;
+import ipoib.link.internal.cm.CmMetrics;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -17,8 +18,9 @@ import org.osgi.service.component.annotations.ReferenceCardinality;
 import org.osgi.service.component.annotations.ReferencePolicy;
 
 /**
- * The interfaces' state and counters ({@code ipoib_link_*}, label {@code interface}) and the SA
- * clients of their ports ({@link SaClientMetrics}), for the console's {@code /metrics}.
+ * The interfaces' state and counters ({@code ipoib_link_*}, label {@code interface}), the SA
+ * clients of their ports ({@link SaClientMetrics}) and connected mode ({@link CmMetrics}), for the
+ * console's {@code /metrics}.
  */
 @Component(service = MetricsSource.class)
 public final class LinkMetrics implements MetricsSource {
@@ -48,6 +50,11 @@ public final class LinkMetrics implements MetricsSource {
     public void collect(MetricSink out) {
         List<IpoibLink> sorted = new ArrayList<>(links);
         sorted.sort(Comparator.comparing(IpoibLink::name));
+        collect(out, sorted);
+    }
+
+    /** The metrics of {@code links}, in that order. */
+    static void collect(MetricSink out, List<IpoibLink> sorted) {
         for (IpoibLink l : sorted) {
             String n = l.name();
             LinkCounters c = l.counters();
@@ -68,5 +75,6 @@ public final class LinkMetrics implements MetricsSource {
             new TreeMap<>(l.dropCounters()).forEach((reason, v) -> out.sample(DROPS, v, n, MetricNames.part(reason)));
         }
         SaClientMetrics.collect(out, sorted);
+        CmMetrics.collect(out, sorted);
     }
 }

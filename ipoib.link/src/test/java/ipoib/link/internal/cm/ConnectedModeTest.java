@@ -23,6 +23,8 @@ import ipoib.verbs.loopback.fabric.LoopbackSubnet;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
@@ -221,6 +223,13 @@ class ConnectedModeTest {
         until("the frame over the new connection", () -> receivedByB.size() == 3);
         assertArrayEquals(big, receivedByB.get(2));
         assertEquals(CmLinkConnection.State.UP, only(a, true).state);
+
+        // The same story in /metrics: one REJ, one connection established at the second attempt.
+        Map<String, Long> metrics = new TreeMap<>();
+        CmMetrics.collect((metric, value, labels) -> metrics.put(metric.name() + List.of(labels), value), List.of(a));
+        assertEquals(1L, metrics.get("ipoib_cm_connections_rejected_total[a]"), metrics.toString());
+        assertEquals(1L, metrics.get("ipoib_cm_connections_established_total[a]"), metrics.toString());
+        assertEquals(1L, metrics.get("ipoib_cm_agent_received_rej_total[loop0, 1]"), metrics.toString());
     }
 
     @Test
