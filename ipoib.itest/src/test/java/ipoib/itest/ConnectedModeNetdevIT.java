@@ -5,10 +5,16 @@ import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertTrue;
 
 import java.io.File;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.AfterClass;
 import org.junit.BeforeClass;
 import org.junit.Test;
@@ -31,7 +37,8 @@ public class ConnectedModeNetdevIT {
             assertFalse("network namespace " + ns + " exists already (a previous run left it? ip netns del " + ns + ")",
                     Files.exists(Path.of("/run/netns", ns)));
         }
-        appliance = new ApplianceProcess("ipoib.defaults=false");
+        appliance = new ApplianceProcess("ipoib.defaults=false", "org.osgi.service.http.port=0",
+                "ipoib.console.metricsWithoutPassword=true");
         appliance.command("ipoib:create loop0 1 0xffff cma", TIMEOUT);
         appliance.command("ipoib:create loop1 1 0xffff cmb", TIMEOUT);
         appliance.command("ipoib:await all 30", TIMEOUT);
@@ -90,6 +97,28 @@ public class ConnectedModeNetdevIT {
         }
         String cm = appliance.command("ipoib:cm", TIMEOUT);
         assertTrue(cm, cm.contains("cma: connected") && cm.contains("cmb: connected") && cm.contains("tx UP"));
+    }
+
+    @Test
+    public void metricsHaveTheBridgedDevicesAndConnectedModeAndPassPromtool() throws Exception {
+        Sh.run(TIMEOUT, Sh.in("cm1", "ping", "-c", "1", "-W5", "10.8.0.2")).ok("ping");
+        String body = metrics();
+        Promtool.check(body);
+        for (String series : new String[] {"ipoib_netdev_", "{interface=\"cma\",device=\"ib0\"",
+                "{interface=\"cmb\",device=\"ib0\"", "ipoib_cm_connections_established_total{interface=\"cma\"}",
+                "ipoib_cm_agent_sent_req_total{device=\"loop0\",port=\"1\"}"}) {
+            assertTrue("metrics have " + series + ":\n" + body, body.contains(series));
+        }
+    }
+
+    /** {@code GET /metrics} of the console, at the address the appliance printed when it started. */
+    private static String metrics() throws Exception {
+        Matcher m = Pattern.compile("metrics at (http://\\S+/metrics)").matcher(appliance.output());
+        assertTrue("the appliance printed its console address:\n" + appliance.output(), m.find());
+        HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(m.group(1))).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertEquals(r.body(), 200, r.statusCode());
+        return r.body();
     }
 
     private static String sha256(Path file) throws Exception {

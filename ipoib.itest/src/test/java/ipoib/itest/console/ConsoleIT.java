@@ -4,6 +4,7 @@ import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertTrue;
 
+import ipoib.itest.Promtool;
 import java.io.File;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -341,7 +342,7 @@ public class ConsoleIT {
         assertEquals(200, first.statusCode());
         assertTrue(first.headers().firstValue("Content-Type").orElse(""), first.headers().firstValue("Content-Type")
                 .orElse("").startsWith("text/plain; version=0.0.4"));
-        promtool(first.body());
+        Promtool.check(first.body());
         long before = sample(first.body(), "ipoib_link_rx_packets_total{interface=\"ib1_1_ffff\"}");
         String ping = appliance.shell("ipoib:ping -c 3 -i 0.2 10.0.0.2");
         assertTrue(ping, ping.contains("3 received"));
@@ -365,18 +366,6 @@ public class ConsoleIT {
         throw new AssertionError("no sample " + series + " in\n" + metrics);
     }
 
-    private static void promtool(String metrics) throws Exception {
-        if (!new File("/usr/bin/promtool").canExecute()) {
-            throw new AssertionError("promtool is not installed: the console tests need Debian's package 'prometheus' "
-                    + "(apt-get install prometheus; ./ipoib test and .ci/run install it)");
-        }
-        Process p = new ProcessBuilder("/usr/bin/promtool", "check", "metrics").redirectErrorStream(true).start();
-        p.getOutputStream().write(metrics.getBytes(StandardCharsets.UTF_8));
-        p.getOutputStream().close();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertTrue("promtool finished", p.waitFor(60, TimeUnit.SECONDS));
-        assertEquals("promtool check metrics:\n" + out, 0, p.exitValue());
-    }
 
     @Test
     public void eventsAndConfigCommands() throws Exception {
