@@ -4,8 +4,10 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import org.osgi.annotation.versioning.ProviderType;
 
-/** Where a {@link MetricsSource} writes the samples of one scrape. */
+/** Where a {@link MetricsSource} writes the samples of one scrape; implemented by the console only. */
+@ProviderType
 public interface MetricSink {
     /**
      * One sample of a family, with one value per label name of {@code metric}, in that order.
