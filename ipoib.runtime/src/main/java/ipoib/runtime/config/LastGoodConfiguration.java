@@ -25,6 +25,8 @@ public final class LastGoodConfiguration {
     private final Consumer<String> warn;
     private volatile ConfigurationAdmin admin;
     private volatile Map<String, Object> inForce;
+    /** The stored properties of the configuration in force (without the defaults DS added), when known. */
+    private volatile Map<String, Object> storedInForce;
     /** What {@link #refused} last stored again, until it comes back through the component's modified method. */
     private volatile Map<String, Object> writtenBack;
 
@@ -44,6 +46,25 @@ public final class LastGoodConfiguration {
      */
     public void accepted(Map<String, ?> properties) {
         inForce = properties.containsKey("service.pid") ? StoredProperties.of(properties) : null;
+        storedInForce = inForce == null ? null : storedAs(properties);
+    }
+
+    /**
+     * The stored properties these came from (DS adds the defaults to them), while the store still
+     * holds them; else null.
+     */
+    private Map<String, Object> storedAs(Map<String, ?> properties) {
+        ConfigurationAdmin cm = admin;
+        if (cm == null) {
+            return null;
+        }
+        try {
+            Configuration stored = find(cm, String.valueOf(properties.get("service.pid")));
+            Map<String, Object> storedNow = stored == null ? null : StoredProperties.of(stored.getProperties());
+            return storedNow != null && StoredProperties.within(storedNow, properties) ? storedNow : null;
+        } catch (IOException | InvalidSyntaxException | IllegalStateException e) {
+            return null;
+        }
     }
 
     /** The properties in force as stored (without what DS adds), or null while none is. */
@@ -104,15 +125,21 @@ public final class LastGoodConfiguration {
                 stored.update(new Hashtable<>());
                 warn.accept(pid + ": configuration refused: " + why + "; its values are cleared, the defaults stay in force");
             } else {
-                // The stored properties with the values in force; one the configuration in force did not
-                // have (an unknown property) goes. (DS gives the defaults with the stored values: only the
-                // keys stored are written, so that defaults stay defaults.)
+                // What was stored when the configuration in force was accepted. Without it, the refused
+                // update's keys with the values in force; one the configuration in force did not have (an
+                // unknown property) goes. (DS gives the defaults with the stored values: only stored keys
+                // are written, so that defaults stay defaults.)
+                Map<String, Object> accepted = storedInForce;
                 Hashtable<String, Object> restored = new Hashtable<>();
-                storedNow.forEach((k, v) -> {
-                    if (good.containsKey(k)) {
-                        restored.put(k, good.get(k));
-                    }
-                });
+                if (accepted != null) {
+                    restored.putAll(accepted);
+                } else {
+                    storedNow.forEach((k, v) -> {
+                        if (good.containsKey(k)) {
+                            restored.put(k, good.get(k));
+                        }
+                    });
+                }
                 writtenBack = StoredProperties.of((Map<String, Object>) restored);
                 stored.update(restored);
                 warn.accept(pid + ": configuration refused: " + why

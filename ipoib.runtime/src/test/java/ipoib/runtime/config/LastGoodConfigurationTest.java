@@ -47,6 +47,16 @@ class LastGoodConfigurationTest {
     }
 
     @Test
+    void anUpdateThatLeftOutStoredKeysIsReplacedByAllThatWasStored() {
+        cm.store(PID, "ttl", 7, "mtu", 2044);
+        lastGood.accepted(cm.delivered(PID, "gratuitous", true));
+        cm.store(PID, "mtu", 5);
+        lastGood.refused(cm.delivered(PID, "ttl", 64, "gratuitous", true), "bad mtu");
+        assertEquals(Map.of("service.pid", PID, "ttl", 7, "mtu", 2044), cm.stored.get(PID),
+                "what ran, not the defaults of the keys the refused update left out");
+    }
+
+    @Test
     void theWriteBackComingBackIsKnownOnceAndAUsersEqualUpdateIsNot() {
         cm.store(PID, "ttl", 7);
         lastGood.accepted(cm.delivered(PID));
