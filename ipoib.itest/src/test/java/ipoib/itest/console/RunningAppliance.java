@@ -171,5 +171,10 @@ final class RunningAppliance implements AutoCloseable {
             Thread.currentThread().interrupt();
             process.destroyForcibly();
         }
+        try (var files = Files.walk(home)) {
+            for (Path p : files.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(p);
+            }
+        }
     }
 }
