@@ -377,8 +377,9 @@ public class LinkIT {
         } finally {
             c.update(good);
         }
-        Await.until("the good configuration clears the refusal", Duration.ofSeconds(10),
-                () -> !shell("ipoib:links").contains("refused"), () -> shell("ipoib:links"));
+        String awaited = shell("ipoib:await a 10");
+        assertTrue(awaited, awaited.contains("a") && !awaited.contains("rror"));
         assertSame("an unchanged configuration does not restart the interface", a, link("a"));
+        assertEquals(qpn, a.qpn().value());
     }
 }

@@ -139,15 +139,18 @@ public final class IpoibLinkComponent {
                 refuseUpdate(properties, conflict);
                 return;
             }
-            claims.refusedUpdate(config.name(), null);
             lastGood.accepted(properties);
             if (next.equals(config) && running != null) {
+                // The configuration in force stored again (after a refusal, or by a user) changes nothing:
+                // a refused update stays shown until another configuration is taken.
                 if (nextMode != connectedMode) {
+                    claims.refusedUpdate(config.name(), null);
                     connectedMode = nextMode; // the mode alone changed: the interface keeps running
                     running.engine().setConnectedMode(nextMode);
                 }
                 return;
             }
+            claims.refusedUpdate(config.name(), null);
             stop();
             claims.release(this);
             config = next;
