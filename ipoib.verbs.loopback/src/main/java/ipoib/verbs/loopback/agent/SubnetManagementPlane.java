@@ -24,7 +24,11 @@ public final class SubnetManagementPlane implements ManagementPlane {
     public static final int UNDELIVERED = 110;
 
     private final Topology topology;
-    private final Client[] clients = new Client[MAX_CLIENTS];
+    /** Client ids are 16 bits: ibsim carries them in the top of the TID. */
+    static final int MAX_INTERNAL_CLIENTS = 0x10000;
+
+    /** Indexed by client id; null where free. */
+    private final java.util.List<Client> clients = new java.util.ArrayList<>();
     private final SubnetAgentState state = new SubnetAgentState();
     private final SwitchAttributes switchAttributes = new SwitchAttributes(state);
     private final PortTableAttributes portTables;
@@ -45,11 +49,19 @@ public final class SubnetManagementPlane implements ManagementPlane {
     @Override
     public Attachment attach(String nodeId, boolean isSm, MadReceiver receiver) {
         Port port = resolve(nodeId == null ? "" : nodeId.strip());
-        return attachAt(port, isSm, receiver);
+        return attach(port, isSm, receiver, 0, MAX_CLIENTS);
     }
 
-    /** Attaches a client at a given port (an HCA port or a switch's port 0), as {@link #attach} does. */
+    /**
+     * Attaches an in-JVM client (an appliance port's SA client) at a given port: an HCA port of
+     * any number or a switch's port 0. These do not count against ibsim's {@link #MAX_CLIENTS};
+     * their ids start at {@link #MAX_CLIENTS}.
+     */
     public Attachment attachAt(Port port, boolean isSm, MadReceiver receiver) {
+        return attach(port, isSm, receiver, MAX_CLIENTS, MAX_INTERNAL_CLIENTS);
+    }
+
+    private Attachment attach(Port port, boolean isSm, MadReceiver receiver, int firstId, int endId) {
         if (port.lidPort() != port) {
             throw new AttachRefusedException("cannot attach at " + port + ": clients attach at an HCA port or a "
                     + "switch's port 0");
@@ -57,21 +69,30 @@ public final class SubnetManagementPlane implements ManagementPlane {
         topology.lock().lock();
         try {
             int free = -1;
-            for (int i = clients.length - 1; i >= 0; i--) {
-                Client c = clients[i];
+            for (int i = clients.size() - 1; i >= 0; i--) {
+                Client c = clients.get(i);
                 if (c == null) {
-                    free = i;
+                    if (i >= firstId && i < endId) {
+                        free = i;
+                    }
                 } else if (isSm && c.sm && c.port.node() == port.node()) {
                     throw new AttachRefusedException("cannot attach an SM at \"" + port.node().name()
                             + "\": an SM is already attached there (client " + i + ")");
                 }
             }
             if (free < 0) {
-                throw new AttachRefusedException("cannot attach at \"" + port.node().name() + "\": "
-                        + MAX_CLIENTS + " clients are attached, the most ibsim's protocol allows");
+                free = Math.max(firstId, clients.size());
+                if (free >= endId) {
+                    throw new AttachRefusedException("cannot attach at \"" + port.node().name() + "\": "
+                            + (endId - firstId) + " clients are attached, the most "
+                            + (firstId == 0 ? "ibsim's protocol allows" : "the plane allows"));
+                }
+            }
+            while (clients.size() <= free) {
+                clients.add(null);
             }
             Client c = new Client(this, free, port, false, receiver);
-            clients[free] = c;
+            clients.set(free, c);
             if (isSm) {
                 setSm(c, true);
             }
@@ -145,7 +166,7 @@ public final class SubnetManagementPlane implements ManagementPlane {
                 setSm(c, false);
             }
             c.closed = true;
-            clients[c.clientId()] = null;
+            clients.set(c.clientId(), null);
         });
     }
 
@@ -290,8 +311,8 @@ public final class SubnetManagementPlane implements ManagementPlane {
         Port port = arrival.lidPort();
         if (response) {
             int id = (int) (tid >>> 48);
-            if (id < clients.length && clients[id] != null && clients[id].port == port) {
-                return clients[id];
+            if (id < clients.size() && clients.get(id) != null && clients.get(id).port == port) {
+                return clients.get(id);
             }
         }
         for (Client c : clients) {

@@ -374,8 +374,42 @@ class SubnetManagementPlaneTest {
             plane.attach("Hca2", false, new Received());
         }
         assertThrows(AttachRefusedException.class, () -> plane.attach("Hca3", false, new Received()));
+        Attachment internal = plane.attachAt(topology.node("Hca3").port(2), false, new Received());
+        assertEquals(ManagementPlane.MAX_CLIENTS, internal.clientId(), "in-JVM clients do not use ibsim's ids");
         atDefault.close();
         assertEquals(1, plane.attach("Hca3", false, new Received()).clientId(), "the freed id is reused");
+    }
+
+    @Test
+    void anAppliancePortsSaRequestReachesTheSmAndTheAnswerComesBackByItsTid() {
+        activateRouteToHca2();
+        byte[] lft1 = new byte[Smp.DATA_LENGTH];
+        lft1[1] = 1;
+        lft1[4] = 3;
+        byte[] lft2 = new byte[Smp.DATA_LENGTH];
+        lft2[1] = 3;
+        lft2[4] = 1;
+        drSet(Smp.ATTR_LINEAR_FORWARDING_TABLE, 0, lft1, 1);
+        drSet(Smp.ATTR_LINEAR_FORWARDING_TABLE, 0, lft2, 1, 3);
+        byte[] top = new byte[Smp.DATA_LENGTH];
+        new SwitchInfo(0, 0, 0, 4, 0, 0, 0, 0, false, 0, 0, 0, 0, 0).encode(MemorySegment.ofArray(top), 0);
+        drSet(Smp.ATTR_SWITCH_INFO, 0, top, 1);
+        drSet(Smp.ATTR_SWITCH_INFO, 0, top, 1, 3);
+
+        Received portInbox = new Received();
+        Attachment port = plane.attachAt(topology.node("Hca2").port(1), false, portInbox);
+        // A PathRecord GetTable (SA class 0x03, method 0x12, attribute 0x35) to the SM's LID on QP1.
+        port.send(1, 0, 1, 1, Smps.lidRouted(0x03, 0x12, 0x35, 0, 0x5A), Smp.LENGTH);
+        Received.Mad request = smInbox.take();
+        assertEquals(4, request.slid(), "the source LID is the port's");
+        MemorySegment r = MemorySegment.ofArray(request.bytes());
+        assertEquals((long) port.clientId() << 48 | 0x5A, Smp.transactionId(r));
+        byte[] answer = request.bytes().clone();
+        Wire.put8(MemorySegment.ofArray(answer), 3, 0x92); // GetTableResp
+        sm.send(request.slid(), 1, request.sqp(), request.dqp(), answer, Smp.LENGTH);
+        Received.Mad back = portInbox.take();
+        assertEquals(0, back.status());
+        assertEquals(0x92, back.bytes()[3] & 0xFF);
     }
 
     @Test
