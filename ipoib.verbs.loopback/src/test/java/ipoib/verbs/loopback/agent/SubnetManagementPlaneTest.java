@@ -14,6 +14,7 @@ import ipoib.codec.smp.PortInfo;
 import ipoib.codec.smp.Smp;
 import ipoib.codec.smp.SmpTables;
 import ipoib.codec.smp.SwitchInfo;
+import ipoib.verbs.loopback.subnet.LinkRates;
 import ipoib.verbs.loopback.subnet.NetFile;
 import ipoib.verbs.loopback.subnet.Port;
 import ipoib.verbs.loopback.subnet.PortState;
@@ -129,9 +130,26 @@ class SubnetManagementPlaneTest {
     @Test
     void portInfoOfASwitchPortIsIbsimsThroughTheArrivalPort() {
         byte[] pi = drGet(Smp.ATTR_PORT_INFO, 5, 1, 3);
-        // smpdump -D 0,3 0x15 5 from Switch1: Switch2's port 5 as seen through its port 3.
-        assertEquals("0000000000000000000000000000000000000000000000000000000003021f02"
-                + "72520011404000080804e040" + "0".repeat(40), hex(pi, Smp.DATA, 64));
+        // smpdump -D 0,3 0x15 5 from Switch1: Switch2's port 5 as seen through its port 3, except
+        // LinkWidthSupported (octet 30) and LinkSpeedSupported (octet 32, high nibble): ibsim
+        // reports every rate, the loopback what the net file gives the port (here ibsim's default 4x SDR).
+        assertEquals("0000000000000000000000000000000000000000000000000000000003020202"
+                + "12520011404000080804e040" + "0".repeat(40), hex(pi, Smp.DATA, 64));
+    }
+
+    @Test
+    void enablingAllSupportedRatesKeepsTheRateOfTheNetFileAsOnIbsim() {
+        // OpenSM sets LinkSpeedEnabled 15 and LinkWidthEnabled 255 ("all supported"); on ibsim's
+        // net.2sw2path4hca ibnetdiscover then shows 4xSDR links.
+        Port hca = topology.node("Hca1").port(1);
+        PortInfo all = new PortInfo(0, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xF, 0, 0, 0, 0, 0, 0, 0,
+                0, 0, 0, 0, 0, 0, 0, 0, 0, 0, false, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+        byte[] data = new byte[Smp.DATA_LENGTH];
+        all.encode(MemorySegment.ofArray(data), 0);
+        assertEquals(0, drSet(Smp.ATTR_PORT_INFO, 0, data));
+        assertEquals(LinkRates.SPEED_SDR, hca.linkSpeedActive());
+        assertEquals(LinkRates.WIDTH_4X, hca.linkWidthActive());
+        assertEquals(LinkRates.SPEED_SDR, hca.linkSpeedEnabled());
     }
 
     private static byte[] portInfoSet(Port p, int lid, int smLid, int state) {
