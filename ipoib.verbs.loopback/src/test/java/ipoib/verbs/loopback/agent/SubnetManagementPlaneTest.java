@@ -438,6 +438,13 @@ class SubnetManagementPlaneTest {
         Received.Mad back = portInbox.take();
         assertEquals(0, back.status());
         assertEquals(0x92, back.bytes()[3] & 0xFF);
+
+        // The SA's Report (method 0x06) of a subscribed trap goes to the port's client, not to an SM.
+        sm.send(4, 1, 1, 1, Smps.lidRouted(0x03, 0x06, 0x02, 0, 0x99), Smp.LENGTH);
+        Received.Mad report = portInbox.take();
+        assertEquals(0, report.status());
+        assertEquals(0x06, report.bytes()[3] & 0xFF);
+        assertTrue(smInbox.mads.isEmpty());
     }
 
     @Test
