@@ -160,7 +160,7 @@ public final class ConsoleLog implements LogListener {
         if (exception != null) {
             line.append(" (").append(exception).append(')');
         }
-        err.println(line);
+        PromptLine.above(err, line.toString());
     }
 
     static Level toJul(LogLevel level) {

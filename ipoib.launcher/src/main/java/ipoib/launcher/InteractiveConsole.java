@@ -111,7 +111,7 @@ public final class InteractiveConsole {
         try {
             Object result = session.execute(line);
             session.put("_", result);
-            if (result != null && !Boolean.FALSE.equals(session.get(".Gogo.format"))) {
+            if (LineResult.shown(line, result) && !Boolean.FALSE.equals(session.get(".Gogo.format"))) {
                 out.println(session.format(result, Converter.INSPECT));
             }
             return null;
@@ -128,16 +128,17 @@ public final class InteractiveConsole {
 
     /** The next line after a prompt, or null at the end of input (Ctrl-D on a terminal). */
     private static String readLine(InputStream in, PrintStream out) throws IOException {
-        out.print("g! ");
-        out.flush();
+        PromptLine.prompt(out, "g! ");
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         while (true) {
             int c = in.read();
             if (c == -1 || (c == 4 && bytes.size() == 0)) {
+                PromptLine.answered();
                 out.println();
                 return bytes.size() == 0 ? null : bytes.toString(StandardCharsets.UTF_8);
             }
             if (c == '\n') {
+                PromptLine.answered();
                 return bytes.toString(StandardCharsets.UTF_8).replace("\r", "");
             }
             bytes.write(c);

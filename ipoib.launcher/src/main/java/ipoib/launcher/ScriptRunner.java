@@ -122,7 +122,7 @@ public final class ScriptRunner {
         out.println("g! " + command.text());
         try {
             Object result = session.execute(command.text());
-            if (result != null) {
+            if (LineResult.shown(command.text(), result)) {
                 out.println(session.format(result, Converter.INSPECT));
             }
             return -1;

@@ -35,6 +35,23 @@ class ScriptRunnerTest {
         public String say(String... words) {
             return "said " + String.join(" ", words);
         }
+
+        /** As gogo.shell's grep: passes on the lines of its input that hold the word, returns whether one did. */
+        public boolean grep(String word) throws IOException {
+            boolean found = false;
+            BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+            for (String line = in.readLine(); line != null; line = in.readLine()) {
+                if (line.contains(word)) {
+                    System.out.println(line);
+                    found = true;
+                }
+            }
+            return found;
+        }
+
+        public boolean truth() {
+            return true;
+        }
     }
 
     /** Stands in for gogo.command's start, which takes bundle ids or URLs. */
@@ -55,6 +72,8 @@ class ScriptRunnerTest {
         threadIo.start();
         CommandProcessorImpl processor = new CommandProcessorImpl(threadIo);
         processor.addCommand("test", new Commands(), "say");
+        processor.addCommand("test", new Commands(), "grep");
+        processor.addCommand("test", new Commands(), "truth");
         processor.addCommand("gogo", new GogoStart(), "start");
         BundleContext context = (BundleContext) Proxy.newProxyInstance(getClass().getClassLoader(),
                 new Class<?>[] {BundleContext.class}, (proxy, method, args) -> switch (method.getName()) {
@@ -127,6 +146,20 @@ class ScriptRunnerTest {
         String error = err.toString(StandardCharsets.UTF_8);
         assertTrue(error.contains("ipoib: test.gosh line 5: command failed: nosuch:command"), error);
         assertTrue(out.text().contains("g! say ok    still\nsaid ok still"), out.text());
+    }
+
+    /** grep's true or false is a pipeline's status, as a shell's exit code, not a line of output. */
+    @Test
+    void aPipelinesTrueOrFalseIsNotPrinted() {
+        assertEquals(0, run("say up and running | grep up\nsay down | grep up\nsay next\n"));
+        assertEquals("g! say up and running | grep up\nsaid up and running\ng! say down | grep up\ng! say next\nsaid next\n",
+                out.text());
+    }
+
+    @Test
+    void aCommandsOwnTrueIsPrinted() {
+        assertEquals(0, run("truth\n"));
+        assertEquals("g! truth\ntrue\n", out.text());
     }
 
     @Test

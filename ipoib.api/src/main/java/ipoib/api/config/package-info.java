@@ -1,6 +1,6 @@
 /**
  * Configuration rules a bundle offers so that a configuration is checked, by the same code its
- * component runs, before it is stored.
+ * component runs, before it is stored; and the verdicts components give on what was stored.
  */
 @Export
 @Version("1.0.0")

@@ -1,5 +1,6 @@
 package ipoib.console.internal;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Dictionary;
@@ -36,18 +37,23 @@ import org.osgi.service.metatype.ObjectClassDefinition;
 public final class ConfigKnobs {
 
     static final String USAGE = "ipoib:config <pid> [property value ...]";
+    /** How long a set waits for the component's verdict (a link restarts after it took the values). */
+    static final Duration VERDICT_TIMEOUT = Duration.ofSeconds(10);
 
     private final BundleContext context;
     private final ConfigurationAdmin configAdmin;
     private final MetaTypeService metaType;
+    private final VerdictBoard verdicts;
     /** Each bundle's rules for its PIDs ({@link ConfigurationRules#PID_PROPERTY}). */
     private final Map<ConfigurationRules, Map<String, Object>> rules = new java.util.concurrent.ConcurrentHashMap<>();
 
     @Activate
-    public ConfigKnobs(BundleContext context, @Reference ConfigurationAdmin configAdmin, @Reference MetaTypeService metaType) {
+    public ConfigKnobs(BundleContext context, @Reference ConfigurationAdmin configAdmin, @Reference MetaTypeService metaType,
+            @Reference VerdictBoard verdicts) {
         this.context = context;
         this.configAdmin = configAdmin;
         this.metaType = metaType;
+        this.verdicts = verdicts;
     }
 
     /**
@@ -104,10 +110,36 @@ public final class ConfigKnobs {
             next.putAll(hashed);
         }
         Configuration target = existing != null ? existing : configAdmin.getConfiguration(pid, "?");
+        long mark = verdicts.mark();
         target.update(next);
+        // Configuration Admin stores before the component judges: the values count as set once the
+        // component took them (another check, or another command, may have changed what it allows).
+        VerdictBoard.Verdict verdict = verdicts.await(target.getPid(), next, mark, VERDICT_TIMEOUT);
+        if (verdict != null && verdict.refused()) {
+            throw new IllegalArgumentException(refusedBy(pid, described, values, verdict));
+        }
         StringBuilder out = new StringBuilder();
         values.forEach((k, v) -> out.append(pid).append(": ").append(k).append(" = ").append(display(described, k, v))
                 .append('\n'));
+        if (verdict == null) {
+            out.append(pid).append(": stored; no component took it within ").append(VERDICT_TIMEOUT.toSeconds())
+                    .append(" s (its bundle may be stopped: lb): it applies when the component starts\n");
+        }
+        return out.toString();
+    }
+
+    /** A refusal after the values were stored: why, and each property's value in force. */
+    static String refusedBy(String pid, Described described, Map<String, Object> values, VerdictBoard.Verdict verdict) {
+        StringBuilder out = new StringBuilder(pid).append(": refused by its component: ").append(verdict.why());
+        if (verdict.inForce() == null) {
+            return out.append("; the configuration was deleted (none was in force before it)").toString();
+        }
+        out.append("; in force:");
+        values.keySet().forEach(k -> {
+            Object kept = verdict.inForce().get(k);
+            out.append(' ').append(k).append(" = ").append(kept == null ? "(default)" : display(described, k, kept)).append(';');
+        });
+        out.setLength(out.length() - 1);
         return out.toString();
     }
 

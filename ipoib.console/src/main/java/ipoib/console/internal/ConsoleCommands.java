@@ -77,7 +77,8 @@ public final class ConsoleCommands {
     }
 
     @Descriptor("show a configuration PID's properties (value, type, range, default, from metatype), or set "
-            + "properties: the new values are checked against the metatype ranges first")
+            + "properties: the new values are checked against the metatype ranges first, then the command waits "
+            + "for the component to take them and fails if it refuses them")
     public String config(@Descriptor("<pid> [property value ...]") String... args) throws Exception {
         return knobs.command(args);
     }

@@ -20,6 +20,9 @@ import org.osgi.service.cm.ConfigurationAdmin;
  *
  * <p>Written back only while the store still holds the refused properties: an update that came
  * in between is the next one to judge, not overwritten.
+ *
+ * <p>Each verdict, taken or refused, is told to the {@link ipoib.api.config.ConfigurationVerdicts}
+ * services, so that whoever stored the configuration learns what became of it.
  */
 public final class LastGoodConfiguration {
     private final Consumer<String> warn;
@@ -47,6 +50,11 @@ public final class LastGoodConfiguration {
     public void accepted(Map<String, ?> properties) {
         inForce = properties.containsKey("service.pid") ? StoredProperties.of(properties) : null;
         storedInForce = inForce == null ? null : storedAs(properties);
+        Map<String, Object> taken = inForce;
+        if (taken != null) {
+            String pid = String.valueOf(properties.get("service.pid"));
+            VerdictReport.tell(v -> v.accepted(pid, taken));
+        }
     }
 
     /**
@@ -78,7 +86,13 @@ public final class LastGoodConfiguration {
      */
     public boolean isInForce(Map<String, ?> properties) {
         Map<String, Object> good = inForce;
-        return good != null && StoredProperties.same(StoredProperties.of(properties), good);
+        boolean same = good != null && StoredProperties.same(StoredProperties.of(properties), good);
+        if (same && properties.containsKey("service.pid")) {
+            // Taken, as it runs already: an update that changes nothing is a verdict too.
+            String pid = String.valueOf(properties.get("service.pid"));
+            VerdictReport.tell(v -> v.accepted(pid, good));
+        }
+        return same;
     }
 
     /**
@@ -99,31 +113,42 @@ public final class LastGoodConfiguration {
      * and writes the configuration in force back, or deletes the configuration when none was in force.
      */
     public void refused(Map<String, ?> properties, String why) {
+        Map<String, Object> kept = restore(properties, why);
+        String pid = String.valueOf(properties.get("service.pid"));
+        Map<String, Object> bad = StoredProperties.of(properties);
+        VerdictReport.tell(v -> v.refused(pid, bad, why, kept));
+    }
+
+    /** Logs the refusal and puts the store right; returns the stored configuration in force (null: deleted). */
+    private Map<String, Object> restore(Map<String, ?> properties, String why) {
         String pid = String.valueOf(properties.get("service.pid"));
         Map<String, Object> good = inForce;
         Map<String, Object> bad = StoredProperties.of(properties);
+        Map<String, Object> kept = good == null ? null : storedInForce != null ? storedInForce : good;
         ConfigurationAdmin cm = admin;
         if (cm == null) {
             warn.accept(pid + ": configuration refused: " + why + (good == null ? "" : "; the configuration in force stays"));
-            return;
+            return kept;
         }
         try {
             Configuration stored = find(cm, pid);
             Map<String, Object> storedNow = stored == null ? Map.of() : StoredProperties.of(stored.getProperties());
             if (stored == null || !StoredProperties.within(storedNow, bad)) {
                 warn.accept(pid + ": configuration refused: " + why + (good == null ? "" : "; the configuration in force stays"));
-                return;
+                return kept;
             }
             // The store is put right before the line is logged: whoever waits for the line (a user,
             // a test) and then updates does not race the write-back.
             if (good == null && properties.containsKey("service.factoryPid")) {
                 stored.delete();
                 warn.accept(pid + ": configuration refused: " + why + "; the configuration is deleted (none was in force before it)");
+                return null;
             } else if (good == null) {
                 // A singleton PID is emptied, not deleted: Declarative Services keeps judging its updates by
                 // the configuration's change count, which a deleted and re-created configuration starts again.
                 stored.update(new Hashtable<>());
                 warn.accept(pid + ": configuration refused: " + why + "; its values are cleared, the defaults stay in force");
+                return Map.of();
             } else {
                 // What was stored when the configuration in force was accepted. Without it, the refused
                 // update's keys with the values in force; one the configuration in force did not have (an
@@ -140,13 +165,16 @@ public final class LastGoodConfiguration {
                         }
                     });
                 }
-                writtenBack = StoredProperties.of((Map<String, Object>) restored);
+                Map<String, Object> back = StoredProperties.of((Map<String, Object>) restored);
+                writtenBack = back;
                 stored.update(restored);
                 warn.accept(pid + ": configuration refused: " + why
                         + "; the configuration in force stays and is stored again");
+                return back;
             }
         } catch (IOException | InvalidSyntaxException | IllegalStateException e) {
             warn.accept(pid + ": configuration refused: " + why + "; the refused values stay stored (" + e.getMessage() + ")");
+            return kept;
         }
     }
 

@@ -1,0 +1,76 @@
+package ipoib.console.internal;
+
+import ipoib.api.config.ConfigurationVerdicts;
+import ipoib.runtime.config.StoredProperties;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.osgi.service.component.annotations.Component;
+
+/**
+ * The components' verdicts on the configurations they were given, kept for whoever stored one and
+ * waits for its outcome ({@code ipoib:config}): the last few, numbered, so that a refusal followed
+ * at once by the write-back of the configuration in force is not missed.
+ */
+@Component(service = {ConfigurationVerdicts.class, VerdictBoard.class})
+public final class VerdictBoard implements ConfigurationVerdicts {
+
+    private static final int KEPT = 64;
+
+    /** A component's verdict on {@code properties} of {@code pid}; {@code why} is null when taken. */
+    record Verdict(long number, String pid, Map<String, Object> properties, String why, Map<String, Object> inForce) {
+        boolean refused() {
+            return why != null;
+        }
+    }
+
+    private final Deque<Verdict> verdicts = new ArrayDeque<>();
+    private long next;
+
+    @Override
+    public synchronized void accepted(String pid, Map<String, Object> properties) {
+        add(new Verdict(next++, pid, Map.copyOf(properties), null, null));
+    }
+
+    @Override
+    public synchronized void refused(String pid, Map<String, Object> properties, String why, Map<String, Object> inForce) {
+        add(new Verdict(next++, pid, Map.copyOf(properties), why, inForce == null ? null : Map.copyOf(inForce)));
+    }
+
+    private void add(Verdict verdict) {
+        verdicts.addLast(verdict);
+        if (verdicts.size() > KEPT) {
+            verdicts.removeFirst();
+        }
+        notifyAll();
+    }
+
+    /** The number the next verdict will have: take it before storing, and wait for verdicts from it on. */
+    synchronized long mark() {
+        return next;
+    }
+
+    /**
+     * The first verdict from {@code from} on for {@code pid} on a configuration holding {@code stored}
+     * (the component was given the stored values over its defaults), or null when none came within
+     * {@code timeout}.
+     */
+    synchronized Verdict await(String pid, Map<String, Object> stored, long from, Duration timeout) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        Map<String, Object> expected = StoredProperties.of(stored);
+        while (true) {
+            for (Verdict v : verdicts) {
+                if (v.number() >= from && v.pid().equals(pid) && StoredProperties.within(expected, v.properties())) {
+                    return v;
+                }
+            }
+            long left = deadline - System.nanoTime();
+            if (left <= 0) {
+                return null;
+            }
+            TimeUnit.NANOSECONDS.timedWait(this, left);
+        }
+    }
+}
