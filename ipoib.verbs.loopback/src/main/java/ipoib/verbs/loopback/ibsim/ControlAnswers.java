@@ -1,43 +1,46 @@
 package ipoib.verbs.loopback.ibsim;
 
+import ipoib.verbs.loopback.agent.Attachment;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+
 /**
- * The control answers ibsim derives from a port's PortInfo and its node's NodeInfo rather than
- * copying an attribute (ibsim/ibsim.c lines 276–300), byte for byte as ibsim gives them.
+ * The control answers ibsim builds from its port and node structures rather than copying an
+ * attribute (ibsim/ibsim.c lines 276–300 and 369–380), byte for byte as ibsim gives them on
+ * Linux: host-order (little-endian) integers, the GID prefix as on the wire.
  */
 final class ControlAnswers {
     private ControlAnswers() {}
 
-    /** PortInfo: LID at octet 16 (big-endian), PortState in the low nibble of octet 32 (IBA 14.2.5.6). */
-    private static final int PORTINFO_LID = 16;
-    private static final int PORTINFO_STATE = 32;
-    private static final int PORTINFO_GID_PREFIX = 8;
-    /** NodeInfo: NodeGUID at octet 12 (IBA 14.2.5.3). */
-    private static final int NODEINFO_GUID = 12;
+    /** SIM_CTL_GET_PORT: {@code struct sim_port} {uint16_t lid; uint8_t state}. */
+    static byte[] port(Attachment a) {
+        return host(4).putShort((short) a.lid()).put((byte) a.portState()).array();
+    }
 
-    /** SIM_CTL_GET_PORT: {@code struct sim_port} {lid, state} in host order (little-endian). */
-    static byte[] port(byte[] portInfo) {
-        int lid = ((portInfo[PORTINFO_LID] & 0xff) << 8) | (portInfo[PORTINFO_LID + 1] & 0xff);
-        return new byte[] {(byte) lid, (byte) (lid >>> 8), (byte) (portInfo[PORTINFO_STATE] & 0x0f), 0};
+    /** SIM_CTL_GET_VENDOR: {@code struct sim_vendor} {vendor_id, vendor_part_id, hw_ver, (4 octets), fw_ver}. */
+    static byte[] vendor(Attachment a) {
+        return host(24).putInt(a.vendorId()).putInt(a.vendorPartId()).putInt(a.hardwareVersion()).putInt(0)
+                .putLong(a.firmwareVersion()).array();
     }
 
     /**
-     * SIM_CTL_GET_GID: the GID prefix as on the wire, then the node GUID as ibsim's
-     * {@code memcpy} of its host-order {@code uint64_t} leaves it (little-endian).
+     * SIM_CTL_GET_GID: the GidPrefix as {@code mad_get_array} copies it off PortInfo
+     * (big-endian), then the node GUID as ibsim's {@code memcpy} of its host-order
+     * {@code uint64_t} leaves it (little-endian) — not the port GUID, and not in network order.
      */
-    static byte[] gid(byte[] portInfo, byte[] nodeInfo) {
+    static byte[] gid(Attachment a) {
         byte[] gid = new byte[16];
-        System.arraycopy(portInfo, PORTINFO_GID_PREFIX, gid, 0, 8);
-        byte[] guid = guid(nodeInfo);
-        System.arraycopy(guid, 0, gid, 8, 8);
+        ByteBuffer.wrap(gid).order(ByteOrder.BIG_ENDIAN).putLong(0, a.gidPrefix());
+        ByteBuffer.wrap(gid).order(ByteOrder.LITTLE_ENDIAN).putLong(8, a.nodeGuid());
         return gid;
     }
 
-    /** SIM_CTL_GET_GUID: the node GUID in host order (little-endian), as ibsim copies its {@code uint64_t}. */
-    static byte[] guid(byte[] nodeInfo) {
-        byte[] guid = new byte[8];
-        for (int i = 0; i < 8; i++) {
-            guid[i] = nodeInfo[NODEINFO_GUID + 7 - i];
-        }
-        return guid;
+    /** SIM_CTL_GET_GUID: the node GUID in host order, as ibsim copies its {@code uint64_t}. */
+    static byte[] guid(Attachment a) {
+        return host(8).putLong(a.nodeGuid()).array();
+    }
+
+    private static ByteBuffer host(int size) {
+        return ByteBuffer.allocate(size).order(ByteOrder.LITTLE_ENDIAN);
     }
 }

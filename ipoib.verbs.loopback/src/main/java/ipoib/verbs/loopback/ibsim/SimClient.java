@@ -1,6 +1,6 @@
 package ipoib.verbs.loopback.ibsim;
 
-import ipoib.verbs.loopback.subnet.Attachment;
+import ipoib.verbs.loopback.agent.Attachment;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 
@@ -71,7 +71,11 @@ final class SimClient {
         }
     }
 
-    /** A MAD from the plane for this client: one {@code sim_request} on the slot's data socket. */
+    /**
+     * A MAD from the plane for this client: one {@code sim_request} on the slot's data socket.
+     * The plane calls it with its lock held: the socket does not block (a full one drops the
+     * MAD, counted), and a client found gone is detached later by the server's thread.
+     */
     void deliver(int dlid, int slid, int dqp, int sqp, int status, byte[] mad, int length) {
         boolean sent;
         synchronized (out) {
@@ -96,14 +100,14 @@ final class SimClient {
             try {
                 sent = server.sockets().send(slot, out);
             } catch (IOException e) {
-                server.warn("simulator client " + slot + " (pid " + id + "): MAD dropped: " + e.getMessage());
+                server.undeliverable(this, e.getMessage());
                 return;
             }
         }
         if (sent) {
             server.countDelivered();
         } else {
-            server.vanished(this, "its socket refuses datagrams");
+            server.vanishedLater(this, "its socket refuses datagrams");
         }
     }
 

@@ -1,7 +1,8 @@
 package ipoib.verbs.loopback.ibsim;
 
-import ipoib.verbs.loopback.subnet.Attachment;
-import ipoib.verbs.loopback.subnet.ManagementPlane;
+import ipoib.verbs.loopback.agent.AttachRefusedException;
+import ipoib.verbs.loopback.agent.Attachment;
+import ipoib.verbs.loopback.agent.ManagementPlane;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -35,6 +36,8 @@ public final class SimulatorServer implements AutoCloseable {
     private final Consumer<String> warn;
     private final SimClient[] clients = new SimClient[SimWire.MAX_CLIENTS];
     private final Thread thread;
+    /** Clients found gone while the plane delivered to them, detached by the server's thread. */
+    private final java.util.concurrent.ConcurrentLinkedQueue<Gone> gone = new java.util.concurrent.ConcurrentLinkedQueue<>();
     private volatile boolean stopping;
 
     private final AtomicLong malformed = new AtomicLong();
@@ -129,6 +132,22 @@ public final class SimulatorServer implements AutoCloseable {
         undeliverable.incrementAndGet();
     }
 
+    /** A MAD that could not be written to a client's socket (its buffer full): counted, the first few logged. */
+    void undeliverable(SimClient client, String why) {
+        if (undeliverable.incrementAndGet() <= LOGGED_MALFORMED) {
+            warn.accept("simulator client " + client.slot + " (pid " + Integer.toUnsignedString(client.id)
+                    + "): a MAD for it dropped: " + why);
+        }
+    }
+
+    /** Detaches a client on the server's thread: the plane's delivery must not call back into the plane. */
+    void vanishedLater(SimClient client, String why) {
+        gone.add(new Gone(client, why));
+        sockets.wakeup();
+    }
+
+    private record Gone(SimClient client, String why) {}
+
     private void run() {
         ByteBuffer ctl = SimWire.controlBuffer();
         ByteBuffer request = SimWire.requestBuffer();
@@ -137,6 +156,9 @@ public final class SimulatorServer implements AutoCloseable {
         while (!stopping) {
             try {
                 int ready = sockets.await(SWEEP_MILLIS);
+                for (Gone g; (g = gone.poll()) != null; ) {
+                    vanished(g.client(), g.why());
+                }
                 if ((ready & SimSockets.CONTROL_READY) != 0) {
                     SimSockets.Peer from;
                     while (!stopping && (from = sockets.receiveControl(ctl)) != null) {
@@ -209,10 +231,10 @@ public final class SimulatorServer implements AutoCloseable {
                 detach(client);
                 info.accept("simulator client " + client.slot + " (pid " + client.id + ") disconnected");
             }
-            case SimWire.GET_PORT -> SimWire.putData(ctl, ControlAnswers.port(a.portInfo(0)));
-            case SimWire.GET_VENDOR -> SimWire.putData(ctl, a.vendor());
-            case SimWire.GET_GID -> SimWire.putData(ctl, ControlAnswers.gid(a.portInfo(0), a.nodeInfo()));
-            case SimWire.GET_GUID -> SimWire.putData(ctl, ControlAnswers.guid(a.nodeInfo()));
+            case SimWire.GET_PORT -> SimWire.putData(ctl, ControlAnswers.port(a));
+            case SimWire.GET_VENDOR -> SimWire.putData(ctl, ControlAnswers.vendor(a));
+            case SimWire.GET_GID -> SimWire.putData(ctl, ControlAnswers.gid(a));
+            case SimWire.GET_GUID -> SimWire.putData(ctl, ControlAnswers.guid(a));
             case SimWire.GET_NODEINFO -> SimWire.putData(ctl, a.nodeInfo());
             case SimWire.GET_PORTINFO -> SimWire.putData(ctl, a.portInfo(ctl.get(SimWire.CTL_DATA_OFFSET) & 0xff));
             case SimWire.SET_ISSM -> client.setSm(ctl.getInt(SimWire.CTL_DATA_OFFSET) != 0);
@@ -253,7 +275,7 @@ public final class SimulatorServer implements AutoCloseable {
         Attachment a;
         try {
             a = plane.attach(node, issm, client::deliver);
-        } catch (IllegalArgumentException e) {
+        } catch (AttachRefusedException | IllegalArgumentException e) {
             release(client);
             refused.incrementAndGet();
             warn.accept("refused " + who + ": " + e.getMessage());
@@ -363,16 +385,16 @@ public final class SimulatorServer implements AutoCloseable {
         if (!sockets.clientIdIsPid()) {
             return;
         }
-        List<SimClient> gone = new ArrayList<>();
+        List<SimClient> ended = new ArrayList<>();
         synchronized (this) {
             for (SimClient c : clients) {
                 if (c != null && c.isOpen() && !ProcessHandle.of(Integer.toUnsignedLong(c.id)).map(ProcessHandle::isAlive)
                         .orElse(false)) {
-                    gone.add(c);
+                    ended.add(c);
                 }
             }
         }
-        for (SimClient c : gone) {
+        for (SimClient c : ended) {
             vanished(c, "its process has ended");
         }
     }

@@ -131,7 +131,9 @@ final class UdpSimSockets implements SimSockets {
     @Override
     public boolean send(int slot, ByteBuffer buffer) throws IOException {
         try {
-            data[slot].write(buffer);
+            if (data[slot].write(buffer) == 0) {
+                throw new IOException("the client's socket buffer is full");
+            }
             return true;
         } catch (PortUnreachableException gone) {
             return false;

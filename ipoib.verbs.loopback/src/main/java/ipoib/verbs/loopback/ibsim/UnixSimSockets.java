@@ -179,7 +179,7 @@ final class UnixSimSockets implements SimSockets {
             if (e == UnixDatagrams.ECONNREFUSED || e == UnixDatagrams.ENOTCONN) {
                 return false;
             }
-            throw new IOException("send to client " + slot + ": " + UnixDatagrams.strerror(e));
+            throw new IOException(UnixDatagrams.strerror(e)); // EAGAIN: the client's queue is full
         }
         return true;
     }
