@@ -1,0 +1,15 @@
+package ipoib.verbs.loopback.subnet;
+
+/** What changed at a port, for {@link TopologyListener}s. */
+public enum PortChange {
+    /** The physical link went up or down ({@link Port#linkUp()}, {@link Port#physicalState()}). */
+    LINK,
+    /** The logical state changed ({@link Port#state()}). */
+    STATE,
+    /** The LID or LMC changed. */
+    LID,
+    /** The P_Key table changed. */
+    PKEYS,
+    /** The capability mask changed (an SM attached or left). */
+    CAPABILITIES
+}
