@@ -2,17 +2,17 @@ package ipoib.verbs.loopback.fabric;
 
 /**
  * Carries CM MADs from one port's QP1 to another's (IBA 12.6: class 0x07 on the GSI): shown to the
- * wire tap, delivered on the events loop when the destination LID is an active port with a CM
- * agent; otherwise dropped and counted (the sender's agent times out and retries, as on a wire).
+ * wire tap, forwarded through the switches on the events loop and delivered when the destination
+ * LID is an active port with a CM agent; otherwise dropped and counted (the sender's agent times out and retries, as on a wire).
  */
 final class CmRouter {
-    private final SubnetManager subnetManager;
     private final FabricCounters counters;
     private final FabricEvents events;
     private final WireTapFeed tap;
+    private final SwitchForwarding forwarding;
 
-    CmRouter(SubnetManager subnetManager, FabricCounters counters, FabricEvents events, WireTapFeed tap) {
-        this.subnetManager = subnetManager;
+    CmRouter(FabricCounters counters, FabricEvents events, WireTapFeed tap, SwitchForwarding forwarding) {
+        this.forwarding = forwarding;
         this.counters = counters;
         this.events = events;
         this.tap = tap;
@@ -22,8 +22,11 @@ final class CmRouter {
         int slid = from.lidValue();
         tap.management(slid, dlid, mad);
         events.execute(() -> {
-            LoopPort dst = subnetManager.portByLid(dlid);
-            if (dst == null || !dst.isActive()) {
+            LoopPort dst = forwarding.route(from, dlid, SwitchForwarding.udOctets(false, mad.length), 1);
+            if (dst == null) {
+                return;
+            }
+            if (!dst.isActive()) {
                 counters.drop(DropReason.NO_SUCH_LID);
                 return;
             }

@@ -1,33 +1,42 @@
 package ipoib.verbs.loopback.fabric;
 
-import ipoib.api.Guid;
 import ipoib.api.PKey;
 import ipoib.api.verbs.PortEvent;
-import ipoib.api.verbs.PortState;
 import ipoib.api.verbs.VerbsException;
 import ipoib.runtime.ControlLoop;
+import ipoib.verbs.loopback.subnet.Node;
+import ipoib.verbs.loopback.subnet.Port;
+import ipoib.verbs.loopback.subnet.Topology;
 import java.util.ArrayList;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.function.Consumer;
 
 /**
- * A loopback InfiniBand subnet: HCAs and their ports and the subnet manager, and the parts that
- * work on them, each a class of its own:
+ * A loopback InfiniBand subnet: the subnet model ({@link Topology}: HCAs, switches, cables, LIDs,
+ * port states, forwarding tables), the verbs devices on its HCAs, the emulated subnet manager,
+ * and the parts that work on them, each a class of its own:
  * <ul>
  *   <li>{@link UdDelivery} and {@link RcDelivery}: the data path between queue pairs;</li>
+ *   <li>{@link SwitchForwarding}: packets hop by hop through the switches' forwarding tables;</li>
  *   <li>{@link FaultInjector}: the faults of the packets a port sends;</li>
  *   <li>{@link WireTapFeed}: what the wire tap sees;</li>
  *   <li>{@link CmRouter}: CM MADs between the ports' QP1s;</li>
  *   <li>{@link PortAdministration}: ports down and up, resets, LIDs, P_Keys, SM changes;</li>
  *   <li>{@link FabricEvents}: the one loop of events and timers;</li>
- *   <li>{@link SubnetSweep}: the subnet manager's first sweep.</li>
+ *   <li>{@link SubnetSweep}: the subnet manager's sweeps ({@link MinHopRouting}, {@link MulticastTrees}).</li>
  * </ul>
  * The queue pairs' own rules are in {@link LoopQueuePair} and {@link LoopRcQueuePair}, the
  * rendering of packets in {@link IbaPackets}.
  */
 public final class Fabric implements AutoCloseable {
     private final FabricConfig config;
+    private final Topology topology;
     private final List<LoopDevice> devices;
+    /** The verbs port of each HCA port of the model (read on the data path: no allocation). */
+    private final Map<Port, LoopPort> loopPorts = new IdentityHashMap<>();
+    private final SubnetSweep sweep;
     private final SubnetManager subnetManager;
     private final FabricCounters counters = new FabricCounters();
     private final FabricEvents events;
@@ -50,29 +59,55 @@ public final class Fabric implements AutoCloseable {
         this.config = config;
         this.events = new FabricEvents(events);
         this.tap = new WireTapFeed(this.events.clock());
+        this.topology = config.buildTopology();
         this.subnetManager = new SubnetManager(this);
+        // The HCAs of the topology in their order are loop0, loop1, ...
         List<LoopDevice> list = new ArrayList<>();
-        for (int i = 0; i < config.hcas(); i++) {
-            list.add(new LoopDevice(this, i, Guid.of(config.nodeGuidBase() + (long) (i + 1) * 0x100),
-                    config.portsPerHca(), config.seed()));
+        for (Node node : topology.nodes()) {
+            if (!node.isSwitch()) {
+                list.add(new LoopDevice(this, list.size(), node, config.seed()));
+            }
         }
         this.devices = List.copyOf(list);
         List<LoopPort> ports = new ArrayList<>();
         for (LoopDevice d : devices) {
             ports.addAll(d.loopPorts());
+            for (LoopPort p : d.loopPorts()) {
+                loopPorts.put(p.model, p);
+            }
         }
         counters.ports(ports);
         counters.eventFailures(this.events::failures);
         FaultInjector faults = new FaultInjector(counters, this.events);
-        this.ud = new UdDelivery(subnetManager, counters, faults, tap);
-        this.rc = new RcDelivery(subnetManager, counters, faults, tap);
-        this.cm = new CmRouter(subnetManager, counters, this.events, tap);
-        this.administration = new PortAdministration(devices, subnetManager);
+        SwitchForwarding forwarding = new SwitchForwarding(this, counters);
+        this.ud = new UdDelivery(subnetManager, counters, faults, tap, forwarding);
+        this.rc = new RcDelivery(counters, faults, tap, forwarding);
+        this.cm = new CmRouter(counters, this.events, tap, forwarding);
+        this.sweep = new SubnetSweep(config, topology, devices, subnetManager, this.events);
+        this.administration = new PortAdministration(this, sweep);
     }
 
-    /** The subnet manager's sweep: LIDs, P_Key tables, ports ACTIVE, the configured IPoIB groups. */
+    /**
+     * The subnet manager's first sweep: LIDs, P_Key tables, ports ACTIVE, forwarding tables, the
+     * configured IPoIB groups.
+     */
     public void start() {
-        new SubnetSweep(config, devices, subnetManager).run();
+        sweep.run();
+    }
+
+    /** The subnet model: nodes, cables, LIDs, port states, forwarding tables and per-port counters. */
+    public Topology topology() {
+        return topology;
+    }
+
+    /** The verbs port on an HCA port of the model, or null (a switch port). */
+    LoopPort loopPort(Port port) {
+        return loopPorts.get(port);
+    }
+
+    /** The verbs port on an HCA port of the model, or null (a switch port): for the shell and the console. */
+    public LoopPort hcaPort(Port port) {
+        return loopPorts.get(port);
     }
 
     public FabricConfig config() {
@@ -161,6 +196,24 @@ public final class Fabric implements AutoCloseable {
     }
 
     /**
+     * Finds any cabled port: of an HCA by device name (loop0) or of any node by its name in the
+     * topology (a switch, sw1).
+     */
+    public Port anyPort(String node, int number) {
+        return administration.anyPort(node, number);
+    }
+
+    /** Takes the link at any port down (both ends); the emulated SM reroutes shortly after. */
+    public void linkDown(Port port) {
+        administration.linkDown(port);
+    }
+
+    /** Brings the link at any port up (both ends ACTIVE); the emulated SM reroutes at once. */
+    public void linkUp(Port port) {
+        administration.linkUp(port);
+    }
+
+    /**
      * A port reset: the port goes down, every queue pair on it fails (consumers create new ones,
      * which get new QPNs), and the port comes back up.
      */
@@ -199,13 +252,18 @@ public final class Fabric implements AutoCloseable {
             return;
         }
         closed = true;
-        for (LoopDevice d : devices) {
-            for (LoopPort p : d.loopPorts()) {
-                for (LoopQueuePair qp : p.queuePairs()) {
-                    qp.fail();
+        topology.lock().lock();
+        try {
+            for (LoopDevice d : devices) {
+                for (LoopPort p : d.loopPorts()) {
+                    for (LoopQueuePair qp : p.queuePairs()) {
+                        qp.fail();
+                    }
+                    topology.setState(p.model, ipoib.verbs.loopback.subnet.PortState.DOWN);
                 }
-                p.setState(PortState.DOWN);
             }
+        } finally {
+            topology.lock().unlock();
         }
         events.close();
     }

@@ -69,6 +69,8 @@ final class LoopQueuePair implements UdQueuePair {
      * of this queue pair alone claims without a CAS (see {@link LoopCompletionQueue#bindProducer}).
      */
     private final SpinLock sendLock = new SpinLock();
+    /** The multicast packet being forwarded, reused under the send lock (forwarding allocates nothing). */
+    final SwitchForwarding.Packet multicastPacket = new SwitchForwarding.Packet();
     /**
      * The port's packet counters of the thread that holds the send lock, kept here so that a
      * frame does not look them up (a thread-local look-up per frame cost 5 % of the sender's

@@ -3,24 +3,34 @@ package ipoib.verbs.loopback.fabric;
 import ipoib.api.PKey;
 import ipoib.api.verbs.PKeyTable;
 import ipoib.api.verbs.PortEvent;
-import ipoib.api.verbs.PortState;
+import ipoib.verbs.loopback.subnet.Node;
+import ipoib.verbs.loopback.subnet.Port;
+import ipoib.verbs.loopback.subnet.PortState;
+import ipoib.verbs.loopback.subnet.Topology;
 import java.util.List;
 
 /**
- * What an operator (the {@code fabric:} commands, tests) does to ports: find them, take them down
- * and up, reset them, give them a new LID or P_Key table, announce a new SM, and set the faults of
- * the packets they send. Each change raises the port events a real HCA would.
+ * What an operator (the {@code fabric:} commands, tests) does to ports: find them, take links down
+ * and up (HCA and switch ports alike), reset HCA ports, give them a new LID or P_Key table,
+ * announce a new SM, and set the faults of the packets they send. Each change raises the port
+ * events a real HCA would; the emulated SM sweeps after each link change.
  */
 final class PortAdministration {
+    private final Fabric fabric;
+    private final Topology topology;
     private final List<LoopDevice> devices;
     private final SubnetManager subnetManager;
+    private final SubnetSweep sweep;
 
-    PortAdministration(List<LoopDevice> devices, SubnetManager subnetManager) {
-        this.devices = devices;
-        this.subnetManager = subnetManager;
+    PortAdministration(Fabric fabric, SubnetSweep sweep) {
+        this.fabric = fabric;
+        this.topology = fabric.topology();
+        this.devices = fabric.devices();
+        this.subnetManager = fabric.subnetManager();
+        this.sweep = sweep;
     }
 
-    /** Finds a port by device name and number. */
+    /** Finds an HCA port by device name and number. */
     LoopPort port(String device, int number) {
         for (LoopDevice d : devices) {
             if (d.name().equals(device)) {
@@ -36,23 +46,98 @@ final class PortAdministration {
         throw new IllegalArgumentException("no device '" + device + "'; devices are loop0..loop" + (devices.size() - 1));
     }
 
-    /** Takes a port down: PORT_ERROR, its memberships and subscriptions are gone. */
-    void down(LoopPort port) {
-        if (port.state() == PortState.DOWN) {
-            return;
+    /**
+     * Finds any port by node: a device name (loop0), or a node name of the topology (a switch such
+     * as sw1, or an HCA's name in the net file); a switch's ports are 1..N.
+     */
+    Port anyPort(String node, int number) {
+        for (LoopDevice d : devices) {
+            if (d.name().equals(node)) {
+                return port(node, number).model;
+            }
         }
-        port.setState(PortState.DOWN);
-        subnetManager.removePortEverywhere(port.gid(0));
-        port.raise(PortEvent.Type.PORT_ERROR);
+        Node n = topology.node(node);
+        if (n == null) {
+            throw new IllegalArgumentException("no device or node '" + node + "': devices are loop0..loop"
+                    + (devices.size() - 1) + ", nodes are " + nodeNames());
+        }
+        Port p = n.port(number);
+        if (p == null || number == 0) {
+            throw new IllegalArgumentException("node " + n.name() + " has no port " + number + " with a cable: ports are 1.."
+                    + n.portCount());
+        }
+        return p;
     }
 
-    /** Brings a port back: ACTIVE and PORT_ACTIVE. */
+    private String nodeNames() {
+        StringBuilder names = new StringBuilder();
+        for (Node n : topology.nodes()) {
+            names.append(names.isEmpty() ? "" : ", ").append(n.name());
+        }
+        return names.toString();
+    }
+
+    /** Takes an HCA port's link down: PORT_ERROR, its memberships and subscriptions are gone. */
+    void down(LoopPort port) {
+        linkDown(port.model);
+    }
+
+    /** Brings an HCA port's link back: ACTIVE and PORT_ACTIVE. */
     void up(LoopPort port) {
-        if (port.state() == PortState.ACTIVE) {
+        linkUp(port.model);
+    }
+
+    /**
+     * Takes the link at a port down, both ends (a switch port's too): the HCA ports on it get
+     * PORT_ERROR and lose their memberships and subscriptions; the SM reroutes after
+     * {@link SubnetSweep#REROUTE_DELAY_NANOS}.
+     */
+    void linkDown(Port port) {
+        Port peer;
+        topology.lock().lock();
+        try {
+            if (!port.linkUp()) {
+                return;
+            }
+            peer = port.peer();
+            topology.setLinkUp(port, false);
+        } finally {
+            topology.lock().unlock();
+        }
+        for (Port end : new Port[] {port, peer}) {
+            LoopPort hca = fabric.loopPort(end);
+            if (hca != null) {
+                subnetManager.removePortEverywhere(hca.gid(0));
+                hca.raise(PortEvent.Type.PORT_ERROR);
+            }
+        }
+        sweep.rerouteLater();
+    }
+
+    /**
+     * Brings the link at a port up, both ends: the SM sweeps at once (both ends ACTIVE, the
+     * forwarding tables recomputed) and the HCA ports on it get PORT_ACTIVE.
+     */
+    void linkUp(Port port) {
+        if (port.peer() == null) {
+            throw new IllegalArgumentException("port " + port + " has no cable: only cabled ports go up and down");
+        }
+        if (port.linkUp() && port.state() == PortState.ACTIVE) {
             return;
         }
-        port.setState(PortState.ACTIVE);
-        port.raise(PortEvent.Type.PORT_ACTIVE);
+        topology.lock().lock();
+        try {
+            topology.setLinkUp(port, true);
+        } finally {
+            topology.lock().unlock();
+        }
+        sweep.reroute();
+        for (Port end : new Port[] {port, port.peer()}) {
+            LoopPort hca = fabric.loopPort(end);
+            if (hca != null) {
+                hca.raise(PortEvent.Type.PORT_ACTIVE);
+            }
+        }
     }
 
     /**
@@ -71,9 +156,10 @@ final class PortAdministration {
         up(port);
     }
 
-    /** The SM gives a port a new LID (LID_CHANGE). */
+    /** The SM gives a port a new LID (LID_CHANGE); the switches forward it from now on. */
     void changeLid(LoopPort port, int lid) {
         subnetManager.assignLid(port, lid);
+        sweep.reroute();
         port.raise(PortEvent.Type.LID_CHANGE);
     }
 
@@ -90,7 +176,7 @@ final class PortAdministration {
 
     /** Replaces a port's P_Key table (PKEY_CHANGE). */
     void setPKeys(LoopPort port, List<PKey> keys) {
-        port.setPKeys(PKeyTable.of(keys));
+        sweep.setPKeys(port, PKeyTable.of(keys));
         port.raise(PortEvent.Type.PKEY_CHANGE);
     }
 

@@ -9,13 +9,14 @@ import java.lang.foreign.MemorySegment;
  * unless a delay or reorder fault holds the packet back.
  */
 final class RcDelivery {
-    private final SubnetManager subnetManager;
     private final FabricCounters counters;
     private final FaultInjector faults;
     private final WireTapFeed tap;
+    private final SwitchForwarding forwarding;
 
-    RcDelivery(SubnetManager subnetManager, FabricCounters counters, FaultInjector faults, WireTapFeed tap) {
-        this.subnetManager = subnetManager;
+    RcDelivery(FabricCounters counters, FaultInjector faults, WireTapFeed tap,
+               SwitchForwarding forwarding) {
+        this.forwarding = forwarding;
         this.counters = counters;
         this.faults = faults;
         this.tap = tap;
@@ -59,8 +60,11 @@ final class RcDelivery {
 
     private void deliver(LoopRcQueuePair sender, int psn, boolean first, boolean last, MemorySegment payload,
                          long offset, int length) {
-        LoopPort dst = subnetManager.portByLid(sender.remoteLid);
-        if (dst == null || !dst.isActive()) {
+        LoopPort dst = forwarding.route(sender.port, sender.remoteLid, SwitchForwarding.rcOctets(length), 1);
+        if (dst == null) {
+            return;
+        }
+        if (!dst.isActive()) {
             counters.drop(DropReason.NO_SUCH_LID);
             return;
         }

@@ -14,12 +14,16 @@ final class UdDelivery {
     private final FabricCounters counters;
     private final FaultInjector faults;
     private final WireTapFeed tap;
+    private final SwitchForwarding forwarding;
+    private final SwitchForwarding.MulticastDelivery toGroupMembers = this::deliverToGroupMembers;
 
-    UdDelivery(SubnetManager subnetManager, FabricCounters counters, FaultInjector faults, WireTapFeed tap) {
+    UdDelivery(SubnetManager subnetManager, FabricCounters counters, FaultInjector faults, WireTapFeed tap,
+               SwitchForwarding forwarding) {
         this.subnetManager = subnetManager;
         this.counters = counters;
         this.faults = faults;
         this.tap = tap;
+        this.forwarding = forwarding;
     }
 
     /** Carries one datagram. */
@@ -64,8 +68,15 @@ final class UdDelivery {
             counters.drop(DropReason.PORT_NOT_ACTIVE, n);
             return;
         }
-        LoopPort dst = subnetManager.portByLid(ah.dlid);
-        if (dst == null || !dst.isActive()) {
+        int octets = 0;
+        for (int k = from; k < to; k++) {
+            octets += SwitchForwarding.udOctets(ah.global, list.length(k));
+        }
+        LoopPort dst = forwarding.route(src, ah.dlid, octets, n);
+        if (dst == null) {
+            return;
+        }
+        if (!dst.isActive()) {
             counters.drop(DropReason.NO_SUCH_LID, n);
             return;
         }
@@ -133,17 +144,18 @@ final class UdDelivery {
                 counters.drop(DropReason.NOT_A_MEMBER);
                 return;
             }
-            // Replicated to every attached queue pair of a receiving member port (the switch
-            // forwards only to FullMember and NonMember ports), the sender's own included.
-            for (LoopQueuePair receiver : group.attached()) {
-                if (group.receives(receiver.port.gid(0))) {
-                    deliverTo(sender, receiver, slid, qkey, ah, true, payload, offset, length);
-                }
-            }
+            // Through the switches' multicast forwarding tables (the SM programs them to the
+            // FullMember and NonMember ports), the sender's own port included.
+            SwitchForwarding.Packet packet = sender.multicastPacket.set(sender, ah, group, qkey, payload, offset, length);
+            forwarding.multicast(src, ah.dlid, SwitchForwarding.udOctets(true, length), toGroupMembers, packet);
+            packet.clear();
             return;
         }
-        LoopPort dst = subnetManager.portByLid(ah.dlid);
-        if (dst == null || !dst.isActive()) {
+        LoopPort dst = forwarding.route(src, ah.dlid, SwitchForwarding.udOctets(ah.global, length), 1);
+        if (dst == null) {
+            return;
+        }
+        if (!dst.isActive()) {
             counters.drop(DropReason.NO_SUCH_LID);
             return;
         }
@@ -153,6 +165,19 @@ final class UdDelivery {
             return;
         }
         deliverTo(sender, receiver, slid, qkey, ah, ah.global, payload, offset, length);
+    }
+
+    /** A multicast packet reached a port: every queue pair attached to the group there gets it, if the port receives. */
+    private void deliverToGroupMembers(LoopPort port, SwitchForwarding.Packet p) {
+        if (!p.group.receives(port.gid(0))) {
+            return;
+        }
+        int slid = p.sender.port.lidValue();
+        for (LoopQueuePair receiver : p.group.attached()) {
+            if (receiver.port == port) {
+                deliverTo(p.sender, receiver, slid, p.qkey, p.ah, true, p.payload, p.offset, p.length);
+            }
+        }
     }
 
     private void deliverTo(LoopQueuePair sender, LoopQueuePair receiver, int slid, int qkey, LoopAddressHandle ah,
