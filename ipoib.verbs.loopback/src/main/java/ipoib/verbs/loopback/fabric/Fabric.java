@@ -95,6 +95,16 @@ public final class Fabric implements AutoCloseable {
         sweep.run();
     }
 
+    /**
+     * sm=external: no sweep and no emulated SM; the SM that attaches through the management plane
+     * assigns the LIDs, P_Key tables and forwarding tables through the agents, and the verbs ports
+     * follow what it sets ({@link ExternalPortManagement}). Instead of {@link #start()}.
+     */
+    public void startManagedExternally() {
+        subnetManager.standDown();
+        topology.addListener(new ExternalPortManagement(this));
+    }
+
     /** The subnet model: nodes, cables, LIDs, port states, forwarding tables and per-port counters. */
     public Topology topology() {
         return topology;

@@ -92,7 +92,9 @@ public final class LoopPort implements Port {
 
     @Override
     public PortAttributes attributes() {
-        return new PortAttributes(state(), Lid.of(lidValue()), device.fabric.config().lmc(), Lid.of(SubnetManager.SM_LID), 0,
+        boolean external = device.fabric.subnetManager().standsDown();
+        return new PortAttributes(state(), Lid.of(lidValue()), external ? model.lmc() : device.fabric.config().lmc(),
+                Lid.of(external ? model.smLid() : SubnetManager.SM_LID), 0,
                 activeMtu, IbMtu.MTU_4096,
                 device.fabric.config().rate(), gid0.prefix(), 1, pkeys.size());
     }

@@ -2,6 +2,7 @@ package ipoib.verbs.loopback.fabric;
 
 import ipoib.api.Gid;
 import ipoib.api.Lid;
+import ipoib.api.Mgid;
 import ipoib.api.PKey;
 import ipoib.api.QKey;
 import ipoib.api.Qpn;
@@ -515,7 +516,9 @@ final class LoopQueuePair implements UdQueuePair {
     @Override
     public void attachMulticast(Gid mgid, Lid mlid) {
         checkUsable("attachMulticast");
-        MulticastGroup group = port.device.fabric.subnetManager().groupByMlid(mlid.value());
+        SubnetManager sm = port.device.fabric.subnetManager();
+        MulticastGroup group = sm.standsDown() ? sm.attachedGroup(new Mgid(mgid), mlid.value())
+                : sm.groupByMlid(mlid.value());
         if (group == null || !group.mgid().gid().equals(mgid)) {
             throw new VerbsException("attachMulticast: no group " + mgid + " with MLID " + mlid
                     + " (join it through the subnet administrator first)");

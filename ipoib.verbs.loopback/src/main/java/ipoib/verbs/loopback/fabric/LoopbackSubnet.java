@@ -7,15 +7,25 @@ import ipoib.runtime.Clock;
 import ipoib.runtime.FailureHandler;
 import ipoib.runtime.RateLimitedFailures;
 import ipoib.runtime.ThreadControlLoop;
+import ipoib.api.sa.MadTransport;
 import ipoib.sa.SaClient;
+import ipoib.verbs.loopback.agent.ManagementPlane;
+import ipoib.verbs.loopback.subnet.Topology;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 
 /**
  * A whole loopback subnet as a verbs provider, in plain Java: the fabric, its emulated SA, and
  * an SA client on every port. The OSGi component wraps one; benchmarks and embedders without a
  * framework use it directly.
+ *
+ * <p>With a management plane ({@link ManagementPlane}: the agents on the subnet model) clients
+ * such as OpenSM and infiniband-diags attach to the subnet through ibsim's protocol. With an
+ * external SM (sm=external) the emulated SM and SA stand down: the SM that attaches assigns the
+ * LIDs, P_Key tables and forwarding tables, and each port's SA client sends its MADs to that SM
+ * through the plane ({@link PlaneMadTransport}).
  */
 public final class LoopbackSubnet implements VerbsProvider, AutoCloseable {
     /** The SM_Key Linux sends and the clients use by default: 0, untrusted (no SM secret on a host). */
@@ -28,6 +38,8 @@ public final class LoopbackSubnet implements VerbsProvider, AutoCloseable {
     private final RateLimitedFailures saClientFailures = new RateLimitedFailures(FailureHandler.JAVA_LOGGING,
             Clock.SYSTEM, 10, TimeUnit.SECONDS);
     private final List<SaClient> clients = new ArrayList<>();
+    private final ManagementPlane plane;
+    private final List<PlaneMadTransport> planeTransports = new ArrayList<>();
 
     /**
      * Builds and starts the subnet.
@@ -44,17 +56,62 @@ public final class LoopbackSubnet implements VerbsProvider, AutoCloseable {
      * key, makes them trusted: member tables then list every member).
      */
     public LoopbackSubnet(FabricConfig config, long saTimeoutMillis, int saAttempts, long smKey) {
+        this(config, saTimeoutMillis, saAttempts, smKey, null, false);
+    }
+
+    /**
+     * Builds and starts the subnet with a management plane built on its topology.
+     *
+     * @param planes builds the management plane on the fabric's topology; null for none
+     * @param externalSm sm=external: no emulated SM and SA; needs {@code planes}
+     * @throws IllegalArgumentException for an external SM without a plane
+     */
+    public LoopbackSubnet(FabricConfig config, long saTimeoutMillis, int saAttempts, long smKey,
+                          Function<Topology, ManagementPlane> planes, boolean externalSm) {
+        if (externalSm && planes == null) {
+            throw new IllegalArgumentException("sm=external needs the management plane an SM attaches through");
+        }
         this.fabric = new Fabric(config);
-        fabric.start();
+        this.plane = planes == null ? null : planes.apply(fabric.topology());
+        if (externalSm) {
+            fabric.startManagedExternally();
+        } else {
+            fabric.start();
+        }
         this.sa = new SubnetAdministratorEmulator(fabric);
         this.saClientLoop = new ThreadControlLoop("loopback-sa-client", saClientFailures);
         for (LoopDevice d : fabric.devices()) {
             for (LoopPort p : d.loopPorts()) {
-                SaClient client = new SaClient(sa.transport(p), saClientLoop, saTimeoutMillis, saAttempts, smKey);
+                MadTransport transport = externalSm ? attach(p) : sa.transport(p);
+                SaClient client = new SaClient(transport, saClientLoop, saTimeoutMillis, saAttempts, smKey);
                 clients.add(client);
-                p.setManagement(sa.transport(p), client);
+                p.setManagement(transport, client);
             }
         }
+    }
+
+    /**
+     * Attaches a port's SA traffic to the plane, at its node (the plane attaches a client at an
+     * HCA's port 1, as ibsim does); a port the plane refuses has no SA, and says why when used.
+     */
+    private MadTransport attach(LoopPort p) {
+        PlaneMadTransport t = new PlaneMadTransport(p);
+        planeTransports.add(t);
+        if (p.number() != 1) {
+            return t; // ibsim attaches clients at an HCA's first port only
+        }
+        try {
+            t.attached(plane.attach(String.format("0x%016x", p.model.node().nodeGuid()), false, t));
+        } catch (RuntimeException refused) {
+            java.util.logging.Logger.getLogger(LoopbackSubnet.class.getName()).warning(
+                    "port " + p + " has no path to the external SM: " + refused.getMessage());
+        }
+        return t;
+    }
+
+    /** The management plane clients attach through (ibsim's protocol server), or null. */
+    public ManagementPlane managementPlane() {
+        return plane;
     }
 
     public Fabric fabric() {
@@ -89,6 +146,7 @@ public final class LoopbackSubnet implements VerbsProvider, AutoCloseable {
     @Override
     public void close() {
         clients.forEach(SaClient::close);
+        planeTransports.forEach(PlaneMadTransport::close);
         saClientLoop.close();
         sa.close();
         fabric.close();

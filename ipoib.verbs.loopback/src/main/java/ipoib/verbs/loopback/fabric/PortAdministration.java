@@ -104,6 +104,9 @@ final class PortAdministration {
         } finally {
             topology.lock().unlock();
         }
+        if (subnetManager.standsDown()) {
+            return; // the external SM hears of it (trap 128) and reroutes; the verbs ports follow the model
+        }
         for (Port end : new Port[] {port, peer}) {
             LoopPort hca = fabric.loopPort(end);
             if (hca != null) {
@@ -122,7 +125,7 @@ final class PortAdministration {
         if (port.peer() == null) {
             throw new IllegalArgumentException("port " + port + " has no cable: only cabled ports go up and down");
         }
-        if (port.linkUp() && port.state() == PortState.ACTIVE) {
+        if (port.linkUp() && (port.state() == PortState.ACTIVE || subnetManager.standsDown())) {
             return;
         }
         topology.lock().lock();
@@ -130,6 +133,9 @@ final class PortAdministration {
             topology.setLinkUp(port, true);
         } finally {
             topology.lock().unlock();
+        }
+        if (subnetManager.standsDown()) {
+            return; // the link trains (INIT); the external SM makes it ACTIVE on its next sweep
         }
         sweep.reroute();
         for (Port end : new Port[] {port, port.peer()}) {
@@ -158,6 +164,7 @@ final class PortAdministration {
 
     /** The SM gives a port a new LID (LID_CHANGE); the switches forward it from now on. */
     void changeLid(LoopPort port, int lid) {
+        refuseUnderExternalSm("give a port a LID");
         subnetManager.assignLid(port, lid);
         sweep.reroute();
         port.raise(PortEvent.Type.LID_CHANGE);
@@ -165,6 +172,7 @@ final class PortAdministration {
 
     /** A new SM takes over: it forgets joins and subscriptions; every port gets SM_CHANGE and CLIENT_REREGISTER. */
     void smChange() {
+        refuseUnderExternalSm("hand the subnet to a new emulated SM");
         subnetManager.forgetClients();
         for (LoopDevice d : devices) {
             for (LoopPort p : d.loopPorts()) {
@@ -176,8 +184,17 @@ final class PortAdministration {
 
     /** Replaces a port's P_Key table (PKEY_CHANGE). */
     void setPKeys(LoopPort port, List<PKey> keys) {
+        refuseUnderExternalSm("set a P_Key table");
         sweep.setPKeys(port, PKeyTable.of(keys));
         port.raise(PortEvent.Type.PKEY_CHANGE);
+    }
+
+    /** What only the emulated SM does is refused while an external SM manages the subnet. */
+    private void refuseUnderExternalSm(String what) {
+        if (subnetManager.standsDown()) {
+            throw new IllegalStateException("cannot " + what + ": sm=external, the SM attached through the simulator "
+                    + "server (OpenSM) manages the subnet");
+        }
     }
 
     /** Sets the faults of packets sent by a port (all ports when null). */

@@ -46,6 +46,9 @@ public final class SubnetManager {
     private final List<Subscription> subscriptions = new CopyOnWriteArrayList<>();
     private final Map<String, LongAdder> requestCounters = new ConcurrentHashMap<>();
     private volatile GroupTrapSink trapSink = GroupTrapSink.NONE;
+    /** sm=external: the groups the HCAs' queue pairs attached to, by MLID; the emulated SM keeps none. */
+    private final AtomicReferenceArray<MulticastGroup> attachedByMlid = new AtomicReferenceArray<>(MLIDS);
+    private volatile boolean standsDown;
     private volatile int generation;
 
     /** An InformInfo subscription: a port, a trap number, and an MGID or null for every group. */
@@ -162,7 +165,32 @@ public final class SubnetManager {
 
     MulticastGroup groupByMlid(int mlid) {
         int i = mlid - Lid.MULTICAST_BASE;
-        return i >= 0 && i < groupsByMlid.length() ? groupsByMlid.get(i) : null;
+        AtomicReferenceArray<MulticastGroup> groups = standsDown ? attachedByMlid : groupsByMlid;
+        return i >= 0 && i < groups.length() ? groups.get(i) : null;
+    }
+
+    /** sm=external: this SM assigns nothing, keeps no groups and answers no SA queries; the external SM does. */
+    void standDown() {
+        standsDown = true;
+    }
+
+    /** Whether an external SM manages the subnet (sm=external). */
+    public boolean standsDown() {
+        return standsDown;
+    }
+
+    /**
+     * sm=external: the group a queue pair attaches to, known by the MGID and MLID its port's join
+     * got from the external SA; null when the MLID is outside the multicast range or another MGID
+     * holds it.
+     */
+    MulticastGroup attachedGroup(Mgid mgid, int mlid) {
+        int i = mlid - Lid.MULTICAST_BASE;
+        if (i < 0 || i >= attachedByMlid.length()) {
+            return null;
+        }
+        MulticastGroup g = attachedByMlid.updateAndGet(i, old -> old != null ? old : MulticastGroup.attachedOnly(mgid, mlid));
+        return g.mgid.equals(mgid) ? g : null;
     }
 
     public MulticastGroup group(Mgid mgid) {
