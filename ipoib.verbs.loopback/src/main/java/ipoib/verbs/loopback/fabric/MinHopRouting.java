@@ -39,15 +39,13 @@ final class MinHopRouting {
             return;
         }
         Map<Node, int[]> routesPerPort = new HashMap<>();
-        for (Node sw : switches) {
-            routesPerPort.put(sw, new int[sw.portCount() + 1]);
-        }
+        Map<Node, byte[]> tables = new HashMap<>();
         int top = highestLid();
         for (Node sw : switches) {
-            SwitchTables t = sw.tables();
-            for (int lid = 1; lid <= t.linearFdbTop(); lid++) {
-                t.setLinearEntry(lid, SwitchTables.NO_PORT);
-            }
+            routesPerPort.put(sw, new int[sw.portCount() + 1]);
+            byte[] lft = new byte[top + 1];
+            java.util.Arrays.fill(lft, (byte) SwitchTables.NO_PORT);
+            tables.put(sw, lft);
         }
         // Destinations in LID order, as OpenSM walks its port GUID table: each port's LIDs (2^LMC of them).
         for (int lid = 1; lid <= top; lid++) {
@@ -63,13 +61,21 @@ final class MinHopRouting {
                 }
                 int port = h == 0 ? 0 : bestPort(sw, hops, h, target, routesPerPort.get(sw));
                 if (port != SwitchTables.NO_PORT) {
-                    sw.tables().setLinearEntry(lid, port);
+                    tables.get(sw)[lid] = (byte) port;
                     routesPerPort.get(sw)[port]++;
                 }
             }
         }
+        // Each entry written once, and only if it changed: packets in flight never see a cleared table.
         for (Node sw : switches) {
-            sw.tables().setLinearFdbTop(top);
+            SwitchTables t = sw.tables();
+            byte[] lft = tables.get(sw);
+            for (int lid = 1; lid <= top; lid++) {
+                if (t.linearEntry(lid) != (lft[lid] & 0xFF)) {
+                    t.setLinearEntry(lid, lft[lid] & 0xFF);
+                }
+            }
+            t.setLinearFdbTop(top);
         }
     }
 

@@ -39,54 +39,81 @@ final class MulticastTrees {
     /** Programs one group's tree in every switch, replacing what was there. */
     void program(MulticastGroup group) {
         int mlid = group.mlid;
+        if (mlid - SwitchTables.FIRST_MLID >= SwitchTables.MULTICAST_CAP) {
+            return;
+        }
         topology.lock().lock();
         try {
-            clear(mlid);
-            Map<Node, Integer> memberSwitches = new HashMap<>();
-            Set<Port> receivingPorts = new HashSet<>();
-            for (Map.Entry<Gid, Integer> m : group.members().entrySet()) {
-                LoopPort port = subnetManager.portByGid(m.getKey());
-                if (port == null) {
-                    continue;
-                }
-                Port hca = port.model;
-                Port peer = hca.peer();
-                if (peer == null || !hca.linkUp() || !peer.node().isSwitch()) {
-                    continue;
-                }
-                memberSwitches.merge(peer.node(), 1, Integer::sum);
-                if (group.receives(m.getKey())) {
-                    receivingPorts.add(peer);
-                }
-            }
-            if (memberSwitches.isEmpty()) {
-                return;
-            }
-            Node root = memberSwitches.keySet().iterator().next();
-            Map<Node, Port> parentPort = spanningTree(root);
-            // Keep the branches that lead to a member switch: walk up from each to the root.
-            for (Node sw : memberSwitches.keySet()) {
-                Node at = sw;
-                while (at != root && parentPort.containsKey(at)) {
-                    Port up = parentPort.get(at);
-                    if (forwards(mlid, up)) {
-                        break; // this branch is already in the tree
+            Map<Node, int[]> masks = new HashMap<>();
+            computeMasks(group, masks);
+            // Each mask word written once: packets in flight never see a cleared table.
+            for (Node n : topology.nodes()) {
+                if (n.isSwitch()) {
+                    int[] words = masks.get(n);
+                    for (int position = 0; position < n.tables().positions(); position++) {
+                        n.tables().setMulticastMask(mlid, position, words == null ? 0 : words[position]);
                     }
-                    set(mlid, up);
-                    set(mlid, up.peer());
-                    at = up.peer().node();
                 }
-            }
-            for (Port p : receivingPorts) {
-                set(mlid, p);
             }
         } finally {
             topology.lock().unlock();
         }
     }
 
+    /** Computes a group's masks per switch. */
+    private void computeMasks(MulticastGroup group, Map<Node, int[]> masks) {
+        Set<Node> memberSwitches = new HashSet<>();
+        Set<Port> receivingPorts = new HashSet<>();
+        for (Map.Entry<Gid, Integer> m : group.members().entrySet()) {
+            LoopPort port = subnetManager.portByGid(m.getKey());
+            if (port == null) {
+                continue;
+            }
+            Port hca = port.model;
+            Port peer = hca.peer();
+            if (peer == null || !hca.linkUp() || !peer.node().isSwitch()) {
+                continue;
+            }
+            memberSwitches.add(peer.node());
+            if (group.receives(m.getKey())) {
+                receivingPorts.add(peer);
+            }
+        }
+        if (memberSwitches.isEmpty()) {
+            return;
+        }
+        // Rooted at the member switch that comes first in the topology: the same tree every time.
+        Node root = null;
+        for (Node n : topology.nodes()) {
+            if (memberSwitches.contains(n)) {
+                root = n;
+                break;
+            }
+        }
+        Map<Node, Port> parentPort = spanningTree(root);
+        // Keep the branches that lead to a member switch: walk up from each to the root.
+        for (Node sw : memberSwitches) {
+            Node at = sw;
+            while (at != root && parentPort.containsKey(at)) {
+                Port up = parentPort.get(at);
+                if (forwards(masks, up)) {
+                    break; // this branch is already in the tree
+                }
+                set(masks, up);
+                set(masks, up.peer());
+                at = up.peer().node();
+            }
+        }
+        for (Port p : receivingPorts) {
+            set(masks, p);
+        }
+    }
+
     /** Forgets a deleted group's tree. */
     void remove(int mlid) {
+        if (mlid - SwitchTables.FIRST_MLID >= SwitchTables.MULTICAST_CAP) {
+            return;
+        }
         topology.lock().lock();
         try {
             clear(mlid);
@@ -125,13 +152,13 @@ final class MulticastTrees {
         }
     }
 
-    private static boolean forwards(int mlid, Port port) {
-        return port.node().tables().multicastForwards(mlid, port.number());
+    private static boolean forwards(Map<Node, int[]> masks, Port port) {
+        int[] words = masks.get(port.node());
+        return words != null && (words[port.number() / 16] & 1 << port.number() % 16) != 0;
     }
 
-    private static void set(int mlid, Port port) {
-        SwitchTables t = port.node().tables();
-        int position = port.number() / 16;
-        t.setMulticastMask(mlid, position, t.multicastMask(mlid, position) | 1 << port.number() % 16);
+    private static void set(Map<Node, int[]> masks, Port port) {
+        int[] words = masks.computeIfAbsent(port.node(), n -> new int[n.tables().positions()]);
+        words[port.number() / 16] |= 1 << port.number() % 16;
     }
 }

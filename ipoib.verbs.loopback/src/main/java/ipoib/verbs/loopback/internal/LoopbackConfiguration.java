@@ -9,6 +9,12 @@ import org.osgi.service.metatype.annotations.Option;
         description = "An in-JVM InfiniBand subnet: HCAs, ports, partitions and an emulated SM/SA.")
 @interface LoopbackConfiguration {
 
+    @AttributeDefinition(name = "Topology",
+            description = "A net file in ibsim's format (Switch/Hca records and their cabled ports, as ibnetdiscover "
+                    + "writes them): the subnet's switches, HCAs and cables; its HCAs in file order are the devices "
+                    + "loop0, loop1, ... and 'hcas'/'portsPerHca' are ignored. Empty: 'hcas' HCAs on one switch.")
+    String topology() default "";
+
     @AttributeDefinition(name = "HCAs", description = "Number of HCAs (devices loop0, loop1, ...), 1..64.",
             min = "1", max = "64")
     int hcas() default 2;

@@ -128,7 +128,8 @@ public final class LoopbackProvider {
         ServiceRegistration<VerbsProvider> provider = context.registerService(VerbsProvider.class, subnet,
                 new Hashtable<>(Map.of(VerbsProvider.NAME_PROPERTY, "loopback")));
         running = new Running(subnet, shell, provider, commands);
-        log.info("loopback fabric up: " + config.hcas() + " HCAs x " + config.portsPerHca() + " ports, MTU "
+        log.info("loopback fabric up: " + (config.topology().isEmpty() ? "" : "topology " + config.topology() + ", ")
+                + config.hcas() + " HCAs x " + config.portsPerHca() + " ports, MTU "
                 + config.mtu() + ", " + config.partitions().size() + " partitions, seed " + config.seed());
     }
 
@@ -188,7 +189,8 @@ public final class LoopbackProvider {
         }
         // The ranges are declared once, in LoopbackConfiguration's metatype.
         CHECK.check(Map.of("saTimeoutMillis", c.saTimeoutMillis(), "saRetries", c.saRetries()));
-        return new FabricConfig(c.hcas(), c.portsPerHca(), prefix, guidBase, mtu, rate, partitions, c.seed(), c.lmc());
+        return new FabricConfig(c.hcas(), c.portsPerHca(), prefix, guidBase, mtu, rate, partitions, c.seed(), c.lmc(),
+                c.topology());
     }
 
     @Deactivate
