@@ -10,11 +10,10 @@ import ipoib.runtime.ThreadControlLoop;
 import ipoib.api.sa.MadTransport;
 import ipoib.sa.SaClient;
 import ipoib.verbs.loopback.agent.ManagementPlane;
-import ipoib.verbs.loopback.subnet.Topology;
+import ipoib.verbs.loopback.agent.SubnetManagementPlane;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Function;
 
 /**
  * A whole loopback subnet as a verbs provider, in plain Java: the fabric, its emulated SA, and
@@ -38,7 +37,7 @@ public final class LoopbackSubnet implements VerbsProvider, AutoCloseable {
     private final RateLimitedFailures saClientFailures = new RateLimitedFailures(FailureHandler.JAVA_LOGGING,
             Clock.SYSTEM, 10, TimeUnit.SECONDS);
     private final List<SaClient> clients = new ArrayList<>();
-    private final ManagementPlane plane;
+    private final SubnetManagementPlane plane;
     private final List<PlaneMadTransport> planeTransports = new ArrayList<>();
 
     /**
@@ -56,23 +55,19 @@ public final class LoopbackSubnet implements VerbsProvider, AutoCloseable {
      * key, makes them trusted: member tables then list every member).
      */
     public LoopbackSubnet(FabricConfig config, long saTimeoutMillis, int saAttempts, long smKey) {
-        this(config, saTimeoutMillis, saAttempts, smKey, null, false);
+        this(config, saTimeoutMillis, saAttempts, smKey, false, false);
     }
 
     /**
-     * Builds and starts the subnet with a management plane built on its topology.
+     * Builds and starts the subnet, with the management plane (the agents on the subnet model)
+     * when {@code managementPlane} or {@code externalSm}.
      *
-     * @param planes builds the management plane on the fabric's topology; null for none
-     * @param externalSm sm=external: no emulated SM and SA; needs {@code planes}
-     * @throws IllegalArgumentException for an external SM without a plane
+     * @param externalSm sm=external: no emulated SM and SA; the SM that attaches to the plane manages the subnet
      */
     public LoopbackSubnet(FabricConfig config, long saTimeoutMillis, int saAttempts, long smKey,
-                          Function<Topology, ManagementPlane> planes, boolean externalSm) {
-        if (externalSm && planes == null) {
-            throw new IllegalArgumentException("sm=external needs the management plane an SM attaches through");
-        }
+                          boolean managementPlane, boolean externalSm) {
         this.fabric = new Fabric(config);
-        this.plane = planes == null ? null : planes.apply(fabric.topology());
+        this.plane = managementPlane || externalSm ? new SubnetManagementPlane(fabric.topology()) : null;
         if (externalSm) {
             fabric.startManagedExternally();
         } else {
@@ -90,22 +85,11 @@ public final class LoopbackSubnet implements VerbsProvider, AutoCloseable {
         }
     }
 
-    /**
-     * Attaches a port's SA traffic to the plane, at its node (the plane attaches a client at an
-     * HCA's port 1, as ibsim does); a port the plane refuses has no SA, and says why when used.
-     */
+    /** Attaches a port's SA traffic to the plane at the port, as an in-JVM client. */
     private MadTransport attach(LoopPort p) {
         PlaneMadTransport t = new PlaneMadTransport(p);
         planeTransports.add(t);
-        if (p.number() != 1) {
-            return t; // ibsim attaches clients at an HCA's first port only
-        }
-        try {
-            t.attached(plane.attach(String.format("0x%016x", p.model.node().nodeGuid()), false, t));
-        } catch (RuntimeException refused) {
-            java.util.logging.Logger.getLogger(LoopbackSubnet.class.getName()).warning(
-                    "port " + p + " has no path to the external SM: " + refused.getMessage());
-        }
+        t.attached(plane.attachAt(p.model, false, t));
         return t;
     }
 

@@ -4,6 +4,7 @@ import ipoib.api.sa.MadTransport;
 import ipoib.api.verbs.VerbsException;
 import ipoib.verbs.loopback.agent.Attachment;
 import ipoib.verbs.loopback.agent.MadReceiver;
+import ipoib.verbs.loopback.agent.SubnetManagementPlane;
 import java.nio.ByteBuffer;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
@@ -15,8 +16,6 @@ import java.util.function.Consumer;
  * a MAD over with its lock held: the consumer gets a copy on the fabric's events loop.
  */
 final class PlaneMadTransport implements MadTransport, MadReceiver {
-    /** sim_request.status of a request the plane gave back undelivered (ibsim's ETIMEDOUT). */
-    private static final int UNDELIVERED = 110;
 
     private final LoopPort port;
     private volatile Attachment attachment;
@@ -58,7 +57,7 @@ final class PlaneMadTransport implements MadTransport, MadReceiver {
 
     @Override
     public void received(int dlid, int slid, int dqp, int sqp, int status, byte[] mad, int length) {
-        if (status == UNDELIVERED) {
+        if (status == SubnetManagementPlane.UNDELIVERED) {
             undelivered.increment(); // the SA client's timeout and retries deal with it
             return;
         }
