@@ -114,11 +114,17 @@ final class RealIbsim implements AutoCloseable {
      * (the server's address, SIM_HOST) and returns its standard output; fails on a non-zero exit.
      */
     static String tool(Path dir, Map<String, String> environment, String... command) throws Exception {
+        return toolWith(UMAD2SIM, dir, environment, command);
+    }
+
+    /** {@link #tool(Path, Map, String...)} with {@code preload} as LD_PRELOAD (libumad2sim and the shims). */
+    static String toolWith(String preload, Path dir, Map<String, String> environment, String... command)
+            throws Exception {
         Path out = Files.createTempFile(dir, "tool", ".out");
         ProcessBuilder pb = new ProcessBuilder(command).directory(dir.toFile()).redirectOutput(out.toFile())
                 .redirectError(ProcessBuilder.Redirect.appendTo(dir.resolve("tools.err").toFile()));
         pb.environment().putAll(environment);
-        pb.environment().put("LD_PRELOAD", UMAD2SIM);
+        pb.environment().put("LD_PRELOAD", preload);
         Process p = pb.start();
         if (!p.waitFor(TIMEOUT_MILLIS, TimeUnit.MILLISECONDS)) {
             p.destroyForcibly();
