@@ -29,9 +29,24 @@ final class ExternalPortManagement implements TopologyListener {
         PortState state = PortState.DOWN;
         int lid;
         int smLid;
+        int[] pkeys = new int[0];
     }
 
     private final java.util.Map<Port, Seen> seen = new java.util.IdentityHashMap<>();
+
+    /** The verbs ports start with their agents' P_Key tables (what the SM finds before it sets any). */
+    void start(java.util.List<LoopDevice> devices) {
+        for (LoopDevice d : devices) {
+            for (LoopPort p : d.loopPorts()) {
+                Seen s = new Seen();
+                s.pkeys = p.model.pkeys();
+                p.setPKeys(PKeyTable.of(s.pkeys));
+                synchronized (seen) {
+                    seen.put(p.model, s);
+                }
+            }
+        }
+    }
 
     @Override
     public void portChanged(Port port, PortChange change) {
@@ -44,7 +59,7 @@ final class ExternalPortManagement implements TopologyListener {
         boolean linkUp = port.linkUp();
         int lid = port.lid();
         int smLid = port.smLid();
-        int[] pkeys = change == PortChange.PKEYS ? port.pkeys() : null;
+        int[] pkeys = port.pkeys();
         fabric.schedule(() -> apply(hca, linkUp ? state : PortState.DOWN, lid, smLid, pkeys), 0);
     }
 
@@ -54,7 +69,8 @@ final class ExternalPortManagement implements TopologyListener {
             s = seen.computeIfAbsent(hca.model, p -> new Seen());
         }
         List<PortEvent.Type> events = new ArrayList<>();
-        if (pkeys != null) {
+        if (!java.util.Arrays.equals(pkeys, s.pkeys)) {
+            s.pkeys = pkeys;
             hca.setPKeys(PKeyTable.of(pkeys)); // zero entries are empty slots (IBA 10.9.1.2)
             events.add(PortEvent.Type.PKEY_CHANGE);
         }

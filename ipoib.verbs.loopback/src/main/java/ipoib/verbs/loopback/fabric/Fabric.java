@@ -102,7 +102,14 @@ public final class Fabric implements AutoCloseable {
      */
     public void startManagedExternally() {
         subnetManager.standDown();
-        topology.addListener(new ExternalPortManagement(this));
+        ExternalPortManagement management = new ExternalPortManagement(this);
+        topology.lock().lock();
+        try {
+            management.start(devices);
+            topology.addListener(management);
+        } finally {
+            topology.lock().unlock();
+        }
     }
 
     /** The subnet model: nodes, cables, LIDs, port states, forwarding tables and per-port counters. */

@@ -118,7 +118,7 @@ public final class LoopbackProvider implements ConfigurationRules {
         LoopbackConfiguration configuration = given;
         try {
             checkProperties(properties);
-            configuration = withFrameworkDefaults(given, properties);
+            configuration = withFrameworkDefaults(given, properties, storedKeys(properties));
             config = toFabricConfig(configuration);
             management = ManagementSettings.of(configuration);
             String runtime = running == null ? null : management.refusalToReplace(running.management());
@@ -185,13 +185,13 @@ public final class LoopbackProvider implements ConfigurationRules {
     static final String OPENSM_PROPERTY = "ipoib.opensm";
     static final String TOPOLOGY_PROPERTY = "ipoib.topology";
 
-    private LoopbackConfiguration withFrameworkDefaults(LoopbackConfiguration c, Map<String, Object> properties) {
+    private LoopbackConfiguration withFrameworkDefaults(LoopbackConfiguration c, Map<String, ?> properties,
+                                                        java.util.Set<String> stored) {
         String opensm = context.getProperty(OPENSM_PROPERTY);
         String topology = context.getProperty(TOPOLOGY_PROPERTY);
         if ((opensm == null || opensm.isBlank()) && (topology == null || topology.isBlank())) {
             return c;
         }
-        java.util.Set<String> stored = storedKeys(properties);
         Map<String, Object> effective = new java.util.HashMap<>(properties);
         if (opensm != null && !opensm.isBlank()) {
             if (!stored.contains("sm")) {
@@ -211,7 +211,7 @@ public final class LoopbackProvider implements ConfigurationRules {
     }
 
     /** The keys the stored configuration sets (DS adds the defaults of the others); none without one. */
-    private java.util.Set<String> storedKeys(Map<String, Object> properties) {
+    private java.util.Set<String> storedKeys(Map<String, ?> properties) {
         Object pid = properties.get("service.pid");
         if (pid == null) {
             return java.util.Set.of();
@@ -233,13 +233,14 @@ public final class LoopbackProvider implements ConfigurationRules {
      */
     @Override
     public synchronized String refusal(String pid, Map<String, ?> properties) {
-        String refused = refusal(properties);
-        if (refused != null || running == null) {
-            return refused;
-        }
         try {
-            return ManagementSettings.of(ipoib.runtime.ConfigValues.of(LoopbackConfiguration.class, properties))
-                    .refusalToReplace(running.management());
+            checkProperties(properties);
+            // What would be stored, with the framework's defaults for what it leaves out (as apply does).
+            LoopbackConfiguration c = withFrameworkDefaults(ipoib.runtime.ConfigValues.of(LoopbackConfiguration.class,
+                    properties), properties, properties.keySet());
+            toFabricConfig(c);
+            ManagementSettings settings = ManagementSettings.of(c);
+            return running == null ? null : settings.refusalToReplace(running.management());
         } catch (IllegalArgumentException e) {
             return e.getMessage();
         }

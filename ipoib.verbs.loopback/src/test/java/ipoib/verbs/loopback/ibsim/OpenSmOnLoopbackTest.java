@@ -53,4 +53,53 @@ class OpenSmOnLoopbackTest {
         }
         assertEquals(List.of(), without);
     }
+
+    /** What ibnetdiscover prints but for the line with the time it ran. */
+    static String withoutDate(String ibnetdiscover) {
+        return ibnetdiscover.replaceAll("(?m)^# Topology file: generated on .*$", "# Topology file: generated on (date)");
+    }
+
+    @Test
+    void ibnetdiscoverSeesWhatItSeesOnDebiansIbsimWithTheSameNetFile() throws Exception {
+        String expected;
+        Path oracleDir = java.nio.file.Files.createDirectories(dir.resolve("oracle"));
+        try (RealIbsim ibsim = RealIbsim.startManaged(oracleDir, java.nio.file.Files.readString(TWO_SWITCHES))) {
+            expected = RealIbsim.tool(oracleDir, java.util.Map.of("IBSIM_SOCKNAME", ibsim.sockName()), "ibnetdiscover");
+        }
+        assertEquals(withoutDate(expected), withoutDate(subnet.tool("ibnetdiscover")));
+    }
+
+    /** The model's HCA node of a device (loop0 is hca0 of the net file, ...). */
+    static Port hcaPort(String node) {
+        return subnet.subnet.fabric().topology().node(node).port(1);
+    }
+
+    @Test
+    void smpqueryShowsTheLidsOpenSmAssigned() throws Exception {
+        for (String node : List.of("hca0", "hca1", "hca2", "hca3")) {
+            int lid = hcaPort(node).lid();
+            String portInfo = subnet.tool("smpquery", "portinfo", Integer.toString(lid), "1");
+            assertTrue(portInfo.contains("\nLid:" + ".".repeat(29) + lid + "\n"), portInfo);
+            assertTrue(portInfo.contains("LinkState:" + ".".repeat(23) + "Active"), portInfo);
+        }
+    }
+
+    /** A counter of perfquery's output (PortXmitData, PortXmitPkts, ...). */
+    static long counter(String perfquery, String name) {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("(?m)^" + name + ":\\.+(\\d+)$").matcher(perfquery);
+        assertTrue(m.find(), name + " in\n" + perfquery);
+        return Long.parseLong(m.group(1));
+    }
+
+    @Test
+    void perfqueryCountsTheDatagramsSentAcrossBothSwitches() throws Exception {
+        String lid = Integer.toString(hcaPort("hca0").lid());
+        String before = subnet.tool("perfquery", lid, "1");
+        int sent = UdTraffic.send(subnet.subnet, 0, 1, 20, 1000); // loop0 (hca0, on sw1) to loop1 (hca1, on sw2)
+        String after = subnet.tool("perfquery", lid, "1");
+        assertEquals(20, counter(after, "PortXmitPkts") - counter(before, "PortXmitPkts"), after);
+        // PortXmitData counts 4-octet words of whole packets (IBA 16.1.3.5): at least the payloads.
+        assertTrue(counter(after, "PortXmitData") - counter(before, "PortXmitData") >= 20 * 1000 / 4, after);
+        assertEquals(20, sent);
+    }
 }

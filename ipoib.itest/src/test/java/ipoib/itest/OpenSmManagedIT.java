@@ -1,0 +1,106 @@
+package ipoib.itest;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertNull;
+import static org.junit.Assert.assertTrue;
+import static org.ops4j.pax.exam.CoreOptions.options;
+import static org.ops4j.pax.exam.CoreOptions.systemProperty;
+
+import java.time.Duration;
+import javax.inject.Inject;
+import org.junit.AfterClass;
+import org.junit.Before;
+import org.junit.Test;
+import org.junit.runner.RunWith;
+import org.ops4j.pax.exam.Configuration;
+import org.ops4j.pax.exam.Option;
+import org.ops4j.pax.exam.junit.PaxExam;
+import org.ops4j.pax.exam.spi.reactors.ExamReactorStrategy;
+import org.ops4j.pax.exam.spi.reactors.PerClass;
+import org.osgi.framework.BundleContext;
+import org.osgi.service.cm.ConfigurationAdmin;
+
+/**
+ * The loopback fabric with the two-switch example topology managed by Debian's OpenSM (sm=external,
+ * as {@code ./ipoib --opensm} starts it): the interfaces come up on the broadcast group OpenSM
+ * created from its partitions.conf, their SA traffic goes to OpenSM through the management plane,
+ * and they ping each other through both switches over the LIDs and forwarding tables OpenSM
+ * programmed. One OpenSM for the class.
+ */
+@RunWith(PaxExam.class)
+@ExamReactorStrategy(PerClass.class)
+public class OpenSmManagedIT {
+    private static final String SOCKET = "ipoib.itest.opensm.socket";
+    static final String PARTITIONS = "Default=0x7fff, ipoib, mtu=4, rate=3, sl=0, defmember=full : ALL=full ;\n";
+    private static OpenSmProcess openSm;
+
+    @Inject
+    BundleContext context;
+    @Inject
+    ConfigurationAdmin configurationAdmin;
+
+    IpFixture ip;
+
+    @Configuration
+    public Option[] config() {
+        String socket = "ipoib-it-" + ProcessHandle.current().pid() + "-" + System.nanoTime();
+        return options(OsgiTestSupport.runtime("ipoib.codec", "ipoib.verbs.loopback", "ipoib.link", "ipoib.arp",
+                "ipoib.host"), systemProperty("ipoib.defaults").value("false"),
+                systemProperty("ipoib.opensm").value(socket), systemProperty(SOCKET).value(socket),
+                systemProperty("ipoib.topology").value(
+                        OpenSmProcess.repository().resolve("examples/two-switches.net").toString()));
+    }
+
+    @Before
+    public void managedByOpenSm() throws Exception {
+        ip = new IpFixture(context, configurationAdmin);
+        if (openSm == null) {
+            openSm = OpenSmProcess.start(System.getProperty(SOCKET), PARTITIONS);
+        }
+        if (ip.link("a") == null) {
+            ip.configure("ipoib.arp", "retransmitMillis", 100, "requests", 3, "failedHoldMillis", 2000L);
+            ip.createLink("a", "loop0", "0xffff");
+            ip.createLink("b", "loop1", "0xffff");
+        }
+        ip.awaitUp("a");
+        ip.awaitUp("b");
+        if (ip.findAddress("a", "10.8.0.1") == null) {
+            ip.address("a", "10.8.0.1", 24);
+            ip.address("b", "10.8.0.2", 24);
+        }
+    }
+
+    @AfterClass
+    public static void stopOpenSm() {
+        if (openSm != null) {
+            openSm.close();
+            openSm = null;
+        }
+    }
+
+    @Test
+    public void theInterfacesComeUpOnOpenSmsBroadcastGroupAndPingAcrossBothSwitches() throws Exception {
+        String simulator = ip.run("fabric:simulator");
+        assertTrue(simulator, simulator.startsWith("sm=external"));
+        assertTrue(simulator, simulator.contains(" SM"));
+        // The broadcast group OpenSM created from partitions.conf: its first MLID (0xc000, osm_sa_mcmember_record.c).
+        String links = ip.run("ipoib:links a");
+        assertTrue(links, links.contains("UP"));
+        String mgids = openSm.tool("saquery", "-g");
+        assertTrue(mgids, mgids.contains("ff12:401b:ffff::ffff:ffff"));
+
+        ip.pingUntilReply("a", "10.8.0.2", Duration.ofSeconds(20));
+        GogoShell.Result ping = ip.shell("ipoib:ping -I a -c 3 -i 0.2 -W 1 10.8.0.2");
+        assertNull(ping.all(), ping.error());
+        assertTrue(ping.all(), ping.all().contains(" 0% packet loss"));
+    }
+
+    @Test
+    public void theEmulatedSmsCommandsAreRefusedWhileOpenSmManagesTheSubnet() {
+        GogoShell.Result lid = ip.shell("fabric:lid loop0/1 77");
+        assertTrue(lid.all(), lid.all().contains("sm=external"));
+        String refused = ip.run("ipoib:config ipoib.verbs.loopback sm emulated");
+        assertTrue(refused, refused.contains("cannot change from 'external' to 'emulated' while the fabric runs"));
+        assertEquals("nothing stored: still managed by OpenSM", true, ip.run("fabric:simulator").startsWith("sm=external"));
+    }
+}
