@@ -97,7 +97,9 @@ class OpenSmOnLoopbackTest {
         String before = subnet.tool("perfquery", lid, "1");
         int sent = UdTraffic.send(subnet.subnet, 0, 1, 20, 1000); // loop0 (hca0, on sw1) to loop1 (hca1, on sw2)
         String after = subnet.tool("perfquery", lid, "1");
-        assertEquals(20, counter(after, "PortXmitPkts") - counter(before, "PortXmitPkts"), after);
+        // The datagrams, and the management MADs the port answered meanwhile (perfquery's own, OpenSM's sweeps).
+        long packets = counter(after, "PortXmitPkts") - counter(before, "PortXmitPkts");
+        assertTrue(packets >= 20 && packets < 30, packets + " packets:\n" + after);
         // PortXmitData counts 4-octet words of whole packets (IBA 16.1.3.5): at least the payloads.
         assertTrue(counter(after, "PortXmitData") - counter(before, "PortXmitData") >= 20 * 1000 / 4, after);
         assertEquals(20, sent);
