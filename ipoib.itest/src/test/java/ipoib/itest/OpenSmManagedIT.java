@@ -55,7 +55,11 @@ public class OpenSmManagedIT {
     public void managedByOpenSm() throws Exception {
         ip = new IpFixture(context, configurationAdmin);
         if (openSm == null) {
-            openSm = OpenSmProcess.start(System.getProperty(SOCKET), PARTITIONS);
+            try {
+                openSm = OpenSmProcess.start(System.getProperty(SOCKET), PARTITIONS);
+            } catch (AssertionError e) {
+                throw new AssertionError(e.getMessage() + "\nloopback provider: " + loopbackComponent(), e);
+            }
         }
         if (ip.link("a") == null) {
             ip.configure("ipoib.arp", "retransmitMillis", 100, "requests", 3, "failedHoldMillis", 2000L);
@@ -68,6 +72,21 @@ public class OpenSmManagedIT {
             ip.address("a", "10.8.0.1", 24);
             ip.address("b", "10.8.0.2", 24);
         }
+    }
+
+    /** The loopback provider's component state and failure, from Declarative Services. */
+    private String loopbackComponent() {
+        var ref = context.getServiceReference(org.osgi.service.component.runtime.ServiceComponentRuntime.class);
+        var scr = context.getService(ref);
+        StringBuilder out = new StringBuilder();
+        for (var d : scr.getComponentDescriptionDTOs()) {
+            if (d.name.endsWith("LoopbackProvider")) {
+                for (var c : scr.getComponentConfigurationDTOs(d)) {
+                    out.append("state ").append(c.state).append(' ').append(c.failure);
+                }
+            }
+        }
+        return out.toString();
     }
 
     @AfterClass

@@ -109,7 +109,10 @@ public final class LoopbackProvider implements ConfigurationRules {
     }
 
     /** Validates a configuration and, when valid, replaces the running fabric with one built from it. */
-    private synchronized void apply(LoopbackConfiguration given, Map<String, Object> properties) {
+    private synchronized void apply(LoopbackConfiguration given, Map<String, Object> componentProperties) {
+        // The service property that files this component as the PID's rules is not configuration.
+        Map<String, Object> properties = new java.util.HashMap<>(componentProperties);
+        properties.remove(ConfigurationRules.PID_PROPERTY);
         if (running != null && lastGood.isInForce(properties)) {
             return; // the configuration in force, stored again after a refusal: the fabric keeps running
         }
