@@ -115,11 +115,18 @@ public class OpenSmManagedIT {
     }
 
     @Test
-    public void theEmulatedSmsCommandsAreRefusedWhileOpenSmManagesTheSubnet() {
+    public void theEmulatedSmsCommandsAreRefusedWhileOpenSmManagesTheSubnet() throws Exception {
         GogoShell.Result lid = ip.shell("fabric:lid loop0/1 77");
         assertTrue(lid.all(), lid.all().contains("sm=external"));
-        String refused = ip.run("ipoib:config ipoib.verbs.loopback sm emulated");
-        assertTrue(refused, refused.contains("cannot change from 'external' to 'emulated' while the fabric runs"));
-        assertEquals("nothing stored: still managed by OpenSM", true, ip.run("fabric:simulator").startsWith("sm=external"));
+        // What ipoib:config asks before it stores anything.
+        var rules = context.getServiceReferences(ipoib.api.config.ConfigurationRules.class,
+                "(ipoib.config.pid=ipoib.verbs.loopback)");
+        assertEquals(1, rules.size());
+        String refused = context.getService(rules.iterator().next()).refusal("ipoib.verbs.loopback",
+                java.util.Map.of("sm", "emulated"));
+        assertEquals("loopback property 'sm' cannot change from 'external' to 'emulated' while the fabric runs: the "
+                + "interfaces' LIDs, groups and paths belong to the SM in force; set it before start "
+                + "(./ipoib --opensm starts with sm=external)", refused);
+        assertTrue(ip.run("fabric:simulator").startsWith("sm=external"));
     }
 }
