@@ -8,7 +8,6 @@ import static org.ops4j.pax.exam.CoreOptions.systemProperty;
 
 import java.time.Duration;
 import javax.inject.Inject;
-import org.junit.AfterClass;
 import org.junit.Before;
 import org.junit.Test;
 import org.junit.runner.RunWith;
@@ -55,8 +54,15 @@ public class OpenSmManagedIT {
     public void managedByOpenSm() throws Exception {
         ip = new IpFixture(context, configurationAdmin);
         if (openSm == null) {
+            String socket = System.getProperty(SOCKET);
+            // Pax Exam's native container set these as the JVM's: the next test classes run without them
+            // (the fabric has read them; JUnit runs each method of this class with its own @AfterClass).
+            for (String p : new String[] {"ipoib.opensm", "ipoib.topology", SOCKET}) {
+                System.clearProperty(p);
+            }
             try {
-                openSm = OpenSmProcess.start(System.getProperty(SOCKET), PARTITIONS);
+                openSm = OpenSmProcess.start(socket, PARTITIONS);
+                Runtime.getRuntime().addShutdownHook(new Thread(openSm::close, "opensm-it-stop"));
             } catch (AssertionError e) {
                 throw new AssertionError(e.getMessage() + "\nloopback provider: " + loopbackComponent(), e);
             }
@@ -74,6 +80,12 @@ public class OpenSmManagedIT {
         }
     }
 
+    private static long xmitPackets(String perfquery) {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("(?m)^PortXmitPkts:\\.+(\\d+)$").matcher(perfquery);
+        assertTrue(perfquery, m.find());
+        return Long.parseLong(m.group(1));
+    }
+
     /** The loopback provider's component state and failure, from Declarative Services. */
     private String loopbackComponent() {
         var ref = context.getServiceReference(org.osgi.service.component.runtime.ServiceComponentRuntime.class);
@@ -89,14 +101,6 @@ public class OpenSmManagedIT {
         return out.toString();
     }
 
-    @AfterClass
-    public static void stopOpenSm() {
-        if (openSm != null) {
-            openSm.close();
-            openSm = null;
-        }
-    }
-
     @Test
     public void theInterfacesComeUpOnOpenSmsBroadcastGroupAndPingAcrossBothSwitches() throws Exception {
         String simulator = ip.run("fabric:simulator");
@@ -109,9 +113,16 @@ public class OpenSmManagedIT {
         assertTrue(mgids, mgids.contains("ff12:401b:ffff::ffff:ffff"));
 
         ip.pingUntilReply("a", "10.8.0.2", Duration.ofSeconds(20));
+        // perfquery of loop0's port (hca0 in the net file), at the LID ibstat shows there.
+        java.util.regex.Matcher lid = java.util.regex.Pattern.compile("Base lid: (\\d+)")
+                .matcher(openSm.toolAt("hca0", "ibstat"));
+        assertTrue("ibstat at hca0 shows its LID", lid.find());
+        long before = xmitPackets(openSm.tool("perfquery", lid.group(1), "1"));
         GogoShell.Result ping = ip.shell("ipoib:ping -I a -c 3 -i 0.2 -W 1 10.8.0.2");
         assertNull(ping.all(), ping.error());
         assertTrue(ping.all(), ping.all().contains(" 0% packet loss"));
+        String after = openSm.tool("perfquery", lid.group(1), "1");
+        assertTrue("three echo requests more: " + after, xmitPackets(after) - before >= 3);
     }
 
     @Test

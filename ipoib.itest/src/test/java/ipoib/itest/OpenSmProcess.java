@@ -109,10 +109,18 @@ final class OpenSmProcess implements AutoCloseable {
 
     /** An infiniband-diags tool under libumad2sim, as {@code ./ipoib diag} runs it; its standard output. */
     String tool(String... command) throws Exception {
+        return toolAt("", command);
+    }
+
+    /** {@link #tool} attached at a node of the topology (umad2sim's SIM_HOST), or at the default one when empty. */
+    String toolAt(String node, String... command) throws Exception {
         Path out = Files.createTempFile(dir, "tool", ".out");
         ProcessBuilder pb = new ProcessBuilder(command).directory(dir.toFile()).redirectOutput(out.toFile())
                 .redirectError(ProcessBuilder.Redirect.DISCARD);
         pb.environment().putAll(Map.of("IBSIM_SOCKNAME", sockName, "LD_PRELOAD", preload));
+        if (!node.isEmpty()) {
+            pb.environment().put("SIM_HOST", node);
+        }
         Process p = pb.start();
         if (!p.waitFor(TIMEOUT_MILLIS, TimeUnit.MILLISECONDS)) {
             p.destroyForcibly();
