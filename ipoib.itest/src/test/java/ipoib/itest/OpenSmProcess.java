@@ -51,17 +51,26 @@ final class OpenSmProcess implements AutoCloseable {
     /** OpenSM attached to {@code @sockName:ctl} with {@code partitions}, until SUBNET UP. */
     static OpenSmProcess start(String sockName, String partitions) throws Exception {
         Path dir = Files.createTempDirectory("ipoib-opensm-it");
-        Path shims = repository().resolve("ipoib.verbs.fabric/src/test/c");
-        String preload = compile(dir, shims, "umad2sim_full_mad.c", "full.so") + ":" + umad2sim() + ":"
-                + compile(dir, shims, "umad2sim_full_mad.c", "full_socket.so", "-DSOCKET_SIDE");
-        Path rmpp = compile(dir, shims, "umad_rmpp_shim.c", "rmpp.so");
-        Path conf = Files.writeString(dir.resolve("partitions.conf"), partitions);
-        Path log = dir.resolve("opensm.log");
-        ProcessBuilder pb = new ProcessBuilder("opensm", "-f", log.toString(), "-P", conf.toString(), "-d2")
-                .directory(dir.toFile()).redirectErrorStream(true).redirectOutput(dir.resolve("opensm.out").toFile());
-        pb.environment().putAll(Map.of("IBSIM_SOCKNAME", sockName, "OSM_TMP_DIR", dir.toString(), "OSM_CACHE_DIR",
-                dir.toString(), "LD_PRELOAD", rmpp + ":" + preload));
-        OpenSmProcess p = new OpenSmProcess(dir, sockName, preload, pb.start());
+        Process process;
+        String preload;
+        try {
+            Path shims = repository().resolve("ipoib.verbs.fabric/src/test/c");
+            preload = compile(dir, shims, "umad2sim_full_mad.c", "full.so") + ":" + umad2sim() + ":"
+                    + compile(dir, shims, "umad2sim_full_mad.c", "full_socket.so", "-DSOCKET_SIDE");
+            Path rmpp = compile(dir, shims, "umad_rmpp_shim.c", "rmpp.so");
+            Path conf = Files.writeString(dir.resolve("partitions.conf"), partitions);
+            Path log = dir.resolve("opensm.log");
+            ProcessBuilder pb = new ProcessBuilder("opensm", "-f", log.toString(), "-P", conf.toString(), "-d2")
+                    .directory(dir.toFile()).redirectErrorStream(true)
+                    .redirectOutput(dir.resolve("opensm.out").toFile());
+            pb.environment().putAll(Map.of("IBSIM_SOCKNAME", sockName, "OSM_TMP_DIR", dir.toString(), "OSM_CACHE_DIR",
+                    dir.toString(), "LD_PRELOAD", rmpp + ":" + preload));
+            process = pb.start();
+        } catch (Exception | Error e) {
+            deleteTree(dir);
+            throw e;
+        }
+        OpenSmProcess p = new OpenSmProcess(dir, sockName, preload, process);
         try {
             p.awaitLog("SUBNET UP");
             return p;
@@ -140,6 +149,10 @@ final class OpenSmProcess implements AutoCloseable {
             openSm.destroyForcibly();
             Thread.currentThread().interrupt();
         }
+        deleteTree(dir);
+    }
+
+    private static void deleteTree(Path dir) {
         try (Stream<Path> files = Files.walk(dir)) {
             files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
         } catch (IOException e) {
