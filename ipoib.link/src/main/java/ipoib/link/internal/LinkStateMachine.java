@@ -163,7 +163,9 @@ final class LinkStateMachine {
             }
         }
         if (!p.attributes().isActive()) {
-            status.set(LinkState.DOWN, "port " + describe(p) + " is " + p.attributes().state());
+            // A port the SM has not swept yet has no LID (IBA 14.2.5.6): say so, not only its state.
+            status.set(LinkState.DOWN, "port " + describe(p) + " is " + p.attributes().state()
+                    + (p.attributes().lid().value() == 0 ? ", no LID yet: the subnet manager has not swept it" : ""));
             return;
         }
         OptionalInt index = p.pkeyTable().indexOfPartition(config.pkey());

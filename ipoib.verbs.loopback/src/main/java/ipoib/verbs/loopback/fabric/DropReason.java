@@ -22,6 +22,12 @@ public enum DropReason {
     QP_NOT_READY("qp_not_ready"),
     /** The sending or receiving port is not ACTIVE. */
     PORT_NOT_ACTIVE("port_not_active"),
+    /** A port on the route (an HCA port or a switch port) is not Active or its link is down. */
+    ROUTE_PORT_INACTIVE("route_port_inactive"),
+    /** A switch on the route has no forwarding entry for the destination LID (unprogrammed, or above LinearFDBTop). */
+    NO_ROUTE("no_route"),
+    /** A switch's forwarding entry leads back out of the arrival port, or the route exceeds the hop limit. */
+    ROUTING_LOOP("routing_loop"),
     /** Fault injection: lost on the link. */
     FAULT_LOSS("fault_loss"),
     /** Fault injection: corrupted on the link, caught by the ICRC/VCRC check. */

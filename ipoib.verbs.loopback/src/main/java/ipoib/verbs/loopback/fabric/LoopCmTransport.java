@@ -29,7 +29,7 @@ final class LoopCmTransport implements CmTransport {
         }
         byte[] copy = new byte[MAD_LENGTH];
         mad.duplicate().get(copy);
-        port.device.fabric.sendCm(port, destinationLid, copy);
+        port.device.fabric.cm.send(port, destinationLid, copy);
     }
 
     @Override

@@ -23,15 +23,20 @@ public final class LoopDevice implements Device {
     private final SplittableRandom qpnRandom;
     private int nextQpn;
 
-    LoopDevice(Fabric fabric, int index, Guid nodeGuid, int portCount, long seed) {
+    /** The HCA node of the subnet model. */
+    final ipoib.verbs.loopback.subnet.Node model;
+
+    LoopDevice(Fabric fabric, int index, ipoib.verbs.loopback.subnet.Node model, long seed) {
         this.fabric = fabric;
+        this.model = model;
         this.name = "loop" + index;
-        this.nodeGuid = nodeGuid;
+        this.nodeGuid = Guid.of(model.nodeGuid());
+        int portCount = model.portCount();
         this.qpnRandom = new SplittableRandom(seed ^ (0x9E3779B97F4A7C15L * (index + 1)));
         this.nextQpn = FIRST_QPN + qpnRandom.nextInt(0x1000);
         LoopPort[] p = new LoopPort[portCount];
         for (int i = 0; i < portCount; i++) {
-            p[i] = new LoopPort(this, i + 1, Guid.of(nodeGuid.value() + i + 1));
+            p[i] = new LoopPort(this, model.port(i + 1));
         }
         this.ports = List.of(p);
     }

@@ -30,9 +30,14 @@ import java.util.OptionalInt;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
 
-/** A port of a loopback HCA. */
+/**
+ * A port of a loopback HCA: the verbs face of an HCA port of the subnet model, which holds its
+ * LID and its state (the one source of truth the emulated SM, the agents and the data path share).
+ */
 public final class LoopPort implements Port {
     final LoopDevice device;
+    /** The port in the subnet model. */
+    final ipoib.verbs.loopback.subnet.Port model;
     private final int number;
     private final Guid guid;
     private final Gid gid0;
@@ -49,8 +54,6 @@ public final class LoopPort implements Port {
     final ThreadCounters packets = new ThreadCounters(new Counters());
     static final int SENT = 0;
     static final int DELIVERED = 1;
-    private volatile PortState state = PortState.DOWN;
-    private volatile int lid;
     private volatile IbMtu activeMtu;
     private volatile PKeyTable pkeys = PKeyTable.of();
     private volatile MadTransport madTransport;
@@ -61,10 +64,11 @@ public final class LoopPort implements Port {
     /** Random source of this port's faults, seeded from the fabric seed and the port GUID. */
     final java.util.SplittableRandom faultRandom;
 
-    LoopPort(LoopDevice device, int number, Guid guid) {
+    LoopPort(LoopDevice device, ipoib.verbs.loopback.subnet.Port model) {
         this.device = device;
-        this.number = number;
-        this.guid = guid;
+        this.model = model;
+        this.number = model.number();
+        this.guid = Guid.of(model.guid());
         this.gid0 = Gid.of(device.fabric.config().subnetPrefix(), guid);
         this.activeMtu = device.fabric.config().mtu();
         this.faultRandom = new java.util.SplittableRandom(device.fabric.config().seed() ^ guid.value());
@@ -88,7 +92,9 @@ public final class LoopPort implements Port {
 
     @Override
     public PortAttributes attributes() {
-        return new PortAttributes(state, Lid.of(lid), device.fabric.config().lmc(), Lid.of(SubnetManager.SM_LID), 0,
+        boolean external = device.fabric.subnetManager().standsDown();
+        return new PortAttributes(state(), Lid.of(lidValue()), external ? model.lmc() : device.fabric.config().lmc(),
+                Lid.of(external ? model.smLid() : SubnetManager.SM_LID), 0,
                 activeMtu, IbMtu.MTU_4096,
                 device.fabric.config().rate(), gid0.prefix(), 1, pkeys.size());
     }
@@ -139,8 +145,8 @@ public final class LoopPort implements Port {
     @Override
     public UdQueuePair createUdQueuePair(UdQueuePairConfig config) {
         device.fabric.checkOpen();
-        if (state != PortState.ACTIVE) {
-            throw new VerbsException("create UD QP: port " + this + " is " + state + ", not ACTIVE");
+        if (!isActive()) {
+            throw new VerbsException("create UD QP: port " + this + " is " + state() + ", not ACTIVE");
         }
         PKey pkey = pkeys.get(config.pkeyIndex()).orElseThrow(() -> new VerbsException("create UD QP: P_Key index "
                 + config.pkeyIndex() + " is not a valid entry of port " + this + " (table " + pkeys + ")"));
@@ -186,8 +192,8 @@ public final class LoopPort implements Port {
     @Override
     public RcQueuePair createRcQueuePair(RcQueuePairConfig config) {
         device.fabric.checkOpen();
-        if (state != PortState.ACTIVE) {
-            throw new VerbsException("create RC QP: port " + this + " is " + state + ", not ACTIVE");
+        if (!isActive()) {
+            throw new VerbsException("create RC QP: port " + this + " is " + state() + ", not ACTIVE");
         }
         PKey pkey = pkeys.get(config.pkeyIndex()).orElseThrow(() -> new VerbsException("create RC QP: P_Key index "
                 + config.pkeyIndex() + " is not a valid entry of port " + this + " (table " + pkeys + ")"));
@@ -287,24 +293,26 @@ public final class LoopPort implements Port {
 
     // ---- state managed by the fabric -------------------------------------------------------------
 
+    /** Whether the port sends and receives: Active with its link up. */
     boolean isActive() {
-        return state == PortState.ACTIVE;
+        return model.isActive();
     }
 
+    /** The verbs port state: the model's logical state, DOWN while the link is down. */
     PortState state() {
-        return state;
-    }
-
-    void setState(PortState state) {
-        this.state = state;
+        if (!model.linkUp()) {
+            return PortState.DOWN;
+        }
+        return switch (model.state()) {
+            case DOWN -> PortState.DOWN;
+            case INIT -> PortState.INIT;
+            case ARMED -> PortState.ARMED;
+            case ACTIVE -> PortState.ACTIVE;
+        };
     }
 
     int lidValue() {
-        return lid;
-    }
-
-    void setLid(int lid) {
-        this.lid = lid;
+        return model.lid();
     }
 
     IbMtu activeMtu() {

@@ -2,6 +2,7 @@ package ipoib.verbs.loopback.fabric;
 
 import ipoib.api.Gid;
 import ipoib.api.Lid;
+import ipoib.api.Mgid;
 import ipoib.api.PKey;
 import ipoib.api.QKey;
 import ipoib.api.Qpn;
@@ -69,6 +70,8 @@ final class LoopQueuePair implements UdQueuePair {
      * of this queue pair alone claims without a CAS (see {@link LoopCompletionQueue#bindProducer}).
      */
     private final SpinLock sendLock = new SpinLock();
+    /** The multicast packet being forwarded, reused under the send lock (forwarding allocates nothing). */
+    final SwitchForwarding.Packet multicastPacket = new SwitchForwarding.Packet();
     /**
      * The port's packet counters of the thread that holds the send lock, kept here so that a
      * frame does not look them up (a thread-local look-up per frame cost 5 % of the sender's
@@ -252,7 +255,7 @@ final class LoopQueuePair implements UdQueuePair {
                         0, 0, pkeyIndex, false);
                 return true;
             }
-            port.device.fabric.transmit(this, ah, remoteQpn.value(), qkeyOnWire(remoteQkey), r.segment(), offset,
+            port.device.fabric.ud.transmit(this, ah, remoteQpn.value(), qkeyOnWire(remoteQkey), r.segment(), offset,
                     length);
             sendCq.push(workRequestId, CompletionStatus.SUCCESS, WorkCompletions.OPCODE_SEND, length, qpn, 0, 0, 0,
                     pkeyIndex, false);
@@ -313,7 +316,7 @@ final class LoopQueuePair implements UdQueuePair {
     /**
      * A list in one go: the send completion queue is claimed once for the whole list (one CAS on
      * its tail, one wake), and each run of consecutive datagrams to the same queue pair is
-     * delivered as one ({@link Fabric#transmit(LoopQueuePair, LoopAddressHandle, int, int,
+     * delivered as one ({@link UdDelivery#transmit(LoopQueuePair, LoopAddressHandle, int, int,
      * SendWorkRequests, int, int)}: the receive queue's lock taken once, its completion queue
      * claimed once). Completions, order, drops and faults are those of posting the requests one
      * by one; the send queue takes as many as its completion queue has room for.
@@ -378,7 +381,7 @@ final class LoopQueuePair implements UdQueuePair {
                         && qkeyOnWire(requests.remoteQkey(end)) == qkey && requests.length(end) <= mtu) {
                     end++;
                 }
-                fabric.transmit(this, (LoopAddressHandle) destination, remoteQpn.value(), qkey, requests, k, end);
+                fabric.ud.transmit(this, (LoopAddressHandle) destination, remoteQpn.value(), qkey, requests, k, end);
                 for (; k < end; k++) {
                     sendCq.put(first + k, requests.workRequestId(k), CompletionStatus.SUCCESS,
                             WorkCompletions.OPCODE_SEND, requests.length(k), qpn, 0, 0, 0, pkeyIndex, false);
@@ -513,7 +516,9 @@ final class LoopQueuePair implements UdQueuePair {
     @Override
     public void attachMulticast(Gid mgid, Lid mlid) {
         checkUsable("attachMulticast");
-        MulticastGroup group = port.device.fabric.subnetManager().groupByMlid(mlid.value());
+        SubnetManager sm = port.device.fabric.subnetManager();
+        MulticastGroup group = sm.standsDown() ? sm.attachedGroup(new Mgid(mgid), mlid.value())
+                : sm.groupByMlid(mlid.value());
         if (group == null || !group.mgid().gid().equals(mgid)) {
             throw new VerbsException("attachMulticast: no group " + mgid + " with MLID " + mlid
                     + " (join it through the subnet administrator first)");

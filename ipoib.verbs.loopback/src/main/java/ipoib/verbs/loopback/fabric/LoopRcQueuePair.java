@@ -215,7 +215,7 @@ final class LoopRcQueuePair implements RcQueuePair {
 
     private void sendPacket(MemorySegment segment, long offset, int length, int firstPsn, int k, int packets) {
         int chunk = Math.min(mtu, length - k * mtu);
-        port.device.fabric.transmitRc(this, (firstPsn + k) & PSN_MASK, k == 0, k == packets - 1, segment,
+        port.device.fabric.rc.transmit(this, (firstPsn + k) & PSN_MASK, k == 0, k == packets - 1, segment,
                 offset + (long) k * mtu, Math.max(chunk, 0));
     }
 

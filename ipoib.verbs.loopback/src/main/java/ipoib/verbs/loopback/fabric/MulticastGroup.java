@@ -34,6 +34,12 @@ public final class MulticastGroup {
     /** Created from the partition configuration: stays when its members leave (OpenSM's well-known groups). */
     final boolean persistent;
     /**
+     * Whether the emulated SM's membership decides who sends and receives; false for a group an
+     * HCA knows only from its queue pairs' attachments (sm=external: the external SM's multicast
+     * forwarding tables decide, as on a real subnet, where an HCA checks no membership).
+     */
+    final boolean checksMembership;
+    /**
      * The join states that create a group and keep it alive: FullMember and SendOnlyFullMember
      * (OpenSM 3.3.23 osm_multicast.c:336-414, full_members counts both).
      */
@@ -44,6 +50,11 @@ public final class MulticastGroup {
     private volatile LoopQueuePair[] attached = new LoopQueuePair[0];
 
     MulticastGroup(McMemberRecord parameters, int mlid, boolean persistent) {
+        this(parameters, mlid, persistent, true);
+    }
+
+    private MulticastGroup(McMemberRecord parameters, int mlid, boolean persistent, boolean checksMembership) {
+        this.checksMembership = checksMembership;
         this.mgid = parameters.mgid();
         this.mlid = mlid;
         this.qkey = parameters.qkey();
@@ -110,13 +121,26 @@ public final class MulticastGroup {
         return false;
     }
 
+    /**
+     * The group an HCA attached a queue pair to under an external SM: only its MGID and MLID are
+     * known here; the other parameters are the SA's, and the SM's forwarding tables decide membership.
+     */
+    static MulticastGroup attachedOnly(Mgid mgid, int mlid) {
+        McMemberRecord parameters = new McMemberRecord(mgid, Gid.ZERO, QKey.of(0), Lid.of(mlid), IbMtu.MTU_2048, 0,
+                PKey.of(PKey.FULL_MEMBER_BIT | 0x7fff), Rate.fromCode(3), 0, 0, 0, 0, JoinState.FULL_MEMBER, false);
+        return new MulticastGroup(parameters, mlid, false, false);
+    }
+
     /** Whether a port may send to the group: membership of any kind. */
     boolean isMember(Gid port) {
-        return members.containsKey(port);
+        return !checksMembership || members.containsKey(port);
     }
 
     /** Whether a port receives the group's traffic: FullMember or NonMember, not SendOnlyNonMember. */
     boolean receives(Gid port) {
+        if (!checksMembership) {
+            return true;
+        }
         Integer bits = members.get(port);
         return bits != null && (bits & (JoinState.FULL_MEMBER.bit() | JoinState.NON_MEMBER.bit())) != 0;
     }

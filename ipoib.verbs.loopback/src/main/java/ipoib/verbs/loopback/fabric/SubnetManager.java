@@ -27,7 +27,7 @@ import java.util.concurrent.atomic.LongAdder;
  */
 public final class SubnetManager {
 
-    /** The SM's own LID (an emulated switch port holds it). */
+    /** The SM's own LID: the first switch's port 0 holds it (the emulated SM runs there). */
     public static final int SM_LID = 1;
     /** First LID given to an HCA port. */
     static final int FIRST_PORT_LID = 2;
@@ -35,21 +35,35 @@ public final class SubnetManager {
     static final int PACKET_LIFETIME = 0x12;
 
     private final Fabric fabric;
-    private final AtomicReferenceArray<LoopPort> portsByLid = new AtomicReferenceArray<>(Lid.MAX_UNICAST + 1);
-    private final AtomicReferenceArray<MulticastGroup> groupsByMlid =
-            new AtomicReferenceArray<>(Lid.PERMISSIVE - Lid.MULTICAST_BASE);
+    /**
+     * MLIDs handed out: as many as a switch's multicast forwarding table holds (ibsim/sim.h
+     * MAXMCASTCAP), since every group's tree is programmed there.
+     */
+    static final int MLIDS = ipoib.verbs.loopback.subnet.SwitchTables.MULTICAST_CAP;
+    private final AtomicReferenceArray<MulticastGroup> groupsByMlid = new AtomicReferenceArray<>(MLIDS);
     private final Map<Mgid, MulticastGroup> groupsByMgid = new ConcurrentHashMap<>();
     private final AtomicInteger nextMlid = new AtomicInteger(Lid.MULTICAST_BASE);
     private final List<Subscription> subscriptions = new CopyOnWriteArrayList<>();
     private final Map<String, LongAdder> requestCounters = new ConcurrentHashMap<>();
     private volatile GroupTrapSink trapSink = GroupTrapSink.NONE;
+    /** sm=external: the groups the HCAs' queue pairs attached to, by MLID; the emulated SM keeps none. */
+    private final AtomicReferenceArray<MulticastGroup> attachedByMlid = new AtomicReferenceArray<>(MLIDS);
+    private volatile boolean standsDown;
     private volatile int generation;
 
     /** An InformInfo subscription: a port, a trap number, and an MGID or null for every group. */
     public record Subscription(LoopPort subscriber, int trapNumber, Mgid mgid, int qpn) {}
 
+    private final MulticastTrees trees;
+
     SubnetManager(Fabric fabric) {
         this.fabric = fabric;
+        this.trees = new MulticastTrees(fabric.topology(), this);
+    }
+
+    /** The multicast forwarding trees this SM programs. */
+    MulticastTrees trees() {
+        return trees;
     }
 
     public void setTrapSink(GroupTrapSink sink) {
@@ -58,8 +72,10 @@ public final class SubnetManager {
 
     // ---- LIDs -------------------------------------------------------------------------------
 
+    /** The HCA port that answers a unicast LID (the subnet model holds the LIDs), or null. */
     LoopPort portByLid(int lid) {
-        return lid > 0 && lid <= Lid.MAX_UNICAST ? portsByLid.get(lid) : null;
+        ipoib.verbs.loopback.subnet.Port port = fabric.topology().portByLid(lid);
+        return port == null ? null : fabric.loopPort(port);
     }
 
     /**
@@ -76,27 +92,25 @@ public final class SubnetManager {
             throw new IllegalArgumentException("invalid LID " + lid + ": with LMC " + fabric.config().lmc()
                     + " a base LID is a multiple of " + lids);
         }
-        for (int l = lid; l < lid + lids; l++) {
-            if (l == SM_LID) {
-                throw new IllegalArgumentException("invalid LID " + lid + ": LID " + SM_LID
-                        + " belongs to the subnet manager");
+        ipoib.verbs.loopback.subnet.Topology topology = fabric.topology();
+        topology.lock().lock();
+        try {
+            for (int l = lid; l < lid + lids; l++) {
+                if (l == SM_LID) {
+                    throw new IllegalArgumentException("invalid LID " + lid + ": LID " + SM_LID
+                            + " belongs to the subnet manager");
+                }
+                ipoib.verbs.loopback.subnet.Port holder = topology.portByLid(l);
+                if (holder != null && holder != port.model) {
+                    LoopPort loopHolder = fabric.loopPort(holder);
+                    throw new IllegalArgumentException("invalid LID " + lid + ": LID " + l + " is already assigned to "
+                            + (loopHolder != null ? loopHolder : holder.node().name() + " port 0"));
+                }
             }
-            LoopPort holder = portsByLid.get(l);
-            if (holder != null && holder != port) {
-                throw new IllegalArgumentException("invalid LID " + lid + ": LID " + l + " is already assigned to "
-                        + holder);
-            }
+            topology.assignLid(port.model, lid, fabric.config().lmc());
+        } finally {
+            topology.lock().unlock();
         }
-        int old = port.lidValue();
-        if (old != 0) {
-            for (int l = old; l < old + lids && l <= Lid.MAX_UNICAST; l++) {
-                portsByLid.compareAndSet(l, port, null);
-            }
-        }
-        for (int l = lid; l < lid + lids; l++) {
-            portsByLid.set(l, port);
-        }
-        port.setLid(lid);
     }
 
     /** How many LIDs every port has (2^LMC). */
@@ -151,7 +165,32 @@ public final class SubnetManager {
 
     MulticastGroup groupByMlid(int mlid) {
         int i = mlid - Lid.MULTICAST_BASE;
-        return i >= 0 && i < groupsByMlid.length() ? groupsByMlid.get(i) : null;
+        AtomicReferenceArray<MulticastGroup> groups = standsDown ? attachedByMlid : groupsByMlid;
+        return i >= 0 && i < groups.length() ? groups.get(i) : null;
+    }
+
+    /** sm=external: this SM assigns nothing, keeps no groups and answers no SA queries; the external SM does. */
+    void standDown() {
+        standsDown = true;
+    }
+
+    /** Whether an external SM manages the subnet (sm=external). */
+    public boolean standsDown() {
+        return standsDown;
+    }
+
+    /**
+     * sm=external: the group a queue pair attaches to, known by the MGID and MLID its port's join
+     * got from the external SA; null when the MLID is outside the multicast range or another MGID
+     * holds it.
+     */
+    MulticastGroup attachedGroup(Mgid mgid, int mlid) {
+        int i = mlid - Lid.MULTICAST_BASE;
+        if (i < 0 || i >= attachedByMlid.length()) {
+            return null;
+        }
+        MulticastGroup g = attachedByMlid.updateAndGet(i, old -> old != null ? old : MulticastGroup.attachedOnly(mgid, mlid));
+        return g.mgid.equals(mgid) ? g : null;
     }
 
     public MulticastGroup group(Mgid mgid) {
@@ -169,7 +208,7 @@ public final class SubnetManager {
 
     private MulticastGroup newGroup(McMemberRecord parameters, boolean persistent) {
         for (int attempt = 0; attempt < groupsByMlid.length(); attempt++) {
-            int mlid = nextMlid.getAndUpdate(v -> v + 1 >= Lid.PERMISSIVE ? Lid.MULTICAST_BASE : v + 1);
+            int mlid = nextMlid.getAndUpdate(v -> v + 1 >= Lid.MULTICAST_BASE + MLIDS ? Lid.MULTICAST_BASE : v + 1);
             if (groupsByMlid.get(mlid - Lid.MULTICAST_BASE) == null) {
                 MulticastGroup group = new MulticastGroup(parameters, mlid, persistent);
                 groupsByMlid.set(mlid - Lid.MULTICAST_BASE, group);
@@ -232,6 +271,7 @@ public final class SubnetManager {
                 }
             }
             group.addMember(port, joinStateBits);
+            trees.program(group);
         }
         if (created) {
             raise(66, mgid);
@@ -280,9 +320,11 @@ public final class SubnetManager {
                         + before + " in " + mgid + ", not " + joinStateBits);
             }
             group.removeMember(port, joinStateBits);
+            trees.program(group);
             if (!group.persistent && !group.hasFullMember()) {
                 groupsByMgid.remove(mgid);
                 groupsByMlid.compareAndSet(group.mlid - Lid.MULTICAST_BASE, group, null);
+                trees.remove(group.mlid);
                 deleted = true;
             } else if (group.persistent && group.members().isEmpty()) {
                 // A configured group stays (with its MLID) but is reported deleted, as OpenSM does.
@@ -361,6 +403,7 @@ public final class SubnetManager {
             for (Gid member : group.members().keySet()) {
                 group.removeMember(member, 0xF);
             }
+            trees.remove(group.mlid);
             if (!group.persistent) {
                 groupsByMgid.remove(group.mgid);
                 groupsByMlid.compareAndSet(group.mlid - Lid.MULTICAST_BASE, group, null);

@@ -13,6 +13,10 @@ import ipoib.verbs.loopback.fabric.Faults;
 import ipoib.verbs.loopback.fabric.LoopDevice;
 import ipoib.verbs.loopback.fabric.LoopPort;
 import ipoib.verbs.loopback.fabric.MulticastGroup;
+import ipoib.verbs.loopback.fabric.PortStatistics;
+import ipoib.verbs.loopback.subnet.NetFile;
+import ipoib.verbs.loopback.subnet.Node;
+import ipoib.verbs.loopback.subnet.Port;
 import ipoib.verbs.loopback.fabric.RcPortCounters;
 import ipoib.verbs.loopback.fabric.SaFaults;
 import ipoib.verbs.loopback.fabric.SubnetAdministratorEmulator;
@@ -26,7 +30,7 @@ import org.apache.felix.service.command.Descriptor;
 public final class FabricCommands {
 
     static final String[] FUNCTIONS = {"hcas", "groups", "sa", "stats", "fault", "faults", "clear", "reset", "down",
-            "up", "lid", "smchange", "pkeys", "capture"};
+            "up", "lid", "smchange", "pkeys", "capture", "topology", "ports"};
 
     private final Fabric fabric;
     private final SubnetAdministratorEmulator sa;
@@ -121,12 +125,30 @@ public final class FabricCommands {
         return out.toString();
     }
 
-    @Descriptor("show the fabric's packet counters and drops by reason")
+    @Descriptor("show the fabric's packet counters and drops by reason, and the ports where packets were dropped")
     public String stats() {
         StringBuilder out = new StringBuilder();
         fabric.counters().snapshot().forEach((k, v) -> out.append(String.format("%-28s %d%n", k, v)));
         rcPerPort(out);
+        dropsPerPort(out);
         return out.toString();
+    }
+
+    /** The ports where the data path dropped packets, with the reasons (fabric:ports shows every port). */
+    private void dropsPerPort(StringBuilder out) {
+        for (Node n : fabric.topology().nodes()) {
+            for (Port p : n.ports()) {
+                StringBuilder line = new StringBuilder();
+                PortStatistics.of(p).forEach((k, v) -> {
+                    if (k.startsWith("drop_") && v > 0) {
+                        line.append(' ').append(k).append(' ').append(v);
+                    }
+                });
+                if (!line.isEmpty()) {
+                    out.append(String.format("drops at %-16s", name(p))).append(line).append('\n');
+                }
+            }
+        }
     }
 
     /** RC traffic per port that carried any: data packets, retransmissions, ACK timeouts, ACKs and NAKs sent. */
@@ -219,20 +241,132 @@ public final class FabricCommands {
         return "reset " + p;
     }
 
-    @Descriptor("take a port down")
-    public String down(@Descriptor("device/port") String... args) {
-        LoopPort p = port(one(args, "fabric:down <device/port>"), "fabric:down <device/port>");
-        fabric.portDown(p);
+    @Descriptor("take the link at a port down, both ends: an HCA port (loop0/1) or any node's port (sw1 3, sw1/3); "
+            + "the emulated SM reroutes around it")
+    public String down(@Descriptor("device/port | node port") String... args) {
+        String usage = "fabric:down <device/port> | <node> <port>";
+        Port p = anyPort(args, usage);
+        LoopPort hca = fabric.hcaPort(p);
+        if (hca != null) {
+            fabric.portDown(hca);
+        } else {
+            fabric.linkDown(p);
+        }
         fabric.awaitEventsDelivered();
-        return p + " DOWN";
+        return name(p) + " DOWN" + peerNote(p);
     }
 
-    @Descriptor("bring a port up")
-    public String up(@Descriptor("device/port") String... args) {
-        LoopPort p = port(one(args, "fabric:up <device/port>"), "fabric:up <device/port>");
-        fabric.portUp(p);
+    @Descriptor("bring the link at a port up, both ends: an HCA port (loop0/1) or any node's port (sw1 3, sw1/3)")
+    public String up(@Descriptor("device/port | node port") String... args) {
+        String usage = "fabric:up <device/port> | <node> <port>";
+        Port p = anyPort(args, usage);
+        LoopPort hca = fabric.hcaPort(p);
+        try {
+            if (hca != null) {
+                fabric.portUp(hca);
+            } else {
+                fabric.linkUp(p);
+            }
+        } catch (IllegalArgumentException e) {
+            throw usage(usage, e.getMessage());
+        }
         fabric.awaitEventsDelivered();
-        return p + " ACTIVE";
+        return name(p) + " ACTIVE" + peerNote(p);
+    }
+
+    @Descriptor("show the subnet: nodes, their ports, the peers they are cabled to, LIDs and states; "
+            + "'--net' writes it in ibsim's net-file format instead")
+    public String topology(@Descriptor("[--net]") String... args) {
+        if (args.length == 1 && args[0].equals("--net")) {
+            try {
+                return NetFile.write(fabric.topology());
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("fabric:topology --net: " + e.getMessage());
+            }
+        }
+        if (args.length != 0) {
+            throw usage("fabric:topology [--net]", "unknown argument '" + String.join(" ", args) + "'");
+        }
+        StringBuilder out = new StringBuilder();
+        for (Node n : fabric.topology().nodes()) {
+            out.append(n.isSwitch() ? "switch " : "hca    ").append(n.name());
+            out.append(String.format("  GUID 0x%016x", n.nodeGuid()));
+            LoopPort first = n.isSwitch() ? null : fabric.hcaPort(n.port(1));
+            if (first != null) {
+                out.append("  device ").append(first.device().name());
+            }
+            if (n.isSwitch()) {
+                out.append("  LID ").append(n.port(0).lid());
+            }
+            out.append('\n');
+            for (Port p : n.ports()) {
+                if (p.number() == 0) {
+                    continue;
+                }
+                Port peer = p.peer();
+                out.append(String.format("    [%d] %-22s %-6s %-8s", p.number(),
+                        peer == null ? "-" : "\"" + peer.node().name() + "\"[" + peer.number() + "]",
+                        p.state(), p.linkUp() ? "LinkUp" : p.physicalState()));
+                if (!n.isSwitch()) {
+                    out.append(String.format("  LID %d  GUID 0x%016x", p.lid(), p.guid()));
+                }
+                out.append('\n');
+            }
+        }
+        return out.toString();
+    }
+
+    @Descriptor("show every cabled port's traffic (packets and octets each way) and its drops by reason")
+    public String ports() {
+        StringBuilder out = new StringBuilder();
+        for (Node n : fabric.topology().nodes()) {
+            for (Port p : n.ports()) {
+                if (p.number() == 0 || p.peer() == null) {
+                    continue;
+                }
+                out.append(String.format("%-14s", name(p)));
+                PortStatistics.of(p).forEach((k, v) -> out.append(' ').append(k).append(' ').append(v));
+                out.append('\n');
+            }
+        }
+        return out.toString();
+    }
+
+    /** A port as the commands name it: loop0/1 for an HCA port, sw1/3 for a switch's. */
+    private String name(Port p) {
+        LoopPort hca = fabric.hcaPort(p);
+        return hca != null ? hca.toString() : p.node().name() + "/" + p.number();
+    }
+
+    private String peerNote(Port p) {
+        return p.peer() == null ? "" : " (and its peer " + name(p.peer()) + ")";
+    }
+
+    /** A port from "loop0/1", "sw1/3" or "sw1 3". */
+    private Port anyPort(String[] args, String usage) {
+        String node;
+        String number;
+        if (args.length == 2) {
+            node = args[0];
+            number = args[1];
+        } else if (args.length == 1) {
+            String[] parts = args[0].split("/", 2);
+            node = parts[0];
+            number = parts.length == 2 ? parts[1] : "1";
+        } else {
+            throw usage(usage, "expected a device/port (loop0/1) or a node and a port (sw1 3)");
+        }
+        int n;
+        try {
+            n = (int) Numbers.parse("port", number, 1, 254);
+        } catch (IllegalArgumentException e) {
+            throw usage(usage, e.getMessage());
+        }
+        try {
+            return fabric.anyPort(node, n);
+        } catch (IllegalArgumentException e) {
+            throw usage(usage, e.getMessage());
+        }
     }
 
     @Descriptor("give a port a new LID (LID_CHANGE)")

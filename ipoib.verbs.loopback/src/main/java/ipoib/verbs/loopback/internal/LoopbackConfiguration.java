@@ -9,6 +9,12 @@ import org.osgi.service.metatype.annotations.Option;
         description = "An in-JVM InfiniBand subnet: HCAs, ports, partitions and an emulated SM/SA.")
 @interface LoopbackConfiguration {
 
+    @AttributeDefinition(name = "Topology",
+            description = "A net file in ibsim's format (Switch/Hca records and their cabled ports, as ibnetdiscover "
+                    + "writes them): the subnet's switches, HCAs and cables; its HCAs in file order are the devices "
+                    + "loop0, loop1, ... and 'hcas'/'portsPerHca' are ignored. Empty: 'hcas' HCAs on one switch.")
+    String topology() default "";
+
     @AttributeDefinition(name = "HCAs", description = "Number of HCAs (devices loop0, loop1, ...), 1..64.",
             min = "1", max = "64")
     int hcas() default 2;
@@ -60,4 +66,31 @@ import org.osgi.service.metatype.annotations.Option;
                     + "bit 12) and accepts them, as OpenSM 3.3.23 does; false emulates an SM without the support "
                     + "(senders then join as SendOnlyNonMember).")
     boolean saSendOnlyFullMember() default true;
+
+    @AttributeDefinition(name = "Subnet manager",
+            description = "Who manages the subnet: 'emulated' (the fabric's own SM and SA) or 'external' (the SM "
+                    + "that attaches through the simulator server, e.g. OpenSM: the emulated SM and SA stand down, "
+                    + "LIDs, P_Key tables, forwarding tables, groups and paths come from it). Fixed while the fabric "
+                    + "runs: set it before start (./ipoib --opensm does).",
+            options = {@Option(label = "emulated", value = "emulated"), @Option(label = "external", value = "external")})
+    String sm() default "emulated";
+
+    @AttributeDefinition(name = "Simulator server",
+            description = "Serve ibsim's client protocol so that OpenSM and infiniband-diags under libumad2sim attach "
+                    + "to the fabric: 'off', 'local' (abstract AF_UNIX datagram sockets named after simulatorName, "
+                    + "clients set IBSIM_SOCKNAME) or 'udp' (127.0.0.1, ports simulatorPort..simulatorPort+10, "
+                    + "clients set IBSIM_SERVER_NAME and IBSIM_SERVER_PORT).",
+            options = {@Option(label = "off", value = "off"), @Option(label = "local", value = "local"),
+                    @Option(label = "udp", value = "udp")})
+    String simulator() default "off";
+
+    @AttributeDefinition(name = "Simulator socket name",
+            description = "Base name of the simulator server's abstract sockets (NAME:ctl, NAME:out0..9): "
+                    + "a client's IBSIM_SOCKNAME. 1..64 characters: letters, digits, '.', '_', '-'.")
+    String simulatorName() default "ipoib";
+
+    @AttributeDefinition(name = "Simulator UDP port",
+            description = "Control port of the simulator server in 'udp' mode, 1024..65525; the ten ports after it "
+                    + "carry the clients' MADs. A client's IBSIM_SERVER_PORT.", min = "1024", max = "65525")
+    int simulatorPort() default 7070;
 }

@@ -1,6 +1,7 @@
 package ipoib.verbs.loopback.internal;
 
 import ipoib.api.Gid;
+import ipoib.api.config.ConfigurationRules;
 import ipoib.api.Guid;
 import ipoib.api.IbMtu;
 import ipoib.api.Rate;
@@ -8,6 +9,7 @@ import ipoib.api.verbs.VerbsProvider;
 import ipoib.verbs.loopback.fabric.FabricConfig;
 import ipoib.verbs.loopback.fabric.LoopbackSubnet;
 import ipoib.verbs.loopback.fabric.PartitionConfig;
+import ipoib.verbs.loopback.ibsim.SimulatorServer;
 import ipoib.runtime.CaptureFiles;
 import ipoib.runtime.ConfigCheck;
 import java.util.ArrayList;
@@ -37,9 +39,10 @@ import org.osgi.service.metatype.annotations.Designate;
  * (as ARP and ND keep their previous settings).
  */
 @Component(configurationPid = LoopbackProvider.PID, configurationPolicy = ConfigurationPolicy.OPTIONAL,
-        service = {}, immediate = true)
+        service = ConfigurationRules.class, property = ConfigurationRules.PID_PROPERTY + "=" + LoopbackProvider.PID,
+        immediate = true)
 @Designate(ocd = LoopbackConfiguration.class)
-public final class LoopbackProvider {
+public final class LoopbackProvider implements ConfigurationRules {
 
     /** Configuration PID. */
     public static final String PID = "ipoib.verbs.loopback";
@@ -50,12 +53,17 @@ public final class LoopbackProvider {
     private Running running;
     /** The stored configuration in force; a refused one is written back to it (or deleted: the defaults). */
     private final LastGoodConfiguration lastGood;
+    private final ConfigurationAdmin configurationAdmin;
 
     /** A started subnet with its provider and shell registrations. */
     private record Running(LoopbackSubnet subnet, FabricCommands shell, ServiceRegistration<VerbsProvider> provider,
-                           ServiceRegistration<FabricCommands> commands) {
+                           ServiceRegistration<FabricCommands> commands, ManagementSettings management,
+                           SimulatorServer simulator, ServiceRegistration<SimulatorCommands> simulatorCommands) {
         void stop() {
-            for (ServiceRegistration<?> r : List.of(provider, commands)) {
+            if (simulator != null) {
+                simulator.close(); // its clients detached before the plane goes
+            }
+            for (ServiceRegistration<?> r : List.of(provider, commands, simulatorCommands)) {
                 try {
                     r.unregister();
                 } catch (IllegalStateException alreadyGone) {
@@ -73,6 +81,7 @@ public final class LoopbackProvider {
                             @Reference(service = LoggerFactory.class) Logger log) {
         this.context = context;
         this.log = log;
+        this.configurationAdmin = configurationAdmin;
         this.lastGood = new LastGoodConfiguration(log::warn);
         lastGood.admin(configurationAdmin);
         apply(configuration, properties);
@@ -100,14 +109,25 @@ public final class LoopbackProvider {
     }
 
     /** Validates a configuration and, when valid, replaces the running fabric with one built from it. */
-    private synchronized void apply(LoopbackConfiguration configuration, Map<String, Object> properties) {
+    private synchronized void apply(LoopbackConfiguration given, Map<String, Object> componentProperties) {
+        // The service property that files this component as the PID's rules is not configuration.
+        Map<String, Object> properties = new java.util.HashMap<>(componentProperties);
+        properties.remove(ConfigurationRules.PID_PROPERTY);
         if (running != null && lastGood.isInForce(properties)) {
             return; // the configuration in force, stored again after a refusal: the fabric keeps running
         }
         FabricConfig config;
+        ManagementSettings management;
+        LoopbackConfiguration configuration = given;
         try {
             checkProperties(properties);
+            configuration = withFrameworkDefaults(given, properties, storedKeys(properties));
             config = toFabricConfig(configuration);
+            management = ManagementSettings.of(configuration);
+            String runtime = running == null ? null : management.refusalToReplace(running.management());
+            if (runtime != null) {
+                throw new IllegalArgumentException(runtime);
+            }
         } catch (IllegalArgumentException e) {
             lastGood.refused(properties, e.getMessage());
             return;
@@ -117,7 +137,8 @@ public final class LoopbackProvider {
             running.stop();
             running = null;
         }
-        LoopbackSubnet subnet = new LoopbackSubnet(config, configuration.saTimeoutMillis(), configuration.saRetries());
+        LoopbackSubnet subnet = new LoopbackSubnet(config, configuration.saTimeoutMillis(), configuration.saRetries(),
+                LoopbackSubnet.UNTRUSTED_SM_KEY, management.serves(), management.externalSm());
         subnet.subnetAdministrator().setSendOnlyFullMember(configuration.saSendOnlyFullMember());
         Hashtable<String, Object> props = new Hashtable<>();
         props.put("osgi.command.scope", "fabric");
@@ -127,16 +148,114 @@ public final class LoopbackProvider {
         ServiceRegistration<FabricCommands> commands = context.registerService(FabricCommands.class, shell, props);
         ServiceRegistration<VerbsProvider> provider = context.registerService(VerbsProvider.class, subnet,
                 new Hashtable<>(Map.of(VerbsProvider.NAME_PROPERTY, "loopback")));
-        running = new Running(subnet, shell, provider, commands);
-        log.info("loopback fabric up: " + config.hcas() + " HCAs x " + config.portsPerHca() + " ports, MTU "
-                + config.mtu() + ", " + config.partitions().size() + " partitions, seed " + config.seed());
+        SimulatorServer simulator = startSimulator(management, subnet);
+        ServiceRegistration<SimulatorCommands> simulatorCommands = context.registerService(SimulatorCommands.class,
+                new SimulatorCommands(management, simulator),
+                new Hashtable<>(Map.of("osgi.command.scope", "fabric", "osgi.command.function", "simulator")));
+        running = new Running(subnet, shell, provider, commands, management, simulator, simulatorCommands);
+        log.info("loopback fabric up: " + (config.topology().isEmpty() ? "" : "topology " + config.topology() + ", ")
+                + config.hcas() + " HCAs x " + config.portsPerHca() + " ports, MTU "
+                + config.mtu() + ", " + config.partitions().size() + " partitions, seed " + config.seed()
+                + (management.externalSm() ? ", sm=external (the SM attached through the simulator server manages it)"
+                        : ""));
+    }
+
+    /** ibsim's protocol on the subnet's management plane, or null when off or when its sockets cannot be bound. */
+    private SimulatorServer startSimulator(ManagementSettings management, LoopbackSubnet subnet) {
+        if (!management.serves()) {
+            return null;
+        }
+        try {
+            return ManagementSettings.LOCAL.equals(management.simulator())
+                    ? SimulatorServer.local(management.simulatorName(), subnet.managementPlane(), log::info, log::warn)
+                    : SimulatorServer.udp(management.simulatorPort(), subnet.managementPlane(), log::info, log::warn);
+        } catch (java.io.IOException | IllegalArgumentException e) {
+            log.error("simulator server not started: " + e.getMessage() + (ManagementSettings.LOCAL.equals(
+                    management.simulator()) ? " (another appliance or ibsim serves this name: choose another "
+                    + "simulatorName)" : " (choose another simulatorPort)")
+                    + (management.externalSm() ? "; with sm=external no SM can attach, every port stays without a LID"
+                    : ""));
+            return null;
+        }
+    }
+
+    /**
+     * Framework property {@value #OPENSM_PROPERTY} (set by {@code ./ipoib --opensm}): the
+     * simulator socket name; the configuration's defaults become sm=external and simulator=local
+     * on that name. Framework property {@value #TOPOLOGY_PROPERTY} ({@code --topology FILE}): the
+     * default topology. A property the stored configuration sets keeps its value.
+     */
+    static final String OPENSM_PROPERTY = "ipoib.opensm";
+    static final String TOPOLOGY_PROPERTY = "ipoib.topology";
+
+    private LoopbackConfiguration withFrameworkDefaults(LoopbackConfiguration c, Map<String, ?> properties,
+                                                        java.util.Set<String> stored) {
+        String opensm = context.getProperty(OPENSM_PROPERTY);
+        String topology = context.getProperty(TOPOLOGY_PROPERTY);
+        if ((opensm == null || opensm.isBlank()) && (topology == null || topology.isBlank())) {
+            return c;
+        }
+        Map<String, Object> effective = new java.util.HashMap<>(properties);
+        if (opensm != null && !opensm.isBlank()) {
+            if (!stored.contains("sm")) {
+                effective.put("sm", ManagementSettings.EXTERNAL);
+            }
+            if (!stored.contains("simulator")) {
+                effective.put("simulator", ManagementSettings.LOCAL);
+            }
+            if (!stored.contains("simulatorName")) {
+                effective.put("simulatorName", opensm.strip());
+            }
+        }
+        if (topology != null && !topology.isBlank() && !stored.contains("topology")) {
+            effective.put("topology", topology.strip());
+        }
+        return ipoib.runtime.ConfigValues.of(LoopbackConfiguration.class, effective);
+    }
+
+    /** The keys the stored configuration sets (DS adds the defaults of the others); none without one. */
+    private java.util.Set<String> storedKeys(Map<String, ?> properties) {
+        Object pid = properties.get("service.pid");
+        if (pid == null) {
+            return java.util.Set.of();
+        }
+        try {
+            org.osgi.service.cm.Configuration[] found = configurationAdmin.listConfigurations("(service.pid=" + pid + ")");
+            if (found == null || found.length == 0 || found[0].getProperties() == null) {
+                return java.util.Set.of();
+            }
+            return new java.util.HashSet<>(java.util.Collections.list(found[0].getProperties().keys()));
+        } catch (java.io.IOException | org.osgi.framework.InvalidSyntaxException e) {
+            return java.util.Set.of();
+        }
+    }
+
+    /**
+     * The rules of the {@value #PID} configuration, for a check before it is stored: those of
+     * {@link #refusal(Map)}, and a subnet manager that cannot change while the fabric runs.
+     */
+    @Override
+    public synchronized String refusal(String pid, Map<String, ?> properties) {
+        try {
+            checkProperties(properties);
+            // What would be stored, with the framework's defaults for what it leaves out (as apply does).
+            LoopbackConfiguration c = withFrameworkDefaults(ipoib.runtime.ConfigValues.of(LoopbackConfiguration.class,
+                    properties), properties, properties.keySet());
+            toFabricConfig(c);
+            ManagementSettings settings = ManagementSettings.of(c);
+            return running == null ? null : settings.refusalToReplace(running.management());
+        } catch (IllegalArgumentException e) {
+            return e.getMessage();
+        }
     }
 
     /** Why a configuration would be refused, or null: the metatype, then the forms and the topology's rules. */
     static String refusal(Map<String, ?> properties) {
         try {
             checkProperties(properties);
-            toFabricConfig(ipoib.runtime.ConfigValues.of(LoopbackConfiguration.class, properties));
+            LoopbackConfiguration c = ipoib.runtime.ConfigValues.of(LoopbackConfiguration.class, properties);
+            toFabricConfig(c);
+            ManagementSettings.of(c);
             return null;
         } catch (IllegalArgumentException e) {
             return e.getMessage();
@@ -188,7 +307,8 @@ public final class LoopbackProvider {
         }
         // The ranges are declared once, in LoopbackConfiguration's metatype.
         CHECK.check(Map.of("saTimeoutMillis", c.saTimeoutMillis(), "saRetries", c.saRetries()));
-        return new FabricConfig(c.hcas(), c.portsPerHca(), prefix, guidBase, mtu, rate, partitions, c.seed(), c.lmc());
+        return new FabricConfig(c.hcas(), c.portsPerHca(), prefix, guidBase, mtu, rate, partitions, c.seed(), c.lmc(),
+                c.topology());
     }
 
     @Deactivate

@@ -331,7 +331,7 @@ class FabricDataPathTest {
         try (Endpoint a = new Endpoint(port(f, 0), FULL, QKEY, 0); Endpoint b = new Endpoint(port(f, 1), FULL, QKEY, 8)) {
             f.setFaults(a.port, Faults.NONE.with(FaultKind.DELAY, 60_000));
             AddressHandle ah = a.handleTo(b);
-            int sends = Fabric.MAX_HELD_BACK + 100;
+            int sends = FaultInjector.MAX_HELD_BACK + 100;
             for (int i = 0; i < sends; i++) {
                 assertTrue(a.send(ah, b.qp.qpn(), QKEY, 1, (byte) i));
                 a.poll();

@@ -48,4 +48,40 @@ class LoopbackPropertiesTest {
         assertDoesNotThrow(() -> LoopbackProvider.checkProperties(Map.of("hcas", 3, "portsPerHca", 2, "seed",
                 Long.MAX_VALUE, "service.pid", "ipoib.verbs.loopback")));
     }
+
+    @Test
+    void anExternalSmWithoutTheSimulatorServerIsRefusedWithTheReason() {
+        assertEquals("invalid loopback property 'sm' value 'external' with simulator 'off': an external SM attaches "
+                + "through the simulator server; allowed with simulator 'local' or 'udp'",
+                LoopbackProvider.refusal(Map.of("sm", "external")));
+        assertEquals(null, LoopbackProvider.refusal(Map.of("sm", "external", "simulator", "local")));
+    }
+
+    @Test
+    void anUnknownSmOrSimulatorModeIsRefusedByTheMetatype() {
+        assertEquals(true, refusal(Map.of("sm", "opensm")).startsWith("invalid ipoib.verbs.loopback property 'sm' "
+                + "value 'opensm'"), refusal(Map.of("sm", "opensm")));
+        assertEquals(true, refusal(Map.of("simulator", "tcp")).startsWith("invalid ipoib.verbs.loopback property "
+                + "'simulator' value 'tcp'"));
+        assertEquals("invalid ipoib.verbs.loopback property 'simulatorPort' value 65530 is out of range: allowed "
+                + "1024..65525", refusal(Map.of("simulatorPort", 65530)));
+    }
+
+    @Test
+    void aSocketNameOutsideItsCharactersIsRefused() {
+        assertEquals("invalid loopback property 'simulatorName' value 'my sim': allowed 1..64 letters, digits, '.', "
+                + "'_' or '-' (the sockets are @NAME:ctl, @NAME:out0..9)",
+                LoopbackProvider.refusal(Map.of("simulatorName", "my sim")));
+    }
+
+    @Test
+    void theSubnetManagerCannotChangeWhileTheFabricRuns() {
+        ManagementSettings emulated = ManagementSettings.of("emulated", "local", "ipoib", 7070);
+        ManagementSettings external = ManagementSettings.of("external", "local", "ipoib", 7070);
+        assertEquals("loopback property 'sm' cannot change from 'emulated' to 'external' while the fabric runs: the "
+                + "interfaces' LIDs, groups and paths belong to the SM in force; set it before start "
+                + "(./ipoib --opensm starts with sm=external)", external.refusalToReplace(emulated));
+        assertEquals(null, ManagementSettings.of("external", "udp", "x", 9000).refusalToReplace(external),
+                "the simulator's settings may change: the fabric is rebuilt");
+    }
 }

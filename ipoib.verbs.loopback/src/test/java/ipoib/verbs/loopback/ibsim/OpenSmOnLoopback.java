@@ -1,0 +1,154 @@
+package ipoib.verbs.loopback.ibsim;
+
+import static org.junit.jupiter.api.Assertions.fail;
+
+import ipoib.verbs.loopback.fabric.FabricConfig;
+import ipoib.verbs.loopback.fabric.LoopbackSubnet;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A loopback subnet with sm=external, the ibsim protocol server on its management plane, and
+ * Debian's OpenSM under libumad2sim managing it, with the project's shims preloaded as
+ * {@code ./ipoib --opensm} preloads them; infiniband-diags tools run against it the same way.
+ */
+final class OpenSmOnLoopback implements AutoCloseable {
+    private static final long TIMEOUT_MILLIS = 30_000;
+    /** The shims' sources, in the hardware provider's tests (they stand in for umad2sim's defects there too). */
+    private static final Path SHIMS = Path.of("../ipoib.verbs.fabric/src/test/c").toAbsolutePath().normalize();
+
+    final LoopbackSubnet subnet;
+    final SimulatorServer server;
+    final String sockName;
+    final List<String> serverLog = new CopyOnWriteArrayList<>();
+    private final Path dir;
+    private final String preload;
+    private final Path rmppShim;
+    private final List<Process> processes = new ArrayList<>();
+    private Process openSm;
+
+    private OpenSmOnLoopback(Path dir, LoopbackSubnet subnet) throws Exception {
+        this.dir = dir;
+        this.subnet = subnet;
+        this.sockName = "ipoib-opensm-test-" + ProcessHandle.current().pid() + "-" + System.nanoTime();
+        this.rmppShim = compile("umad_rmpp_shim.c", "umad_rmpp_shim.so");
+        this.preload = compile("umad2sim_full_mad.c", "umad2sim_full_mad.so") + ":" + RealIbsim.UMAD2SIM + ":"
+                + compile("umad2sim_full_mad.c", "umad2sim_full_mad_socket.so", "-DSOCKET_SIDE");
+        this.server = SimulatorServer.local(sockName, subnet.managementPlane(), serverLog::add, serverLog::add);
+    }
+
+    /** The net file's subnet, sm=external, with OpenSM attached until SUBNET UP. */
+    static OpenSmOnLoopback start(Path dir, Path netFile, String partitions) throws Exception {
+        RealIbsim.requirePrograms();
+        FabricConfig config = new FabricConfig(1, 1, 0xfe80_0000_0000_0000L, 0x0002_c903_0000_0000L,
+                ipoib.api.IbMtu.MTU_2048, ipoib.api.Rate.fromCode(3), List.of(ipoib.verbs.loopback.fabric.PartitionConfig.parse(
+                "Default=0x7fff, ipoib, mtu=4, rate=3, sl=0, Q_Key=0x0b1b, defmember=full : ALL ;")), 1, 0,
+                netFile.toString());
+        LoopbackSubnet subnet = new LoopbackSubnet(config, 200, 5, LoopbackSubnet.UNTRUSTED_SM_KEY, true, true);
+        OpenSmOnLoopback f;
+        try {
+            f = new OpenSmOnLoopback(dir, subnet);
+        } catch (Throwable t) {
+            subnet.close();
+            throw t;
+        }
+        try {
+            f.startOpenSm(partitions);
+            return f;
+        } catch (Throwable t) {
+            f.close();
+            throw t;
+        }
+    }
+
+    private Path compile(String file, String library, String... options) throws Exception {
+        Path so = dir.resolve(library);
+        List<String> command = new ArrayList<>(List.of("gcc", "-Wall", "-shared", "-fPIC"));
+        command.addAll(List.of(options));
+        command.addAll(List.of("-o", so.toString(), SHIMS.resolve(file).toString(), "-ldl", "-lpthread"));
+        Process gcc = new ProcessBuilder(command).redirectErrorStream(true).start();
+        String out = new String(gcc.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        if (!gcc.waitFor(60, TimeUnit.SECONDS) || gcc.exitValue() != 0) {
+            fail("gcc could not build " + file + " (needs gcc and libibumad-dev):\n" + out);
+        }
+        return so;
+    }
+
+    Path openSmLog() {
+        return dir.resolve("opensm/opensm.log");
+    }
+
+    private void startOpenSm(String partitions) throws Exception {
+        Path osm = Files.createDirectories(dir.resolve("opensm"));
+        Path conf = Files.writeString(osm.resolve("partitions.conf"), partitions);
+        ProcessBuilder pb = new ProcessBuilder("opensm", "-f", openSmLog().toString(), "-P", conf.toString(), "-d2")
+                .directory(osm.toFile()).redirectErrorStream(true).redirectOutput(osm.resolve("opensm.out").toFile());
+        pb.environment().putAll(Map.of("IBSIM_SOCKNAME", sockName, "OSM_TMP_DIR", osm.toString(), "OSM_CACHE_DIR",
+                osm.toString(), "LD_PRELOAD", rmppShim + ":" + preload));
+        openSm = pb.start();
+        processes.add(openSm);
+        awaitLog("SUBNET UP");
+    }
+
+    /** Waits until OpenSM's log has {@code text}; fails with the log's tail and the server's lines. */
+    void awaitLog(String text) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(TIMEOUT_MILLIS);
+        while (System.nanoTime() < deadline) {
+            if (Files.exists(openSmLog()) && Files.readString(openSmLog(), StandardCharsets.ISO_8859_1).contains(text)) {
+                return;
+            }
+            if (!openSm.isAlive()) {
+                break;
+            }
+            try {
+                openSm.onExit().get(20, TimeUnit.MILLISECONDS); // a pause that ends early if OpenSM dies
+            } catch (java.util.concurrent.TimeoutException stillRunning) {
+                // poll again
+            }
+        }
+        throw new AssertionError("OpenSM did not log '" + text + "' within " + TIMEOUT_MILLIS + " ms (alive: "
+                + openSm.isAlive() + ")\n" + tail(openSmLog()) + "\n" + tail(dir.resolve("opensm/opensm.out"))
+                + "\nserver: " + serverLog);
+    }
+
+    static String tail(Path log) {
+        try {
+            List<String> lines = Files.readAllLines(log, StandardCharsets.ISO_8859_1);
+            return String.join("\n", lines.subList(Math.max(0, lines.size() - 40), lines.size()));
+        } catch (IOException e) {
+            return "(no " + log + ")";
+        }
+    }
+
+    /** An infiniband-diags tool under umad2sim against the server, as {@code ./ipoib diag} runs it. */
+    String tool(String... command) throws Exception {
+        Map<String, String> env = new LinkedHashMap<>();
+        env.put("IBSIM_SOCKNAME", sockName);
+        return RealIbsim.toolWith(preload, dir, env, command);
+    }
+
+    @Override
+    public void close() {
+        for (Process p : processes.reversed()) {
+            p.destroy();
+            try {
+                if (!p.waitFor(5, TimeUnit.SECONDS)) {
+                    p.destroyForcibly().waitFor(3, TimeUnit.SECONDS);
+                }
+            } catch (InterruptedException e) {
+                p.destroyForcibly();
+                Thread.currentThread().interrupt();
+            }
+        }
+        server.close();
+        subnet.close();
+    }
+}
