@@ -32,6 +32,9 @@ public final class NetFile {
     public static final long FIRST_HCA_GUID = 0x100000L;
     public static final long FIRST_SWITCH_GUID = 0x200000L;
 
+    /** NodeInfo.Revision of every node, as ibsim's NodeInfo templates (sim_net.c swnodeinfo, hcanodeinfo). */
+    public static final int IBSIM_REVISION = 0xA1;
+
     private static final Pattern HEADER = Pattern.compile("^(Switch|Hca|Ca)\\s+(\\d+)\\s+\"([^\"]*)\"(.*)$");
     private static final Pattern PORT = Pattern.compile(
             "^\\[(\\d+)\\](?:\\([0-9a-fA-F]+\\))?\\s*\"([^\"]*)\"(?:\\[(\\d+)\\])?(?:\\([0-9a-fA-F]+\\))?(.*)$");
@@ -131,7 +134,7 @@ public final class NetFile {
             }
             TopologyBuilder.Identity identity = new TopologyBuilder.Identity(
                     description == null || description.isEmpty() ? name : description,
-                    systemImageGuid != 0 ? systemImageGuid : guid, vendorId, deviceId, 0);
+                    systemImageGuid != 0 ? systemImageGuid : guid, vendorId, deviceId, IBSIM_REVISION);
             // ibsim/sim_net.c new_node: vendid and sysimgguid apply to the next node only.
             systemImageGuid = 0;
             vendorId = 0;

@@ -34,6 +34,10 @@ public final class Port {
     /** The default full-membership P_Key every table starts with (IBA 10.9.1.2). */
     public static final int DEFAULT_PKEY = 0xFFFF;
 
+    /** M_KeyLeasePeriod and SubnetTimeOut before an SM sets them, as ibsim's hcaport and smaport templates. */
+    static final int DEFAULT_M_KEY_LEASE_PERIOD = 0x0FF9;
+    static final int DEFAULT_SUBNET_TIMEOUT = 31;
+
     private final Node node;
     private final int number;
     private final long guid;
@@ -60,8 +64,9 @@ public final class Port {
     private int linkSpeedEnabled = LinkRates.SPEED_SDR;
     private int linkSpeedSupported = LinkRates.SPEED_ALL;
     private int linkSpeedActive = LinkRates.SPEED_SDR;
-    private int mtuCap = 5;
-    private int neighborMtu = 5;
+    // Defaults as ibsim's PortInfo templates (ibsim/sim_net.c hcaport, swport): 2048-octet MTU, VL0-7.
+    private int mtuCap = 4;
+    private int neighborMtu = 4;
     private int vlCap = 4;
     private int operationalVls = 4;
     private int hoqLife;
@@ -77,6 +82,15 @@ public final class Port {
             pkeys[0] = DEFAULT_PKEY;
         }
         this.capabilityMask = capabilityMask;
+        if (number == 0 && node.type() == NodeType.SWITCH) {
+            // ibsim/sim_net.c smaport: switch port 0 reports a 256-octet neighbour and a 1024-octet MTU cap.
+            this.neighborMtu = 1;
+            this.mtuCap = 3;
+        }
+        if (number == 0 || node.type() == NodeType.HCA) {
+            this.mKeyLeasePeriod = DEFAULT_M_KEY_LEASE_PERIOD;
+            this.subnetTimeout = DEFAULT_SUBNET_TIMEOUT;
+        }
     }
 
     public Node node() {
@@ -248,7 +262,7 @@ public final class Port {
         return linkWidthActive;
     }
 
-    public void setLinkWidthActive(int width) {
+    void setLinkWidthActive(int width) {
         this.linkWidthActive = width;
     }
 
@@ -272,7 +286,7 @@ public final class Port {
         return linkSpeedActive;
     }
 
-    public void setLinkSpeedActive(int speed) {
+    void setLinkSpeedActive(int speed) {
         this.linkSpeedActive = speed;
     }
 

@@ -193,6 +193,35 @@ public final class Topology {
         changed(peer, PortChange.LINK);
     }
 
+    /**
+     * Changes the widths and speeds a port enables (PortInfo Set of LinkWidthEnabled and
+     * LinkSpeedEnabled); a trained link retrains both ends to the new common rate. Refuses a
+     * mask that leaves the link no common width or speed.
+     */
+    public void setEnabledRates(Port port, int widthEnabled, int speedEnabled) {
+        checkLocked();
+        Port peer = port.peer();
+        if (peer != null && (LinkRates.activeWidth(widthEnabled, peer.linkWidthEnabled()) == 0
+                || LinkRates.activeSpeed(speedEnabled, peer.linkSpeedEnabled()) == 0)) {
+            throw new IllegalArgumentException("port " + port + ": width mask " + widthEnabled + " and speed mask "
+                    + speedEnabled + " share no rate with " + peer);
+        }
+        port.setLinkWidthEnabled(widthEnabled);
+        port.setLinkSpeedEnabled(speedEnabled);
+        if (peer != null) {
+            int width = LinkRates.activeWidth(widthEnabled, peer.linkWidthEnabled());
+            int speed = LinkRates.activeSpeed(speedEnabled, peer.linkSpeedEnabled());
+            if (width != port.linkWidthActive() || speed != port.linkSpeedActive()) {
+                for (Port p : new Port[] {port, peer}) {
+                    p.setLinkWidthActive(width);
+                    p.setLinkSpeedActive(speed);
+                }
+                changed(port, PortChange.LINK);
+                changed(peer, PortChange.LINK);
+            }
+        }
+    }
+
     /** Writes one P_Key table entry. */
     public void setPkey(Port port, int index, int pkey) {
         checkLocked();
