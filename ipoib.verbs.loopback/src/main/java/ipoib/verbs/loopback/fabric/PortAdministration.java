@@ -105,7 +105,7 @@ final class PortAdministration {
             topology.lock().unlock();
         }
         for (Port end : new Port[] {port, peer}) {
-            LoopPort hca = fabric.loopPort(end);
+            LoopPort hca = fabric.hcaPort(end);
             if (hca != null) {
                 subnetManager.removePortEverywhere(hca.gid(0));
                 hca.raise(PortEvent.Type.PORT_ERROR);
@@ -133,7 +133,7 @@ final class PortAdministration {
         }
         sweep.reroute();
         for (Port end : new Port[] {port, port.peer()}) {
-            LoopPort hca = fabric.loopPort(end);
+            LoopPort hca = fabric.hcaPort(end);
             if (hca != null) {
                 hca.raise(PortEvent.Type.PORT_ACTIVE);
             }

@@ -47,7 +47,7 @@ final class SwitchForwarding {
             Node node = in.node();
             if (!node.isSwitch()) {
                 if (in.answersLid(dlid)) {
-                    return fabric.loopPort(in);
+                    return fabric.hcaPort(in);
                 }
                 // Cabled straight to an HCA that is not the destination: nothing can forward it.
                 return dropped(in, PortDiscard.NO_ROUTE, DropReason.NO_ROUTE, dlid, packets);
@@ -103,7 +103,7 @@ final class SwitchForwarding {
     private void arrive(Port in, int mlid, int octets, MulticastDelivery delivery, Packet packet, int hops) {
         Node node = in.node();
         if (!node.isSwitch()) {
-            LoopPort port = fabric.loopPort(in);
+            LoopPort port = fabric.hcaPort(in);
             if (port != null) {
                 delivery.arrived(port, packet);
             }
