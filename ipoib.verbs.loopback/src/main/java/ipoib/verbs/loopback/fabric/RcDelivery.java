@@ -29,6 +29,7 @@ final class RcDelivery {
         counters.rcSent();
         if (!src.isActive()) {
             counters.drop(DropReason.PORT_NOT_ACTIVE);
+            SwitchForwarding.discarded(src.model, ipoib.verbs.loopback.subnet.PortDiscard.INACTIVE, 1);
             return;
         }
         src.rcCounters().packet();

@@ -71,9 +71,7 @@ final class SwitchForwarding {
      * fabric had switches; the port's own counter still says where and why it stopped.
      */
     private LoopPort dropped(Port at, PortDiscard discard, DropReason reason, int dlid, int packets) {
-        for (int i = 0; i < packets; i++) {
-            at.counters().discarded(discard);
-        }
+        discarded(at, discard, packets);
         LoopPort destination = fabric.subnetManager().portByLid(dlid);
         counters.drop(destination == null || !destination.isActive() ? DropReason.NO_SUCH_LID : reason, packets);
         return null;
@@ -169,6 +167,13 @@ final class SwitchForwarding {
             ah = null;
             group = null;
             payload = null;
+        }
+    }
+
+    /** Counts packets a port discarded, for the performance agent (PortXmitDiscards and its details, IBA 16.1.3.5). */
+    static void discarded(Port at, PortDiscard discard, int packets) {
+        for (int i = 0; i < packets; i++) {
+            at.counters().discarded(discard);
         }
     }
 

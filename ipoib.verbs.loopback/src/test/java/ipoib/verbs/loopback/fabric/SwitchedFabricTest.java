@@ -163,6 +163,20 @@ class SwitchedFabricTest {
     }
 
     @Test
+    void aPacketFromADownHcaPortIsAnInactiveDiscardOfThatPort() throws Exception {
+        Fabric f = fabric("two-switches.net", null);
+        try (Endpoint a = new Endpoint(hca(f, 0), FULL, QKEY, 0); Endpoint b = new Endpoint(hca(f, 2), FULL, QKEY, 4)) {
+            AddressHandle ah = a.handleTo(b);
+            f.portDown(a.port);
+            a.send(ah, b.qp.qpn(), QKEY, 100, (byte) 1);
+            assertEquals(0, b.poll());
+            assertEquals(1, count(a.port.model, PortCounter.INACTIVE_DISCARDS));
+            assertEquals(1, f.counters().drops(DropReason.PORT_NOT_ACTIVE));
+            assertEquals(0, count(switchPort(f, "sw1", 1), PortCounter.RCV_PACKETS), "nothing reached the switch");
+        }
+    }
+
+    @Test
     void aLidNoSwitchWasProgrammedForIsDroppedAtTheSwitch() throws Exception {
         Fabric f = fabric("two-switches.net", null);
         try (Endpoint a = new Endpoint(hca(f, 0), FULL, QKEY, 0); Endpoint b = new Endpoint(hca(f, 1), FULL, QKEY, 4)) {
