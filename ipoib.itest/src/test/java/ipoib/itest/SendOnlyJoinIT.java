@@ -6,7 +6,6 @@ import static org.junit.Assert.fail;
 
 import java.io.File;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -16,6 +15,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 import org.junit.BeforeClass;
 import org.junit.ClassRule;
+import ipoib.itest.console.RunningAppliance;
 import org.junit.Test;
 import org.junit.rules.TemporaryFolder;
 
@@ -26,22 +26,22 @@ import org.junit.rules.TemporaryFolder;
  * (no member of ff02::2) exists, because the send-only join is a SendOnlyFullMember join that
  * creates the group (the loopback SA advertises it in ClassPortInfo, as OpenSM 3.3.23 does);
  * {@code ipoib:ping ff02::1%ib0_1_ffff} is answered by the other host; the interface stays a
- * FullMember of 224.0.0.1. One appliance runs both halves, with and without the SA's
- * SendOnlyFullMember support, each with its own capture.
+ * FullMember of 224.0.0.1. One appliance (the one the console's test classes share) runs both
+ * halves, with and without the SA's SendOnlyFullMember support, each with its own capture, and is
+ * left with the support on, as it starts.
  */
 public class SendOnlyJoinIT {
 
     @ClassRule
     public static final TemporaryFolder tmp = new TemporaryFolder();
 
-    private static File appliance;
+    private static RunningAppliance appliance;
     private static Seen withSupport;
     private static Seen withoutSupport;
 
     @BeforeClass
-    public static void runTheApplianceOnce() throws Exception {
-        appliance = new File(System.getProperty("appliance.jar", "missing"));
-        assertTrue("appliance jar built by ipoib.appliance: " + appliance, appliance.isFile());
+    public static void runBothHalves() throws Exception {
+        appliance = RunningAppliance.shared();
         Seen[] both = upWithCapture(true, false);
         withSupport = both[0];
         withoutSupport = both[1];
@@ -73,24 +73,24 @@ public class SendOnlyJoinIT {
         }
     }
 
-    /** What one run of the appliance showed: its output and tshark's fields of the capture. */
+    /** What one half showed: its output and tshark's fields of the capture. */
     private record Seen(String out, List<String[]> frames, Path capture) {}
 
     /**
-     * Runs the appliance once; for each setting of the SA's SendOnlyFullMember support, in turn:
-     * both ports DOWN (the SM forgets their memberships, so ff02::2 is gone) and UP again while
-     * ib0_1_ffff is captured, the support set first; then an all-nodes ping and {@code ipoib:mcast}.
-     * What each half printed is cut at the next half's first command.
+     * For each setting of the SA's SendOnlyFullMember support, in turn: both ports DOWN (the SM
+     * forgets their memberships, so ff02::2 is gone) and UP again while ib0_1_ffff is captured, the
+     * support set first; then an all-nodes ping and {@code ipoib:mcast}. Each half's output is
+     * its commands, each after {@code g! }, and what they printed.
      */
     private static Seen[] upWithCapture(boolean... sendOnlyFullMember) throws Exception {
-        Path captures = tmp.newFolder().toPath();
-        Files.setPosixFilePermissions(captures, java.nio.file.attribute.PosixFilePermissions.fromString("rwx------"));
-        List<String> lines = new ArrayList<>(List.of("ipoib:await all 30"));
-        List<Path> files = new ArrayList<>();
-        for (boolean support : sendOnlyFullMember) {
-            Path capture = captures.resolve("ib0-" + support + ".pcapng");
-            files.add(capture);
-            lines.addAll(List.of(
+        String up = appliance.shell("ipoib:await all 30");
+        assertTrue(up, up.contains("ib0_1_ffff UP") && up.contains("ib1_1_ffff UP"));
+        Seen[] seen = new Seen[sendOnlyFullMember.length];
+        for (int i = 0; i < seen.length; i++) {
+            boolean support = sendOnlyFullMember[i];
+            Path capture = appliance.captures().resolve("ib0-" + support + "-" + System.nanoTime() + ".pcapng");
+            StringBuilder printed = new StringBuilder();
+            for (String command : List.of(
                     "fabric:sa sendOnlyFullMember " + support,
                     "ipoib:capture ib0_1_ffff " + capture + " 1000",
                     "fabric:down loop0/1",
@@ -99,39 +99,27 @@ public class SendOnlyJoinIT {
                     "fabric:up loop1/1",
                     "ipoib:await all 30",
                     "ipoib:addr await",
-                    "ipoib:ping -c 3 -i 1 -W 5 'ff02::1%ib0_1_ffff'",
+                    "ipoib:ping -c 3 -i 0.2 -W 5 'ff02::1%ib0_1_ffff'",
                     "ipoib:capture ib0_1_ffff stop",
-                    "ipoib:mcast ib0_1_ffff"));
-        }
-        lines.add("");
-        Path script = tmp.newFile().toPath();
-        Files.writeString(script, String.join("\n", lines), StandardCharsets.UTF_8);
-        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        Run run = run(List.of(java, "--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow",
-                "-Dorg.osgi.service.http.port=0", "-Dipoib.script=" + script, "-Dipoib.capture.dir=" + captures,
-                "-Dgosh.args=--nointeractive --noshutdown", "-jar", appliance.getPath()));
-        assertEquals("exit status; stdout:\n" + run.out() + "\nstderr: " + run.err(), 0, run.status());
-        Seen[] seen = new Seen[sendOnlyFullMember.length];
-        int from = 0;
-        for (int i = 0; i < seen.length; i++) {
-            int next = i + 1 < seen.length
-                    ? run.out().indexOf("g! fabric:sa sendOnlyFullMember " + sendOnlyFullMember[i + 1], from)
-                    : run.out().length();
-            assertTrue("the output of each half:\n" + run.out(), next >= from);
-            String out = run.out().substring(from, next);
-            from = next;
+                    "ipoib:mcast ib0_1_ffff")) {
+                printed.append("g! ").append(command).append('\n').append(appliance.shell(command));
+            }
+            String out = printed.toString();
             assertTrue("the other host answers the all-nodes ping:\n" + out,
                     out.contains("3 packets transmitted, 3 received, 0% packet loss"));
             assertTrue(out, out.contains("from fe80::202:c903:0:201"));
-            Run fields = tshark(files.get(i), "-T", "fields", "-E", "separator=|", "-e", "frame.time_relative",
+            Run fields = tshark(capture, "-T", "fields", "-E", "separator=|", "-e", "frame.time_relative",
                     "-e", "ipv6.src", "-e", "ipv6.dst", "-e", "icmpv6.type");
             assertEquals(fields.err(), 0, fields.status());
             List<String[]> frames = fields.out().lines().map(l -> l.split("\\|", -1)).filter(f -> f.length >= 4)
                     .toList();
-            Run malformed = tshark(files.get(i), "-Y", "_ws.malformed || _ws.expert.severity >= \"warning\"");
+            Run malformed = tshark(capture, "-Y", "_ws.malformed || _ws.expert.severity >= \"warning\"");
             assertEquals("no malformed frames or warnings:\n" + malformed.out(), "", malformed.out().strip());
-            seen[i] = new Seen(out, frames, files.get(i));
+            seen[i] = new Seen(out, frames, capture);
         }
+        assertTrue(appliance.shell("fabric:sa sendOnlyFullMember true").contains("advertises and accepts"));
+        up = appliance.shell("ipoib:await all 30");
+        assertTrue(up, up.contains("ib0_1_ffff UP") && up.contains("ib1_1_ffff UP"));
         return seen;
     }
 

@@ -57,7 +57,7 @@ public final class NeighbourEngine implements AutoCloseable {
      * @param ipv6 the family: IPv6 keys are the address's two halves, IPv4 keys {@code (0, address)}
      * @param counters the counters the engine adds its own to (the protocol keeps its in the same set)
      * @param control the executor of the control plane: one thread, tasks in order
-     * @param clock {@link System#nanoTime}, or a test clock
+     * @param clock nanoseconds of the control loop's clock ({@code ControlLoop.clock()}), a manual one in tests
      */
     public NeighbourEngine(boolean ipv6, Protocol protocol, Settings settings, Reporter reporter, Counters counters,
                            Executor control, LongSupplier clock) {

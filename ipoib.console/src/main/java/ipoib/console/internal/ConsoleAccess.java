@@ -261,9 +261,13 @@ public final class ConsoleAccess implements Preprocessor {
         request.setAttribute(USER_ATTRIBUTE, decision.user());
         request.setAttribute(TOKEN_ATTRIBUTE, AntiForgery.token());
         if (request.getMethod().equalsIgnoreCase("GET") && path != null && path.startsWith(CONSOLE_PREFIX)) {
-            TokenPageResponse page = new TokenPageResponse(response);
-            chain.doFilter(req, page);
-            page.finish(AntiForgery.token());
+            TokenPageRequest pageRequest = new TokenPageRequest(request);
+            TokenPageResponse page = new TokenPageResponse(pageRequest, response, AntiForgery.token());
+            pageRequest.page(page);
+            chain.doFilter(pageRequest, page);
+            if (!pageRequest.isAsyncStarted()) {
+                page.finish(); // else when the servlet completes its AsyncContext
+            }
             return;
         }
         chain.doFilter(req, res);

@@ -2,14 +2,19 @@ package ipoib.console.internal;
 
 import ipoib.api.link.IpoibLink;
 import ipoib.api.link.LinkCounters;
-import ipoib.runtime.Threads;
+import ipoib.api.metrics.Metric;
+import ipoib.api.metrics.MetricSink;
+import ipoib.api.metrics.MetricsSource;
+import ipoib.runtime.Clock;
+import ipoib.runtime.ControlLoop;
+import ipoib.runtime.FailureHandler;
+import ipoib.runtime.RateLimitedFailures;
+import ipoib.runtime.ThreadControlLoop;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
@@ -17,14 +22,22 @@ import org.osgi.service.component.annotations.Deactivate;
 import org.osgi.service.component.annotations.Reference;
 import org.osgi.service.component.annotations.ReferenceCardinality;
 import org.osgi.service.component.annotations.ReferencePolicy;
+import org.osgi.service.log.Logger;
+import org.osgi.service.log.LoggerFactory;
 
 /**
  * Packets/s and drops/s per interface over the last {@value #SECONDS} seconds, sampled once a
  * second from the links' counters: what the console's live chart draws. Each interface keeps a
- * fixed ring of samples (bounded; an interface that goes away is forgotten).
+ * fixed ring of samples (bounded; an interface that goes away is forgotten). The sampler is a
+ * timer of its own {@link ControlLoop}, on that loop's clock; a sample that fails is counted
+ * ({@value #FAILURES} on {@code /metrics}) and logged at most once a minute.
  */
-@Component(service = LinkRates.class, immediate = true)
-public final class LinkRates {
+@Component(service = {LinkRates.class, MetricsSource.class}, immediate = true)
+public final class LinkRates implements MetricsSource {
+
+    static final String FAILURES = "ipoib_console_rate_sample_failures_total";
+    private static final Metric FAILURES_METRIC = Metric.counter(FAILURES,
+            "Samples of the console's live rates that failed (each logged, at most one a minute).");
 
     static final int SECONDS = 300;
 
@@ -59,20 +72,58 @@ public final class LinkRates {
     }
 
     @Reference(cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC)
-    private volatile List<IpoibLink> links;
+    volatile List<IpoibLink> links = List.of();
+
+    @Reference(service = LoggerFactory.class)
+    private Logger log;
 
     private final Map<String, Ring> rings = new ConcurrentHashMap<>();
-    private ScheduledExecutorService sampler;
+    private final RateLimitedFailures failures;
+    private ControlLoop loop;
+
+    public LinkRates() {
+        this.failures = new RateLimitedFailures((message, failure) -> log.warn(message + ": " + failure),
+                Clock.SYSTEM, 60, TimeUnit.SECONDS);
+    }
+
+    /** With the log of a test, limited on {@code clock}. */
+    LinkRates(FailureHandler log, Clock clock) {
+        this.failures = new RateLimitedFailures(log, clock, 60, TimeUnit.SECONDS);
+    }
+
+    /** Where the sampler's loop reports a sample that failed: counted, and logged at most once a minute. */
+    FailureHandler failures() {
+        return failures;
+    }
 
     @Activate
     void activate() {
-        sampler = Executors.newSingleThreadScheduledExecutor(r -> Threads.create("ipoib-console-rates", true, r));
-        sampler.scheduleAtFixedRate(this::sample, 1, 1, TimeUnit.SECONDS);
+        start(new ThreadControlLoop("ipoib-console-rates", failures));
+    }
+
+    /** Samples once a second of {@code sampler}'s clock from now on, until {@link #deactivate}. */
+    void start(ControlLoop sampler) {
+        this.loop = sampler;
+        sampler.schedule(this::tick, 1, TimeUnit.SECONDS);
     }
 
     @Deactivate
     void deactivate() {
-        sampler.shutdownNow();
+        loop.close();
+    }
+
+    /** One sample, then the next one a second later (also when this one failed). */
+    private void tick() {
+        try {
+            sample();
+        } finally {
+            loop.schedule(this::tick, 1, TimeUnit.SECONDS);
+        }
+    }
+
+    @Override
+    public void collect(MetricSink sink) {
+        sink.sample(FAILURES_METRIC, failures.count());
     }
 
     static long drops(IpoibLink link, LinkCounters c) {

@@ -20,11 +20,22 @@ final class SourceSamples implements MetricSink {
         samples.add(new Sample(metric, value, labelValues.clone()));
     }
 
+    /** Why a source was left out of a scrape; {@code failure} is null when it did not throw. */
+    @FunctionalInterface
+    interface LeftOut {
+        void leftOut(String why, Throwable failure);
+    }
+
     /**
      * Writes {@code source}'s samples to {@code out}; false, and nothing written, when the source
      * failed or disagrees with a family already written.
      */
     static boolean copy(MetricsSource source, Exposition out) {
+        return copy(source, out, (why, failure) -> { });
+    }
+
+    /** {@link #copy(MetricsSource, Exposition)}, telling {@code leftOut} why a source was left out. */
+    static boolean copy(MetricsSource source, Exposition out, LeftOut leftOut) {
         SourceSamples held = new SourceSamples();
         try {
             source.collect(held);
@@ -33,9 +44,11 @@ final class SourceSamples implements MetricSink {
                 check.sample(s.metric(), s.value(), s.labelValues());
             }
             if (!out.accepts(check)) {
+                leftOut.leftOut("it disagrees with a family already written (help, type or label names)", null);
                 return false;
             }
         } catch (RuntimeException failed) {
+            leftOut.leftOut("it threw " + failed, failed);
             return false;
         }
         for (Sample s : held.samples) {

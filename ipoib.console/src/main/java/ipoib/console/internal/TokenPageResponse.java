@@ -2,6 +2,7 @@ package ipoib.console.internal;
 
 import jakarta.servlet.ServletOutputStream;
 import jakarta.servlet.WriteListener;
+import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import jakarta.servlet.http.HttpServletResponseWrapper;
 import java.io.ByteArrayOutputStream;
@@ -18,14 +19,29 @@ import java.util.Locale;
  * as the header, every form submitted there as a query parameter), so that the Web Console's own
  * pages (configuration, bundles), whose scripts know nothing of the token, keep working while
  * every state-changing request needs it. Other responses pass through untouched.
+ *
+ * <p>The page is held until it is complete: when the servlet returns, or, for a servlet that went
+ * asynchronous ({@link TokenPageRequest}), when it completes its {@code AsyncContext}. A write
+ * listener is told once, on a container thread, that it may write: the held page always takes
+ * what it is given.
  */
 final class TokenPageResponse extends HttpServletResponseWrapper {
+    private final HttpServletRequest request;
+    private final String token;
     private ByteArrayOutputStream page;
     private PrintWriter writer;
     private ServletOutputStream stream;
+    private WriteListener listener;
+    private boolean finished;
 
-    TokenPageResponse(HttpServletResponse response) {
+    /**
+     * @param request the request as the servlet sees it (its async state says whether a write listener may be set)
+     * @param token the anti-forgery token the script sends
+     */
+    TokenPageResponse(HttpServletRequest request, HttpServletResponse response, String token) {
         super(response);
+        this.request = request;
+        this.token = token;
     }
 
     static String script(String token) {
@@ -81,8 +97,8 @@ final class TokenPageResponse extends HttpServletResponseWrapper {
                 }
 
                 @Override
-                public void setWriteListener(WriteListener listener) {
-                    throw new UnsupportedOperationException("the console's pages are written blocking");
+                public void setWriteListener(WriteListener writeListener) {
+                    listen(writeListener);
                 }
             };
         }
@@ -122,11 +138,33 @@ final class TokenPageResponse extends HttpServletResponseWrapper {
         }
     }
 
-    /** Writes the buffered page with the script; call once the page is rendered. */
-    void finish(String token) throws IOException {
-        if (page == null) {
+    /** As the Servlet API's {@code ServletOutputStream.setWriteListener}: in async mode only, once. */
+    private void listen(WriteListener writeListener) {
+        if (writeListener == null) {
+            throw new NullPointerException("write listener");
+        }
+        if (!request.isAsyncStarted()) {
+            throw new IllegalStateException("a write listener needs the request in async mode: call startAsync() first");
+        }
+        if (listener != null) {
+            throw new IllegalStateException("a write listener is already set for this page");
+        }
+        listener = writeListener;
+        request.getAsyncContext().start(() -> {
+            try {
+                writeListener.onWritePossible();
+            } catch (IOException | RuntimeException e) {
+                writeListener.onError(e);
+            }
+        });
+    }
+
+    /** Writes the buffered page with the script once the page is rendered; later calls do nothing. */
+    void finish() throws IOException {
+        if (page == null || finished) {
             return;
         }
+        finished = true;
         if (writer != null) {
             writer.flush();
         }

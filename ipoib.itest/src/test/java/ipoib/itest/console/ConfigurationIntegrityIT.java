@@ -3,12 +3,13 @@ package ipoib.itest.console;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
 
+import ipoib.itest.Await;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.junit.AfterClass;
 import org.junit.BeforeClass;
 import org.junit.Test;
 
@@ -17,23 +18,17 @@ import org.junit.Test;
  * configurations have no {@code name}): {@code ipoib:mode} acts on the interface named and
  * {@code ipoib:await} covers the switch; every kind of bad value for every PID is refused by
  * {@code ipoib:config} with one clear message, nothing of it is stored and what runs keeps running.
+ * Runs on the appliance the console's test classes share, and leaves it as it found it.
  */
 public class ConfigurationIntegrityIT {
     private static RunningAppliance appliance;
 
     @BeforeClass
     public static void start() throws Exception {
-        appliance = RunningAppliance.start(0);
+        appliance = RunningAppliance.shared();
         appliance.baseUrl();
         String up = appliance.shell("ipoib:await all 60");
         assertTrue(up, up.contains("ib0_1_ffff UP") && up.contains("ib1_1_ffff UP"));
-    }
-
-    @AfterClass
-    public static void stop() throws Exception {
-        if (appliance != null) {
-            appliance.close();
-        }
     }
 
     @Test
@@ -79,16 +74,19 @@ public class ConfigurationIntegrityIT {
                 {"ipoib.mcast", "auditSeconds", "120", "4", "allowed 5..3600"},
                 {"ipoib.host", "ttl", "9", "256", "allowed 1..255"},
                 {"ipoib.verbs.fabric", "saRetries", "4", "21", "allowed 1..20"}};
+        Matcher token = Pattern.compile("name='ipoib_token' value='([^']+)'").matcher(curl(base, "/system/console/ipoib",
+                "-H", "Authorization: " + auth));
+        assertTrue("the anti-forgery token", token.find());
+        List<String> restore = new ArrayList<>();
         for (String[] c : cases) {
-            post(base, auth, c[0], c[1], c[2]);
+            restore.add("ipoib:config " + c[0] + " " + c[1] + " " + defaultOf(c[0], c[1]));
+            post(base, auth, token.group(1), c[0], c[1], c[2]);
             awaitListed(c[0], c[1], c[2]);
             String refused = c[0] + ": configuration refused: invalid " + c[0] + " property '" + c[1] + "' value ";
             int before = count(appliance.stderr(), refused);
-            post(base, auth, c[0], c[1], c[3]);
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-            while (System.nanoTime() < deadline && count(appliance.stderr(), refused) == before) {
-                Thread.sleep(100);
-            }
+            post(base, auth, token.group(1), c[0], c[1], c[3]);
+            Await.until("the refusal of " + c[0] + " " + c[1] + " logged", Duration.ofSeconds(30),
+                    () -> count(appliance.stderr(), refused) > before, () -> tail(appliance.stderr()));
             List<String> lines = appliance.stderr().lines().filter(l -> l.contains(refused)).toList();
             assertEquals(c[0] + " " + c[1] + ": one WARN line:\n" + tail(appliance.stderr()), before + 1, lines.size());
             String line = lines.get(lines.size() - 1);
@@ -101,19 +99,26 @@ public class ConfigurationIntegrityIT {
         String ping = appliance.shell("ipoib:ping -c 2 -i 0.2 10.0.0.2");
         assertTrue(ping, ping.contains("2 received") && ping.contains("ttl=9"));
         assertEquals("no component failed", -1, appliance.stderr().indexOf("Error during instantiation"));
-        appliance.shell("ipoib:config ipoib.host ttl 64");
-        appliance.shell("ipoib:config ipoib.arp retransmitMillis 1000 serviceLevel broadcast");
+        for (String command : restore) {
+            assertTrue(command, appliance.shell(command).contains(" = "));
+        }
+    }
+
+    /** The default {@code ipoib:config} shows for a property. */
+    private static String defaultOf(String pid, String property) throws Exception {
+        Matcher m = Pattern.compile("(?m)^\\s*" + Pattern.quote(property) + "\\s.*\\sdefault (\\S+)\\s*$")
+                .matcher(appliance.shell("ipoib:config " + pid));
+        assertTrue(pid + " " + property + " has a default", m.find());
+        return m.group(1);
     }
 
     /** Posts one property through the Web Console's configuration form as its page does, with the token. */
-    private static void post(String base, String auth, String pid, String property, String value) throws Exception {
-        Matcher token = Pattern.compile("name='ipoib_token' value='([^']+)'").matcher(curl(base, "/system/console/ipoib",
-                "-H", "Authorization: " + auth));
-        assertTrue("the anti-forgery token", token.find());
+    private static void post(String base, String auth, String token, String pid, String property, String value)
+            throws Exception {
         String out = curl(base, "/system/console/configMgr/" + pid, "-X", "POST", "-H", "Authorization: " + auth,
                 "--data-urlencode", "apply=true", "--data-urlencode", "action=ajaxConfigManager",
                 "--data-urlencode", "propertylist=" + property, "--data-urlencode", property + "=" + value,
-                "--data-urlencode", "ipoib_token=" + token.group(1));
+                "--data-urlencode", "ipoib_token=" + token);
         int status = Integer.parseInt(out.substring(out.lastIndexOf('\n') + 1).strip());
         assertTrue(pid + " " + property + ": " + out, status < 400);
     }
@@ -129,15 +134,11 @@ public class ConfigurationIntegrityIT {
     }
 
     /** Waits until ipoib:config shows {@code property = value} for the PID. */
-    private static void awaitListed(String pid, String property, String value) throws Exception {
+    private static void awaitListed(String pid, String property, String value) {
         Pattern row = Pattern.compile("(?m)^\\s*" + Pattern.quote(property) + "\\s+= " + Pattern.quote(value) + "\\s");
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        String shown = listing(pid);
-        while (System.nanoTime() < deadline && !row.matcher(shown).find()) {
-            Thread.sleep(100);
-            shown = listing(pid);
-        }
-        assertTrue(pid + ": " + property + " = " + value + " stored:\n" + shown, row.matcher(shown).find());
+        String[] shown = {""};
+        Await.until(pid + ": " + property + " = " + value + " stored", Duration.ofSeconds(30),
+                () -> row.matcher(shown[0] = listing(pid)).find(), () -> shown[0]);
     }
 
     private static int count(String text, String part) {
@@ -215,10 +216,12 @@ public class ConfigurationIntegrityIT {
 
         List<String> accepted = new ArrayList<>();
         List<String> unclear = new ArrayList<>();
+        java.util.Map<String, String> listed = new java.util.HashMap<>(); // the last listing of each PID
         for (Bad b : bad) {
-            String before = listing(b.pid());
+            String before = listed.computeIfAbsent(b.pid(), ConfigurationIntegrityIT::listing);
             String out = appliance.shell("ipoib:config " + b.pid() + " " + b.property() + " '" + b.value() + "'");
             String after = listing(b.pid());
+            listed.put(b.pid(), after);
             String shown = b.value().length() > 80 ? b.value().substring(0, 80) + "…(" + b.value().length() + " chars)"
                     : b.value();
             if (!out.contains("nothing was changed") || !before.equals(after)) {
@@ -247,10 +250,14 @@ public class ConfigurationIntegrityIT {
     }
 
     /** The property rows {@code ipoib:config} shows of a PID (value, allowed, default), nothing else. */
-    private static String listing(String pid) throws Exception {
+    private static String listing(String pid) {
         Pattern row = Pattern.compile("^\\S+\\s+(\\(default\\)|= ).*\\sallowed\\s.*\\sdefault\\s.*$");
-        return appliance.shell("ipoib:config " + pid).lines().map(String::strip)
-                .filter(l -> row.matcher(l).matches()).reduce("", (a, b) -> a + b + "\n");
+        try {
+            return appliance.shell("ipoib:config " + pid).lines().map(String::strip)
+                    .filter(l -> row.matcher(l).matches()).reduce("", (a, b) -> a + b + "\n");
+        } catch (java.io.IOException e) {
+            throw new AssertionError("ipoib:config " + pid, e);
+        }
     }
 
     /** The PID of the {@code index}th configuration of a factory PID, as {@code ipoib:config} lists them. */

@@ -1,5 +1,7 @@
 package ipoib.itest.console;
 
+import ipoib.itest.Await;
+
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -60,14 +62,15 @@ final class HeadlessChromium implements AutoCloseable {
                 "about:blank")
                 .redirectErrorStream(true).redirectOutput(profile.resolve("chromium.log").toFile()).start();
         Path portFile = profile.resolve("DevToolsActivePort");
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (!Files.isRegularFile(portFile) || Files.readAllLines(portFile).size() < 2) {
-            if (!process.isAlive() || System.nanoTime() > deadline) {
-                process.destroyForcibly();
-                throw new AssertionError("chromium did not open its DevTools port within 60 s; its log:\n"
-                        + Files.readString(profile.resolve("chromium.log")));
-            }
-            Thread.sleep(50);
+        try {
+            Await.until("chromium's DevTools port", Duration.ofSeconds(60), () -> !process.isAlive() || lines(portFile) >= 2);
+        } catch (AssertionError timedOut) {
+            process.destroyForcibly();
+            throw timedOut;
+        }
+        if (lines(portFile) < 2) {
+            throw new AssertionError("chromium ended without opening its DevTools port; its log:\n"
+                    + Files.readString(profile.resolve("chromium.log")));
         }
         int port = Integer.parseInt(Files.readAllLines(portFile).get(0).strip());
         HttpClient http = HttpClient.newHttpClient();
@@ -152,21 +155,29 @@ final class HeadlessChromium implements AutoCloseable {
     }
 
     /** Polls an expression until the condition holds on its value (60 s at most). */
-    String await(String what, String expression, Predicate<String> condition) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        String value = null;
-        while (System.nanoTime() < deadline) {
+    String await(String what, String expression, Predicate<String> condition) {
+        String[] value = {null};
+        Await.until(what, Duration.ofSeconds(60), () -> {
             try {
-                value = eval(expression);
-                if (condition.test(value)) {
-                    return value;
-                }
+                value[0] = eval(expression);
+                return condition.test(value[0]);
             } catch (AssertionError navigating) {
-                value = navigating.getMessage();
+                value[0] = navigating.getMessage();
+                return false;
+            } catch (Exception e) {
+                throw new AssertionError("evaluating " + expression, e);
             }
-            Thread.sleep(100);
+        }, () -> "; last value: " + value[0]);
+        return value[0];
+    }
+
+    /** Lines in a file so far (0 while it does not exist). */
+    private static int lines(Path file) {
+        try {
+            return Files.isRegularFile(file) ? Files.readAllLines(file).size() : 0;
+        } catch (java.io.IOException e) {
+            return 0; // being written
         }
-        throw new AssertionError("waited 60 s for " + what + "; last value: " + value);
     }
 
     /** A PNG of the whole page. */

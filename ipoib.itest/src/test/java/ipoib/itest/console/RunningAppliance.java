@@ -1,5 +1,6 @@
 package ipoib.itest.console;
 
+import ipoib.itest.Await;
 import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
@@ -8,6 +9,8 @@ import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -19,8 +22,11 @@ import java.util.regex.Pattern;
  * The appliance jar as a user starts it ({@code java -jar ipoib.jar}), its Gogo shell driven
  * through stdin: each command is followed by an echo of a marker, and its output is what stdout
  * shows up to the marker.
+ *
+ * <p>{@link #shared} is one appliance for the test classes that can share it (each leaves it as
+ * it found it): a start of the appliance is most of such a class's time.
  */
-final class RunningAppliance implements AutoCloseable {
+public final class RunningAppliance implements AutoCloseable {
     private static final Pattern ADDRESS = Pattern.compile("ipoib: web console at (http://\\S+?)/system/console/ipoib ");
     private static final Pattern CREDENTIALS = Pattern.compile("ipoib: web console user '([^']+)', password '([^']+)' "
             + "\\(kept in (\\S+),");
@@ -31,6 +37,9 @@ final class RunningAppliance implements AutoCloseable {
     private final OutputStream stdin;
     private final AtomicInteger markers = new AtomicInteger();
     private final Path home;
+    private Path captures;
+
+    private static RunningAppliance shared;
 
     private RunningAppliance(Process process, Path home) {
         this.process = process;
@@ -81,21 +90,47 @@ final class RunningAppliance implements AutoCloseable {
         return new RunningAppliance(new ProcessBuilder(command).start(), home);
     }
 
-    /** The console's base address as the appliance printed it at start (waits for the line). */
-    String baseUrl() throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
-        while (System.nanoTime() < deadline) {
-            Matcher m = ADDRESS.matcher(err);
-            if (m.find()) {
-                return m.group(1);
-            }
-            if (!process.isAlive()) {
-                break;
-            }
-            Thread.sleep(50);
+    /**
+     * The appliance the test classes share, started by the first that asks (with a capture
+     * directory of its own, {@link #captures}) and stopped when the test JVM ends.
+     */
+    public static synchronized RunningAppliance shared() throws IOException {
+        if (shared == null) {
+            Path captures = Files.createTempDirectory("ipoib-shared-captures-",
+                    PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+            RunningAppliance started = start(freePort(), "ipoib.capture.dir=" + captures);
+            started.captures = captures;
+            Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+                try {
+                    started.close();
+                    try (var files = Files.walk(captures)) {
+                        for (Path p : files.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                            Files.deleteIfExists(p);
+                        }
+                    }
+                } catch (IOException e) {
+                    System.err.println("stopping the shared appliance: " + e);
+                }
+            }, "shared-appliance-stop"));
+            shared = started;
         }
-        throw new AssertionError("the appliance did not print the console's address within 90 s; stderr:\n" + err
-                + "\nstdout:\n" + out);
+        return shared;
+    }
+
+    /** The directory {@code ipoib:capture} may write to (the shared appliance's), or null. */
+    public Path captures() {
+        return captures;
+    }
+
+    /** The console's base address as the appliance printed it at start (waits for the line). */
+    public String baseUrl() {
+        Matcher m = ADDRESS.matcher("");
+        Await.until("the console's address in the appliance's output", Duration.ofSeconds(90),
+                () -> m.reset(err).find() || !process.isAlive(), () -> "stderr:\n" + err + "\nstdout:\n" + out);
+        if (!m.reset(err).find()) {
+            throw new AssertionError("the appliance ended without printing the console's address; stderr:\n" + err);
+        }
+        return m.group(1);
     }
 
     /** The home directory the appliance was started with (its generated password lives under it). */
@@ -104,23 +139,18 @@ final class RunningAppliance implements AutoCloseable {
     }
 
     /** The console's generated credentials as the appliance printed them at start: user, password, file. */
-    String[] printedCredentials() throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
-        while (System.nanoTime() < deadline) {
-            Matcher m = CREDENTIALS.matcher(err);
-            if (m.find()) {
-                return new String[] {m.group(1), m.group(2), m.group(3)};
-            }
-            if (!process.isAlive()) {
-                break;
-            }
-            Thread.sleep(50);
+    String[] printedCredentials() {
+        Matcher m = CREDENTIALS.matcher("");
+        Await.until("the console's credentials in the appliance's output", Duration.ofSeconds(90),
+                () -> m.reset(err).find() || !process.isAlive(), () -> "stderr:\n" + err);
+        if (!m.reset(err).find()) {
+            throw new AssertionError("the appliance ended without printing the console's credentials; stderr:\n" + err);
         }
-        throw new AssertionError("the appliance did not print the console's credentials within 90 s; stderr:\n" + err);
+        return new String[] {m.group(1), m.group(2), m.group(3)};
     }
 
     /** The Authorization header of the generated credentials. */
-    String authorization() throws InterruptedException {
+    String authorization() {
         String[] c = printedCredentials();
         return basic(c[0], c[1]);
     }
@@ -131,27 +161,23 @@ final class RunningAppliance implements AutoCloseable {
     }
 
     /** Runs one Gogo command and returns its output. */
-    synchronized String shell(String command) throws IOException, InterruptedException {
+    public synchronized String shell(String command) throws IOException {
         String marker = "__done_" + markers.incrementAndGet() + "__";
         int from = out.length();
         stdin.write((command + "\necho " + marker + "\n").getBytes(StandardCharsets.UTF_8));
         stdin.flush();
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
-        while (System.nanoTime() < deadline) {
-            int at = out.indexOf(marker, from);
-            if (at >= 0) {
-                return out.substring(from, at);
-            }
-            if (!process.isAlive()) {
-                break;
-            }
-            Thread.sleep(20);
+        Await.until("'" + command + "' to finish", Duration.ofSeconds(90),
+                () -> out.indexOf(marker, from) >= 0 || !process.isAlive(),
+                () -> "output so far:\n" + out.substring(from) + "\nstderr:\n" + err);
+        int at = out.indexOf(marker, from);
+        if (at < 0) {
+            throw new AssertionError("the appliance ended during '" + command + "'; output:\n" + out.substring(from)
+                    + "\nstderr:\n" + err);
         }
-        throw new AssertionError("'" + command + "' did not finish within 90 s; output so far:\n" + out.substring(from)
-                + "\nstderr:\n" + err);
+        return out.substring(from, at);
     }
 
-    String stderr() {
+    public String stderr() {
         return err.toString();
     }
 

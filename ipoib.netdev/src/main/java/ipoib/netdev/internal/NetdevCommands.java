@@ -96,6 +96,10 @@ public final class NetdevCommands {
             out.append(String.format("%s: device %s  netns %s  carrier off (kept while interface %s is not running)%n",
                     p.link(), p.device(), p.netns().isEmpty() ? "-" : p.netns(), p.link()));
         }
+        long syncFailures = Registry.syncFailures();
+        if (syncFailures > 0) {
+            out.append(String.format("reconciliation failures: %d (each logged, at most one a minute)%n", syncFailures));
+        }
         return out.toString();
     }
 

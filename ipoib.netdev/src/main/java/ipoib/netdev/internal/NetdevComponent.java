@@ -5,6 +5,7 @@ import ipoib.api.host.NeighborDiscoveryReceiver;
 import ipoib.api.link.IpoibLink;
 import ipoib.api.mcast.MulticastService;
 import ipoib.api.resolve.NeighbourResolver;
+import ipoib.runtime.Cancellable;
 import ipoib.runtime.ConfigCheck;
 import ipoib.runtime.ShownValue;
 import ipoib.runtime.config.LastGoodConfiguration;
@@ -12,7 +13,6 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ScheduledFuture;
 import org.osgi.framework.Bundle;
 import org.osgi.framework.BundleContext;
 import org.osgi.framework.Constants;
@@ -62,7 +62,7 @@ public final class NetdevComponent {
     private String pid;
     private String netns;
     private NetDevice device;
-    private ScheduledFuture<?> sync;
+    private Cancellable sync;
     private AutoCloseable linkUp;
 
     /**
@@ -222,7 +222,7 @@ public final class NetdevComponent {
         if (device == null) {
             return;
         }
-        sync.cancel(false);
+        sync.cancel();
         try {
             linkUp.close();
         } catch (Exception e) {

@@ -1,14 +1,15 @@
 package ipoib.netdev.internal;
 
-import ipoib.runtime.Threads;
+import ipoib.runtime.Cancellable;
+import ipoib.runtime.Clock;
+import ipoib.runtime.FailureHandler;
+import ipoib.runtime.RateLimitedFailures;
+import ipoib.runtime.ThreadControlLoop;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -17,12 +18,13 @@ import java.util.concurrent.TimeUnit;
  * bundle's class loader scopes it.
  */
 final class Registry {
-    /**
-     * One daemon thread for every device's reconciliation (a few {@code ip} commands every few
-     * seconds), there while a device is: it ends with the last one, so an updated bundle leaves
-     * no thread of its old class loader behind.
-     */
-    private static ScheduledExecutorService scheduler;
+    /** Failures of a reconciliation: counted, and logged at most once a minute. */
+    private static final RateLimitedFailures SYNC_FAILURES = new RateLimitedFailures(FailureHandler.JAVA_LOGGING,
+            Clock.SYSTEM, 60, TimeUnit.SECONDS);
+
+    /** Every device's reconciliation, on one control loop (a daemon thread) while a device is up. */
+    private static final Reconciliation RECONCILIATION = new Reconciliation(
+            () -> new ThreadControlLoop("ipoib-netdev-sync", SYNC_FAILURES));
 
     private static final Map<String, NetdevComponent> LIVE = new ConcurrentHashMap<>();
     private static final Map<String, String> FAILURES = new ConcurrentHashMap<>();
@@ -32,29 +34,28 @@ final class Registry {
     private Registry() {}
 
     /** A device is up: it is listed, and {@code sync} runs every {@code seconds}. */
-    static synchronized ScheduledFuture<?> up(NetdevComponent c, Runnable sync, long seconds) {
+    static synchronized Cancellable up(NetdevComponent c, Runnable sync, long seconds) {
         FAILURES.remove(c.link());
         LIVE.put(c.link(), c);
         STARTING.remove(c.link());
-        if (scheduler == null) {
-            scheduler = Executors.newSingleThreadScheduledExecutor(r -> Threads.create("ipoib-netdev-sync", true, r));
-        }
-        return scheduler.scheduleWithFixedDelay(sync, seconds, seconds, TimeUnit.SECONDS);
+        return RECONCILIATION.every(sync, seconds);
     }
 
     /** Runs {@code task} soon on the reconciliation thread (ignored when no device is up). */
-    static synchronized void execute(Runnable task) {
-        if (scheduler != null) {
-            scheduler.execute(task);
-        }
+    static void execute(Runnable task) {
+        RECONCILIATION.execute(task);
     }
 
     static synchronized void down(NetdevComponent c) {
         LIVE.remove(c.link(), c);
-        if (LIVE.isEmpty() && scheduler != null) {
-            scheduler.shutdown();
-            scheduler = null;
+        if (LIVE.isEmpty()) {
+            RECONCILIATION.idle();
         }
+    }
+
+    /** Reconciliations that failed so far (each counted; logged at most once a minute). */
+    static long syncFailures() {
+        return SYNC_FAILURES.count();
     }
 
     static void failed(String link, String reason) {

@@ -13,7 +13,7 @@ public interface WireTap {
     /**
      * One packet on the wire.
      *
-     * @param timeNanos when it was sent ({@link System#nanoTime()} based wall clock in ns)
+     * @param timeNanos when it was sent, ns since the epoch: one wall-clock reading at the fabric's start plus its clock since
      * @param slid source LID
      * @param dlid destination LID (an MLID for multicast)
      * @param serviceLevel SL
