@@ -16,6 +16,10 @@ import java.lang.foreign.MemorySegment;
  * 64-127 SMP data (64 octets)                64-127 SMP data
  *                                            128-191 InitialPath   192-255 ReturnPath
  * </pre>
+ *
+ * Each accessor checks that its field lies in the segment and throws
+ * {@link IndexOutOfBoundsException} naming the field when it does not; a path index outside 0..63
+ * is an {@link IllegalArgumentException}.
  */
 public final class Smp {
     /** An SMP is always 256 octets. */
@@ -74,25 +78,39 @@ public final class Smp {
     private Smp() {
     }
 
+    /** The field must lie in the segment: a clear {@link IndexOutOfBoundsException} otherwise. */
+    private static long at(MemorySegment s, long offset, int length, String field) {
+        Wire.check(s, offset, length, "SMP " + field);
+        return offset;
+    }
+
+    /** A path entry: 0..63 (§14.2.1.2: InitialPath and ReturnPath have 64 octets). */
+    private static long pathEntry(MemorySegment s, long base, int i, String path) {
+        if (i < 0 || i > MAX_HOPS) {
+            throw new IllegalArgumentException("SMP " + path + " entry " + i + ": allowed 0.." + MAX_HOPS);
+        }
+        return at(s, base + i, 1, path);
+    }
+
     public static int baseVersion(MemorySegment s) {
-        return Wire.u8(s, 0);
+        return Wire.u8(s, at(s, 0, 1, "BaseVersion"));
     }
 
     public static int managementClass(MemorySegment s) {
-        return Wire.u8(s, 1);
+        return Wire.u8(s, at(s, 1, 1, "MgmtClass"));
     }
 
     public static int classVersion(MemorySegment s) {
-        return Wire.u8(s, 2);
+        return Wire.u8(s, at(s, 2, 1, "ClassVersion"));
     }
 
     /** The method with its R bit (0x80). */
     public static int method(MemorySegment s) {
-        return Wire.u8(s, 3);
+        return Wire.u8(s, at(s, 3, 1, "Method"));
     }
 
     public static void setMethod(MemorySegment s, int method) {
-        Wire.put8(s, 3, method);
+        Wire.put8(s, at(s, 3, 1, "Method"), method);
     }
 
     public static boolean isResponse(MemorySegment s) {
@@ -105,12 +123,13 @@ public final class Smp {
 
     /** The status: 16 bits of a LID-routed MAD; the low 15 bits of a directed-route SMP. */
     public static int status(MemorySegment s) {
-        int v = Wire.u16(s, 4);
+        int v = Wire.u16(s, at(s, 4, 2, "Status"));
         return isDirectedRoute(s) ? v & 0x7FFF : v;
     }
 
     /** Sets the status, keeping a directed-route SMP's D bit. */
     public static void setStatus(MemorySegment s, int status) {
+        at(s, 4, 2, "Status");
         if (isDirectedRoute(s)) {
             Wire.put16(s, 4, (Wire.u16(s, 4) & DIRECTION) | (status & 0x7FFF));
         } else {
@@ -120,78 +139,78 @@ public final class Smp {
 
     /** Directed route: the D bit, set when the SMP travels back along the return path. */
     public static boolean direction(MemorySegment s) {
-        return (Wire.u16(s, 4) & DIRECTION) != 0;
+        return (Wire.u16(s, at(s, 4, 2, "D bit")) & DIRECTION) != 0;
     }
 
     public static void setDirection(MemorySegment s, boolean returning) {
-        int v = Wire.u16(s, 4);
+        int v = Wire.u16(s, at(s, 4, 2, "D bit"));
         Wire.put16(s, 4, returning ? v | DIRECTION : v & ~DIRECTION);
     }
 
     public static int hopPointer(MemorySegment s) {
-        return Wire.u8(s, 6);
+        return Wire.u8(s, at(s, 6, 1, "HopPointer"));
     }
 
     public static void setHopPointer(MemorySegment s, int pointer) {
-        Wire.put8(s, 6, pointer);
+        Wire.put8(s, at(s, 6, 1, "HopPointer"), pointer);
     }
 
     public static int hopCount(MemorySegment s) {
-        return Wire.u8(s, 7);
+        return Wire.u8(s, at(s, 7, 1, "HopCount"));
     }
 
     public static long transactionId(MemorySegment s) {
-        return Wire.u64(s, 8);
+        return Wire.u64(s, at(s, 8, 8, "TransactionID"));
     }
 
     public static void setTransactionId(MemorySegment s, long tid) {
-        Wire.put64(s, 8, tid);
+        Wire.put64(s, at(s, 8, 8, "TransactionID"), tid);
     }
 
     public static int attributeId(MemorySegment s) {
-        return Wire.u16(s, 16);
+        return Wire.u16(s, at(s, 16, 2, "AttributeID"));
     }
 
     public static int attributeModifier(MemorySegment s) {
-        return Wire.u32(s, 20);
+        return Wire.u32(s, at(s, 20, 4, "AttributeModifier"));
     }
 
     public static long mKey(MemorySegment s) {
-        return Wire.u64(s, 24);
+        return Wire.u64(s, at(s, 24, 8, "M_Key"));
     }
 
     public static int drSlid(MemorySegment s) {
-        return Wire.u16(s, 32);
+        return Wire.u16(s, at(s, 32, 2, "DrSLID"));
     }
 
     public static void setDrSlid(MemorySegment s, int lid) {
-        Wire.put16(s, 32, lid);
+        Wire.put16(s, at(s, 32, 2, "DrSLID"), lid);
     }
 
     public static int drDlid(MemorySegment s) {
-        return Wire.u16(s, 34);
+        return Wire.u16(s, at(s, 34, 2, "DrDLID"));
     }
 
     public static void setDrDlid(MemorySegment s, int lid) {
-        Wire.put16(s, 34, lid);
+        Wire.put16(s, at(s, 34, 2, "DrDLID"), lid);
     }
 
     /** InitialPath[i]: the port the SMP leaves through at hop i (entry 0 is unused). */
     public static int initialPath(MemorySegment s, int i) {
-        return Wire.u8(s, 128 + i);
+        return Wire.u8(s, pathEntry(s, 128, i, "InitialPath"));
     }
 
     public static void setInitialPath(MemorySegment s, int i, int port) {
-        Wire.put8(s, 128 + i, port);
+        Wire.put8(s, pathEntry(s, 128, i, "InitialPath"), port);
     }
 
     /** ReturnPath[i]: the port the SMP arrived through at hop i, filled in on the way out. */
     public static int returnPath(MemorySegment s, int i) {
-        return Wire.u8(s, 192 + i);
+        return Wire.u8(s, pathEntry(s, 192, i, "ReturnPath"));
     }
 
     public static void setReturnPath(MemorySegment s, int i, int port) {
-        Wire.put8(s, 192 + i, port);
+        Wire.put8(s, pathEntry(s, 192, i, "ReturnPath"), port);
     }
 
     /**
@@ -199,6 +218,7 @@ public final class Smp {
      * a directed-route SMP the D bit set (the hop pointer is left where the responder found it).
      */
     public static void toResponse(MemorySegment s, int status) {
+        at(s, 0, 6, "header");
         setMethod(s, METHOD_GET_RESPONSE);
         if (isDirectedRoute(s)) {
             setDirection(s, true);

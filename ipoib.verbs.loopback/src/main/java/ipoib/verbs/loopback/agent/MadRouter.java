@@ -20,6 +20,11 @@ import java.lang.foreign.MemorySegment;
 final class MadRouter {
     /** ibsim/sim.h MAXHOPS: a LID route longer than this is a loop. */
     static final int MAX_LID_HOPS = 16;
+    /**
+     * Octets a MAD occupies on a link as PortXmitData and PortRcvData count them: LRH 8, BTH 12,
+     * DETH 8, MAD 256, ICRC 4 (ibsim/sim_mad.c pc_updated: 72 words).
+     */
+    static final int MAD_PACKET_OCTETS = 288;
 
     private MadRouter() {
     }
@@ -44,6 +49,7 @@ final class MadRouter {
                 return null;
             }
             in = out.peer();
+            crossed(out, in);
             node = in.node();
             if (!node.isSwitch()) {
                 // Two HCAs cabled back to back: the peer answers or nobody does.
@@ -68,6 +74,7 @@ final class MadRouter {
                 return null;
             }
             Port next = out.peer();
+            crossed(out, next);
             if (!next.node().isSwitch()) {
                 return next.answersLid(lid) ? next : null;
             }
@@ -152,6 +159,13 @@ final class MadRouter {
             out.counters().discarded(PortDiscard.INACTIVE);
             return null;
         }
+        crossed(out, peer);
         return peer;
+    }
+
+    /** A MAD went out of one port and into the port cabled to it: both count it (ibsim/sim_mad.c pc_updated). */
+    private static void crossed(Port out, Port in) {
+        out.counters().transmitted(MAD_PACKET_OCTETS, false);
+        in.counters().received(MAD_PACKET_OCTETS, false);
     }
 }

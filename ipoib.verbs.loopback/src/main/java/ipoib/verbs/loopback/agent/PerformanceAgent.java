@@ -21,6 +21,8 @@ final class PerformanceAgent {
     static final int ALL_PORT_SELECT = 1 << 8;
     /** IsExtendedWidthSupported: PortCountersExtended is implemented. */
     static final int EXTENDED_WIDTH_SUPPORTED = 1 << 9;
+    /** IsPortXmitWaitSupported: PortXmitWait is counted (always 0: the loopback never waits for credits). */
+    static final int XMIT_WAIT_SUPPORTED = 1 << 12;
     /** ClassPortInfo.RespTimeValue as ibsim answers it. */
     static final int RESPONSE_TIME_VALUE = 0x12;
 
@@ -40,7 +42,7 @@ final class PerformanceAgent {
         data.fill((byte) 0);
         Wire.put8(data, 0, 1);
         Wire.put8(data, 1, 1);
-        Wire.put16(data, 2, EXTENDED_WIDTH_SUPPORTED | (at.node().isSwitch() ? ALL_PORT_SELECT : 0));
+        Wire.put16(data, 2, EXTENDED_WIDTH_SUPPORTED | XMIT_WAIT_SUPPORTED | (at.node().isSwitch() ? ALL_PORT_SELECT : 0));
         Wire.put32(data, 4, RESPONSE_TIME_VALUE);
         return method == Smp.METHOD_GET ? 0 : Smp.STATUS_UNSUPPORTED_METHOD_ATTRIBUTE;
     }

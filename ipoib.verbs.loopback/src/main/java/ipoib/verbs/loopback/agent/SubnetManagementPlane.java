@@ -20,6 +20,10 @@ import java.util.Locale;
  * one MAD at a time.
  */
 public final class SubnetManagementPlane implements ManagementPlane {
+    /** Subnet administration's management class and its Report method (IBA 15.2.1, 13.4.5). */
+    static final int SA_CLASS = 0x03;
+    static final int SA_METHOD_REPORT = 0x06;
+
     /** sim_request.status of a MAD given back undelivered (ibsim/sim_mad.c process_packet: ETIMEDOUT). */
     public static final int UNDELIVERED = 110;
 
@@ -186,7 +190,7 @@ public final class SubnetManagementPlane implements ManagementPlane {
         if (to == null) {
             return;
         }
-        Client sm = findClient(to, false, 0, 0);
+        Client sm = findClient(to, false, 0, 0, Smp.CLASS_LID_ROUTED, Smp.METHOD_TRAP);
         if (sm != null) {
             sm.receiver.received(from.smLid(), from.lid(), 0, 0, 0, trap, Smp.LENGTH);
         }
@@ -240,7 +244,7 @@ public final class SubnetManagementPlane implements ManagementPlane {
         }
         AttributeHandler handler = response ? null : handler(Smp.managementClass(s), Smp.attributeId(s));
         if (handler == null) {
-            Client to = findClient(dest, response, dqp, tid);
+            Client to = findClient(dest, response, dqp, tid, Smp.managementClass(s), Smp.method(s));
             if (to == null) {
                 giveBack(from, dlid, slid, dqp, sqp, buf);
                 return;
@@ -303,10 +307,12 @@ public final class SubnetManagementPlane implements ManagementPlane {
 
     /**
      * ibsim/ibsim.c find_client: a response goes to the client its TID names when that client is
-     * attached at the port; a request to QP0 or QP1 to the port's SM; a request to another QP to
-     * the client attached with that QP (ibsim's clients all attach with QP 0, so none).
+     * attached at the port; a request to QP0 or QP1 for a manager (an SMP, an SA query) to the
+     * port's SM. Beyond ibsim, which has no other QP1 clients: a request a manager sends to a
+     * port (an SA Report, a CM MAD) goes to the port's other client, an in-JVM port attached with
+     * {@link #attachAt}, or else to its SM.
      */
-    private Client findClient(Port arrival, boolean response, int qp, long tid) {
+    private Client findClient(Port arrival, boolean response, int qp, long tid, int managementClass, int method) {
         // ibsim compares port GUIDs: a switch's ports share port 0's, where its clients attach.
         Port port = arrival.lidPort();
         if (response) {
@@ -314,16 +320,26 @@ public final class SubnetManagementPlane implements ManagementPlane {
             if (id < clients.size() && clients.get(id) != null && clients.get(id).port == port) {
                 return clients.get(id);
             }
+            return null;
         }
+        if (qp > 1) {
+            return null; // ibsim's clients all attach with QP 0
+        }
+        boolean forManager = managementClass == Smp.CLASS_LID_ROUTED || managementClass == Smp.CLASS_DIRECTED_ROUTE
+                || (managementClass == SA_CLASS && method != SA_METHOD_REPORT);
+        Client sm = null;
+        Client other = null;
         for (Client c : clients) {
             if (c == null || c.port != port) {
                 continue;
             }
-            if (qp <= 1 && !response && c.sm) {
-                return c;
+            if (c.sm && sm == null) {
+                sm = c;
+            } else if (!c.sm && other == null) {
+                other = c;
             }
         }
-        return null;
+        return forManager || other == null ? sm : other;
     }
 
     private static void giveBack(Client to, int dlid, int slid, int dqp, int sqp, byte[] buf) {

@@ -254,7 +254,7 @@ public final class Port {
         return linkWidthSupported;
     }
 
-    public void setLinkWidthSupported(int mask) {
+    void setLinkWidthSupported(int mask) {
         this.linkWidthSupported = mask;
     }
 
@@ -278,7 +278,7 @@ public final class Port {
         return linkSpeedSupported;
     }
 
-    public void setLinkSpeedSupported(int mask) {
+    void setLinkSpeedSupported(int mask) {
         this.linkSpeedSupported = mask;
     }
 

@@ -216,8 +216,8 @@ public final class Topology {
                     p.setLinkWidthActive(width);
                     p.setLinkSpeedActive(speed);
                 }
-                changed(port, PortChange.LINK);
-                changed(peer, PortChange.LINK);
+                changed(port, PortChange.RATE);
+                changed(peer, PortChange.RATE);
             }
         }
     }

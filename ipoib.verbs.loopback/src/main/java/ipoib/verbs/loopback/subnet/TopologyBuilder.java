@@ -83,8 +83,8 @@ public final class TopologyBuilder {
     }
 
     /**
-     * The widths and speeds a port enables ({@link LinkRates} masks; without a call, 4x and SDR as
-     * ibsim's defaults, sim.h DEFAULT_LINKWIDTH and DEFAULT_LINKSPEED).
+     * The widths and speeds a port supports and enables ({@link LinkRates} masks; without a call,
+     * 4x and SDR as ibsim's defaults, sim.h DEFAULT_LINKWIDTH and DEFAULT_LINKSPEED).
      */
     public TopologyBuilder rates(String node, int port, int widthEnabled, int speedEnabled) {
         Port p = cablePort(node, port);
@@ -113,6 +113,10 @@ public final class TopologyBuilder {
         }
         for (Node n : nodes.values()) {
             for (Port p : n.ports()) {
+                // The file describes the hardware: a port supports what it enables, so an SM's Set of
+                // LinkSpeedEnabled 15 ("all supported", IBA 14.2.5.6) keeps the file's rate, as on ibsim.
+                p.setLinkWidthSupported(p.linkWidthEnabled());
+                p.setLinkSpeedSupported(p.linkSpeedEnabled());
                 Port peer = cabled.get(p);
                 if (p.isSwitchPort0()) {
                     p.setPhysicalState(PhysicalState.LINK_UP);

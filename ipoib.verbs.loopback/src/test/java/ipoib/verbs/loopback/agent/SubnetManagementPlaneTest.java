@@ -14,6 +14,7 @@ import ipoib.codec.smp.PortInfo;
 import ipoib.codec.smp.Smp;
 import ipoib.codec.smp.SmpTables;
 import ipoib.codec.smp.SwitchInfo;
+import ipoib.verbs.loopback.subnet.LinkRates;
 import ipoib.verbs.loopback.subnet.NetFile;
 import ipoib.verbs.loopback.subnet.Port;
 import ipoib.verbs.loopback.subnet.PortState;
@@ -129,9 +130,26 @@ class SubnetManagementPlaneTest {
     @Test
     void portInfoOfASwitchPortIsIbsimsThroughTheArrivalPort() {
         byte[] pi = drGet(Smp.ATTR_PORT_INFO, 5, 1, 3);
-        // smpdump -D 0,3 0x15 5 from Switch1: Switch2's port 5 as seen through its port 3.
-        assertEquals("0000000000000000000000000000000000000000000000000000000003021f02"
-                + "72520011404000080804e040" + "0".repeat(40), hex(pi, Smp.DATA, 64));
+        // smpdump -D 0,3 0x15 5 from Switch1: Switch2's port 5 as seen through its port 3, except
+        // LinkWidthSupported (octet 30) and LinkSpeedSupported (octet 32, high nibble): ibsim
+        // reports every rate, the loopback what the net file gives the port (here ibsim's default 4x SDR).
+        assertEquals("0000000000000000000000000000000000000000000000000000000003020202"
+                + "12520011404000080804e040" + "0".repeat(40), hex(pi, Smp.DATA, 64));
+    }
+
+    @Test
+    void enablingAllSupportedRatesKeepsTheRateOfTheNetFileAsOnIbsim() {
+        // OpenSM sets LinkSpeedEnabled 15 and LinkWidthEnabled 255 ("all supported"); on ibsim's
+        // net.2sw2path4hca ibnetdiscover then shows 4xSDR links.
+        Port hca = topology.node("Hca1").port(1);
+        PortInfo all = new PortInfo(0, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xF, 0, 0, 0, 0, 0, 0, 0,
+                0, 0, 0, 0, 0, 0, 0, 0, 0, 0, false, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+        byte[] data = new byte[Smp.DATA_LENGTH];
+        all.encode(MemorySegment.ofArray(data), 0);
+        assertEquals(0, drSet(Smp.ATTR_PORT_INFO, 0, data));
+        assertEquals(LinkRates.SPEED_SDR, hca.linkSpeedActive());
+        assertEquals(LinkRates.WIDTH_4X, hca.linkWidthActive());
+        assertEquals(LinkRates.SPEED_SDR, hca.linkSpeedEnabled());
     }
 
     private static byte[] portInfoSet(Port p, int lid, int smLid, int state) {
@@ -300,6 +318,13 @@ class SubnetManagementPlaneTest {
         drSet(Smp.ATTR_LINEAR_FORWARDING_TABLE, 0, lft1, 1);
         drSet(Smp.ATTR_SWITCH_INFO, 0, top, 1);
         drSet(Smp.ATTR_SWITCH_INFO, 0, top, 1, 3);
+        for (ipoib.verbs.loopback.subnet.Node n : topology.nodes()) {
+            for (Port p : n.ports()) {
+                for (ipoib.verbs.loopback.subnet.PortCounter c : ipoib.verbs.loopback.subnet.PortCounter.values()) {
+                    p.counters().clear(c);
+                }
+            }
+        }
         Port s1p1 = topology.node("Switch1").port(1);
         s1p1.counters().transmitted(1000, false);
         s1p1.counters().received(2000, true);
@@ -312,15 +337,18 @@ class SubnetManagementPlaneTest {
         assertEquals(0, m.status());
         PortCounters pc = PortCounters.decode(MemorySegment.ofArray(m.bytes()), Smp.DATA);
         assertEquals(250, pc.xmitData(), "1000 octets are 250 words");
-        assertEquals(500, pc.rcvData());
+        // The Get itself came in through this port first: a MAD is 72 words on the link, as ibsim counts it.
+        assertEquals(500 + 72, pc.rcvData());
         assertEquals(1, pc.xmitPackets());
-        assertEquals(1, pc.rcvPackets());
+        assertEquals(2, pc.rcvPackets());
 
         byte[] all = Smps.lidRouted(Smp.CLASS_PERFORMANCE, Smp.METHOD_GET, Smp.ATTR_PORT_COUNTERS_EXTENDED, 0, 10);
         all[Smp.DATA + 1] = (byte) 0xFF;
         sm.send(2, 0, 1, 1, all, Smp.LENGTH);
         PortCountersExtended x = PortCountersExtended.decode(MemorySegment.ofArray(smInbox.take().bytes()), Smp.DATA);
-        assertEquals(350, x.xmitData(), "all ports summed");
+        // All ports summed: the data above, the first Get's answer out of port 1, this Get in through port 1.
+        assertEquals(250 + 100 + 72, x.xmitData());
+        assertEquals(500 + 72 + 72, x.rcvData());
         assertEquals(1, x.multicastRcvPackets());
 
         byte[] clear = Smps.lidRouted(Smp.CLASS_PERFORMANCE, Smp.METHOD_SET, Smp.ATTR_PORT_COUNTERS, 0, 11);
@@ -410,6 +438,13 @@ class SubnetManagementPlaneTest {
         Received.Mad back = portInbox.take();
         assertEquals(0, back.status());
         assertEquals(0x92, back.bytes()[3] & 0xFF);
+
+        // The SA's Report (method 0x06) of a subscribed trap goes to the port's client, not to an SM.
+        sm.send(4, 1, 1, 1, Smps.lidRouted(0x03, 0x06, 0x02, 0, 0x99), Smp.LENGTH);
+        Received.Mad report = portInbox.take();
+        assertEquals(0, report.status());
+        assertEquals(0x06, report.bytes()[3] & 0xFF);
+        assertTrue(smInbox.mads.isEmpty());
     }
 
     @Test
