@@ -4,6 +4,7 @@ import org.osgi.annotation.versioning.ProviderType;
 import ipoib.api.link.TransmitResult;
 import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
+import java.nio.ByteBuffer;
 
 /**
  * A UDP endpoint bound to a local port on every interface. Sending never blocks; the payload is
@@ -33,6 +34,25 @@ public interface UdpSocket extends AutoCloseable {
     }
 
     /**
+     * {@link #send(InetAddress, int, MemorySegment)} of the whole array.
+     *
+     * @since 1.3
+     */
+    default TransmitResult send(InetAddress destination, int port, byte[] payload) {
+        return send(null, destination, port, MemorySegment.ofArray(payload));
+    }
+
+    /**
+     * {@link #send(InetAddress, int, MemorySegment)} of the buffer's octets from its position to
+     * its limit; the position and the limit are left as they were.
+     *
+     * @since 1.3
+     */
+    default TransmitResult send(InetAddress destination, int port, ByteBuffer payload) {
+        return send(null, destination, port, MemorySegment.ofBuffer(payload));
+    }
+
+    /**
      * Fixes the destination of {@link #send(MemorySegment)}, which then sends without a routing
      * decision per datagram and without allocating. When the routes change (an address, an
      * interface or its MTU), the next datagram is routed again; while there is no route it is
@@ -50,6 +70,26 @@ public interface UdpSocket extends AutoCloseable {
      * @throws IllegalArgumentException for a datagram larger than the MTU allows
      */
     TransmitResult send(MemorySegment payload);
+
+    /**
+     * {@link #send(MemorySegment)} of the whole array (the stack's implementation copies it
+     * without allocating).
+     *
+     * @since 1.3
+     */
+    default TransmitResult send(byte[] payload) {
+        return send(MemorySegment.ofArray(payload));
+    }
+
+    /**
+     * {@link #send(MemorySegment)} of the buffer's octets from its position to its limit (heap or
+     * direct); the position and the limit are left as they were, so a buffer can be sent again.
+     *
+     * @since 1.3
+     */
+    default TransmitResult send(ByteBuffer payload) {
+        return send(MemorySegment.ofBuffer(payload));
+    }
 
     /**
      * Sends the first {@code count} payloads to the connected destination as one burst (as

@@ -14,9 +14,12 @@
  * route already chosen (one routing decision per datagram), and
  * {@link ipoib.api.host.NeighborDiscoveryReceiver} receives the Neighbor Discovery messages the host's
  * IPv6 demultiplexer hands over.
+ *
+ * <p>1.3: {@link ipoib.api.host.UdpSocket} sends a {@code byte[]} or a {@link java.nio.ByteBuffer}
+ * as well as a {@link java.lang.foreign.MemorySegment}.
  */
 @Export
-@Version("1.2.0")
+@Version("1.3.0")
 package ipoib.api.host;
 
 import org.osgi.annotation.bundle.Export;

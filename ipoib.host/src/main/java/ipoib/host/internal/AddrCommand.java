@@ -21,11 +21,15 @@ import org.apache.felix.service.command.Descriptor;
 import org.osgi.framework.InvalidSyntaxException;
 import org.osgi.service.cm.Configuration;
 import org.osgi.service.cm.ConfigurationAdmin;
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Reference;
 
 /**
  * {@code ipoib:addr}: the interface addresses. Added addresses are {@code ipoib.address} factory
  * configurations, so that they stay; the command waits until the table shows the change.
  */
+@Component(service = AddrCommand.class, property = {"osgi.command.scope=ipoib", "osgi.command.function=addr"})
 public final class AddrCommand {
     static final String USAGE = "ipoib:addr [list] [interface]\n"
             + "       ipoib:addr add <interface> <address>/<prefix length>\n"
@@ -36,7 +40,10 @@ public final class AddrCommand {
     private final ConfigurationAdmin configurationAdmin;
     private final CommandContext context;
 
-    AddrCommand(InterfaceAddresses addresses, ConfigurationAdmin configurationAdmin, CommandContext context) {
+
+    @Activate
+    public AddrCommand(@Reference InterfaceAddresses addresses, @Reference ConfigurationAdmin configurationAdmin,
+                       @Reference CommandContext context) {
         this.addresses = addresses;
         this.configurationAdmin = configurationAdmin;
         this.context = context;

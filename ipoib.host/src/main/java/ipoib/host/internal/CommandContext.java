@@ -1,17 +1,25 @@
 package ipoib.host.internal;
 
+import ipoib.api.link.FrameHandler;
 import ipoib.api.link.IpoibLink;
 import ipoib.api.resolve.NeighbourResolver;
 import java.net.InetAddress;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
+import org.osgi.framework.Constants;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.component.annotations.ReferenceCardinality;
+import org.osgi.service.component.annotations.ReferencePolicy;
 
 /**
- * What the host's shell commands share: the links and resolvers the command component tracks, and
- * the checks of arguments that end in a usage message.
+ * What the host's shell commands share: the links, bridges and resolvers it tracks, and the checks
+ * of arguments that end in a usage message. A delayed component, as each command is: made only
+ * when Gogo asks for a command, so that without Gogo nothing of the shell is loaded.
  */
-final class CommandContext {
+@Component(service = CommandContext.class)
+public final class CommandContext {
     final List<IpoibLink> links = new CopyOnWriteArrayList<>();
     final List<Map.Entry<NeighbourResolver, String>> resolvers = new CopyOnWriteArrayList<>();
     /**
@@ -22,6 +30,44 @@ final class CommandContext {
 
     /** A link the netdev bundle exports as {@code device} in namespace {@code netns} ("" for none). */
     record Bridged(Object registration, String link, String device, String netns) {}
+
+    public CommandContext() {
+        // Tests fill the lists themselves.
+    }
+
+    @Reference(cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC)
+    void addLink(IpoibLink link) {
+        links.add(link);
+    }
+
+    void removeLink(IpoibLink link) {
+        links.remove(link);
+    }
+
+    /** A link bridged to a network device (the kernel owns the link's addresses there: ipoib:ping refuses). */
+    @Reference(cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC,
+            target = "(" + FrameHandler.BRIDGE_PROPERTY + "=*)")
+    void addBridge(FrameHandler bridge, Map<String, Object> properties) {
+        if (properties.get(FrameHandler.LINK_PROPERTY) instanceof String link) {
+            Object netns = properties.get(FrameHandler.BRIDGE_NETNS_PROPERTY);
+            bridged.add(new Bridged(properties.get(Constants.SERVICE_ID), link,
+                    String.valueOf(properties.get(FrameHandler.BRIDGE_PROPERTY)), netns == null ? "" : netns.toString()));
+        }
+    }
+
+    void removeBridge(FrameHandler bridge, Map<String, Object> properties) {
+        Object id = properties.get(Constants.SERVICE_ID);
+        bridged.removeIf(b -> b.registration().equals(id));
+    }
+
+    @Reference(cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC)
+    void addResolver(NeighbourResolver resolver, Map<String, Object> properties) {
+        resolvers.add(Map.entry(resolver, String.valueOf(properties.get(NeighbourResolver.FAMILY_PROPERTY))));
+    }
+
+    void removeResolver(NeighbourResolver resolver) {
+        resolvers.removeIf(e -> e.getKey() == resolver);
+    }
 
     /** The bridge of a link, or null when the link is not bridged. */
     Bridged bridge(String link) {

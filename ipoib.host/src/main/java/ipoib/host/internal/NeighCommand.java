@@ -15,8 +15,12 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import org.apache.felix.service.command.Descriptor;
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Reference;
 
 /** {@code ipoib:neigh}: the neighbour tables of ARP and ND (list, flush, permanent entries). */
+@Component(service = NeighCommand.class, property = {"osgi.command.scope=ipoib", "osgi.command.function=neigh"})
 public final class NeighCommand {
     static final String USAGE = "ipoib:neigh [list] [interface]\n"
             + "       ipoib:neigh flush [interface]\n"
@@ -25,7 +29,8 @@ public final class NeighCommand {
 
     private final CommandContext context;
 
-    NeighCommand(CommandContext context) {
+    @Activate
+    public NeighCommand(@Reference CommandContext context) {
         this.context = context;
     }
 

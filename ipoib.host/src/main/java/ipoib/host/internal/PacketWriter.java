@@ -4,6 +4,7 @@ import ipoib.codec.ip.Ipv4Header;
 import ipoib.codec.ip.Ipv6Header;
 import ipoib.runtime.PerThread;
 import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
 
 /**
  * Writes IP headers into per-thread scratch buffers, so that building a packet allocates
@@ -17,6 +18,8 @@ final class PacketWriter {
     /** A per-thread buffer with cached slices of every length. */
     static final class Scratch {
         final MemorySegment buffer = MemorySegment.ofArray(new byte[SCRATCH]);
+        /** The same octets as a ByteBuffer, for payloads given as one (absolute puts only). */
+        final ByteBuffer view = buffer.asByteBuffer();
         /**
          * The IPv4 identification of this thread's next packet. Every packet is sent with DF and
          * never fragmented (an atomic datagram), whose identification RFC 6864 §4.2 lets a source

@@ -11,12 +11,16 @@ import java.util.concurrent.ThreadLocalRandom;
 import org.apache.felix.service.command.CommandSession;
 import org.apache.felix.service.command.Descriptor;
 import org.apache.felix.service.command.Parameter;
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Reference;
 
 /**
  * {@code ipoib:ping}: one routing decision for the whole run ({@link IpHost#route}), then echo
  * requests on that route ({@link IpHost#echo(HostRoute, int, int, int, Duration)}) paced by
  * {@link PingRun}.
  */
+@Component(service = PingCommand.class, property = {"osgi.command.scope=ipoib", "osgi.command.function=ping"})
 public final class PingCommand {
     static final String USAGE = "ipoib:ping [-I interface] [-c count] [-i interval s] [-s size] [-W timeout s] "
             + "<address>[%interface]";
@@ -25,6 +29,11 @@ public final class PingCommand {
     private final CommandContext context;
     private final Clock clock;
     private final PingRun.Waiter waiter;
+
+    @Activate
+    public PingCommand(@Reference IpHost host, @Reference CommandContext context) {
+        this(host, context, Clock.SYSTEM, PingRun.Waiter.REAL);
+    }
 
     PingCommand(IpHost host, CommandContext context, Clock clock, PingRun.Waiter waiter) {
         this.host = host;

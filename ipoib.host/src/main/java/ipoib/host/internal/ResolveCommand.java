@@ -13,15 +13,20 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.apache.felix.service.command.Descriptor;
 import org.apache.felix.service.command.Parameter;
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Reference;
 
 /** {@code ipoib:resolve}: the path information of a destination (the {@code SIOCGIPOIBPATH} query). */
+@Component(service = ResolveCommand.class, property = {"osgi.command.scope=ipoib", "osgi.command.function=resolve"})
 public final class ResolveCommand {
     static final String USAGE = "ipoib:resolve [-I interface] [-W seconds] <address>[%interface]";
 
     private final IpHost host;
     private final CommandContext context;
 
-    ResolveCommand(IpHost host, CommandContext context) {
+    @Activate
+    public ResolveCommand(@Reference IpHost host, @Reference CommandContext context) {
         this.host = host;
         this.context = context;
     }

@@ -10,8 +10,10 @@ import ipoib.api.resolve.NeighbourSender;
 import ipoib.api.resolve.NextHopKind;
 import ipoib.codec.ip.Udp;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.net.Inet6Address;
 import java.net.InetAddress;
+import java.nio.ByteBuffer;
 
 /**
  * A UDP socket: the port's slot in the stack's socket table, and the send path. A connected
@@ -90,7 +92,8 @@ final class UdpSocketImpl implements UdpSocket {
         long high = AddressBits.high(destination);
         long low = AddressBits.low(destination);
         return send(link, route.link(), v6, AddressBits.high(route.source()), AddressBits.low(route.source()), high, low,
-                destinationPort, route.mtu(), stack.transmitter().kind(link, v6, high, low), null, payload);
+                destinationPort, route.mtu(), stack.transmitter().kind(link, v6, high, low), null, payload,
+                payload.byteSize());
     }
 
     @Override
@@ -142,16 +145,35 @@ final class UdpSocketImpl implements UdpSocket {
     @Override
     public TransmitResult send(MemorySegment payload) {
         checkOpen();
-        return send(flow(), payload);
+        return send(flow(), payload, payload.byteSize());
+    }
+
+    /** Copied straight from the array: no segment made per datagram. */
+    @Override
+    public TransmitResult send(byte[] payload) {
+        checkOpen();
+        return send(flow(), payload, payload.length);
+    }
+
+    /** Copied straight from the buffer (its position and limit unchanged): no segment made per datagram. */
+    @Override
+    public TransmitResult send(ByteBuffer payload) {
+        checkOpen();
+        return send(flow(), payload, payload.remaining());
     }
 
     private TransmitResult send(Flow f, MemorySegment payload) {
+        return send(f, payload, payload.byteSize());
+    }
+
+    /** {@code payload}: a MemorySegment, a byte[] or a ByteBuffer of {@code length} octets. */
+    private TransmitResult send(Flow f, Object payload, long length) {
         if (f.link() == null) {
             stack.noRouteCounted();
             return TransmitResult.DROPPED_NO_ROUTE;
         }
         return send(f.link(), f.linkName(), f.v6(), f.sourceHigh(), f.sourceLow(), f.destinationHigh(),
-                f.destinationLow(), f.port(), f.mtu(), f.kind(), f.neighbour(), payload);
+                f.destinationLow(), f.port(), f.mtu(), f.kind(), f.neighbour(), payload, length);
     }
 
     /** The burst as one post list on the connected link (its frames wait in send buffers until the end). */
@@ -206,8 +228,7 @@ final class UdpSocketImpl implements UdpSocket {
 
     private TransmitResult send(IpoibLink link, String linkName, boolean v6, long sourceHigh, long sourceLow,
                                 long destinationHigh, long destinationLow, int destinationPort, int mtu, NextHopKind kind,
-                                NeighbourSender neighbour, MemorySegment payload) {
-        long length = payload.byteSize();
+                                NeighbourSender neighbour, Object payload, long length) {
         int header = PacketWriter.upperOffset(v6) + Udp.HEADER_LENGTH;
         if (header + length > mtu) {
             throw new IllegalArgumentException("UDP datagram with " + length + " octets of payload (" + (header + length)
@@ -217,7 +238,7 @@ final class UdpSocketImpl implements UdpSocket {
         }
         IpStack.Sending thread = stack.sending();
         PacketWriter.Scratch s = thread.scratch;
-        MemorySegment.copy(payload, 0, s.buffer, header, length);
+        copy(payload, s, header, (int) length);
         int packet = stack.writer().writeIp(s, v6, 17, sourceHigh, sourceLow, destinationHigh, destinationLow,
                 Udp.HEADER_LENGTH + (int) length);
         if (v6) {
@@ -231,6 +252,16 @@ final class UdpSocketImpl implements UdpSocket {
             stack.udpSent(thread.cells);
         }
         return result;
+    }
+
+    /** Copies the payload behind the headers; a type switch, so that no view of the payload is made. */
+    private static void copy(Object payload, PacketWriter.Scratch s, int offset, int length) {
+        switch (payload) {
+            case MemorySegment segment -> MemorySegment.copy(segment, 0, s.buffer, offset, length);
+            case byte[] array -> MemorySegment.copy(array, 0, s.buffer, ValueLayout.JAVA_BYTE, offset, length);
+            case ByteBuffer buffer -> s.view.put(offset, buffer, buffer.position(), length);
+            default -> throw new IllegalArgumentException("unsupported payload " + payload.getClass().getName());
+        }
     }
 
     @Override

@@ -34,6 +34,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
+import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -347,6 +348,57 @@ class IpStackTest {
         assertTrue(big.getMessage().contains("does not fit the MTU 2044 of a"), big.getMessage());
         assertEquals(0, stack.counters().get("udp_no_port"), "no datagram went to an unbound port");
         assertEquals(2, stack.counters().get("udp_received"));
+    }
+
+    @Test
+    void arraysAndByteBuffersAreSentAsTheirOctets() throws Exception {
+        List<String> got = new ArrayList<>();
+        stack.open(9000, d -> got.add(new String(d.payload().toArray(ValueLayout.JAVA_BYTE))));
+        UdpSocket client = stack.open(5000, d -> { });
+        client.connect("a", ip("10.0.0.2"), 9000);
+        assertEquals(TransmitResult.SENT, client.send("hello, b".getBytes()));
+        ByteBuffer heap = ByteBuffer.wrap("xxheapyy".getBytes()).position(2).limit(6);
+        assertEquals(TransmitResult.SENT, client.send(heap));
+        assertEquals(2, heap.position(), "the position is left where it was");
+        assertEquals(6, heap.limit());
+        ByteBuffer direct = ByteBuffer.allocateDirect(16).put("direct".getBytes()).flip();
+        assertEquals(TransmitResult.SENT, client.send(direct));
+        assertEquals(0, direct.position());
+        assertEquals(TransmitResult.SENT, client.send(ip("10.0.0.2"), 9000, "to b".getBytes()));
+        assertEquals(TransmitResult.SENT, client.send(ip("10.0.0.2"), 9000, ByteBuffer.wrap("buffer to b".getBytes())));
+        for (Resolver.Sent sent : resolver.sent) {
+            stack.ipv4Handler().onFrame(b, new Frame(sent.packet(), EtherType.IPV4));
+        }
+        assertEquals(List.of("hello, b", "heap", "direct", "to b", "buffer to b"), got);
+        IllegalArgumentException big = assertThrows(IllegalArgumentException.class,
+                () -> client.send(ByteBuffer.allocate(2017)));
+        assertTrue(big.getMessage().contains("2017 octets of payload"), big.getMessage());
+        assertEquals(TransmitResult.SENT, client.send(new byte[0]), "an empty datagram is a datagram");
+    }
+
+    @Test
+    void arraysAndByteBuffersAreSentWithoutAllocating() throws Exception {
+        resolver.record = false;
+        UdpSocket client = stack.open(5000, d -> { });
+        client.connect("a", ip("10.0.0.2"), 9000);
+        byte[] array = new byte[512];
+        ByteBuffer heap = ByteBuffer.allocate(512);
+        ByteBuffer direct = ByteBuffer.allocateDirect(512);
+        var threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        for (int i = 0; i < 100_000; i++) {
+            client.send(array);
+            client.send(heap);
+            client.send(direct);
+        }
+        long before = threads.getCurrentThreadAllocatedBytes();
+        for (int i = 0; i < 20_000; i++) {
+            client.send(array);
+            client.send(heap);
+            client.send(direct);
+        }
+        long allocated = threads.getCurrentThreadAllocatedBytes() - before;
+        assertEquals(360_000, resolver.count);
+        assertTrue(allocated < 60_000 * 16L / 100, allocated + " octets allocated in 60,000 sends");
     }
 
     @Test
