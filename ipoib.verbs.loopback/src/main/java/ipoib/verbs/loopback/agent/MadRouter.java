@@ -16,6 +16,11 @@ import java.lang.foreign.MemorySegment;
  * LID or forwarding table exists, so it needs only the physical link). A packet that cannot go
  * on is counted at the port where it stopped and the route answers null. Called with the
  * topology's lock held.
+ *
+ * <p>Like ibsim, the router follows the paths without moving the hop pointer (IBA 14.2.2.2 has
+ * each SMI advance it): ibsim's clients have no SMI that sets or checks it, and a response must
+ * come back with the pointer its requester sent. Only pure directed routes (permissive DrSLID and
+ * DrDLID) are followed, as ibsim; OpenSM and infiniband-diags send no others.
  */
 final class MadRouter {
     /** ibsim/sim.h MAXHOPS: a LID route longer than this is a loop. */

@@ -26,6 +26,22 @@ public final class PortCounters {
                 .ordinal());
     }
 
+    /** A run of {@code packets} packets of {@code octets} octets in all left through the port (a post list, counted once). */
+    public void transmitted(long octets, int packets, boolean multicast) {
+        values.getAndAdd(PortCounter.XMIT_DATA_OCTETS.ordinal(), octets);
+        values.getAndAdd(PortCounter.XMIT_PACKETS.ordinal(), packets);
+        values.getAndAdd((multicast ? PortCounter.MULTICAST_XMIT_PACKETS : PortCounter.UNICAST_XMIT_PACKETS)
+                .ordinal(), packets);
+    }
+
+    /** A run of {@code packets} packets of {@code octets} octets in all arrived through the port. */
+    public void received(long octets, int packets, boolean multicast) {
+        values.getAndAdd(PortCounter.RCV_DATA_OCTETS.ordinal(), octets);
+        values.getAndAdd(PortCounter.RCV_PACKETS.ordinal(), packets);
+        values.getAndAdd((multicast ? PortCounter.MULTICAST_RCV_PACKETS : PortCounter.UNICAST_RCV_PACKETS)
+                .ordinal(), packets);
+    }
+
     /** A packet was dropped at this port for this reason. */
     public void discarded(PortDiscard reason) {
         values.getAndIncrement(reason.summary().ordinal());

@@ -385,6 +385,60 @@ class SubnetManagementPlaneTest {
         assertTrue(otherInbox.mads.isEmpty());
     }
 
+    private void programRouteToHca2() {
+        byte[] lft1 = new byte[Smp.DATA_LENGTH];
+        lft1[1] = 1;
+        lft1[4] = 3;
+        byte[] lft2 = new byte[Smp.DATA_LENGTH];
+        lft2[1] = 3;
+        lft2[4] = 1;
+        assertEquals(0, drSet(Smp.ATTR_LINEAR_FORWARDING_TABLE, 0, lft1, 1));
+        assertEquals(0, drSet(Smp.ATTR_LINEAR_FORWARDING_TABLE, 0, lft2, 1, 3));
+        byte[] top = new byte[Smp.DATA_LENGTH];
+        new SwitchInfo(0, 0, 0, 4, 0, 0, 0, 0, true, 0, 0, 0, 0, 0).encode(MemorySegment.ofArray(top), 0);
+        assertEquals(0, drSet(Smp.ATTR_SWITCH_INFO, 0, top, 1));
+        assertEquals(0, drSet(Smp.ATTR_SWITCH_INFO, 0, top, 1, 3));
+    }
+
+    @Test
+    void anSmAttachingAtAPortWithALidRaisesTrap144ToTheMasterSm() {
+        activateRouteToHca2();
+        programRouteToHca2();
+        Attachment second = plane.attach("Hca2", false, new Received());
+        second.setSm(true);
+        Received.Mad trap = smInbox.take();
+        MemorySegment s = MemorySegment.ofArray(trap.bytes());
+        assertEquals(Smp.METHOD_TRAP, Smp.method(s));
+        assertEquals(144, Wire.u16(s, Smp.DATA + 4));
+        assertEquals(4, trap.slid(), "from Hca2's port");
+        assertEquals(0x84, Wire.u8(s, Smp.DATA), "generic, informational");
+        assertEquals(4, Wire.u16(s, Smp.DATA + 12), "LIDADDR");
+        assertEquals(Port.HCA_CAPABILITIES | Port.CAP_IS_SM, Wire.u32(s, Smp.DATA + 16), "the new CapabilityMask");
+    }
+
+    @Test
+    void multicastForwardingAndPKeyBlocksAreWrittenAndReadBack() throws DecodeException {
+        // MFT block 1 (MLIDs 0xC020..0xC03F), position 0 (ports 0..15): MLID 0xC021 to ports 1 and 3.
+        byte[] mft = new byte[Smp.DATA_LENGTH];
+        SmpTables.setMftMask(MemorySegment.ofArray(mft), 0, 1, 1 << 1 | 1 << 3);
+        assertEquals(0, drSet(Smp.ATTR_MULTICAST_FORWARDING_TABLE, 1, mft, 1));
+        assertTrue(topology.node("Switch1").tables().multicastForwards(0xC021, 3));
+        assertEquals(false, topology.node("Switch1").tables().multicastForwards(0xC021, 2));
+        byte[] back = drGet(Smp.ATTR_MULTICAST_FORWARDING_TABLE, 1, 1);
+        assertEquals(0b1010, SmpTables.mftMask(MemorySegment.ofArray(back), Smp.DATA, 1));
+
+        // P_KeyTable block 0 of Hca1's port: the default and a limited member of 0x8001's partition.
+        byte[] pkeys = new byte[Smp.DATA_LENGTH];
+        SmpTables.setPkey(MemorySegment.ofArray(pkeys), 0, 0, 0xFFFF);
+        SmpTables.setPkey(MemorySegment.ofArray(pkeys), 0, 1, 0x0001);
+        assertEquals(0, drSet(Smp.ATTR_PKEY_TABLE, 0, pkeys));
+        Port hca = topology.node("Hca1").port(1);
+        assertEquals(1, hca.pkeyIndexOf(0x8001), "found by its base, whichever membership");
+        assertEquals("ffff0001", hex(drGet(Smp.ATTR_PKEY_TABLE, 0), Smp.DATA, 4));
+        // A switch's port 0 has 8 entries (NodeInfo.PartitionCap), so block 1 does not exist.
+        assertEquals(Smp.STATUS_INVALID_VALUE, drSet(Smp.ATTR_PKEY_TABLE, 1, pkeys, 1));
+    }
+
     @Test
     void attachRefusalsNameTheReason() {
         AttachRefusedException noNode = assertThrows(AttachRefusedException.class,

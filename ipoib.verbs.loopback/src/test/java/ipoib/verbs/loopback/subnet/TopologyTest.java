@@ -77,6 +77,22 @@ class TopologyTest {
     }
 
     @Test
+    void aRunOfPacketsCountsAsTheSamePacketsOneByOne() {
+        PortCounters run = new PortCounters();
+        PortCounters single = new PortCounters();
+        run.transmitted(3000, 3, true);
+        run.received(200, 2, false);
+        for (int i = 0; i < 3; i++) {
+            single.transmitted(1000, true);
+        }
+        single.received(100, false);
+        single.received(100, false);
+        for (PortCounter c : PortCounter.values()) {
+            assertEquals(single.get(c), run.get(c), c.name());
+        }
+    }
+
+    @Test
     void switchTablesForwardOnlyProgrammedLidsUpToTheTop() {
         SwitchTables s = new SwitchTables(36);
         s.setLinearEntry(5, 3);
