@@ -190,18 +190,20 @@ final class SwitchForwarding {
     /** ICRC (4) and VCRC (2). */
     private static final int CRC_OCTETS = 6;
 
-    /** Counts packets out of a port: the octets once, then one packet each (the counters take one packet a call). */
+    /** Counts packets out of a port: one packet alone, or a run of a post list at once. */
     private static void transmitted(Port port, int octets, int packets, boolean multicast) {
-        port.counters().transmitted(octets, multicast);
-        for (int i = 1; i < packets; i++) {
-            port.counters().transmitted(0, multicast);
+        if (packets == 1) {
+            port.counters().transmitted(octets, multicast);
+        } else {
+            port.counters().transmitted(octets, packets, multicast);
         }
     }
 
     private static void received(Port port, int octets, int packets, boolean multicast) {
-        port.counters().received(octets, multicast);
-        for (int i = 1; i < packets; i++) {
-            port.counters().received(0, multicast);
+        if (packets == 1) {
+            port.counters().received(octets, multicast);
+        } else {
+            port.counters().received(octets, packets, multicast);
         }
     }
 }
