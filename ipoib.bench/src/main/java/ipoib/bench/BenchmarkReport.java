@@ -156,6 +156,9 @@ public final class BenchmarkReport {
             ratio(rows, f, "packet rate, 64 B, " + n + " neighbours in use at once (packets/s)",
                     "NeighboursInUseBenchmark.send[" + n + "]", ring64, "flat");
         }
+        // The loopback fabric's forwarding: three switches (leaf, spine, leaf) against one, same run.
+        ratio(rows, f, "loopback fabric, 64 B datagrams through 3 switches vs 1 (datagrams/s; baseline: 1 switch)",
+                "FabricHopsBenchmark.sendThroughSwitches[3]", "FabricHopsBenchmark.sendThroughSwitches[1]", ">= 0.9");
         // Connected mode: octets per second of 65 520-octet frames over RC against 2 044-octet
         // frames over UD, both measured in this run.
         Figure rc = f.get("ConnectedModeBenchmark.rc65520");

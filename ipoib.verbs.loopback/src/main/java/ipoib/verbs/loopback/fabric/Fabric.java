@@ -117,12 +117,7 @@ public final class Fabric implements AutoCloseable {
         return topology;
     }
 
-    /** The verbs port on an HCA port of the model, or null (a switch port). */
-    LoopPort loopPort(Port port) {
-        return loopPorts.get(port);
-    }
-
-    /** The verbs port on an HCA port of the model, or null (a switch port): for the shell and the console. */
+    /** The verbs port on an HCA port of the model, or null (a switch port). Allocation-free (the data path asks). */
     public LoopPort hcaPort(Port port) {
         return loopPorts.get(port);
     }

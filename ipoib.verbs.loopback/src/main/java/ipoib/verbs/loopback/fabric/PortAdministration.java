@@ -108,7 +108,7 @@ final class PortAdministration {
             return; // the external SM hears of it (trap 128) and reroutes; the verbs ports follow the model
         }
         for (Port end : new Port[] {port, peer}) {
-            LoopPort hca = fabric.loopPort(end);
+            LoopPort hca = fabric.hcaPort(end);
             if (hca != null) {
                 subnetManager.removePortEverywhere(hca.gid(0));
                 hca.raise(PortEvent.Type.PORT_ERROR);
@@ -139,7 +139,7 @@ final class PortAdministration {
         }
         sweep.reroute();
         for (Port end : new Port[] {port, port.peer()}) {
-            LoopPort hca = fabric.loopPort(end);
+            LoopPort hca = fabric.hcaPort(end);
             if (hca != null) {
                 hca.raise(PortEvent.Type.PORT_ACTIVE);
             }

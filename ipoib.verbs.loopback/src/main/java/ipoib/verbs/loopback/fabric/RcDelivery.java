@@ -29,6 +29,7 @@ final class RcDelivery {
         counters.rcSent();
         if (!src.isActive()) {
             counters.drop(DropReason.PORT_NOT_ACTIVE);
+            SwitchForwarding.discarded(src.model, ipoib.verbs.loopback.subnet.PortDiscard.INACTIVE, 1);
             return;
         }
         src.rcCounters().packet();
@@ -88,6 +89,8 @@ final class RcDelivery {
         counters.countDelivered(sender.port);
         dst.rcCounters().answer(ack);
         tap.rcAck(receiver, sender, ack);
+        // The ACK comes straight back, not hop by hop: it is not counted at the ports on the way,
+        // and only the responder's faults can lose it.
         if (FaultInjector.acknowledgementLost(dst)) {
             counters.rcAckLost();
             return;

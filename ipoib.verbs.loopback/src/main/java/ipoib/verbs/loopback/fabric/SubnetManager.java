@@ -75,7 +75,7 @@ public final class SubnetManager {
     /** The HCA port that answers a unicast LID (the subnet model holds the LIDs), or null. */
     LoopPort portByLid(int lid) {
         ipoib.verbs.loopback.subnet.Port port = fabric.topology().portByLid(lid);
-        return port == null ? null : fabric.loopPort(port);
+        return port == null ? null : fabric.hcaPort(port);
     }
 
     /**
@@ -102,7 +102,7 @@ public final class SubnetManager {
                 }
                 ipoib.verbs.loopback.subnet.Port holder = topology.portByLid(l);
                 if (holder != null && holder != port.model) {
-                    LoopPort loopHolder = fabric.loopPort(holder);
+                    LoopPort loopHolder = fabric.hcaPort(holder);
                     throw new IllegalArgumentException("invalid LID " + lid + ": LID " + l + " is already assigned to "
                             + (loopHolder != null ? loopHolder : holder.node().name() + " port 0"));
                 }

@@ -47,7 +47,7 @@ final class SwitchForwarding {
             Node node = in.node();
             if (!node.isSwitch()) {
                 if (in.answersLid(dlid)) {
-                    return fabric.loopPort(in);
+                    return fabric.hcaPort(in);
                 }
                 // Cabled straight to an HCA that is not the destination: nothing can forward it.
                 return dropped(in, PortDiscard.NO_ROUTE, DropReason.NO_ROUTE, dlid, packets);
@@ -71,9 +71,7 @@ final class SwitchForwarding {
      * fabric had switches; the port's own counter still says where and why it stopped.
      */
     private LoopPort dropped(Port at, PortDiscard discard, DropReason reason, int dlid, int packets) {
-        for (int i = 0; i < packets; i++) {
-            at.counters().discarded(discard);
-        }
+        discarded(at, discard, packets);
         LoopPort destination = fabric.subnetManager().portByLid(dlid);
         counters.drop(destination == null || !destination.isActive() ? DropReason.NO_SUCH_LID : reason, packets);
         return null;
@@ -103,7 +101,7 @@ final class SwitchForwarding {
     private void arrive(Port in, int mlid, int octets, MulticastDelivery delivery, Packet packet, int hops) {
         Node node = in.node();
         if (!node.isSwitch()) {
-            LoopPort port = fabric.loopPort(in);
+            LoopPort port = fabric.hcaPort(in);
             if (port != null) {
                 delivery.arrived(port, packet);
             }
@@ -172,6 +170,13 @@ final class SwitchForwarding {
         }
     }
 
+    /** Counts packets a port discarded, for the performance agent (PortXmitDiscards and its details, IBA 16.1.3.5). */
+    static void discarded(Port at, PortDiscard discard, int packets) {
+        for (int i = 0; i < packets; i++) {
+            at.counters().discarded(discard);
+        }
+    }
+
     /** A UD packet's octets on the wire, LRH to VCRC (as PortXmitData counts them): headers, padded payload, CRCs. */
     static int udOctets(boolean grh, int payloadLength) {
         return ipoib.codec.iba.UdPacket.headerLength(grh) + (payloadLength + 3 & ~3) + CRC_OCTETS;
@@ -185,18 +190,20 @@ final class SwitchForwarding {
     /** ICRC (4) and VCRC (2). */
     private static final int CRC_OCTETS = 6;
 
-    /** Counts packets out of a port: the octets once, then one packet each (the counters take one packet a call). */
+    /** Counts packets out of a port: one packet alone, or a run of a post list at once. */
     private static void transmitted(Port port, int octets, int packets, boolean multicast) {
-        port.counters().transmitted(octets, multicast);
-        for (int i = 1; i < packets; i++) {
-            port.counters().transmitted(0, multicast);
+        if (packets == 1) {
+            port.counters().transmitted(octets, multicast);
+        } else {
+            port.counters().transmitted(octets, packets, multicast);
         }
     }
 
     private static void received(Port port, int octets, int packets, boolean multicast) {
-        port.counters().received(octets, multicast);
-        for (int i = 1; i < packets; i++) {
-            port.counters().received(0, multicast);
+        if (packets == 1) {
+            port.counters().received(octets, multicast);
+        } else {
+            port.counters().received(octets, packets, multicast);
         }
     }
 }

@@ -33,6 +33,7 @@ final class UdDelivery {
         sender.countSent(1);
         if (!src.isActive()) {
             counters.drop(DropReason.PORT_NOT_ACTIVE);
+            SwitchForwarding.discarded(src.model, ipoib.verbs.loopback.subnet.PortDiscard.INACTIVE, 1);
             return;
         }
         tap.datagram(sender, ah, remoteQpn, qkey, payload, offset, length);
@@ -66,6 +67,7 @@ final class UdDelivery {
         sender.countSent(n);
         if (!src.isActive()) {
             counters.drop(DropReason.PORT_NOT_ACTIVE, n);
+            SwitchForwarding.discarded(src.model, ipoib.verbs.loopback.subnet.PortDiscard.INACTIVE, n);
             return;
         }
         int octets = 0;

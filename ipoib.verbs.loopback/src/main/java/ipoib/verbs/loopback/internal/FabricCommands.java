@@ -306,7 +306,7 @@ public final class FabricCommands {
                 Port peer = p.peer();
                 out.append(String.format("    [%d] %-22s %-6s %-8s", p.number(),
                         peer == null ? "-" : "\"" + peer.node().name() + "\"[" + peer.number() + "]",
-                        p.state(), p.linkUp() ? "LinkUp" : p.physicalState()));
+                        p.state(), p.physicalState()));
                 if (!n.isSwitch()) {
                     out.append(String.format("  LID %d  GUID 0x%016x", p.lid(), p.guid()));
                 }

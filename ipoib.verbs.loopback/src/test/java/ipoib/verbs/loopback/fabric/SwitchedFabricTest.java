@@ -135,6 +135,29 @@ class SwitchedFabricTest {
     }
 
     @Test
+    void aPostListIsCountedAsItsPacketsAtEveryPortOnTheWay() {
+        Fabric f = fabric("fat-tree.net", null);
+        try (Endpoint a = new Endpoint(hca(f, 0), FULL, QKEY, 0); Endpoint b = new Endpoint(hca(f, 3), FULL, QKEY, 0)) {
+            ipoib.api.verbs.ReceiveWorkRequests receives = new ipoib.api.verbs.ReceiveWorkRequests(16);
+            ipoib.api.verbs.SendWorkRequests sends = new ipoib.api.verbs.SendWorkRequests(16);
+            AddressHandle ah = a.handleTo(b);
+            for (int k = 0; k < 16; k++) {
+                receives.add(64 + k, b.region, (64L + k) * Endpoint.BUFFER, Endpoint.BUFFER);
+                sends.add(k, a.region, k * 128L, 100, ah, b.qp.qpn(), QKEY);
+            }
+            b.qp.postReceive(receives);
+            a.qp.postSend(sends);
+            assertEquals(16, b.poll());
+            for (Port p : List.of(a.port.model, switchPort(f, "leaf2", 2))) {
+                assertEquals(16, count(p, PortCounter.XMIT_PACKETS), p.toString());
+                assertEquals(16L * UD_100_OCTETS, count(p, PortCounter.XMIT_DATA_OCTETS), p.toString());
+                assertEquals(16, count(p, PortCounter.UNICAST_XMIT_PACKETS), p.toString());
+            }
+            assertEquals(16, count(b.port.model, PortCounter.RCV_PACKETS));
+        }
+    }
+
+    @Test
     void theLinearForwardingTablesAreMinHop() {
         Fabric f = fabric("fat-tree.net", null);
         int lid = hca(f, 3).lidValue();
@@ -159,6 +182,20 @@ class SwitchedFabricTest {
             assertEquals(1, count(out, PortCounter.INACTIVE_DISCARDS));
             assertEquals(1, count(out, PortCounter.XMIT_DISCARDS));
             assertEquals(1, f.counters().drops(DropReason.ROUTE_PORT_INACTIVE));
+        }
+    }
+
+    @Test
+    void aPacketFromADownHcaPortIsAnInactiveDiscardOfThatPort() throws Exception {
+        Fabric f = fabric("two-switches.net", null);
+        try (Endpoint a = new Endpoint(hca(f, 0), FULL, QKEY, 0); Endpoint b = new Endpoint(hca(f, 2), FULL, QKEY, 4)) {
+            AddressHandle ah = a.handleTo(b);
+            f.portDown(a.port);
+            a.send(ah, b.qp.qpn(), QKEY, 100, (byte) 1);
+            assertEquals(0, b.poll());
+            assertEquals(1, count(a.port.model, PortCounter.INACTIVE_DISCARDS));
+            assertEquals(1, f.counters().drops(DropReason.PORT_NOT_ACTIVE));
+            assertEquals(0, count(switchPort(f, "sw1", 1), PortCounter.RCV_PACKETS), "nothing reached the switch");
         }
     }
 

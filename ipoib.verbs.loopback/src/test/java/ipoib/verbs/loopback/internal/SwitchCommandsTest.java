@@ -48,7 +48,7 @@ class SwitchCommandsTest {
         assertTrue(out.contains("switch sw1  GUID 0x"), out);
         assertTrue(out.contains("hca    hca1  GUID 0x"), out);
         assertTrue(out.contains("device loop1"), out);
-        assertTrue(out.matches("(?s).*\\[7\\] \"sw2\"\\[7\\] +ACTIVE +LinkUp.*"), out);
+        assertTrue(out.matches("(?s).*\\[7\\] \"sw2\"\\[7\\] +ACTIVE +LINK_UP.*"), out);
         assertTrue(out.contains("LID " + subnet.fabric().port("loop1", 1).attributes().lid().value()), out);
     }
 
