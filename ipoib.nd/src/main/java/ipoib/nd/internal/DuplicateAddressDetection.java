@@ -76,6 +76,9 @@ final class DuplicateAddressDetection {
             return;
         }
         if (nd.options.dadTransmits() == 0) {
+            // No probe, but the solicited-node group all the same: neighbours' solicitations go there
+            // (RFC 4861 §7.2.1).
+            memberships.update(link);
             passed(link, address);
             return;
         }

@@ -185,6 +185,24 @@ class NdEngineTest {
         assertEquals(2, sentTo(SOLICITED_NODE).size(), "DupAddrDetectTransmits 2: no third probe");
     }
 
+    /**
+     * DupAddrDetectTransmits 0 (RFC 4862 §5.4: no DAD) makes an address added later PREFERRED at
+     * once, and its solicited-node group is joined all the same (RFC 4861 §7.2.1): the
+     * solicitations of neighbours resolving it are sent there.
+     */
+    @Test
+    void withoutDadAnAddressAddedLaterIsPreferredAtOnceAndItsSolicitedNodeGroupIsJoined() {
+        nd.reconfigure(settings, new NdOptions(false, true, 0, 3, 4_000, true));
+        up();
+        InetAddress added = InetAddress.ofLiteral("fd00::2");
+        InetAddress itsSolicitedNode = InetAddress.ofLiteral("ff02::1:ff00:2"); // RFC 4291 §2.7.1
+        addresses.add("ib0", added, 64, AddressOrigin.MANUAL, null);
+        loop.runPending();
+        assertEquals(AddressState.PREFERRED, state(added));
+        assertEquals(1, multicast.listeners.get("ib0 " + itsSolicitedNode.getHostAddress()), multicast.listeners.toString());
+        assertTrue(sentTo(itsSolicitedNode).isEmpty(), "no probe");
+    }
+
     @Test
     void anAdvertisementForATentativeAddressMakesItDuplicateAndItsGroupIsLeft() {
         up();

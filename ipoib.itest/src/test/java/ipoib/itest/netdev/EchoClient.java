@@ -1,3 +1,5 @@
+package ipoib.itest.netdev;
+
 import java.io.DataInputStream;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
@@ -5,7 +7,10 @@ import java.net.Socket;
 import java.util.Arrays;
 import java.util.Random;
 
-/** Plain java.net: sends N pseudo-random bytes to host:port, reads the echo and compares. */
+/**
+ * Plain java.net, run in its own JVM in a host's namespace: sends N pseudo-random bytes to
+ * host:port, reads the echo and compares.
+ */
 public class EchoClient {
     public static void main(String[] args) throws Exception {
         byte[] data = new byte[Integer.parseInt(args[2])];
