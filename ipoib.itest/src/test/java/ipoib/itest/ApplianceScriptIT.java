@@ -11,9 +11,14 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.junit.AfterClass;
 import org.junit.BeforeClass;
 import org.junit.ClassRule;
 import org.junit.Test;
@@ -26,9 +31,11 @@ import org.junit.rules.TemporaryFolder;
  * <p>Four appliances, each run to its end, because how a run ends is what is tested: a script
  * file that runs to its end (its output is checked by most tests here), commands piped in while
  * the pipe stays open and ended by {@code exit 3}, piped commands that fail, and a script from a
- * process substitution. What does not need a process of its own (the error of a command that
- * throws, an unknown command, {@code exit} in a script file) is tested on Gogo's runtime in
- * {@code ScriptRunnerTest}.
+ * process substitution. They share nothing (each has its own console port and home): the script
+ * file runs while the other three run one after the other, two appliances at a time as the
+ * machines have two cores or more. What does not need a process of its own (the error of a
+ * command that throws, an unknown command, {@code exit} in a script file) is tested on Gogo's
+ * runtime in {@code ScriptRunnerTest}.
  */
 public class ApplianceScriptIT {
 
@@ -59,8 +66,15 @@ public class ApplianceScriptIT {
 
     private static File appliance;
     private static Run script;
-    private static Run failing;
-    private static Run substituted;
+    private static Future<Run> failing;
+    private static Future<Run> substituted;
+    private static Future<Run> piped;
+    /** Runs the three appliances other than the script file's, one at a time. */
+    private static final ExecutorService FORKS = Executors.newSingleThreadExecutor(r -> {
+        Thread t = new Thread(r, "ApplianceScriptIT-forks");
+        t.setDaemon(true);
+        return t;
+    });
 
     record Run(int status, String out, String err) {
         /** What the command printed: from its {@code g!} line to the next prompt. */
@@ -74,11 +88,23 @@ public class ApplianceScriptIT {
         }
     }
 
-    /** The script file, with the project's log messages at INFO. */
+    /** Starts the appliances; this thread runs the script file, with the project's log messages at INFO. */
     @BeforeClass
-    public static void runTheScript() throws Exception {
+    public static void runTheAppliances() throws Exception {
         appliance = IpoibCommand.appliance();
+        // Piped commands that fail: the first runs; the appliance has no interfaces, so await fails.
+        failing = FORKS.submit(() -> runIpoib("printf 'echo first\\nipoib:await all 1\\necho never\\n' | ./ipoib",
+                "-Dipoib.defaults=false"));
+        // A script given as a process substitution, ended by exit 0 before its last line.
+        substituted = FORKS.submit(() -> runIpoib(
+                "./ipoib --script <(printf 'echo from-a-pipe\\nipoib:links\\nexit 0\\necho after\\n')"));
+        piped = FORKS.submit(ApplianceScriptIT::pipeKeptOpen);
         script = runScript(SCRIPT, "-Dipoib.log.level=INFO");
+    }
+
+    @AfterClass
+    public static void stopWaiting() {
+        FORKS.shutdownNow();
     }
 
     private static Run runScript(String text, String... properties) throws IOException, InterruptedException {
@@ -87,7 +113,8 @@ public class ApplianceScriptIT {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         List<String> command = new ArrayList<>(List.of(java));
         command.addAll(ApplianceJvm.options());
-        command.addAll(List.of("-Dorg.osgi.service.http.port=0", "-Dipoib.script=" + file,
+        // A home of its own: the console password file is this appliance's alone.
+        command.addAll(List.of("-Dorg.osgi.service.http.port=0", "-Duser.home=" + TMP.newFolder(), "-Dipoib.script=" + file,
                 "-Dgosh.args=--nointeractive --noshutdown"));
         command.addAll(List.of(properties));
         command.addAll(List.of("-jar", appliance.getPath()));
@@ -111,23 +138,29 @@ public class ApplianceScriptIT {
     }
 
     /**
-     * Piped commands that fail: the first ran, the appliance has no interfaces
-     * ({@code ipoib.defaults=false}), so {@code ipoib:await all 1} fails.
+     * Commands piped into ./ipoib while the pipe stays open: the first runs before the rest are
+     * written; {@code start} takes a symbolic name as {@code stop} does; {@code exit 3} ends it.
      */
-    private static synchronized Run failing() throws Exception {
-        if (failing == null) {
-            failing = runIpoib("printf 'echo first\\nipoib:await all 1\\necho never\\n' | ./ipoib",
-                    "-Dipoib.defaults=false");
+    private static Run pipeKeptOpen() throws Exception {
+        try (IpoibCommand ipoib = IpoibCommand.start()) {
+            ipoib.send("ipoib:await all 30\necho first\n");
+            // Fails unless the command runs now, not when the writer closes the pipe.
+            ipoib.awaitOut("g! echo first\nfirst\n", 60);
+            ipoib.send("stop ipoib.arp\nstart ipoib.arp\nlb ipoib.arp\nipoib:ping -c 1 -W 5 10.0.0.2\nexit 3\necho never\n");
+            int status = ipoib.awaitExit(60);
+            return new Run(status, ipoib.out(), ipoib.err());
         }
-        return failing;
     }
 
-    /** A script given as a process substitution, ended by {@code exit 0} before its last line. */
-    private static synchronized Run substituted() throws Exception {
-        if (substituted == null) {
-            substituted = runIpoib("./ipoib --script <(printf 'echo from-a-pipe\\nipoib:links\\nexit 0\\necho after\\n')");
+    private static Run result(Future<Run> run) throws Exception {
+        try {
+            return run.get(180, TimeUnit.SECONDS);
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof AssertionError failure) {
+                throw failure;
+            }
+            throw e;
         }
-        return substituted;
     }
 
     @Test
@@ -199,7 +232,7 @@ public class ApplianceScriptIT {
 
     @Test
     public void failingCommandStopsTheScriptWithItsError() throws Exception {
-        Run run = failing();
+        Run run = result(failing);
         assertEquals("stdout:\n" + run.out() + "\nstderr: " + run.err(), 1, run.status());
         assertTrue(run.out(), run.out().contains("g! echo first\nfirst"));
         assertFalse("the script stops at the failure:\n" + run.out(), run.out().contains("g! echo never"));
@@ -209,13 +242,13 @@ public class ApplianceScriptIT {
 
     @Test
     public void awaitAllWithoutInterfacesSaysThereAreNone() throws Exception {
-        Run run = failing();
+        Run run = result(failing);
         assertTrue(run.err(), run.err().contains("no IPoIB interfaces within 1 s (create one with ipoib:create)"));
     }
 
     @Test
     public void aScriptFromAPipeRunsAndExitLeavesItWithItsStatus() throws Exception {
-        Run run = substituted();
+        Run run = result(substituted);
         assertEquals("exit status; stdout:\n" + run.out() + "\nstderr: " + run.err(), 0, run.status());
         assertTrue(run.out(), run.out().contains("g! echo from-a-pipe\nfrom-a-pipe"));
         assertTrue(run.out(), run.after("ipoib:links").contains("ib0_1_ffff: "));
@@ -225,17 +258,10 @@ public class ApplianceScriptIT {
 
     @Test
     public void pipedCommandsRunAsTheyArriveAndExitEndsWithItsStatus() throws Exception {
-        try (IpoibCommand ipoib = IpoibCommand.start()) {
-            // The pipe stays open: the command runs now, not when the writer closes it.
-            ipoib.send("ipoib:await all 30\necho first\n");
-            ipoib.awaitOut("g! echo first\nfirst\n", 60);
-            // start takes a symbolic name as stop does.
-            ipoib.send("stop ipoib.arp\nstart ipoib.arp\nlb ipoib.arp\nipoib:ping -c 1 -W 5 10.0.0.2\nexit 3\necho never\n");
-            assertEquals("stdout:\n" + ipoib.out() + "\nstderr: " + ipoib.err(), 3, ipoib.awaitExit(60));
-            String out = ipoib.out();
-            assertTrue(out, out.matches("(?s).*g! lb ipoib.arp\n.*\\|Active\\s*\\|.*ipoib\\.arp.*"));
-            assertTrue(out, out.contains("1 packets transmitted, 1 received"));
-            assertFalse(out, out.contains("g! echo never"));
-        }
+        Run run = result(piped);
+        assertEquals("stdout:\n" + run.out() + "\nstderr: " + run.err(), 3, run.status());
+        assertTrue(run.out(), run.out().matches("(?s).*g! lb ipoib.arp\n.*\\|Active\\s*\\|.*ipoib\\.arp.*"));
+        assertTrue(run.out(), run.after("ipoib:ping -c 1 -W 5 10.0.0.2").contains("1 packets transmitted, 1 received"));
+        assertFalse(run.out(), run.out().contains("g! echo never"));
     }
 }

@@ -6,28 +6,32 @@ import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
  * {@code ./ipoib} as a controlling program runs it: from the workspace of the appliance jar under
  * test, its stdin a pipe the test writes lines to (and may keep open), its stdout and stderr in
- * files read while it runs. The JVM gets a free console port and {@link ApplianceJvm#SHORT_LIVED}
- * through {@code IPOIB_JAVA_OPTS}.
+ * files read while it runs. The JVM gets a free console port, a home of its own (its console
+ * password file is its own) and {@link ApplianceJvm#SHORT_LIVED} through {@code IPOIB_JAVA_OPTS}.
  */
 final class IpoibCommand implements AutoCloseable {
     private final Process process;
     private final OutputStream in;
     private final File out;
     private final File err;
+    private final Path home;
 
-    private IpoibCommand(Process process, File out, File err) {
+    private IpoibCommand(Process process, File out, File err, Path home) {
         this.process = process;
         this.in = process.getOutputStream();
         this.out = out;
         this.err = err;
+        this.home = home;
     }
 
     /** Starts {@code ./ipoib ARGS...} with the appliance jar the build made (no rebuild). */
@@ -56,11 +60,12 @@ final class IpoibCommand implements AutoCloseable {
                 .redirectOutput(out).redirectError(err);
         builder.environment().put("IPOIB_APPLIANCE", appliance.getAbsolutePath());
         builder.environment().put("JAVA_HOME", System.getProperty("java.home"));
-        List<String> options = new ArrayList<>(List.of("-Dorg.osgi.service.http.port=0"));
+        Path home = Files.createTempDirectory("ipoib-command-home-");
+        List<String> options = new ArrayList<>(List.of("-Dorg.osgi.service.http.port=0", "-Duser.home=" + home));
         options.addAll(ApplianceJvm.SHORT_LIVED);
         options.addAll(javaOptions);
         builder.environment().put("IPOIB_JAVA_OPTS", String.join(" ", options));
-        return new IpoibCommand(builder.start(), out, err);
+        return new IpoibCommand(builder.start(), out, err, home);
     }
 
     static File appliance() {
@@ -144,5 +149,10 @@ final class IpoibCommand implements AutoCloseable {
         }
         out.delete();
         err.delete();
+        try (var files = Files.walk(home)) {
+            for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(p);
+            }
+        }
     }
 }
