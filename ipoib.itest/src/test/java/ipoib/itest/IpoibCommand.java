@@ -92,11 +92,6 @@ final class IpoibCommand implements AutoCloseable {
         in.flush();
     }
 
-    /** Closes its stdin, as the end of what a pipe carries. */
-    void endInput() throws IOException {
-        in.close();
-    }
-
     String out() throws IOException {
         return Files.readString(out.toPath(), StandardCharsets.UTF_8);
     }
