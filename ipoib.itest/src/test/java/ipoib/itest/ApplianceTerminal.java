@@ -36,8 +36,10 @@ final class ApplianceTerminal implements AutoCloseable {
     /** Starts the appliance jar on a terminal with the extra JVM options and waits for its first prompt. */
     static ApplianceTerminal start(File appliance, String... jvmOptions) throws IOException {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        StringBuilder command = new StringBuilder("stty -echo; exec ").append(quote(java))
-                .append(" --enable-native-access=ALL-UNNAMED --sun-misc-unsafe-memory-access=allow");
+        StringBuilder command = new StringBuilder("stty -echo; exec ").append(quote(java));
+        for (String option : ApplianceJvm.options()) {
+            command.append(' ').append(quote(option));
+        }
         for (String option : jvmOptions) {
             command.append(' ').append(quote(option));
         }

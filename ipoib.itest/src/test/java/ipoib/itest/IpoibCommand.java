@@ -3,49 +3,82 @@ package ipoib.itest;
 import java.io.File;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 
 /**
  * {@code ./ipoib} as a controlling program runs it: from the workspace of the appliance jar under
  * test, its stdin a pipe the test writes lines to (and may keep open), its stdout and stderr in
- * files read while it runs.
+ * files read while it runs. The JVM gets a free console port, a home of its own (its console
+ * password file is its own) and {@link ApplianceJvm#SHORT_LIVED} through {@code IPOIB_JAVA_OPTS}.
  */
 final class IpoibCommand implements AutoCloseable {
     private final Process process;
     private final OutputStream in;
     private final File out;
     private final File err;
+    private final Path home;
 
-    private IpoibCommand(Process process, File out, File err) {
+    private IpoibCommand(Process process, File out, File err, Path home) {
         this.process = process;
         this.in = process.getOutputStream();
         this.out = out;
         this.err = err;
+        this.home = home;
     }
 
     /** Starts {@code ./ipoib ARGS...} with the appliance jar the build made (no rebuild). */
     static IpoibCommand start(String... args) throws IOException {
-        File appliance = new File(System.getProperty("appliance.jar", "missing"));
-        if (!appliance.isFile()) {
-            throw new IllegalStateException("appliance jar built by ipoib.appliance: " + appliance);
-        }
-        File workspace = appliance.getAbsoluteFile().getParentFile().getParentFile().getParentFile();
-        List<String> command = new java.util.ArrayList<>(List.of(new File(workspace, "ipoib").getPath()));
+        List<String> command = new ArrayList<>(List.of(new File(workspace(), "ipoib").getPath()));
         command.addAll(List.of(args));
+        return start(command, List.of());
+    }
+
+    /**
+     * Runs a bash command line in the workspace, where {@code ./ipoib} is the script under test
+     * (for what only a shell writes: {@code <(...)}, {@code printf ... | ./ipoib}); the JVM it
+     * starts gets {@code javaOptions} too.
+     */
+    static IpoibCommand bash(String commandLine, String... javaOptions) throws IOException {
+        return start(List.of("bash", "-c", commandLine), List.of(javaOptions));
+    }
+
+    private static IpoibCommand start(List<String> command, List<String> javaOptions) throws IOException {
+        File appliance = appliance();
         File out = File.createTempFile("ipoib-command", ".out");
         File err = File.createTempFile("ipoib-command", ".err");
         out.deleteOnExit();
         err.deleteOnExit();
-        ProcessBuilder builder = new ProcessBuilder(command).directory(workspace)
+        ProcessBuilder builder = new ProcessBuilder(command).directory(workspace())
                 .redirectOutput(out).redirectError(err);
         builder.environment().put("IPOIB_APPLIANCE", appliance.getAbsolutePath());
         builder.environment().put("JAVA_HOME", System.getProperty("java.home"));
-        builder.environment().put("IPOIB_JAVA_OPTS", "-Dorg.osgi.service.http.port=0");
-        return new IpoibCommand(builder.start(), out, err);
+        Path home = Files.createTempDirectory("ipoib-command-home-");
+        List<String> options = new ArrayList<>(List.of("-Dorg.osgi.service.http.port=0", "-Duser.home=" + home));
+        options.addAll(ApplianceJvm.SHORT_LIVED);
+        options.addAll(javaOptions);
+        builder.environment().put("IPOIB_JAVA_OPTS", String.join(" ", options));
+        return new IpoibCommand(builder.start(), out, err, home);
+    }
+
+    static File appliance() {
+        File appliance = new File(System.getProperty("appliance.jar", "missing"));
+        if (!appliance.isFile()) {
+            throw new IllegalStateException("appliance jar built by ipoib.appliance: " + appliance);
+        }
+        return appliance;
+    }
+
+    /** The workspace the appliance jar was built in (its ./ipoib, its modules' jars). */
+    static File workspace() {
+        return appliance().getAbsoluteFile().getParentFile().getParentFile().getParentFile();
     }
 
     /** The process ./ipoib became (it execs the JVM). */
@@ -68,15 +101,22 @@ final class IpoibCommand implements AutoCloseable {
     }
 
     /** Waits until stdout contains {@code expected}; fails with both outputs. */
-    void awaitOut(String expected, long timeoutSeconds) throws IOException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(timeoutSeconds);
-        while (!out().contains(expected)) {
-            if (System.nanoTime() > deadline || !process.isAlive()) {
-                throw new AssertionError("no '" + expected + "' on stdout within " + timeoutSeconds + " s (alive: "
-                        + process.isAlive() + "); stdout:\n" + out() + "\nstderr:\n" + err());
-            }
-            // The output is a file: look a few times a second.
-            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(50));
+    void awaitOut(String expected, long timeoutSeconds) {
+        // The output is a file: look a few times a second.
+        Await.until("'" + expected + "' on stdout", Duration.ofSeconds(timeoutSeconds), Duration.ofMillis(50),
+                () -> read(out).contains(expected) || !process.isAlive(),
+                () -> "(alive: " + process.isAlive() + "); stdout:\n" + read(out) + "\nstderr:\n" + read(err));
+        if (!read(out).contains(expected)) {
+            throw new AssertionError("./ipoib exited with " + process.exitValue() + " before '" + expected
+                    + "' was on stdout; stdout:\n" + read(out) + "\nstderr:\n" + read(err));
+        }
+    }
+
+    private static String read(File file) {
+        try {
+            return Files.readString(file.toPath(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         }
     }
 
@@ -104,5 +144,10 @@ final class IpoibCommand implements AutoCloseable {
         }
         out.delete();
         err.delete();
+        try (var files = Files.walk(home)) {
+            for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(p);
+            }
+        }
     }
 }

@@ -163,6 +163,25 @@ class ScriptRunnerTest {
     }
 
     @Test
+    void anUnknownCommandStopsTheScriptWithGogosError() {
+        assertEquals(1, run("say first\nnosuch:command arg\nsay never\n"));
+        String error = err.toString(StandardCharsets.UTF_8);
+        assertTrue(error.contains("ipoib: test.gosh line 2: command failed: nosuch:command arg"), error);
+        assertTrue(error.contains("Command not found: nosuch:command"), error);
+        assertTrue(out.text().contains("said first"), out.text());
+        assertFalse(out.text().contains("g! say never"), "the script stops at the failure:\n" + out.text());
+    }
+
+    @Test
+    void anExceptionFromAMethodCallIsReportedWithItsMessage() {
+        // A Java method call that throws: the exception's message is the reported error.
+        assertEquals(1, run("'abc' substring 5\n"));
+        String error = err.toString(StandardCharsets.UTF_8);
+        assertTrue(error.contains("command failed: 'abc' substring 5"), error);
+        assertTrue(error.contains("out of bounds for length 3"), error);
+    }
+
+    @Test
     void aContinuedLastLineRunsAtTheEndOfInput() {
         assertEquals(0, run("say last \\"));
         assertTrue(out.text().contains("said last"), out.text());

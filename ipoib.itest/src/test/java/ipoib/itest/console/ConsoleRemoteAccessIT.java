@@ -4,6 +4,7 @@ import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertTrue;
 
+import ipoib.itest.Await;
 import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.net.NetworkInterface;
@@ -16,6 +17,7 @@ import java.util.Base64;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
 import java.util.Collections;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -100,12 +102,9 @@ public class ConsoleRemoteAccessIT {
 
         String set = appliance.shell("ipoib:config ipoib.console username operator password s3cret-Pw");
         assertTrue(set, set.contains("password = ********"));
-        long deadline = System.nanoTime() + 60_000_000_000L;
-        int status = 0;
-        while (System.nanoTime() < deadline && (status = get(remote + "/metrics", null, null).statusCode()) != 401) {
-            Thread.sleep(100);
-        }
-        assertEquals("credentials now required", 401, status);
+        int[] status = {0};
+        Await.until("credentials required from a remote client", Duration.ofSeconds(60), Duration.ofMillis(50),
+                () -> (status[0] = statusOf(remote + "/metrics")) == 401, () -> "; last status " + status[0]);
         HttpResponse<String> challenge = get(remote + "/metrics", null, null);
         assertTrue(challenge.headers().firstValue("WWW-Authenticate").orElse("").startsWith("Basic"));
         assertEquals(401, get(remote + "/metrics", "operator", "wrong").statusCode());
@@ -127,6 +126,15 @@ public class ConsoleRemoteAccessIT {
                 assertFalse("the password in clear in " + f, Files.readString(f, StandardCharsets.ISO_8859_1)
                         .contains("s3cret-Pw"));
             }
+        }
+    }
+
+    /** The status of an unauthenticated GET (a condition polled while the configuration is taken). */
+    private static int statusOf(String url) {
+        try {
+            return get(url, null, null).statusCode();
+        } catch (Exception e) {
+            throw new AssertionError("GET " + url, e);
         }
     }
 

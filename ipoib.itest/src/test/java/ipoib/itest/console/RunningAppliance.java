@@ -1,5 +1,6 @@
 package ipoib.itest.console;
 
+import ipoib.itest.ApplianceJvm;
 import ipoib.itest.Await;
 import java.io.File;
 import java.io.IOException;
@@ -79,9 +80,9 @@ public final class RunningAppliance implements AutoCloseable {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         // Its own home: the console password is generated for this appliance alone.
         Path home = Files.createTempDirectory("ipoib-appliance-home-");
-        List<String> command = new ArrayList<>(List.of(java, "--enable-native-access=ALL-UNNAMED",
-                "--sun-misc-unsafe-memory-access=allow", "-Dorg.osgi.service.http.port=" + port,
-                "-Duser.home=" + home));
+        List<String> command = new ArrayList<>(List.of(java));
+        command.addAll(ApplianceJvm.options());
+        command.addAll(List.of("-Dorg.osgi.service.http.port=" + port, "-Duser.home=" + home));
         for (String p : extraProperties) {
             command.add("-D" + p);
         }
