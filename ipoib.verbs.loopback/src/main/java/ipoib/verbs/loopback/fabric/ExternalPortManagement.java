@@ -50,7 +50,7 @@ final class ExternalPortManagement implements TopologyListener {
 
     @Override
     public void portChanged(Port port, PortChange change) {
-        LoopPort hca = fabric.loopPort(port);
+        LoopPort hca = fabric.hcaPort(port);
         if (hca == null) {
             return; // a switch port: no verbs port above it
         }
