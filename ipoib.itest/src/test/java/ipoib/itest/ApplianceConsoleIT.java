@@ -5,6 +5,7 @@ import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertTrue;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -142,6 +143,9 @@ public class ApplianceConsoleIT {
      */
     @Test
     public void logLevelAtRuntimeShowsTheProjectsMessagesWithoutFrameworkChatter() throws Exception {
+        // The multicast manager learns of an UP link on its own thread, after ipoib:await has seen it.
+        Await.until("the multicast manager to hold ib0_1_ffff's broadcast group", COMMAND_TIMEOUT,
+                Duration.ofMillis(200), () -> mcastOf("ib0_1_ffff").contains("BROADCAST"), () -> mcastOf("ib0_1_ffff"));
         int mark = terminal.output().length();
         String level = terminal.command("ipoib:log INFO", COMMAND_TIMEOUT);
         assertTrue(level, level.contains("ipoib.log.level INFO  ipoib.log.framework WARN"));
@@ -170,5 +174,13 @@ public class ApplianceConsoleIT {
         assertTrue(restored, restored.contains("ipoib.log.level WARN  ipoib.log.framework WARN"));
         terminal.command("ipoib:delete ib0_1_8001", COMMAND_TIMEOUT);
         terminal.command("ipoib:await all 30", COMMAND_TIMEOUT);
+    }
+
+    private static String mcastOf(String link) {
+        try {
+            return terminal.command("ipoib:mcast " + link, COMMAND_TIMEOUT);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 }
