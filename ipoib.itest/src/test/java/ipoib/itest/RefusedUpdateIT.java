@@ -115,9 +115,11 @@ public class RefusedUpdateIT {
             Await.until(c.pid() + " " + c.property() + ": the WARN line", Duration.ofSeconds(10),
                     () -> warnings(line) == 1, () -> warnings(c.pid()) + "");
             Await.until(c.pid() + ": the value in force stored again", Duration.ofSeconds(10),
-                    () -> c.good().equals(stored(c.pid()).get(c.property())), () -> stored(c.pid()).toString());
-            ip.await(c.service(), inForce);
-            assertSame(c.pid() + " runs on, not restarted", running, ip.service(c.service(), inForce));
+                    () -> String.valueOf(c.good()).equals(String.valueOf(stored(c.pid()).get(c.property()))),
+                    () -> stored(c.pid()) + " (" + typeOf(stored(c.pid()).get(c.property())) + ")");
+            // DS shows a refused value in the service's properties until the write-back arrives: the
+            // service is judged once it shows the value in force again.
+            assertSame(c.pid() + " runs on, not restarted", running, ip.await(c.service(), inForce));
             assertEquals("one line, the value cut", 1, warnings(c.pid() + ": configuration refused: " + c.refusal()));
         }
         EchoReply reply = ip.ping("a", B, Duration.ofSeconds(5));
@@ -230,5 +232,9 @@ public class RefusedUpdateIT {
             }
         }
         return out;
+    }
+
+    private static String typeOf(Object value) {
+        return value == null ? "absent" : value.getClass().getSimpleName();
     }
 }
