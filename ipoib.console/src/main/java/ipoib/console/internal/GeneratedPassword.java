@@ -55,12 +55,18 @@ final class GeneratedPassword {
             byte[] random = new byte[18];
             new SecureRandom().nextBytes(random);
             String password = Base64.getUrlEncoder().withoutPadding().encodeToString(random);
+            // Written whole, owner-only from its creation, under a name of its own, then linked to
+            // the file's name: link(2) never replaces, so whoever sees the name sees the finished file
+            // with its permissions, and the first appliance of the user to start sets the password.
+            Path written = Files.createTempFile(dir, ".console-password-", ".new",
+                    PosixFilePermissions.asFileAttribute(OWNER_READ_WRITE));
             try {
-                Files.writeString(file, password + "\n", StandardCharsets.UTF_8, StandardOpenOption.CREATE_NEW,
-                        StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS);
-                Files.setPosixFilePermissions(file, OWNER_READ_WRITE);
+                Files.writeString(written, password + "\n", StandardCharsets.UTF_8, StandardOpenOption.WRITE);
+                Files.createLink(file, written);
             } catch (FileAlreadyExistsException raced) {
                 // Another appliance of the same user made it meanwhile: read below.
+            } finally {
+                Files.deleteIfExists(written);
             }
         }
         PosixFileAttributes a = Files.readAttributes(file, PosixFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
