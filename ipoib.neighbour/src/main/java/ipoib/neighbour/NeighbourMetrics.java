@@ -7,6 +7,7 @@ import ipoib.api.metrics.MetricSink;
 import ipoib.api.resolve.NeighbourEntry;
 import ipoib.api.resolve.NeighbourResolver;
 import ipoib.api.resolve.NeighbourState;
+import java.util.Collection;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
@@ -25,13 +26,13 @@ public final class NeighbourMetrics {
 
     /**
      * Writes {@code resolver}'s metrics; every interface of {@code links} has a sample for every
-     * state, zero when it has no such entry.
+     * state, zero when it has no such entry; interfaces in the order of their names.
      *
      * @param family {@link NeighbourResolver#IPV4} or {@link NeighbourResolver#IPV6}
      * @param protocol the counters' name part, {@code arp} or {@code nd}
      */
     public static void collect(MetricSink out, String family, String protocol, NeighbourResolver resolver,
-                               List<IpoibLink> links) {
+                               Collection<IpoibLink> links) {
         Map<String, Map<NeighbourState, Long>> byLink = new TreeMap<>();
         for (IpoibLink l : links) {
             byLink.put(l.name(), zero());

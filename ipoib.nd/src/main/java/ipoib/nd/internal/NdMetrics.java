@@ -5,8 +5,6 @@ import ipoib.api.metrics.MetricSink;
 import ipoib.api.metrics.MetricsSource;
 import ipoib.api.resolve.NeighbourResolver;
 import ipoib.neighbour.NeighbourMetrics;
-import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
@@ -24,8 +22,6 @@ public final class NdMetrics implements MetricsSource {
 
     @Override
     public void collect(MetricSink sink) {
-        List<IpoibLink> sorted = new ArrayList<>(links);
-        sorted.sort(Comparator.comparing(IpoibLink::name));
-        NeighbourMetrics.collect(sink, NeighbourResolver.IPV6, "nd", resolver, sorted);
+        NeighbourMetrics.collect(sink, NeighbourResolver.IPV6, "nd", resolver, links);
     }
 }
