@@ -36,8 +36,11 @@ public final class SimulatorServer implements AutoCloseable {
     private final Consumer<String> warn;
     private final SimClient[] clients = new SimClient[SimWire.MAX_CLIENTS];
     private final Thread thread;
-    /** Clients found gone while the plane delivered to them, detached by the server's thread. */
-    private final java.util.concurrent.ConcurrentLinkedQueue<Gone> gone = new java.util.concurrent.ConcurrentLinkedQueue<>();
+    /**
+     * Clients found gone while the plane delivered to them, with why, detached by the server's
+     * thread: one entry per client however many MADs found it gone, so at most one per slot.
+     */
+    private final java.util.concurrent.ConcurrentHashMap<SimClient, String> gone = new java.util.concurrent.ConcurrentHashMap<>();
     private volatile boolean stopping;
 
     private final AtomicLong malformed = new AtomicLong();
@@ -142,11 +145,10 @@ public final class SimulatorServer implements AutoCloseable {
 
     /** Detaches a client on the server's thread: the plane's delivery must not call back into the plane. */
     void vanishedLater(SimClient client, String why) {
-        gone.add(new Gone(client, why));
-        sockets.wakeup();
+        if (gone.putIfAbsent(client, why) == null) {
+            sockets.wakeup();
+        }
     }
-
-    private record Gone(SimClient client, String why) {}
 
     private void run() {
         ByteBuffer ctl = SimWire.controlBuffer();
@@ -156,8 +158,8 @@ public final class SimulatorServer implements AutoCloseable {
         while (!stopping) {
             try {
                 int ready = sockets.await(SWEEP_MILLIS);
-                for (Gone g; (g = gone.poll()) != null; ) {
-                    vanished(g.client(), g.why());
+                for (SimClient client : gone.keySet()) {
+                    vanished(client, gone.remove(client));
                 }
                 if ((ready & SimSockets.CONTROL_READY) != 0) {
                     SimSockets.Peer from;

@@ -17,6 +17,7 @@ import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -318,9 +319,9 @@ class SimulatorServerTest {
         client.destroyForcibly().waitFor();
         awaitTrue(() -> server.clients().isEmpty(), "the client detached");
         assertTrue(plane.attachments.getFirst().closed);
+        // The server logs after it has detached the client: wait for the line, not only the detach.
+        awaitTrue(() -> log.stream().anyMatch(l -> l.contains("(pid " + client.pid() + ") detached: its process has ended")), "the detach logged");
         assertEquals(1, server.counters().clientsVanished());
-        assertTrue(log.stream().anyMatch(l -> l.contains("(pid " + client.pid() + ") detached: its process has ended")),
-                String.join("\n", log));
     }
 
     @Test
@@ -334,8 +335,9 @@ class SimulatorServerTest {
         plane.attachments.getFirst().receiver.received(1, 5, 1, 1, 0, new byte[256], 256);
         awaitTrue(() -> server.clients().isEmpty(), "the client detached");
         assertTrue(plane.attachments.getFirst().closed);
+        // The server logs after it has detached the client: wait for the line, not only the detach.
+        awaitTrue(() -> log.stream().anyMatch(l -> l.contains("detached: its socket refuses datagrams")), "the detach logged");
         assertEquals(1, server.counters().clientsVanished());
-        assertTrue(log.stream().anyMatch(l -> l.contains("detached: its socket refuses datagrams")), String.join("\n", log));
     }
 
     @Test
@@ -357,8 +359,7 @@ class SimulatorServerTest {
             if (System.nanoTime() > deadline) {
                 throw new AssertionError("not within " + WAIT_MILLIS + " ms: " + what);
             }
-            Thread.onSpinWait();
-            Thread.sleep(5); // polling a condition another thread sets
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5)); // a condition another thread sets
         }
     }
 }
