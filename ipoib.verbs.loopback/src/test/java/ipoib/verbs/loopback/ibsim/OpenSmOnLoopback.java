@@ -1,7 +1,5 @@
 package ipoib.verbs.loopback.ibsim;
 
-import static org.junit.jupiter.api.Assertions.fail;
-
 import ipoib.verbs.loopback.fabric.FabricConfig;
 import ipoib.verbs.loopback.fabric.LoopbackSubnet;
 import java.io.IOException;
@@ -22,16 +20,13 @@ import java.util.concurrent.TimeUnit;
  */
 final class OpenSmOnLoopback implements AutoCloseable {
     private static final long TIMEOUT_MILLIS = 30_000;
-    /** The shims' sources, in the hardware provider's tests (they stand in for umad2sim's defects there too). */
-    private static final Path SHIMS = Path.of("../ipoib.verbs.fabric/src/test/c").toAbsolutePath().normalize();
 
     final LoopbackSubnet subnet;
     final SimulatorServer server;
     final String sockName;
     final List<String> serverLog = new CopyOnWriteArrayList<>();
     private final Path dir;
-    private final String preload;
-    private final Path rmppShim;
+    private final Shims shims;
     private final List<Process> processes = new ArrayList<>();
     private Process openSm;
 
@@ -39,20 +34,28 @@ final class OpenSmOnLoopback implements AutoCloseable {
         this.dir = dir;
         this.subnet = subnet;
         this.sockName = "ipoib-opensm-test-" + ProcessHandle.current().pid() + "-" + System.nanoTime();
-        this.rmppShim = compile("umad_rmpp_shim.c", "umad_rmpp_shim.so");
-        this.preload = compile("umad2sim_full_mad.c", "umad2sim_full_mad.so") + ":" + RealIbsim.UMAD2SIM + ":"
-                + compile("umad2sim_full_mad.c", "umad2sim_full_mad_socket.so", "-DSOCKET_SIDE");
+        this.shims = Shims.compile(dir);
         this.server = SimulatorServer.local(sockName, subnet.managementPlane(), serverLog::add, serverLog::add);
     }
 
     /** The net file's subnet, sm=external, with OpenSM attached until SUBNET UP. */
     static OpenSmOnLoopback start(Path dir, Path netFile, String partitions) throws Exception {
+        return start(dir, netFile, partitions, LoopbackSubnet.UNTRUSTED_SM_KEY, List.of());
+    }
+
+    /**
+     * The net file's subnet, sm=external, with OpenSM attached until SUBNET UP: the ports' SA
+     * clients send {@code smKey}, OpenSM runs with {@code openSmOptions} besides its log, the
+     * partitions and the debug level ({@code -l 1} for LMC 1, ...).
+     */
+    static OpenSmOnLoopback start(Path dir, Path netFile, String partitions, long smKey, List<String> openSmOptions)
+            throws Exception {
         RealIbsim.requirePrograms();
         FabricConfig config = new FabricConfig(1, 1, 0xfe80_0000_0000_0000L, 0x0002_c903_0000_0000L,
                 ipoib.api.IbMtu.MTU_2048, ipoib.api.Rate.fromCode(3), List.of(ipoib.verbs.loopback.fabric.PartitionConfig.parse(
                 "Default=0x7fff, ipoib, mtu=4, rate=3, sl=0, Q_Key=0x0b1b, defmember=full : ALL ;")), 1, 0,
                 netFile.toString());
-        LoopbackSubnet subnet = new LoopbackSubnet(config, 200, 5, LoopbackSubnet.UNTRUSTED_SM_KEY, true, true);
+        LoopbackSubnet subnet = new LoopbackSubnet(config, 200, 5, smKey, true, true);
         OpenSmOnLoopback f;
         try {
             f = new OpenSmOnLoopback(dir, subnet);
@@ -61,7 +64,7 @@ final class OpenSmOnLoopback implements AutoCloseable {
             throw t;
         }
         try {
-            f.startOpenSm(partitions);
+            f.startOpenSm(partitions, openSmOptions);
             return f;
         } catch (Throwable t) {
             f.close();
@@ -69,30 +72,20 @@ final class OpenSmOnLoopback implements AutoCloseable {
         }
     }
 
-    private Path compile(String file, String library, String... options) throws Exception {
-        Path so = dir.resolve(library);
-        List<String> command = new ArrayList<>(List.of("gcc", "-Wall", "-shared", "-fPIC"));
-        command.addAll(List.of(options));
-        command.addAll(List.of("-o", so.toString(), SHIMS.resolve(file).toString(), "-ldl", "-lpthread"));
-        Process gcc = new ProcessBuilder(command).redirectErrorStream(true).start();
-        String out = new String(gcc.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        if (!gcc.waitFor(60, TimeUnit.SECONDS) || gcc.exitValue() != 0) {
-            fail("gcc could not build " + file + " (needs gcc and libibumad-dev):\n" + out);
-        }
-        return so;
-    }
-
     Path openSmLog() {
         return dir.resolve("opensm/opensm.log");
     }
 
-    private void startOpenSm(String partitions) throws Exception {
+    private void startOpenSm(String partitions, List<String> options) throws Exception {
         Path osm = Files.createDirectories(dir.resolve("opensm"));
         Path conf = Files.writeString(osm.resolve("partitions.conf"), partitions);
-        ProcessBuilder pb = new ProcessBuilder("opensm", "-f", openSmLog().toString(), "-P", conf.toString(), "-d2")
+        List<String> command = new ArrayList<>(List.of("opensm", "-f", openSmLog().toString(), "-P", conf.toString(),
+                "-d2"));
+        command.addAll(options);
+        ProcessBuilder pb = new ProcessBuilder(command)
                 .directory(osm.toFile()).redirectErrorStream(true).redirectOutput(osm.resolve("opensm.out").toFile());
         pb.environment().putAll(Map.of("IBSIM_SOCKNAME", sockName, "OSM_TMP_DIR", osm.toString(), "OSM_CACHE_DIR",
-                osm.toString(), "LD_PRELOAD", rmppShim + ":" + preload));
+                osm.toString(), "LD_PRELOAD", shims.withRmpp()));
         openSm = pb.start();
         processes.add(openSm);
         awaitLog("SUBNET UP");
@@ -132,7 +125,7 @@ final class OpenSmOnLoopback implements AutoCloseable {
     String tool(String... command) throws Exception {
         Map<String, String> env = new LinkedHashMap<>();
         env.put("IBSIM_SOCKNAME", sockName);
-        return RealIbsim.toolWith(preload, dir, env, command);
+        return RealIbsim.toolWith(shims.withRmpp(), dir, env, command);
     }
 
     @Override
