@@ -16,12 +16,25 @@
  * window, consumes the ACK, STOP and ABORT MADs of those agents (the kernel never hands them
  * to a kernel-RMPP agent: mad_rmpp.c ib_process_rmpp_recv_wc returns NULL for them), advances
  * on ACK, sends again from the last ACK when none comes, and aborts a transfer on a bad ACK.
- * Everything else passes through untouched.
+ *
+ * The receiver role is the same defect seen from the other end: umad2sim hands a reader each
+ * segment as a MAD of its own (umad2sim.c umad2sim_read copies one sim_request), so a tool that
+ * registers its SA agent with RMPP and expects the kernel to put a long answer together
+ * (saquery: ibdiag_sa.c sa_query, result_cnt from the length umad_recv reports) lists only the
+ * records of the first segment, against ibsim as against any simulator. Preloaded into such a
+ * tool (./ipoib diag does), the shim reassembles as mad_rmpp.c's receiver does: ACKs the first
+ * segment and each full window of WINDOW segments (start_rmpp, continue_rmpp, ack_recv), ACKs
+ * again a segment that was already acknowledged, and hands the whole message to umad_recv's
+ * caller with the kernel's length (get_mad_len); a buffer too small gets ENOSPC and the length
+ * first, as ib_umad_read. Everything else passes through untouched.
  *
  * Line numbers below are those of Linux 3.18's drivers/infiniband/core (as carried by OFED
  * 3.18 compat-rdma); current Linux (torvalds/linux 05909cd9) has the same logic in the same
- * functions. Not done, as nothing here needs it: the receiver role (OpenSM is sent no
- * multi-segment MADs), dual-sided RMPP (init_newwin's repwin, ack_ds_ack), and telling OpenSM
+ * functions. Not done, as nothing here needs it: dual-sided RMPP (init_newwin's repwin,
+ * ack_ds_ack), keeping segments that arrive out of order (umad2sim's sockets keep the order;
+ * such a segment is dropped and comes again after the sender's ACK timeout), the receiver's
+ * 40 s timeout (a tool that stops waiting exits; at most MAX_RECEIVES transfers are kept, the
+ * oldest dropped), and telling OpenSM
  * of a transfer that ran out of retries: the kernel hands it back with status ETIMEDOUT
  * (mad.c:2616-2617 timeout_sends, user_mad.c:207-210 send_handler); this shim only drops it and
  * says so on stderr. A STOP or ABORT ends a transfer silently in both (IB_WC_REM_ABORT_ERR is
@@ -44,6 +57,9 @@
 #define SEG_SIZE (MAD_SIZE - HDR_LEN)  /* 200 attribute octets per segment (mad.c:883) */
 #define RMPP_DATA (MAD_SIZE - 36)      /* IB_MGMT_RMPP_DATA: PayloadLength counts the SA header */
 #define ACK_TIMEOUT_MS 2000   /* mad_rmpp.c:583-586 send_next_seg: "2 seconds for an ACK" */
+#define WINDOW 64             /* mad_rmpp.c window_size: 512 receive buffers >> 3 (mad.c mad_recvq_size) */
+#define MAX_RECEIVES 16       /* transfers being put together at once; the oldest goes first */
+#define MAX_MESSAGE (1 << 20) /* a longer message is dropped, as the project's SA client STOPs it */
 
 enum { TYPE_DATA = 1, TYPE_ACK = 2, TYPE_STOP = 3, TYPE_ABORT = 4 };
 enum { FLAG_ACTIVE = 1, FLAG_FIRST = 2, FLAG_LAST = 4 };
@@ -298,18 +314,210 @@ int umad_send(int fd, int agent, void *umad, int length, int timeout_ms, int ret
     return 0;
 }
 
+/* ---- the receiver role ---------------------------------------------------------------------- */
+
+struct receive {
+    struct receive *next;
+    int fd, agent, seg_num, newwin, last_ack;
+    size_t data_len;          /* attribute octets so far (200 per segment) */
+    struct ib_user_mad *msg;  /* the first segment's umad and 56 header octets, then the data */
+    size_t room;              /* octets allocated after the umad header */
+};
+
+static struct receive *receives;
+/* A whole message whose reader's buffer was too small (ENOSPC): handed over on the next call. */
+static struct ib_user_mad *ready;
+static int ready_fd = -1, ready_agent, ready_len;
+
+/* mad_rmpp.c find_rmpp_recv: the transfer of this TID and class from the segment's source. */
+static struct receive *find_receive(int fd, const struct ib_user_mad *u)
+{
+    const uint8_t *mad = mad_of((struct ib_user_mad *)u);
+    for (struct receive *r = receives; r; r = r->next) {
+        const uint8_t *ours = mad_of(r->msg);
+        if (r->fd == fd && !memcmp(ours + M_TID, mad + M_TID, 8) && ours[M_CLASS] == mad[M_CLASS]
+                && r->msg->addr.lid == u->addr.lid)
+            return r;
+    }
+    return NULL;
+}
+
+static void forget_receive(struct receive *r)
+{
+    for (struct receive **p = &receives; *p; p = &(*p)->next)
+        if (*p == r) {
+            *p = r->next;
+            break;
+        }
+    free(r->msg);
+    free(r);
+}
+
+/* mad_rmpp.c format_ack and ack_recv: the segment's 56 header octets, method's R bit flipped,
+ * type ACK, Active, SegmentNumber the last in order, NewWindowLast the window's end; back to
+ * the segment's source. */
+static void ack(struct receive *r, const struct ib_user_mad *segment)
+{
+    uint8_t buf[sizeof(struct ib_user_mad) + MAD_SIZE];
+    struct ib_user_mad *u = (struct ib_user_mad *)buf;
+    uint8_t *mad = mad_of(u);
+
+    memset(buf, 0, sizeof buf);
+    u->addr = segment->addr;
+    memcpy(mad, mad_of((struct ib_user_mad *)segment), HDR_LEN);
+    mad[M_METHOD] ^= 0x80;
+    mad[R_TYPE] = TYPE_ACK;
+    mad[R_FLAGS] = (mad[R_FLAGS] & 0xf8) | FLAG_ACTIVE;
+    mad[R_STATUS] = 0;
+    put32(mad + R_SEG, r->seg_num);
+    put32(mad + R_PAYLEN, r->newwin);
+    r->last_ack = r->seg_num;
+    if (real_send(r->fd, r->agent, u, MAD_SIZE, 0, 0) < 0)
+        fprintf(stderr, "umad_rmpp_shim: sending the ACK of segment %d failed (%m)\n", r->seg_num);
+}
+
+/* mad_rmpp.c get_mad_len: the header, the segments, less the last segment's padding (its
+ * PayloadLength counts the 20 SA header octets: IB_MGMT_RMPP_DATA). */
+static int message_len(struct receive *r, const uint8_t *last)
+{
+    int pad = RMPP_DATA - (int)get32(last + R_PAYLEN);
+    if (pad > RMPP_DATA || pad < 0)
+        pad = 0;
+    return HDR_LEN + r->seg_num * SEG_SIZE - pad;
+}
+
+/* One DATA segment of an RMPP transfer (mad_rmpp.c process_rmpp_data, start_rmpp,
+ * continue_rmpp): returns the whole message's length when this was its last segment (the
+ * message is then `ready`), else 0. */
+static int on_data(int fd, int agent, const struct ib_user_mad *u)
+{
+    const uint8_t *mad = mad_of((struct ib_user_mad *)u);
+    uint32_t seg = get32(mad + R_SEG);
+    struct receive *r = find_receive(fd, u);
+
+    if (mad[R_STATUS])
+        return 0; /* mad_rmpp.c:1006-1009: a DATA segment with a status is dropped (NACKed there) */
+    if (mad[R_FLAGS] & FLAG_FIRST) {
+        if (seg != 1)
+            return 0;
+        if (r) { /* the first segment again: the ACK was lost */
+            ack(r, u);
+            return 0;
+        }
+        int count = 0;
+        struct receive *oldest = NULL;
+        for (struct receive *x = receives; x; x = x->next, count++)
+            oldest = x;
+        if (count >= MAX_RECEIVES) {
+            fprintf(stderr, "umad_rmpp_shim: %d transfers at once: the oldest is dropped\n", count);
+            forget_receive(oldest);
+        }
+        r = calloc(1, sizeof *r);
+        if (!r || !(r->msg = malloc(sizeof *u + HDR_LEN + 16 * SEG_SIZE))) {
+            free(r);
+            return 0;
+        }
+        r->room = HDR_LEN + 16 * SEG_SIZE;
+        memcpy(r->msg, u, sizeof *u + HDR_LEN);
+        r->fd = fd;
+        r->agent = agent;
+        r->newwin = 1;
+        r->next = receives;
+        receives = r;
+    } else if (!r || seg == 0) {
+        return 0; /* continue_rmpp: no transfer of this TID (drop1) */
+    } else if (seg > (uint32_t)r->newwin) {
+        return 0; /* beyond the window (drop3) */
+    } else if (seg <= (uint32_t)r->last_ack) {
+        ack(r, u); /* a repeat of what was acknowledged: the ACK was lost */
+        return 0;
+    } else if (seg != (uint32_t)r->seg_num + 1) {
+        return 0; /* out of order: comes again from the last ACK */
+    }
+    if (HDR_LEN + (size_t)seg * SEG_SIZE > r->room) {
+        size_t room = r->room * 2;
+        struct ib_user_mad *bigger = room > MAX_MESSAGE ? NULL : realloc(r->msg, sizeof *u + room);
+        if (!bigger) {
+            fprintf(stderr, "umad_rmpp_shim: a message of more than %zu octets is dropped\n", r->room);
+            forget_receive(r);
+            return 0;
+        }
+        r->msg = bigger;
+        r->room = room;
+    }
+    memcpy((uint8_t *)mad_of(r->msg) + HDR_LEN + (size_t)(seg - 1) * SEG_SIZE, mad + HDR_LEN, SEG_SIZE);
+    r->seg_num = seg;
+    if (mad[R_FLAGS] & FLAG_LAST) { /* complete_rmpp: ACK, then the message to the reader */
+        ack(r, u);
+        int len = message_len(r, mad);
+        free(ready);
+        ready = r->msg;
+        ready->length = sizeof *u + len;
+        ready_fd = fd;
+        ready_agent = agent;
+        ready_len = len;
+        r->msg = NULL;
+        forget_receive(r);
+        return len;
+    }
+    if (seg == 1) { /* start_rmpp: the first window */
+        r->newwin = 1 + WINDOW;
+        ack(r, u);
+    } else if (r->seg_num == r->newwin) {
+        r->newwin += WINDOW;
+        ack(r, u);
+    }
+    return 0;
+}
+
+/* ib_umad_read: the whole message when it fits the reader's buffer, else ENOSPC with the umad
+ * header (its length field) and the length needed; the message stays for the next read. */
+static int hand_over(void *umad, int *length)
+{
+    int agent = ready_agent;
+    if (*length < ready_len) {
+        memcpy(umad, ready, sizeof(struct ib_user_mad));
+        *length = ready_len;
+        errno = ENOSPC;
+        return -ENOSPC;
+    }
+    memcpy(umad, ready, sizeof(struct ib_user_mad) + ready_len);
+    *length = ready_len;
+    free(ready);
+    ready = NULL;
+    ready_fd = -1;
+    return agent;
+}
+
 int umad_recv(int fd, void *umad, int *length, int timeout_ms)
 {
     int room = *length;
+    pthread_mutex_lock(&lock);
+    if (ready && ready_fd == fd) {
+        int agent = hand_over(umad, length);
+        pthread_mutex_unlock(&lock);
+        return agent;
+    }
+    pthread_mutex_unlock(&lock);
     for (;;) {
         *length = room;
         int agent = real_recv(fd, umad, length, timeout_ms);
         uint8_t *mad = mad_of(umad);
         if (agent < 0 || agent >= (int)sizeof kernel_rmpp || !kernel_rmpp[agent] || *length < HDR_LEN
-                || !rmpp_class(mad[M_CLASS]) || !(mad[R_FLAGS] & FLAG_ACTIVE) || mad[R_TYPE] == TYPE_DATA)
+                || !rmpp_class(mad[M_CLASS]) || !(mad[R_FLAGS] & FLAG_ACTIVE))
             return agent;
-        /* An ACK, STOP or ABORT (or a bad type): the kernel keeps it (mad_rmpp.c:797-833). */
         pthread_mutex_lock(&lock);
+        if (mad[R_TYPE] == TYPE_DATA) {
+            if (on_data(fd, agent, umad) > 0) {
+                *length = room;
+                agent = hand_over(umad, length);
+                pthread_mutex_unlock(&lock);
+                return agent;
+            }
+            pthread_mutex_unlock(&lock);
+            continue;
+        }
+        /* An ACK, STOP or ABORT (or a bad type): the kernel keeps it (mad_rmpp.c:797-833). */
         struct transfer *t = find(umad);
         if (t && mad[R_TYPE] == TYPE_ACK)
             on_ack(t, mad);

@@ -60,6 +60,11 @@ final class RealIbsim implements AutoCloseable {
 
     /** ibsim on {@code netFile} with OpenSM attached until SUBNET UP. */
     static RealIbsim startManaged(Path dir, String netFile) throws Exception {
+        return startManaged(dir, netFile, UMAD2SIM);
+    }
+
+    /** ibsim on {@code netFile} with OpenSM, which preloads {@code openSmPreload} (libumad2sim and shims), attached until SUBNET UP. */
+    static RealIbsim startManaged(Path dir, String netFile, String openSmPreload) throws Exception {
         requirePrograms();
         String sock = "ipoib-oracle-" + ProcessHandle.current().pid() + "-" + System.nanoTime();
         RealIbsim r = new RealIbsim(dir, sock);
@@ -75,7 +80,7 @@ final class RealIbsim implements AutoCloseable {
             ProcessBuilder opensm = new ProcessBuilder("opensm", "-f", osm.resolve("opensm.log").toString(), "-d2",
                     "-s", "0").directory(osm.toFile()).redirectErrorStream(true)
                     .redirectOutput(osm.resolve("opensm.out").toFile());
-            opensm.environment().putAll(Map.of("IBSIM_SOCKNAME", sock, "LD_PRELOAD", UMAD2SIM, "OSM_TMP_DIR",
+            opensm.environment().putAll(Map.of("IBSIM_SOCKNAME", sock, "LD_PRELOAD", openSmPreload, "OSM_TMP_DIR",
                     osm.toString(), "OSM_CACHE_DIR", osm.toString()));
             r.processes.add(opensm.start());
             r.awaitLine(osm.resolve("opensm.log"), "SUBNET UP");

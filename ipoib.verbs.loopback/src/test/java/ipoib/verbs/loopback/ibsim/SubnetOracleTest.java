@@ -34,13 +34,17 @@ class SubnetOracleTest {
         final Path log;
 
         PlaneUnderOpenSm(Path dir, String net) throws Exception {
+            this(dir, net, RealIbsim.UMAD2SIM);
+        }
+
+        PlaneUnderOpenSm(Path dir, String net, String openSmPreload) throws Exception {
             topology = NetFile.parse("net", net);
             server = SimulatorServer.local(sock, new SubnetManagementPlane(topology), m -> { }, m -> { });
             Path osm = Files.createDirectories(dir.resolve("opensm-plane"));
             log = osm.resolve("opensm.log");
             ProcessBuilder pb = new ProcessBuilder("opensm", "-f", log.toString(), "-d2", "-s", "0")
                     .directory(osm.toFile()).redirectErrorStream(true).redirectOutput(osm.resolve("opensm.out").toFile());
-            pb.environment().putAll(Map.of("IBSIM_SOCKNAME", sock, "LD_PRELOAD", RealIbsim.UMAD2SIM, "OSM_TMP_DIR",
+            pb.environment().putAll(Map.of("IBSIM_SOCKNAME", sock, "LD_PRELOAD", openSmPreload, "OSM_TMP_DIR",
                     osm.toString(), "OSM_CACHE_DIR", osm.toString()));
             openSm = pb.start();
             awaitCount(log, "SUBNET UP", 1);
@@ -88,7 +92,12 @@ class SubnetOracleTest {
 
     /** The tool's output without comment lines (ibnetdiscover's carry the date and the tool's invocation). */
     static String run(Path dir, String sock, String... command) throws Exception {
-        String out = RealIbsim.tool(dir, Map.of("IBSIM_SOCKNAME", sock), command);
+        return runWith(RealIbsim.UMAD2SIM, dir, sock, command);
+    }
+
+    /** {@link #run} with {@code preload} as the tool's LD_PRELOAD. */
+    static String runWith(String preload, Path dir, String sock, String... command) throws Exception {
+        String out = RealIbsim.toolWith(preload, dir, Map.of("IBSIM_SOCKNAME", sock), command);
         List<String> kept = new ArrayList<>();
         for (String line : out.split("\n")) {
             if (!line.startsWith("#")) {
@@ -126,13 +135,31 @@ class SubnetOracleTest {
         }
     }
 
+    /**
+     * With the RMPP shim in OpenSM (the kernel's sender) and in the tools (the kernel's receiver),
+     * saquery's tables arrive whole on both, longer than one MAD: every node of the net file, and
+     * a PathRecord for every pair of LIDs (the eight switch port 0s and HCA ports, LMC 0). Without
+     * the receiver both list the records of the first segment only.
+     */
     @Test
     void theFatTreeLooksTheSameToTheTools(@TempDir Path dir) throws Exception {
         String net = Files.readString(Path.of("../examples/fat-tree.net"));
-        try (RealIbsim ibsim = RealIbsim.startManaged(Files.createDirectories(dir.resolve("ibsim")), net);
-                PlaneUnderOpenSm plane = new PlaneUnderOpenSm(dir, net)) {
+        Shims shims = Shims.compile(dir);
+        try (RealIbsim ibsim = RealIbsim.startManaged(Files.createDirectories(dir.resolve("ibsim")), net,
+                shims.withRmpp()); PlaneUnderOpenSm plane = new PlaneUnderOpenSm(dir, net, shims.withRmpp())) {
             assertSameOutput(dir, ibsim, plane, "ibnetdiscover");
-            assertSameOutput(dir, ibsim, plane, "saquery");
+            for (String[] table : new String[][] {{"saquery"}, {"saquery", "-p"}}) {
+                String onIbsim = runWith(shims.withRmpp(), dir, ibsim.sockName(), table);
+                assertEquals(onIbsim, runWith(shims.withRmpp(), dir, plane.sock, table), String.join(" ", table));
+            }
+            String nodes = runWith(shims.withRmpp(), dir, plane.sock, "saquery");
+            List<String> descriptions = nodes.lines().filter(l -> l.contains("NodeDescription")).map(
+                    l -> l.replaceAll(".*\\.\\.+", "").strip()).sorted().toList();
+            assertEquals(List.of("hca0", "hca1", "hca2", "hca3", "leaf1", "leaf2", "spine1", "spine2"), descriptions,
+                    nodes);
+            long paths = runWith(shims.withRmpp(), dir, plane.sock, "saquery", "-p").lines()
+                    .filter(l -> l.startsWith("PathRecord dump:")).count();
+            assertEquals(8 * 8, paths, "a PathRecord from each of the 8 LIDs to each");
         }
     }
 
