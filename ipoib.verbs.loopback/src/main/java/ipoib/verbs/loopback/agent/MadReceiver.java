@@ -19,6 +19,9 @@ public interface MadReceiver {
      *        the client's request and gives it back (ibsim/sim_mad.c process_packet {@code _dropped})
      * @param mad {@code sim_request.mad}: the MAD; the array is the plane's, valid only during the call
      * @param length {@code sim_request.length}: the MAD's length in octets (256)
+     * @return whether the client took it; false when the client is gone (its process ended, its
+     *         socket refuses datagrams): the plane then gives a request back to its sender
+     *         undelivered, as the sender's MAD layer would time it out
      */
-    void received(int dlid, int slid, int dqp, int sqp, int status, byte[] mad, int length);
+    boolean received(int dlid, int slid, int dqp, int sqp, int status, byte[] mad, int length);
 }

@@ -107,7 +107,7 @@ final class PortInfoAttribute {
         }
         p.setMKey(s.mKey());
         p.setGidPrefix(s.gidPrefix());
-        p.setSmLid(s.masterSmLid());
+        topology.setSmLid(p, s.masterSmLid());
         p.setSmSl(s.masterSmSl());
         p.setMKeyLeasePeriod(s.mKeyLeasePeriod());
         p.setMKeyProtectBits(s.mKeyProtectBits());
@@ -133,6 +133,9 @@ final class PortInfoAttribute {
                 topology.setState(peer, PortState.INIT);
             }
             topology.setState(p, state);
+        }
+        if (s.clientReregister() && !p.node().isSwitch()) {
+            topology.requestClientReregister(p); // after the LID and state the same Set carried
         }
         return 0;
     }

@@ -249,7 +249,13 @@ public final class SubnetManagementPlane implements ManagementPlane {
                 giveBack(from, dlid, slid, dqp, sqp, buf);
                 return;
             }
-            to.receiver.received(dlid, slid, dqp, sqp, 0, buf, Smp.LENGTH);
+            if (!to.receiver.received(dlid, slid, dqp, sqp, 0, buf, Smp.LENGTH) && !response) {
+                // Beyond ibsim, which drops it: under umad2sim no kernel times a request out, so an
+                // SM whose request went to a client that vanished (a killed master SM, polled by a
+                // standby) would wait for it forever (OpenSM's ibumad vendor takes the timeout
+                // from the kernel: osm_vendor_ibumad.c umad_receiver, a send with status ETIMEDOUT).
+                giveBack(from, dlid, slid, dqp, sqp, buf);
+            }
             return;
         }
         int method = Smp.method(s);

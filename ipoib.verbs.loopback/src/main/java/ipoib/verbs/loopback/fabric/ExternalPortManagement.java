@@ -13,8 +13,9 @@ import java.util.List;
  * sm=external: what an external SM's Sets to an HCA port's agent (PortInfo, P_KeyTable) mean to
  * the verbs port above it, as the HCA's driver reports them (IBA 11.6.3 asynchronous events):
  * PORT_ACTIVE when the port becomes ACTIVE, PORT_ERROR when it leaves ACTIVE, LID_CHANGE,
- * SM_CHANGE when PortInfo's MasterSMLID changes, and PKEY_CHANGE with the verbs port's P_Key
- * table copied from the agent's. The topology tells of a change with its lock held; the verbs
+ * SM_CHANGE when PortInfo's MasterSMLID changes, CLIENT_REREGISTER when the SM sets
+ * ClientReregister, and PKEY_CHANGE with the verbs port's P_Key table copied from the agent's.
+ * The topology tells of a change with its lock held; the verbs
  * port is updated and its listeners told on the fabric's events loop, in the order of the changes.
  */
 final class ExternalPortManagement implements TopologyListener {
@@ -60,10 +61,11 @@ final class ExternalPortManagement implements TopologyListener {
         int lid = port.lid();
         int smLid = port.smLid();
         int[] pkeys = port.pkeys();
-        fabric.schedule(() -> apply(hca, linkUp ? state : PortState.DOWN, lid, smLid, pkeys), 0);
+        boolean reregister = change == PortChange.CLIENT_REREGISTER;
+        fabric.schedule(() -> apply(hca, linkUp ? state : PortState.DOWN, lid, smLid, pkeys, reregister), 0);
     }
 
-    private void apply(LoopPort hca, PortState state, int lid, int smLid, int[] pkeys) {
+    private void apply(LoopPort hca, PortState state, int lid, int smLid, int[] pkeys, boolean reregister) {
         Seen s;
         synchronized (seen) {
             s = seen.computeIfAbsent(hca.model, p -> new Seen());
@@ -86,6 +88,9 @@ final class ExternalPortManagement implements TopologyListener {
             } else if (s.state == PortState.ACTIVE) {
                 events.add(PortEvent.Type.PORT_ERROR);
             }
+        }
+        if (reregister) {
+            events.add(PortEvent.Type.CLIENT_REREGISTER); // after SM_CHANGE: the joins go to the new SM
         }
         s.state = state;
         s.lid = lid;

@@ -56,10 +56,10 @@ final class PlaneMadTransport implements MadTransport, MadReceiver {
     }
 
     @Override
-    public void received(int dlid, int slid, int dqp, int sqp, int status, byte[] mad, int length) {
+    public boolean received(int dlid, int slid, int dqp, int sqp, int status, byte[] mad, int length) {
         if (status == SubnetManagementPlane.UNDELIVERED) {
             undelivered.increment(); // the SA client's timeout and retries deal with it
-            return;
+            return true;
         }
         byte[] copy = java.util.Arrays.copyOf(mad, MAD_LENGTH);
         port.device.fabric.schedule(() -> {
@@ -69,6 +69,7 @@ final class PlaneMadTransport implements MadTransport, MadReceiver {
                 r.accept(ByteBuffer.wrap(copy).asReadOnlyBuffer());
             }
         }, 0);
+        return true;
     }
 
     /** Requests the plane could not deliver to the SM (no SM attached, no route). */

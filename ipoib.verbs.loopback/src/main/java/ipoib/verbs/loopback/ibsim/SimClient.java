@@ -75,13 +75,16 @@ final class SimClient {
      * A MAD from the plane for this client: one {@code sim_request} on the slot's data socket.
      * The plane calls it with its lock held: the socket does not block (a full one drops the
      * MAD, counted), and a client found gone is detached later by the server's thread.
+     *
+     * @return false when the client is gone (detached, its socket refuses datagrams): the plane
+     *         gives a request back to its sender
      */
-    void deliver(int dlid, int slid, int dqp, int sqp, int status, byte[] mad, int length) {
+    boolean deliver(int dlid, int slid, int dqp, int sqp, int status, byte[] mad, int length) {
         boolean sent;
         synchronized (out) {
             if (!open) {
                 server.countUndeliverable();
-                return;
+                return false;
             }
             out.clear();
             SimWire.putLid(out, SimWire.REQ_DLID, dlid);
@@ -101,7 +104,7 @@ final class SimClient {
                 sent = server.sockets().send(slot, out);
             } catch (IOException e) {
                 server.undeliverable(this, e.getMessage());
-                return;
+                return true; // a full socket: dropped and counted, the client is still there
             }
         }
         if (sent) {
@@ -109,6 +112,7 @@ final class SimClient {
         } else {
             server.vanishedLater(this, "its socket refuses datagrams");
         }
+        return sent;
     }
 
     /** One line as ibsim's {@code list_connections} prints a client. */

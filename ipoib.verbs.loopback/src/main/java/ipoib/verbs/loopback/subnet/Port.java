@@ -22,8 +22,17 @@ public final class Port {
     /** IsCapabilityMaskNoticeSupported: the port sends trap 144 when its capability mask changes. */
     public static final int CAP_IS_CAPABILITY_MASK_NOTICE = 1 << 22;
 
-    /** An HCA port's capability mask, as ibsim's hcaport template (ibsim/sim_net.c, PortInfo octets 20-23). */
-    public static final int HCA_CAPABILITIES = 0x0040C048;
+    /** IsClientReregistrationSupported: the port's clients register again when the SM sets ClientReregister. */
+    public static final int CAP_IS_CLIENT_REREGISTRATION = 1 << 25;
+
+    /**
+     * An HCA port's capability mask: ibsim's hcaport template (ibsim/sim_net.c, PortInfo octets
+     * 20-23) and, beyond it, IsClientReregistrationSupported, as an HCA's firmware advertises it:
+     * the loopback's verbs ports raise CLIENT_REREGISTER when the SM sets ClientReregister (as
+     * mlx4 does, drivers/infiniband/hw/mlx4/mad.c smp_snoop), and OpenSM sets it on its first
+     * sweep as master only at ports that advertise it (osm_lid_mgr.c lid_mgr_set_physp_pi).
+     */
+    public static final int HCA_CAPABILITIES = 0x0040C048 | CAP_IS_CLIENT_REREGISTRATION;
     /** A switch port 0's capability mask, as ibsim's smaport template (ibsim/sim_net.c). */
     public static final int SWITCH_PORT0_CAPABILITIES = 0x0000C048;
 
@@ -188,7 +197,7 @@ public final class Port {
         return smLid;
     }
 
-    public void setSmLid(int smLid) {
+    void setSmLid(int smLid) {
         this.smLid = smLid;
     }
 

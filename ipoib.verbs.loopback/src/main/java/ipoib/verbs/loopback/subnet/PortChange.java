@@ -12,6 +12,13 @@ public enum PortChange {
     LID,
     /** The P_Key table changed. */
     PKEYS,
+    /** PortInfo's MasterSMLID changed: another SM manages the subnet. */
+    SM_LID,
     /** The capability mask changed (an SM attached or left). */
-    CAPABILITIES
+    CAPABILITIES,
+    /**
+     * The SM set PortInfo with ClientReregister (IBA 14.4.11): the clients of an HCA port must
+     * register again, their joins and subscriptions forgotten (a new master SM's first sweep).
+     */
+    CLIENT_REREGISTER
 }

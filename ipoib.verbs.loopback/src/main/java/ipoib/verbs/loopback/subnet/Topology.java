@@ -231,6 +231,21 @@ public final class Topology {
         }
     }
 
+    /** Sets PortInfo's MasterSMLID, as an SM's PortInfo Set does. */
+    public void setSmLid(Port port, int smLid) {
+        checkLocked();
+        if (port.smLid() != smLid) {
+            port.setSmLid(smLid);
+            changed(port, PortChange.SM_LID);
+        }
+    }
+
+    /** The SM asked the clients of an HCA port to register again (PortInfo.ClientReregister set). */
+    public void requestClientReregister(Port port) {
+        checkLocked();
+        changed(port, PortChange.CLIENT_REREGISTER);
+    }
+
     /** Replaces a port's capability mask (an SM attaching sets IsSM, ibsim/ibsim.c set_issm). */
     public void setCapabilityMask(Port port, int mask) {
         checkLocked();

@@ -9,10 +9,16 @@ final class Received implements MadReceiver {
     }
 
     final List<Mad> mads = new ArrayList<>();
+    /** A client whose process ended: it takes nothing. */
+    boolean gone;
 
     @Override
-    public void received(int dlid, int slid, int dqp, int sqp, int status, byte[] mad, int length) {
+    public boolean received(int dlid, int slid, int dqp, int sqp, int status, byte[] mad, int length) {
+        if (gone) {
+            return false;
+        }
         mads.add(new Mad(dlid, slid, dqp, sqp, status, java.util.Arrays.copyOf(mad, length)));
+        return true;
     }
 
     Mad last() {

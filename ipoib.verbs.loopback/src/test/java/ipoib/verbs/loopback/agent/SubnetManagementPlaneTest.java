@@ -385,6 +385,23 @@ class SubnetManagementPlaneTest {
         assertTrue(otherInbox.mads.isEmpty());
     }
 
+    @Test
+    void aRequestForAnSmWhoseProcessEndedComesBackToItsSenderUndelivered() {
+        // A standby polling a master that was killed: with no kernel to time the poll out, the
+        // plane gives it back (status 110) when the master's client no longer takes MADs.
+        Received killedInbox = new Received();
+        plane.attach("Switch2", true, killedInbox);
+        killedInbox.gone = true;
+        sm.send(Smp.PERMISSIVE_LID, Smp.PERMISSIVE_LID, 0, 0,
+                Smps.directed(Smp.METHOD_GET, Smp.ATTR_SM_INFO, 0, 0x78, 1, 3), Smp.LENGTH);
+        Received.Mad back = smInbox.take();
+        assertEquals(SubnetManagementPlane.UNDELIVERED, back.status());
+        MemorySegment b = MemorySegment.ofArray(back.bytes());
+        assertEquals(Smp.ATTR_SM_INFO, Smp.attributeId(b));
+        assertEquals(Smp.METHOD_GET, Smp.method(b), "its own request");
+        assertTrue(smInbox.mads.isEmpty());
+    }
+
     private void programRouteToHca2() {
         byte[] lft1 = new byte[Smp.DATA_LENGTH];
         lft1[1] = 1;

@@ -28,7 +28,7 @@ final class OpenSmOnLoopback implements AutoCloseable {
     private final Path dir;
     private final Shims shims;
     private final List<Process> processes = new ArrayList<>();
-    private Process openSm;
+    private Sm openSm;
 
     private OpenSmOnLoopback(Path dir, LoopbackSubnet subnet) throws Exception {
         this.dir = dir;
@@ -73,43 +73,90 @@ final class OpenSmOnLoopback implements AutoCloseable {
     }
 
     Path openSmLog() {
-        return dir.resolve("opensm/opensm.log");
+        return openSm.log;
+    }
+
+    /** One OpenSM process attached to the server, with its files in a directory of its own. */
+    final class Sm {
+        final Process process;
+        final Path log;
+
+        private Sm(Process process, Path log) {
+            this.process = process;
+            this.log = log;
+        }
+
+        /** Waits until this OpenSM's log has {@code text}; fails with the log's tail and the server's lines. */
+        void awaitLog(String text) throws Exception {
+            long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(TIMEOUT_MILLIS);
+            while (System.nanoTime() < deadline) {
+                if (Files.exists(log) && Files.readString(log, StandardCharsets.ISO_8859_1).contains(text)) {
+                    return;
+                }
+                if (!process.isAlive()) {
+                    break;
+                }
+                try {
+                    process.onExit().get(20, TimeUnit.MILLISECONDS); // a pause that ends early if OpenSM dies
+                } catch (java.util.concurrent.TimeoutException stillRunning) {
+                    // poll again
+                }
+            }
+            throw new AssertionError("OpenSM did not log '" + text + "' within " + TIMEOUT_MILLIS + " ms (alive: "
+                    + process.isAlive() + ")\n" + tail(log) + "\n" + tail(log.resolveSibling("opensm.out"))
+                    + "\nserver: " + serverLog);
+        }
+
+        /** SIGKILL, as an SM that crashes (no hand-over); waits until it ended. */
+        void kill() throws InterruptedException {
+            process.destroyForcibly();
+            if (!process.waitFor(5, TimeUnit.SECONDS)) {
+                throw new AssertionError("OpenSM " + process.pid() + " did not end after SIGKILL");
+            }
+        }
     }
 
     private void startOpenSm(String partitions, List<String> options) throws Exception {
-        Path osm = Files.createDirectories(dir.resolve("opensm"));
+        openSm = startOpenSm("opensm", "", partitions, "", "SUBNET UP", options);
+    }
+
+    /**
+     * Another OpenSM, in {@code dir/NAME}, attached at {@code node} (umad2sim's SIM_HOST; empty:
+     * the server's default node) with {@code partitions}, the opensm.conf lines {@code config}
+     * (empty: none) and {@code options}, until its log has {@code awaited} ("SUBNET UP", or
+     * "Entering STANDBY state" beside a master of a higher priority). {@link #close} stops it.
+     */
+    Sm startOpenSm(String name, String node, String partitions, String config, String awaited, List<String> options)
+            throws Exception {
+        Path osm = Files.createDirectories(dir.resolve(name));
         Path conf = Files.writeString(osm.resolve("partitions.conf"), partitions);
-        List<String> command = new ArrayList<>(List.of("opensm", "-f", openSmLog().toString(), "-P", conf.toString(),
-                "-d2"));
+        Path log = osm.resolve("opensm.log");
+        List<String> command = new ArrayList<>(List.of("opensm", "-f", log.toString(), "-P", conf.toString(), "-d2"));
+        if (!config.isEmpty()) {
+            command.addAll(List.of("-F", Files.writeString(osm.resolve("opensm.conf"), config).toString()));
+        }
         command.addAll(options);
         ProcessBuilder pb = new ProcessBuilder(command)
                 .directory(osm.toFile()).redirectErrorStream(true).redirectOutput(osm.resolve("opensm.out").toFile());
         pb.environment().putAll(Map.of("IBSIM_SOCKNAME", sockName, "OSM_TMP_DIR", osm.toString(), "OSM_CACHE_DIR",
                 osm.toString(), "LD_PRELOAD", shims.withRmpp()));
-        openSm = pb.start();
-        processes.add(openSm);
-        awaitLog("SUBNET UP");
+        if (!node.isEmpty()) {
+            pb.environment().put("SIM_HOST", node);
+        }
+        Sm sm = new Sm(pb.start(), log);
+        processes.add(sm.process);
+        sm.awaitLog(awaited);
+        return sm;
     }
 
-    /** Waits until OpenSM's log has {@code text}; fails with the log's tail and the server's lines. */
+    /** Waits until the first OpenSM's log has {@code text}; fails with the log's tail and the server's lines. */
     void awaitLog(String text) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(TIMEOUT_MILLIS);
-        while (System.nanoTime() < deadline) {
-            if (Files.exists(openSmLog()) && Files.readString(openSmLog(), StandardCharsets.ISO_8859_1).contains(text)) {
-                return;
-            }
-            if (!openSm.isAlive()) {
-                break;
-            }
-            try {
-                openSm.onExit().get(20, TimeUnit.MILLISECONDS); // a pause that ends early if OpenSM dies
-            } catch (java.util.concurrent.TimeoutException stillRunning) {
-                // poll again
-            }
-        }
-        throw new AssertionError("OpenSM did not log '" + text + "' within " + TIMEOUT_MILLIS + " ms (alive: "
-                + openSm.isAlive() + ")\n" + tail(openSmLog()) + "\n" + tail(dir.resolve("opensm/opensm.out"))
-                + "\nserver: " + serverLog);
+        openSm.awaitLog(text);
+    }
+
+    /** The first OpenSM. */
+    Sm openSm() {
+        return openSm;
     }
 
     static String tail(Path log) {
