@@ -30,7 +30,22 @@ import org.osgi.service.cm.ConfigurationAdmin;
 @ExamReactorStrategy(PerClass.class)
 public class OpenSmManagedIT {
     private static final String SOCKET = "ipoib.itest.opensm.socket";
-    static final String PARTITIONS = "Default=0x7fff, ipoib, mtu=4, rate=3, sl=0, defmember=full : ALL=full ;\n";
+    /**
+     * The broadcast partition, and partition 0x0042 that only OpenSM knows: hca0 (port GUID
+     * 0x100001, loop0) a full member, hca1 and hca2 (loop1, loop2) limited members; ibsim's GUIDs
+     * for the net file, which the loopback fabric gives its HCAs too.
+     */
+    static final String PARTITIONS = "Default=0x7fff, ipoib, mtu=4, rate=3, sl=0, defmember=full : ALL=full ;\n"
+            + "Isolated=0x0042, ipoib, mtu=4, rate=3, sl=0, defmember=limited : 0x0000000000100001=full, "
+            + "0x0000000000100003, 0x0000000000100005 ;\n";
+    /** The master's priority (OpenSM's -p); a standby's is lower. */
+    private static final String MASTER_PRIORITY = "2";
+    /**
+     * A standby polls the master every 500 ms and takes over after two polls without an answer
+     * (OpenSM's defaults, 10 s and 4, would make the test wait 40 s).
+     */
+    private static final String FAST_POLLING = "sminfo_polling_timeout 500\npolling_retry_number 2\n";
+    private static String socket;
     private static OpenSmProcess openSm;
 
     @Inject
@@ -54,15 +69,16 @@ public class OpenSmManagedIT {
     public void managedByOpenSm() throws Exception {
         ip = new IpFixture(context, configurationAdmin);
         if (openSm == null) {
-            String socket = System.getProperty(SOCKET);
+            socket = System.getProperty(SOCKET);
             // Pax Exam's native container set these as the JVM's: the next test classes run without them
             // (the fabric has read them; JUnit runs each method of this class with its own @AfterClass).
             for (String p : new String[] {"ipoib.opensm", "ipoib.topology", SOCKET}) {
                 System.clearProperty(p);
             }
             try {
-                openSm = OpenSmProcess.start(socket, PARTITIONS);
-                Runtime.getRuntime().addShutdownHook(new Thread(openSm::close, "opensm-it-stop"));
+                openSm = OpenSmProcess.start(socket, PARTITIONS, "", "", "SUBNET UP", "-p", MASTER_PRIORITY);
+                OpenSmProcess master = openSm;
+                Runtime.getRuntime().addShutdownHook(new Thread(master::close, "opensm-it-stop"));
             } catch (AssertionError e) {
                 throw new AssertionError(e.getMessage() + "\nloopback provider: " + loopbackComponent(), e);
             }
@@ -139,5 +155,81 @@ public class OpenSmManagedIT {
                 + "interfaces' LIDs, groups and paths belong to the SM in force; set it before start "
                 + "(./ipoib --opensm starts with sm=external)", refused);
         assertTrue(ip.run("fabric:simulator").startsWith("sm=external"));
+    }
+
+    /** The base LID ibstat shows at a node of the topology. */
+    private static String baseLid(OpenSmProcess sm, String node) throws Exception {
+        String ibstat = sm.toolAt(node, "ibstat");
+        java.util.regex.Matcher lid = java.util.regex.Pattern.compile("Base lid: (\\d+)").matcher(ibstat);
+        assertTrue("ibstat at " + node + " shows its LID:\n" + ibstat, lid.find());
+        return lid.group(1);
+    }
+
+    /** Brings up an interface with an address, unless it is there already. */
+    private void upWithAddress(String name, String device, String pkey, String address) throws Exception {
+        if (ip.link(name) == null) {
+            ip.createLink(name, device, pkey);
+        }
+        ip.awaitUp(name);
+        if (ip.findAddress(name, address) == null) {
+            ip.address(name, address, 24);
+        }
+    }
+
+    @Test
+    public void aPartitionOnlyInOpenSmsPartitionsConfIsolatesItsLimitedMembers() throws Exception {
+        // The P_Key tables OpenSM set: hca0 a full member of 0x0042, hca1 and hca2 limited ones.
+        assertTrue(openSm.tool("smpquery", "pkeys", baseLid(openSm, "hca0"), "1").contains("0x8042"));
+        for (String limited : new String[] {"hca1", "hca2"}) {
+            String pkeys = openSm.tool("smpquery", "pkeys", baseLid(openSm, limited), "1");
+            assertTrue(limited + ": " + pkeys, pkeys.contains("0x0042") && !pkeys.contains("0x8042"));
+        }
+        upWithAddress("full42", "loop0", "0x8042", "10.42.0.1");
+        upWithAddress("lim42a", "loop1", "0x8042", "10.42.0.2");
+        upWithAddress("lim42b", "loop2", "0x8042", "10.42.0.3");
+
+        // The full member reaches both limited members, through both switches.
+        ip.pingUntilReply("full42", "10.42.0.2", Duration.ofSeconds(20));
+        ip.pingUntilReply("full42", "10.42.0.3", Duration.ofSeconds(20));
+        // Two limited members do not reach each other (IBA 10.9.3: one end must be a full member):
+        // not even the ARP request, a broadcast the other receives only from a full member.
+        GogoShell.Result ping = ip.shell("ipoib:ping -I lim42a -c 2 -i 0.2 -W 1 10.42.0.3");
+        assertTrue(ping.all(), ping.all().contains(" 100% packet loss"));
+        ping = ip.shell("ipoib:ping -I lim42b -c 2 -i 0.2 -W 1 10.42.0.2");
+        assertTrue(ping.all(), ping.all().contains(" 100% packet loss"));
+        // and each limited member still reaches the full member.
+        ping = ip.shell("ipoib:ping -I lim42b -c 2 -i 0.2 -W 1 10.42.0.1");
+        assertTrue(ping.all(), ping.all().contains(" 0% packet loss"));
+    }
+
+    @Test
+    public void aStandbyOpenSmTakesOverWhenTheMasterIsKilledAndTheInterfacesStayUsable() throws Exception {
+        // The standby attaches at hca3 (loop3, no interface of this test) with a lower priority.
+        OpenSmProcess standby = OpenSmProcess.start(socket, PARTITIONS, "hca3", FAST_POLLING,
+                "Entering STANDBY state", "-p", "1");
+        Runtime.getRuntime().addShutdownHook(new Thread(standby::close, "opensm-it-standby-stop"));
+        String standbyLid = baseLid(standby, "hca3");
+        String sminfo = standby.tool("sminfo", standbyLid);
+        assertTrue(sminfo, sminfo.contains("priority 1 state 2 SMINFO_STANDBY"));
+        assertTrue(openSm.tool("sminfo").contains("priority " + MASTER_PRIORITY + " state 3 SMINFO_MASTER"));
+
+        OpenSmProcess master = openSm;
+        master.kill();
+        openSm = standby; // for the other tests of the class, whatever their order
+        master.close();
+        standby.awaitLog("Entering MASTER state");
+        standby.awaitLog("SUBNET UP");
+        sminfo = standby.tool("sminfo");
+        assertTrue(sminfo, sminfo.contains("sminfo: sm lid " + standbyLid + " ")
+                && sminfo.contains("priority 1 state 3 SMINFO_MASTER"));
+
+        // Traffic on the interfaces that were up, and an interface that joins only now, under the new master.
+        ip.pingUntilReply("a", "10.8.0.2", Duration.ofSeconds(20));
+        upWithAddress("c", "loop2", "0xffff", "10.8.0.3");
+        ip.pingUntilReply("c", "10.8.0.1", Duration.ofSeconds(20));
+        ip.pingUntilReply("b", "10.8.0.3", Duration.ofSeconds(20));
+        String members = standby.tool("saquery", "-m");
+        assertTrue("the new master knows the broadcast group's members: " + members,
+                members.contains("ff12:401b:ffff::ffff:ffff"));
     }
 }

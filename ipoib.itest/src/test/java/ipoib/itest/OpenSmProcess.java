@@ -50,21 +50,40 @@ final class OpenSmProcess implements AutoCloseable {
 
     /** OpenSM attached to {@code @sockName:ctl} with {@code partitions}, until SUBNET UP. */
     static OpenSmProcess start(String sockName, String partitions) throws Exception {
+        return start(sockName, partitions, "", "", "SUBNET UP");
+    }
+
+    /**
+     * OpenSM attached to {@code @sockName:ctl} at {@code node} (umad2sim's SIM_HOST; empty: the
+     * server's default node) with {@code partitions}, the opensm.conf lines {@code config} (empty:
+     * none) and the command-line {@code options}, until its log has {@code awaited} (SUBNET UP, or
+     * "Entering STANDBY state" for an SM that finds a master of a higher priority).
+     */
+    static OpenSmProcess start(String sockName, String partitions, String node, String config, String awaited,
+                               String... options) throws Exception {
         Path dir = Files.createTempDirectory("ipoib-opensm-it");
         Process process;
         String preload;
         try {
             Path shims = repository().resolve("ipoib.verbs.fabric/src/test/c");
-            preload = compile(dir, shims, "umad2sim_full_mad.c", "full.so") + ":" + umad2sim() + ":"
-                    + compile(dir, shims, "umad2sim_full_mad.c", "full_socket.so", "-DSOCKET_SIDE");
             Path rmpp = compile(dir, shims, "umad_rmpp_shim.c", "rmpp.so");
+            // The tools preload the RMPP shim as ./ipoib diag does (saquery's long tables).
+            preload = rmpp + ":" + compile(dir, shims, "umad2sim_full_mad.c", "full.so") + ":" + umad2sim() + ":"
+                    + compile(dir, shims, "umad2sim_full_mad.c", "full_socket.so", "-DSOCKET_SIDE");
             Path conf = Files.writeString(dir.resolve("partitions.conf"), partitions);
             Path log = dir.resolve("opensm.log");
-            ProcessBuilder pb = new ProcessBuilder("opensm", "-f", log.toString(), "-P", conf.toString(), "-d2")
-                    .directory(dir.toFile()).redirectErrorStream(true)
+            List<String> command = new ArrayList<>(List.of("opensm", "-f", log.toString(), "-P", conf.toString(), "-d2"));
+            if (!config.isEmpty()) {
+                command.addAll(List.of("-F", Files.writeString(dir.resolve("opensm.conf"), config).toString()));
+            }
+            command.addAll(List.of(options));
+            ProcessBuilder pb = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true)
                     .redirectOutput(dir.resolve("opensm.out").toFile());
             pb.environment().putAll(Map.of("IBSIM_SOCKNAME", sockName, "OSM_TMP_DIR", dir.toString(), "OSM_CACHE_DIR",
-                    dir.toString(), "LD_PRELOAD", rmpp + ":" + preload));
+                    dir.toString(), "LD_PRELOAD", preload));
+            if (!node.isEmpty()) {
+                pb.environment().put("SIM_HOST", node);
+            }
             process = pb.start();
         } catch (Exception | Error e) {
             deleteTree(dir);
@@ -72,7 +91,7 @@ final class OpenSmProcess implements AutoCloseable {
         }
         OpenSmProcess p = new OpenSmProcess(dir, sockName, preload, process);
         try {
-            p.awaitLog("SUBNET UP");
+            p.awaitLog(awaited);
             return p;
         } catch (Throwable t) {
             p.close();
@@ -136,6 +155,14 @@ final class OpenSmProcess implements AutoCloseable {
             throw new AssertionError(String.join(" ", command) + " did not end");
         }
         return Files.readString(out, StandardCharsets.ISO_8859_1);
+    }
+
+    /** Kills OpenSM (SIGKILL: no hand-over, as a crashed SM) and waits for it to end; {@link #close} removes its files. */
+    void kill() throws InterruptedException {
+        openSm.destroyForcibly();
+        if (!openSm.waitFor(5, TimeUnit.SECONDS)) {
+            throw new AssertionError("OpenSM " + openSm.pid() + " did not end after SIGKILL");
+        }
     }
 
     @Override
