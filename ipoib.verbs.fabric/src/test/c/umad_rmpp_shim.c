@@ -504,7 +504,8 @@ int umad_recv(int fd, void *umad, int *length, int timeout_ms)
         int agent = real_recv(fd, umad, length, timeout_ms);
         uint8_t *mad = mad_of(umad);
         if (agent < 0 || agent >= (int)sizeof kernel_rmpp || !kernel_rmpp[agent] || *length < HDR_LEN
-                || !rmpp_class(mad[M_CLASS]) || !(mad[R_FLAGS] & FLAG_ACTIVE))
+                || !rmpp_class(mad[M_CLASS]) || !(mad[R_FLAGS] & FLAG_ACTIVE)
+                || (mad[R_TYPE] == TYPE_DATA && *length < MAD_SIZE))
             return agent;
         pthread_mutex_lock(&lock);
         if (mad[R_TYPE] == TYPE_DATA) {
