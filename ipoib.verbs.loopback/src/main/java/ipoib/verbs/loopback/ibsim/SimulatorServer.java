@@ -161,15 +161,17 @@ public final class SimulatorServer implements AutoCloseable {
                 for (SimClient client : gone.keySet()) {
                     vanished(client, gone.remove(client));
                 }
+                // The MADs first: a client's last MAD (a tool's final RMPP ACK) is sent before its
+                // DISCONNECT, and a client's first MAD can only follow the answer to its CONNECT.
+                for (int slot = 0; slot < SimWire.MAX_CLIENTS; slot++) {
+                    if ((ready & (1 << (slot + 1))) != 0) {
+                        data(slot, request, mad);
+                    }
+                }
                 if ((ready & SimSockets.CONTROL_READY) != 0) {
                     SimSockets.Peer from;
                     while (!stopping && (from = sockets.receiveControl(ctl)) != null) {
                         control(ctl, from);
-                    }
-                }
-                for (int slot = 0; slot < SimWire.MAX_CLIENTS; slot++) {
-                    if ((ready & (1 << (slot + 1))) != 0) {
-                        data(slot, request, mad);
                     }
                 }
                 if (System.nanoTime() - nextSweep >= 0) {

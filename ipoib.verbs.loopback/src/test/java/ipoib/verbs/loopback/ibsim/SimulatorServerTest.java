@@ -15,6 +15,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
@@ -267,6 +268,47 @@ class SimulatorServerTest {
 
         assertEquals(5, a.get(SimWire.GET_PORT)[0], "the client still attached, its LID answered");
         assertEquals(1, server.clients().size());
+    }
+
+    /**
+     * A tool under the RMPP shim sends its final ACK and exits at once: umad2sim's DISCONNECT
+     * arrives on the control socket right behind the MAD on the data socket. The MAD still
+     * reaches the plane (the data sockets are read before the control socket), not dropped as a
+     * datagram for a slot without a client.
+     */
+    @Test
+    void aMadSentJustBeforeItsClientDisconnectsReachesThePlane() throws Exception {
+        String name = socketName();
+        StubPlane plane = syntheticPlane();
+        SimulatorServer server = local(name, plane);
+        Process other = new ProcessBuilder("sleep", "60").start(); // a live pid for the second client
+        try {
+            SimTestClient a = closing(new SimTestClient(name, SELF));
+            SimTestClient b = closing(new SimTestClient(name, (int) other.pid()));
+            assertEquals(SimWire.CONNECT, a.connect("H1", false));
+            assertEquals(SimWire.CONNECT, b.connect("H2", false));
+            ByteBuffer req = ByteBuffer.allocateDirect(SimWire.REQUEST_SIZE).order(ByteOrder.BIG_ENDIAN);
+            req.putLong(SimWire.REQ_LENGTH, 256);
+            CountDownLatch release = new CountDownLatch(1);
+            plane.hold = release;
+            a.send(req, SimWire.REQUEST_SIZE);
+            assertTrue(plane.holding.await(WAIT_MILLIS, TimeUnit.MILLISECONDS), "the server holds a's MAD");
+            // While the server's thread is in the plane: b's MAD, then b's DISCONNECT, both waiting for its next poll.
+            b.send(req, SimWire.REQUEST_SIZE);
+            ByteBuffer disconnect = ByteBuffer.allocateDirect(SimWire.CTL_SIZE).order(ByteOrder.nativeOrder());
+            disconnect.putInt(SimWire.CTL_MAGIC, SimWire.MAGIC).putInt(SimWire.CTL_CLIENT, b.clientId())
+                    .putInt(SimWire.CTL_TYPE, SimWire.DISCONNECT);
+            b.sendControl(disconnect, SimWire.CTL_SIZE);
+            release.countDown();
+            assertNotNull(plane.sent.poll(WAIT_MILLIS, TimeUnit.MILLISECONDS), "a's MAD");
+            StubPlane.Sent fromB = plane.sent.poll(WAIT_MILLIS, TimeUnit.MILLISECONDS);
+            assertNotNull(fromB, "b's MAD reached the plane; log: " + log);
+            assertEquals("H2", fromB.node());
+            awaitTrue(() -> server.clients().size() == 1, "b detached after its MAD");
+            assertEquals(0, server.counters().malformedDropped(), String.join("\n", log));
+        } finally {
+            other.destroyForcibly();
+        }
     }
 
     @Test

@@ -25,6 +25,10 @@ final class StubPlane implements ManagementPlane {
     private final Map<String, NodeAnswers> nodes;
     private final String defaultNode;
     final BlockingQueue<Sent> sent = new LinkedBlockingQueue<>();
+    /** When set, the next MAD sent holds the server's thread in the plane until it is counted down. */
+    volatile java.util.concurrent.CountDownLatch hold;
+    /** Counted down when a MAD is held. */
+    final java.util.concurrent.CountDownLatch holding = new java.util.concurrent.CountDownLatch(1);
     final List<StubAttachment> attachments = new CopyOnWriteArrayList<>();
 
     StubPlane(String defaultNode, Map<String, NodeAnswers> nodes) {
@@ -147,7 +151,17 @@ final class StubPlane implements ManagementPlane {
 
         @Override
         public void send(int dlid, int slid, int dqp, int sqp, byte[] mad, int length) {
-            sent.add(new Sent(node.name(), dlid, slid, dqp, sqp, mad, length));
+            sent.add(new Sent(node.name(), dlid, slid, dqp, sqp, mad.clone(), length));
+            java.util.concurrent.CountDownLatch h = hold;
+            if (h != null) {
+                hold = null;
+                holding.countDown();
+                try {
+                    h.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
         }
 
         @Override
