@@ -1,5 +1,6 @@
 package ipoib.launcher;
 
+import java.util.function.Consumer;
 import org.osgi.framework.Bundle;
 import org.osgi.framework.BundleContext;
 import org.osgi.framework.Constants;
@@ -12,25 +13,38 @@ import org.osgi.util.tracker.ServiceTracker;
 /**
  * Runs an action once on its own thread when the appliance is ready: the framework has reached
  * its final start level (so every component of the run is active) and gogo.shell has registered
- * its commands (echo, grep, each, ...), which it does from its own thread after it started.
+ * its commands (echo, grep, each, ...), which it does from its own thread after it started. On a
+ * loaded machine that can take long, so the wait is for the commands themselves, bounded only by
+ * {@value #WAIT_PROPERTY} (default {@value #DEFAULT_WAIT_SECONDS} s); when they never come, the
+ * action does not run and the caller is told why instead.
  */
 final class AfterStartup implements FrameworkListener {
 
-    private static final long SHELL_COMMANDS_TIMEOUT_MS = 10_000;
+    /** Framework property: seconds to wait for gogo.shell's commands after start-up. */
+    static final String WAIT_PROPERTY = "ipoib.shell.wait";
+    static final long DEFAULT_WAIT_SECONDS = 300;
+    /** One of the commands gogo.shell registers together, all at once. */
+    private static final String SHELL_COMMAND = "(&(osgi.command.scope=gogo)(osgi.command.function=grep))";
 
     private final BundleContext context;
     private final String threadName;
     private final Runnable action;
+    private final Consumer<String> unavailable;
     private Thread thread;
 
-    private AfterStartup(BundleContext context, String threadName, Runnable action) {
+    private AfterStartup(BundleContext context, String threadName, Runnable action, Consumer<String> unavailable) {
         this.context = context;
         this.threadName = threadName;
         this.action = action;
+        this.unavailable = unavailable;
     }
 
-    static AfterStartup run(BundleContext context, String threadName, Runnable action) {
-        AfterStartup gate = new AfterStartup(context, threadName, action);
+    /**
+     * @param action      what runs once the shell's commands are there
+     * @param unavailable runs instead, with the error to show, when they are not within the bound
+     */
+    static AfterStartup run(BundleContext context, String threadName, Runnable action, Consumer<String> unavailable) {
+        AfterStartup gate = new AfterStartup(context, threadName, action, unavailable);
         context.addFrameworkListener(gate);
         if (gate.startLevelReached()) {
             gate.start();
@@ -64,27 +78,55 @@ final class AfterStartup implements FrameworkListener {
         if (thread != null) {
             return;
         }
-        thread = new Thread(() -> {
-            awaitShellCommands();
-            action.run();
-        }, threadName);
+        thread = new Thread(this::awaitShellThenRun, threadName);
         thread.start();
     }
 
-    private void awaitShellCommands() {
-        String filter = "(&(osgi.command.scope=gogo)(osgi.command.function=grep))";
+    private void awaitShellThenRun() {
+        long seconds;
         try {
-            ServiceTracker<Object, Object> tracker = new ServiceTracker<>(context, context.createFilter(filter), null);
-            tracker.open();
-            try {
-                tracker.waitForService(SHELL_COMMANDS_TIMEOUT_MS);
-            } finally {
-                tracker.close();
-            }
+            seconds = waitSeconds(context.getProperty(WAIT_PROPERTY));
+        } catch (IllegalArgumentException e) {
+            unavailable.accept(e.getMessage());
+            return;
+        }
+        ServiceTracker<Object, Object> tracker;
+        try {
+            tracker = new ServiceTracker<>(context, context.createFilter(SHELL_COMMAND), null);
         } catch (InvalidSyntaxException e) {
-            throw new IllegalStateException(filter, e);
+            throw new IllegalStateException(SHELL_COMMAND, e);
+        }
+        tracker.open();
+        try {
+            if (tracker.waitForService(seconds * 1000) == null) {
+                unavailable.accept("gogo.shell has not registered its commands (echo, grep, ...) " + seconds
+                        + " s after start-up: is the bundle org.apache.felix.gogo.shell there and started? "
+                        + "(-D" + WAIT_PROPERTY + "=SECONDS waits longer)");
+                return;
+            }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+            return; // the framework is stopping
+        } finally {
+            tracker.close();
         }
+        action.run();
+    }
+
+    /** The bound, from the property's text (absent: the default). */
+    static long waitSeconds(String text) {
+        if (text == null || text.isBlank()) {
+            return DEFAULT_WAIT_SECONDS;
+        }
+        try {
+            long seconds = Long.parseLong(text.strip());
+            if (seconds >= 1 && seconds <= 86_400) {
+                return seconds;
+            }
+        } catch (NumberFormatException e) {
+            // Said below, with what is allowed.
+        }
+        throw new IllegalArgumentException("invalid launch property " + WAIT_PROPERTY + " value '" + text
+                + "': allowed a number of seconds 1..86400");
     }
 }

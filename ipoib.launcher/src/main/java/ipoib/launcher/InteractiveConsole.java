@@ -56,7 +56,7 @@ public final class InteractiveConsole {
         String script = context.getProperty(ScriptRunner.SCRIPT_PROPERTY);
         boolean on = "true".equals(context.getProperty(CONSOLE_PROPERTY)) && (script == null || script.isBlank())
                 && !running();
-        this.gate = on ? AfterStartup.run(context, THREAD, this::run) : null;
+        this.gate = on ? AfterStartup.run(context, THREAD, this::run, this::runWithoutShell) : null;
     }
 
     /**
@@ -74,6 +74,12 @@ public final class InteractiveConsole {
         if (gate != null) {
             gate.close();
         }
+    }
+
+    /** The project's commands work without gogo.shell's: the console starts, saying what is missing. */
+    private void runWithoutShell(String why) {
+        new PrintStream(new FileOutputStream(FileDescriptor.err), true, StandardCharsets.UTF_8).println("ipoib: " + why);
+        run();
     }
 
     private void run() {

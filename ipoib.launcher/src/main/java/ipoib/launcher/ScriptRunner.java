@@ -54,13 +54,25 @@ public final class ScriptRunner {
         this.context = context;
         this.processor = processor;
         this.script = context.getProperty(SCRIPT_PROPERTY);
-        this.gate = script == null || script.isBlank() ? null : AfterStartup.run(context, "ipoib-script", this::runAndExit);
+        this.gate = script == null || script.isBlank() ? null : AfterStartup.run(context, "ipoib-script", this::runAndExit,
+                this::notRun);
     }
 
     @Deactivate
     void deactivate() {
         if (gate != null) {
             gate.close();
+        }
+    }
+
+    /** The shell never became ready: the script does not run, and the appliance ends as a failed script does. */
+    private void notRun(String why) {
+        PrintStream err = new PrintStream(new FileOutputStream(FileDescriptor.err), true, StandardCharsets.UTF_8);
+        String name = context.getProperty(NAME_PROPERTY);
+        String shown = name != null ? name : script.equals("-") ? "stdin" : String.valueOf(Path.of(script).getFileName());
+        err.println("ipoib: " + shown + ": not run: " + why);
+        if (!"false".equals(context.getProperty(EXIT_PROPERTY))) {
+            System.exit(1);
         }
     }
 
