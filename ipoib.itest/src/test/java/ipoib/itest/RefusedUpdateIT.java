@@ -8,6 +8,7 @@ import static org.junit.Assert.assertTrue;
 import static org.ops4j.pax.exam.CoreOptions.options;
 import static org.ops4j.pax.exam.CoreOptions.systemProperty;
 
+import ipoib.api.config.ConfigurationVerdicts;
 import ipoib.api.host.EchoReply;
 import ipoib.api.host.IpHost;
 import ipoib.api.mcast.MulticastService;
@@ -20,7 +21,9 @@ import java.util.Enumeration;
 import java.util.Hashtable;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
 import javax.inject.Inject;
+import org.junit.After;
 import org.junit.Before;
 import org.junit.Test;
 import org.junit.runner.RunWith;
@@ -32,6 +35,7 @@ import org.ops4j.pax.exam.spi.reactors.PerClass;
 import org.osgi.framework.Bundle;
 import org.osgi.framework.BundleContext;
 import org.osgi.framework.ServiceReference;
+import org.osgi.framework.ServiceRegistration;
 import org.osgi.service.cm.ConfigurationAdmin;
 import org.osgi.service.log.LogEntry;
 import org.osgi.service.log.LogLevel;
@@ -57,6 +61,9 @@ public class RefusedUpdateIT {
 
     IpFixture ip;
     LogReaderService logs;
+    /** The configurations the components said they took, in the order they took them. */
+    final List<Map.Entry<String, Map<String, Object>>> accepted = new CopyOnWriteArrayList<>();
+    ServiceRegistration<ConfigurationVerdicts> verdicts;
 
     @Configuration
     public Option[] config() {
@@ -67,6 +74,15 @@ public class RefusedUpdateIT {
     @Before
     public void interfaces() throws Exception {
         ip = new IpFixture(context, configurationAdmin);
+        verdicts = context.registerService(ConfigurationVerdicts.class, new ConfigurationVerdicts() {
+            @Override
+            public void accepted(String pid, Map<String, Object> properties) {
+                accepted.add(Map.entry(pid, properties));
+            }
+
+            @Override
+            public void refused(String pid, Map<String, Object> properties, String why, Map<String, Object> inForce) {}
+        }, null);
         logs = ip.await(LogReaderService.class, null);
         ip.await(NeighbourResolver.class, "(ipoib.family=ipv4)");
         if (ip.link("a") == null) {
@@ -79,6 +95,11 @@ public class RefusedUpdateIT {
             ip.address("a", A, 24);
             ip.address("b", B, 24);
         }
+    }
+
+    @After
+    public void forgetVerdicts() {
+        verdicts.unregister();
     }
 
     /** One PID: a good value stored first, then a bad one; the service whose properties show the one in force. */
@@ -104,7 +125,15 @@ public class RefusedUpdateIT {
         for (Case c : cases) {
             String family = c.pid().equals("ipoib.nd") ? "(ipoib.family=ipv6)" : c.pid().equals("ipoib.arp")
                     ? "(ipoib.family=ipv4)" : "(objectClass=" + c.service().getName() + ")";
+            int before = accepted.size();
             ip.configure(c.pid(), c.property(), c.good());
+            // The component's word that it took the value, not the service's properties: a good value
+            // equal to the default (serviceLevel broadcast) shows there before the update arrives, and a
+            // bad one stored before it did would make both one update to the component.
+            Await.until(c.pid() + " takes " + c.property() + " " + c.good(), Duration.ofSeconds(10),
+                    () -> accepted.subList(before, accepted.size()).stream().anyMatch(v -> v.getKey().equals(c.pid())
+                            && String.valueOf(c.good()).equals(String.valueOf(v.getValue().get(c.property())))),
+                    () -> accepted.subList(before, accepted.size()).toString());
             String inForce = "(&" + family + "(" + c.property() + "=" + c.good() + "))";
             ip.await(c.service(), inForce);
             Object running = ip.service(c.service(), inForce);
