@@ -125,19 +125,16 @@ public class RefusedUpdateIT {
         for (Case c : cases) {
             String family = c.pid().equals("ipoib.nd") ? "(ipoib.family=ipv6)" : c.pid().equals("ipoib.arp")
                     ? "(ipoib.family=ipv4)" : "(objectClass=" + c.service().getName() + ")";
-            int before = accepted.size();
+            int beforeGood = accepted.size();
             ip.configure(c.pid(), c.property(), c.good());
             // The component's word that it took the value, not the service's properties: a good value
             // equal to the default (serviceLevel broadcast) shows there before the update arrives, and a
             // bad one stored before it did would make both one update to the component.
-            Await.until(c.pid() + " takes " + c.property() + " " + c.good(), Duration.ofSeconds(10),
-                    () -> accepted.subList(before, accepted.size()).stream().anyMatch(v -> v.getKey().equals(c.pid())
-                            && String.valueOf(c.good()).equals(String.valueOf(v.getValue().get(c.property())))),
-                    () -> accepted.subList(before, accepted.size()).toString());
+            awaitTaken(c, beforeGood, "takes");
             String inForce = "(&" + family + "(" + c.property() + "=" + c.good() + "))";
-            ip.await(c.service(), inForce);
-            Object running = ip.service(c.service(), inForce);
+            Object running = ip.await(c.service(), inForce);
 
+            int beforeBad = accepted.size();
             ip.configure(c.pid(), c.property(), c.bad());
             String line = c.pid() + ": configuration refused: " + c.refusal()
                     + "; the configuration in force stays and is stored again";
@@ -146,8 +143,10 @@ public class RefusedUpdateIT {
             Await.until(c.pid() + ": the value in force stored again", Duration.ofSeconds(10),
                     () -> String.valueOf(c.good()).equals(String.valueOf(stored(c.pid()).get(c.property()))),
                     () -> stored(c.pid()) + " (" + typeOf(stored(c.pid()).get(c.property())) + ")");
-            // DS shows a refused value in the service's properties until the write-back arrives: the
-            // service is judged once it shows the value in force again.
+            // DS shows the refused value in the service's properties once the component has refused it, and
+            // the value in force again once the write-back has come back to it: the service is judged then
+            // (before it, the properties may still show the value in force from before the refusal).
+            awaitTaken(c, beforeBad, "takes the write-back of");
             assertSame(c.pid() + " runs on, not restarted", running, ip.await(c.service(), inForce));
             assertEquals("one line, the value cut", 1, warnings(c.pid() + ": configuration refused: " + c.refusal()));
         }
@@ -155,6 +154,14 @@ public class RefusedUpdateIT {
         assertNotNull("the host answers", reply);
         assertEquals("the TTL in force, not the refused 256", 9, reply.ttl());
         ip.configure("ipoib.host", "ttl", 64);
+    }
+
+    /** Waits until the component says it took the case's good value, in a verdict after the first {@code from}. */
+    private void awaitTaken(Case c, int from, String what) {
+        Await.until(c.pid() + " " + what + " " + c.property() + " " + c.good(), Duration.ofSeconds(10),
+                () -> accepted.subList(from, accepted.size()).stream().anyMatch(v -> v.getKey().equals(c.pid())
+                        && String.valueOf(c.good()).equals(String.valueOf(v.getValue().get(c.property())))),
+                () -> accepted.subList(from, accepted.size()).toString());
     }
 
     @Test
