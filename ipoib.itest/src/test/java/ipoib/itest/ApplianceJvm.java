@@ -4,9 +4,11 @@ import java.util.List;
 
 /**
  * The JVM options an appliance forked by a test starts with. Such an appliance lives for seconds:
- * C2 compiles made for a long run would take about half of its CPU and never pay back, so it runs
- * on C1 alone, and the serial collector starts no GC threads. The machines running the tests have
- * few cores, so what a fork costs is mostly CPU.
+ * C2 compiles made for a long run would take about 40 % of its CPU and never pay back, so it runs
+ * on C1 alone, and the serial collector starts no GC threads; the classes come from the shared
+ * archive the first fork wrote ({@link SharedClassArchive}). The machines running the tests have
+ * few cores, so what a fork costs is mostly CPU. (The netdev tests' shared appliance, which
+ * carries their traffic, keeps the default JVM.)
  */
 public final class ApplianceJvm {
     private ApplianceJvm() {}
@@ -18,8 +20,33 @@ public final class ApplianceJvm {
     /** A short-lived test fork's choice of compiler and collector. */
     public static final List<String> SHORT_LIVED = List.of("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC");
 
-    /** Everything before the launch properties: {@link #REQUIRED} and {@link #SHORT_LIVED}. */
+    /** Everything before the launch properties: {@link #REQUIRED}, {@link #SHORT_LIVED} and {@link #sharedClasses}. */
     public static List<String> options() {
-        return java.util.stream.Stream.concat(REQUIRED.stream(), SHORT_LIVED.stream()).toList();
+        return java.util.stream.Stream.of(REQUIRED, SHORT_LIVED, sharedClasses()).flatMap(List::stream).toList();
+    }
+
+    /**
+     * {@link #SHORT_LIVED} and {@link #sharedClasses}: for a fork of the appliance jar under test
+     * started by {@code ./ipoib}, which adds {@link #REQUIRED} itself.
+     */
+    public static List<String> shortLivedShared() {
+        return java.util.stream.Stream.of(SHORT_LIVED, sharedClasses()).flatMap(List::stream).toList();
+    }
+
+    /**
+     * Class data sharing for a fork of the appliance jar under test ({@code appliance.jar}):
+     * the classes the first fork loaded, archived when it ended ({@link SharedClassArchive}).
+     */
+    public static List<String> sharedClasses() {
+        return SharedClassArchive.options(true);
+    }
+
+    /**
+     * {@link #options()} for an appliance that runs until the test JVM ends: it uses the shared
+     * class archive when there is one but does not make it (the others would wait for it in vain).
+     */
+    public static List<String> optionsUntilTheEnd() {
+        return java.util.stream.Stream.of(REQUIRED, SHORT_LIVED, SharedClassArchive.options(false))
+                .flatMap(List::stream).toList();
     }
 }

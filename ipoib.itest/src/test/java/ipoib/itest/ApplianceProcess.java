@@ -29,6 +29,23 @@ final class ApplianceProcess implements AutoCloseable {
 
     /** The appliance run through {@code prefix} (e.g. setpriv dropping a capability), with framework properties. */
     ApplianceProcess(List<String> prefix, String... properties) throws IOException {
+        this(prefix, List.of(), properties);
+    }
+
+    /**
+     * An appliance that lives for a few commands, not for traffic: with {@link ApplianceJvm#SHORT_LIVED}'s
+     * compiler and collector, which save most of a start's CPU, and the shared class archive.
+     */
+    static ApplianceProcess shortLived(String... properties) throws IOException {
+        return new ApplianceProcess(List.of(), ApplianceJvm.shortLivedShared(), properties);
+    }
+
+    /** {@link #shortLived(String...)} run through {@code prefix}. */
+    static ApplianceProcess shortLived(List<String> prefix, String... properties) throws IOException {
+        return new ApplianceProcess(prefix, ApplianceJvm.shortLivedShared(), properties);
+    }
+
+    private ApplianceProcess(List<String> prefix, List<String> jvmOptions, String... properties) throws IOException {
         File jar = new File(System.getProperty("appliance.jar", "missing"));
         if (!jar.isFile()) {
             throw new IllegalStateException("appliance jar built by ipoib.appliance: " + jar);
@@ -37,6 +54,7 @@ final class ApplianceProcess implements AutoCloseable {
         command.addAll(List.of(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow"));
+        command.addAll(jvmOptions);
         for (String p : properties) {
             command.add("-D" + p);
         }

@@ -33,7 +33,7 @@ import org.osgi.service.cm.ConfigurationAdmin;
 
 /**
  * Updating bundles leaves nothing of their old revisions behind: the loopback provider and the
- * link bundle are each updated twenty times while two interfaces run, the resolvers' threads and
+ * link bundle are each updated five times while two interfaces run, the resolvers' threads and
  * this test's thread sending through them after each update; after a refresh, the class loader of
  * every replaced revision is collected. A thread that outlives a revision and keeps an object of
  * one of its classes (a per-thread value, an ended thread still referenced) would keep that
@@ -43,7 +43,7 @@ import org.osgi.service.cm.ConfigurationAdmin;
 @ExamReactorStrategy(PerClass.class)
 public class BundleUpdateIT {
     private static final String[] UPDATED = {"ipoib.verbs.loopback", "ipoib.link"};
-    private static final int UPDATES = 20;
+    private static final int UPDATES = 5;
 
     @Inject
     BundleContext context;

@@ -16,7 +16,7 @@ public class DefaultInterfacesIT {
 
     @Test
     public void withDefaultsFalseTheirBundleNeverStartsAndNoInterfaceIsMade() throws Exception {
-        try (ApplianceProcess appliance = new ApplianceProcess("ipoib.defaults=false", "org.osgi.service.http.port=0")) {
+        try (ApplianceProcess appliance = ApplianceProcess.shortLived("ipoib.defaults=false", "org.osgi.service.http.port=0")) {
             String bundle = appliance.command("lb -s ipoib.defaults", 120);
             assertTrue(bundle, NEVER_STARTED.matcher(bundle).find());
             String links = appliance.command("ipoib:links", 30);

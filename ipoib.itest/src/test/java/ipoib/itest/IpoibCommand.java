@@ -62,7 +62,7 @@ final class IpoibCommand implements AutoCloseable {
         builder.environment().put("JAVA_HOME", System.getProperty("java.home"));
         Path home = Files.createTempDirectory("ipoib-command-home-");
         List<String> options = new ArrayList<>(List.of("-Dorg.osgi.service.http.port=0", "-Duser.home=" + home));
-        options.addAll(ApplianceJvm.SHORT_LIVED);
+        options.addAll(ApplianceJvm.shortLivedShared());
         options.addAll(javaOptions);
         builder.environment().put("IPOIB_JAVA_OPTS", String.join(" ", options));
         return new IpoibCommand(builder.start(), out, err, home);

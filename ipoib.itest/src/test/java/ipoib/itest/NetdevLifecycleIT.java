@@ -31,7 +31,7 @@ public class NetdevLifecycleIT {
     @BeforeClass
     public static void start() throws Exception {
         NetdevIT.requireTools();
-        appliance = new ApplianceProcess(ANY_PORT);
+        appliance = ApplianceProcess.shortLived(ANY_PORT);
         appliance.command("ipoib:await all 30", TIMEOUT);
     }
 
@@ -291,7 +291,7 @@ public class NetdevLifecycleIT {
         for (int k = 1; k <= hosts; k++) {
             assertFalse("namespace h" + k + " exists already (ip netns del h" + k + ")", namespace("h" + k));
         }
-        ApplianceProcess victim = new ApplianceProcess("ipoib.defaults=false", "ipoib.hosts=1", ANY_PORT);
+        ApplianceProcess victim = ApplianceProcess.shortLived("ipoib.defaults=false", "ipoib.hosts=1", ANY_PORT);
         ApplianceProcess adopter = null;
         try {
             victim.awaitCommand("ipoib:netdev await 30", "ib0_1_ffff: device ib0  netns h1  mtu 2044", TIMEOUT);
@@ -301,7 +301,7 @@ public class NetdevLifecycleIT {
             assertTrue("kill -9 leaves the namespace", namespace("h1"));
             assertTrue(Sh.run(10, "ip", "-n", "h1", "link", "show", "ib0").status() != 0);
 
-            adopter = new ApplianceProcess("ipoib.defaults=false", "ipoib.hosts=" + hosts, ANY_PORT);
+            adopter = ApplianceProcess.shortLived("ipoib.defaults=false", "ipoib.hosts=" + hosts, ANY_PORT);
             String list = adopter.awaitCommand("ipoib:netdev await 90", "ib13_1_ffff: device ib0  netns h20", 2 * TIMEOUT);
             for (int k = 1; k <= hosts; k++) {
                 String link = String.format("ib%x_1_ffff", k - 1);
@@ -344,7 +344,7 @@ public class NetdevLifecycleIT {
 
     @Test
     public void withoutCapNetAdminTheCommandRefusesAndNothingElseBreaks() throws Exception {
-        ApplianceProcess unprivileged = new ApplianceProcess(
+        ApplianceProcess unprivileged = ApplianceProcess.shortLived(
                 List.of("setpriv", "--inh-caps=-net_admin", "--bounding-set=-net_admin"), ANY_PORT);
         try {
             String links = unprivileged.command("ipoib:await all 30", TIMEOUT);

@@ -81,7 +81,7 @@ public final class RunningAppliance implements AutoCloseable {
         // Its own home: the console password is generated for this appliance alone.
         Path home = Files.createTempDirectory("ipoib-appliance-home-");
         List<String> command = new ArrayList<>(List.of(java));
-        command.addAll(ApplianceJvm.options());
+        command.addAll(ApplianceJvm.optionsUntilTheEnd());
         command.addAll(List.of("-Dorg.osgi.service.http.port=" + port, "-Duser.home=" + home));
         for (String p : extraProperties) {
             command.add("-D" + p);

@@ -32,7 +32,10 @@ class UdpHelloIT {
         Path jar = Path.of(System.getProperty("udp-hello.jar", "target/udp-hello.jar"));
         assertTrue(Files.isRegularFile(jar), "exported by the build: " + jar);
         Process process = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "--enable-native-access=ALL-UNNAMED", "-jar", jar.toString()).redirectErrorStream(true).start();
+                "--enable-native-access=ALL-UNNAMED",
+                // A JVM that lives for seconds: C1 only and the serial collector (C2 compiles took about half of
+                // a start's CPU and never paid back).
+                "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-jar", jar.toString()).redirectErrorStream(true).start();
         LinkedBlockingQueue<String> lines = new LinkedBlockingQueue<>();
         Thread.ofPlatform().daemon().start(() -> {
             try (BufferedReader r = new BufferedReader(
