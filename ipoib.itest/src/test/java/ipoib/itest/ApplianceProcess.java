@@ -27,9 +27,12 @@ final class ApplianceProcess implements AutoCloseable {
         this(List.of(), properties);
     }
 
-    /** The appliance run through {@code prefix} (e.g. setpriv dropping a capability), with framework properties. */
+    /**
+     * The appliance run through {@code prefix} (e.g. setpriv dropping a capability), with framework
+     * properties, on the default JVM (for traffic) with the shared class archive when there is one.
+     */
     ApplianceProcess(List<String> prefix, String... properties) throws IOException {
-        this(prefix, List.of(), properties);
+        this(prefix, SharedClassArchive.options(false), properties);
     }
 
     /**
