@@ -33,8 +33,10 @@ import org.junit.rules.TemporaryFolder;
  * <p>The script runs in a copy of the workspace with a stand-in for Maven on the PATH that
  * records how it was called and prints what the test feeds it through a FIFO (Maven's reactor
  * lines, libFuzzer's statistics, the soak's event lines), so the test decides when each line
- * comes; its "build" of the appliance is a copy of the real appliance jar, which then runs. One
- * test runs the real Maven, for its console library's escape codes.
+ * comes; its "build" of the appliance is a stand-in jar (what is tested is the script, not the
+ * appliance, which runs through {@code ./ipoib} in ApplianceScriptIT) that prints the script it
+ * was given, as the appliance does, and ends. One test runs the real Maven, for its console
+ * library's escape codes.
  */
 public class IpoibProgressIT {
 
@@ -65,7 +67,7 @@ public class IpoibProgressIT {
         feed = tmp.getRoot().toPath().resolve("feed");
         assertEquals(0, new ProcessBuilder("mkfifo", feed.toString()).start().waitFor());
         // Maven: the lines the test feeds for the run that FEED_FOR matches, a short reactor for the
-        // others; a build that includes the appliance leaves the real appliance jar.
+        // others; a build that includes the appliance leaves the (stand-in) appliance jar.
         stub("mvn", """
                 echo "mvn $*" >> "$CALLS"
                 if [ -n "${FEED_FOR:-}" ] && [[ "$*" == *"$FEED_FOR"* ]]; then
@@ -109,12 +111,8 @@ public class IpoibProgressIT {
         builder.environment().put("JAVA_HOME", System.getProperty("java.home"));
         builder.environment().put("CALLS", calls.toString());
         builder.environment().put("FEED", feed.toString());
-        builder.environment().put("REAL_JAR", appliance.toString());
-        // The appliance runs a script and ends: the short-lived JVM's compiler and collector, and no
-        // interfaces, which none of these scripts needs.
-        builder.environment().put("IPOIB_JAVA_OPTS", String.join(" ", java.util.stream.Stream.concat(
-                java.util.stream.Stream.of("-Dorg.osgi.service.http.port=0", "-Dipoib.defaults=false"),
-                ApplianceJvm.SHORT_LIVED.stream()).toList()));
+        builder.environment().put("REAL_JAR", standIn().toString());
+        builder.environment().put("IPOIB_JAVA_OPTS", String.join(" ", ApplianceJvm.SHORT_LIVED));
         builder.environment().put("IPOIB_PROGRESS_INTERVAL", "1");
         builder.environment().remove("IPOIB_APPLIANCE");
         builder.environment().remove("NO_COLOR");
@@ -162,6 +160,52 @@ public class IpoibProgressIT {
             }
             return process.exitValue();
         }
+    }
+
+    /** The stand-in appliance, compiled once per test JVM. */
+    private static Path standIn;
+
+    /**
+     * A jar that does what the appliance does with a script given as a file, in short: echoes each
+     * line after {@code g! }, and prints the web console's address line as the appliance does at start.
+     */
+    private static synchronized Path standIn() throws IOException {
+        if (standIn != null) {
+            return standIn;
+        }
+        Path dir = Files.createTempDirectory("ipoib-stand-in-");
+        Path source = dir.resolve("StandIn.java");
+        Files.writeString(source, """
+                import java.nio.file.Files;
+                import java.nio.file.Path;
+
+                public class StandIn {
+                    public static void main(String[] args) throws Exception {
+                        System.out.println("ipoib: web console at http://127.0.0.1:0/system/console/ipoib (stand-in)");
+                        String script = System.getProperty("ipoib.script");
+                        for (String line : Files.readAllLines(Path.of(script))) {
+                            System.out.println("g! " + line);
+                            if (line.startsWith("echo ")) {
+                                System.out.println(line.substring(5));
+                            }
+                        }
+                    }
+                }
+                """);
+        javax.tools.JavaCompiler javac = javax.tools.ToolProvider.getSystemJavaCompiler();
+        assertEquals("javac of the stand-in appliance", 0, javac.run(null, null, null, "-d", dir.toString(),
+                source.toString()));
+        java.util.jar.Manifest manifest = new java.util.jar.Manifest();
+        manifest.getMainAttributes().put(java.util.jar.Attributes.Name.MANIFEST_VERSION, "1.0");
+        manifest.getMainAttributes().put(java.util.jar.Attributes.Name.MAIN_CLASS, "StandIn");
+        Path jar = dir.resolve("ipoib.jar");
+        try (java.util.jar.JarOutputStream out = new java.util.jar.JarOutputStream(Files.newOutputStream(jar), manifest)) {
+            out.putNextEntry(new java.util.jar.JarEntry("StandIn.class"));
+            out.write(Files.readAllBytes(dir.resolve("StandIn.class")));
+            out.closeEntry();
+        }
+        standIn = jar;
+        return jar;
     }
 
     /** Opens the FIFO the stand-in Maven reads (blocks until it does); closing it ends that Maven. */
@@ -213,7 +257,8 @@ public class IpoibProgressIT {
         String all = run.out() + run.err();
         assertTrue(all, all.contains("ipoib: built in "));
         assertFalse("no escape codes on the terminal:\n" + all, all.contains(ESC));
-        assertTrue("the appliance it built then ran:\n" + all, all.contains("web console at"));
+        assertTrue("the appliance it built then ran:\n" + all,
+                all.contains("ipoib: web console at") && all.contains("(stand-in)"));
     }
 
     @Test
