@@ -27,16 +27,23 @@ public class NetdevLifecycleIT {
     /** The web console on any free port, so that appliances running at once do not collide. */
     private static final String ANY_PORT = "org.osgi.service.http.port=0";
     private static ApplianceProcess appliance;
+    /** Started without CAP_NET_ADMIN with the class's appliance, so that the two starts overlap; its test ends it. */
+    private static ApplianceProcess unprivileged;
 
     @BeforeClass
     public static void start() throws Exception {
         NetdevIT.requireTools();
         appliance = ApplianceProcess.shortLived(ANY_PORT);
+        unprivileged = ApplianceProcess.shortLived(List.of("setpriv", "--inh-caps=-net_admin", "--bounding-set=-net_admin"),
+                ANY_PORT);
         appliance.command("ipoib:await all 30", TIMEOUT);
     }
 
     @AfterClass
     public static void stop() throws Exception {
+        if (unprivileged != null) {
+            unprivileged.close();
+        }
         if (appliance != null) {
             assertEquals(0, appliance.exit(TIMEOUT));
         }
@@ -344,8 +351,6 @@ public class NetdevLifecycleIT {
 
     @Test
     public void withoutCapNetAdminTheCommandRefusesAndNothingElseBreaks() throws Exception {
-        ApplianceProcess unprivileged = ApplianceProcess.shortLived(
-                List.of("setpriv", "--inh-caps=-net_admin", "--bounding-set=-net_admin"), ANY_PORT);
         try {
             String links = unprivileged.command("ipoib:await all 30", TIMEOUT);
             assertTrue(links, links.contains("ib0_1_ffff UP"));
