@@ -28,6 +28,8 @@ final class SharedClassArchive {
     /** Checksums written and checked: an archive cut short (its fork killed while writing it) is not used. */
     private static final List<String> QUIET = List.of("-XX:+VerifySharedSpaces", "-Xlog:cds*=off", "-Xlog:aot*=off");
     private static int made;
+    /** Whether the archives of other jars (earlier builds) have been removed, once per test JVM. */
+    private static boolean swept;
     /** The file the training fork writes; null when none is running. */
     private static Path training;
 
@@ -42,6 +44,10 @@ final class SharedClassArchive {
         }
         Path archive = directory().resolve("appliance-" + Integer.toHexString(List.of(jar.getAbsolutePath(), jar.length(),
                 jar.lastModified(), System.getProperty("java.home"), Runtime.version().toString()).hashCode()) + ".jsa");
+        if (!swept) {
+            sweep(archive.getFileName().toString());
+            swept = true;
+        }
         if (Files.isRegularFile(archive)) {
             return join("-XX:SharedArchiveFile=" + archive);
         }
@@ -61,6 +67,17 @@ final class SharedClassArchive {
         }
         training = directory().resolve(archive.getFileName() + "." + ProcessHandle.current().pid() + "." + (++made) + ".part");
         return join("-XX:ArchiveClassesAtExit=" + training);
+    }
+
+    /** Removes what earlier builds' jars left (about 23 MB each); a fork still mapping one keeps its mapping. */
+    private static void sweep(String current) {
+        try (var files = Files.list(directory())) {
+            for (Path f : files.filter(f -> !f.getFileName().toString().startsWith(current)).toList()) {
+                Files.deleteIfExists(f);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     /** A part file of this archive that no running process is writing, or null. */
