@@ -107,7 +107,7 @@ public class LoopbackProviderIT {
             LogReaderService logs = context.getService(context.getServiceReference(LogReaderService.class));
             configure("hcas", 0);
             Await.until("the refusal is logged", Duration.ofSeconds(10), () -> logged(logs,
-                    "'hcas' value 0 is out of range: allowed 1..64"));
+                    "'hcas' value 0 is out of range: allowed 1..1024"));
             assertTrue("the running fabric is kept", provider() == before && before.devices().size() == 3);
             assertTrue(before.status().available());
 

@@ -33,7 +33,7 @@ import java.util.List;
 public record FabricConfig(int hcas, int portsPerHca, long subnetPrefix, long nodeGuidBase, IbMtu mtu, Rate rate,
                            List<PartitionConfig> partitions, long seed, int lmc, String topology) {
 
-    public static final int MAX_HCAS = 64;
+    public static final int MAX_HCAS = 1024;
     public static final int MAX_PORTS = 4;
     /** The largest LMC (IBA 7.11.1: 3 bits). */
     public static final int MAX_LMC = 7;

@@ -11,6 +11,7 @@ import ipoib.api.QKey;
 import ipoib.api.Rate;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -46,8 +47,14 @@ public final class MulticastGroup {
     static final int FULL_BITS = JoinState.FULL_MEMBER.bit() | JoinState.SEND_ONLY_FULL_MEMBER.bit();
     /** Port GID → join-state bits (IBA 15.2.5.17: a member may hold several states at once). */
     private final Map<Gid, Integer> members = new ConcurrentHashMap<>();
+    private static final LoopQueuePair[] NONE = new LoopQueuePair[0];
     /** Attached queue pairs, copy-on-write for the data path. */
-    private volatile LoopQueuePair[] attached = new LoopQueuePair[0];
+    private volatile LoopQueuePair[] attached = NONE;
+    /**
+     * The same by port, copy-on-write: a packet that reaches a port looks up that port's queue
+     * pairs instead of passing every attached one, so a copy costs the same with 2 or 1 024 members.
+     */
+    private volatile Map<LoopPort, LoopQueuePair[]> attachedByPort = Map.of();
 
     MulticastGroup(McMemberRecord parameters, int mlid, boolean persistent) {
         this(parameters, mlid, persistent, true);
@@ -149,6 +156,12 @@ public final class MulticastGroup {
         return attached;
     }
 
+    /** The queue pairs attached on one port (none: an empty array). */
+    LoopQueuePair[] attachedAt(LoopPort port) {
+        LoopQueuePair[] at = attachedByPort.get(port);
+        return at == null ? NONE : at;
+    }
+
     synchronized void attach(LoopQueuePair qp) {
         for (LoopQueuePair q : attached) {
             if (q == qp) {
@@ -158,12 +171,24 @@ public final class MulticastGroup {
         LoopQueuePair[] next = Arrays.copyOf(attached, attached.length + 1);
         next[attached.length] = qp;
         attached = next;
+        indexByPort();
     }
 
     synchronized void detach(LoopQueuePair qp) {
         List<LoopQueuePair> next = new ArrayList<>(Arrays.asList(attached));
         if (next.remove(qp)) {
-            attached = next.toArray(new LoopQueuePair[0]);
+            attached = next.toArray(NONE);
+            indexByPort();
         }
+    }
+
+    private void indexByPort() {
+        Map<LoopPort, List<LoopQueuePair>> byPort = new HashMap<>();
+        for (LoopQueuePair q : attached) {
+            byPort.computeIfAbsent(q.port, k -> new ArrayList<>()).add(q);
+        }
+        Map<LoopPort, LoopQueuePair[]> index = new HashMap<>();
+        byPort.forEach((port, qps) -> index.put(port, qps.toArray(NONE)));
+        attachedByPort = Map.copyOf(index);
     }
 }

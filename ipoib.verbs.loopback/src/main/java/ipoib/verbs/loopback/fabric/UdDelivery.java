@@ -175,10 +175,8 @@ final class UdDelivery {
             return;
         }
         int slid = p.sender.port.lidValue();
-        for (LoopQueuePair receiver : p.group.attached()) {
-            if (receiver.port == port) {
-                deliverTo(p.sender, receiver, slid, p.qkey, p.ah, true, p.payload, p.offset, p.length);
-            }
+        for (LoopQueuePair receiver : p.group.attachedAt(port)) {
+            deliverTo(p.sender, receiver, slid, p.qkey, p.ah, true, p.payload, p.offset, p.length);
         }
     }
 

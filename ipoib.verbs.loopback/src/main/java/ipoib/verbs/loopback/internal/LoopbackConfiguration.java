@@ -15,8 +15,8 @@ import org.osgi.service.metatype.annotations.Option;
                     + "loop0, loop1, ... and 'hcas'/'portsPerHca' are ignored. Empty: 'hcas' HCAs on one switch.")
     String topology() default "";
 
-    @AttributeDefinition(name = "HCAs", description = "Number of HCAs (devices loop0, loop1, ...), 1..64.",
-            min = "1", max = "64")
+    @AttributeDefinition(name = "HCAs", description = "Number of HCAs (devices loop0, loop1, ...), 1..1024.",
+            min = "1", max = "1024")
     int hcas() default 2;
 
     @AttributeDefinition(name = "Ports per HCA", description = "Ports on each HCA, 1..4.", min = "1", max = "4")

@@ -294,6 +294,42 @@ class SwitchedFabricTest {
         }
     }
 
+    /**
+     * 300 HCA ports do not fit on one switch (254 ports at most, IBA 14.2.5.3): the default
+     * topology hangs them off leaves of 128 under the one switch. A datagram from the first HCA
+     * to the last crosses leaf, switch and leaf; a multicast packet reaches each attached queue
+     * pair once, two on one port included, and none after it detached.
+     */
+    @Test
+    void moreHcaPortsThanASwitchHasHangOffLeavesUnderIt() throws Exception {
+        FabricConfig d = FabricConfig.defaults();
+        Fabric f = new Fabric(new FabricConfig(300, 1, d.subnetPrefix(), d.nodeGuidBase(), IbMtu.MTU_2048,
+                Rate.RATE_10_GBPS, d.partitions(), 7));
+        fabrics.add(f);
+        f.start();
+        assertEquals(4, f.topology().nodes().stream().filter(Node::isSwitch).count(), "the switch and three leaves");
+        try (Endpoint a = new Endpoint(hca(f, 0), FULL, QKEY, 4); Endpoint b = new Endpoint(hca(f, 299), FULL, QKEY, 4);
+             Endpoint b2 = new Endpoint(hca(f, 299), FULL, QKEY, 4); Endpoint c = new Endpoint(hca(f, 150), FULL, QKEY, 4)) {
+            assertTrue(a.send(a.handleTo(b), b.qp.qpn(), QKEY, 100, (byte) 5));
+            assertEquals(1, b.poll());
+            assertEquals(1, count(switchPort(f, "loopswitch", 1), PortCounter.RCV_PACKETS), "up from leaf 1");
+            assertEquals(1, count(switchPort(f, "loopswitch", 3), PortCounter.XMIT_PACKETS), "down to leaf 3");
+            assertEquals(1, count(switchPort(f, "loopswitch-leaf3", 300 - 256), PortCounter.XMIT_PACKETS));
+
+            MulticastGroup g = group(f, a.port.gid(0));
+            f.subnetManager().join(g.mgid(), b.port.gid(0), JoinState.FULL_MEMBER.bit(), null);
+            f.subnetManager().join(g.mgid(), c.port.gid(0), JoinState.FULL_MEMBER.bit(), null);
+            for (Endpoint e : List.of(a, b, b2, c)) {
+                e.qp.attachMulticast(g.mgid().gid(), g.mlid());
+            }
+            a.send(a.handleToGroup(g), Qpn.MULTICAST, QKEY, 64, (byte) 1);
+            assertEquals(List.of(1, 1, 1, 1), List.of(receives(a), receives(b), receives(b2), receives(c)));
+            b2.qp.detachMulticast(g.mgid().gid(), g.mlid());
+            a.send(a.handleToGroup(g), Qpn.MULTICAST, QKEY, 64, (byte) 2);
+            assertEquals(List.of(1, 1, 0, 1), List.of(receives(a), receives(b), receives(b2), receives(c)));
+        }
+    }
+
     @Test
     void forwardingThroughThreeSwitchesAllocatesNothing() {
         Fabric f = fabric("fat-tree.net", null);

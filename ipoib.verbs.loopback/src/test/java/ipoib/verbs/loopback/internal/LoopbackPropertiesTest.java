@@ -21,7 +21,7 @@ class LoopbackPropertiesTest {
     @Test
     void aLongBeyond32BitsIsRefusedNotTruncated() {
         // DS would turn 4294967298 into the int 2: a valid-looking topology from a typo.
-        assertEquals("invalid ipoib.verbs.loopback property 'hcas' value 4294967298 is out of range: allowed 1..64",
+        assertEquals("invalid ipoib.verbs.loopback property 'hcas' value 4294967298 is out of range: allowed 1..1024",
                 refusal(Map.of("hcas", 4_294_967_298L)));
     }
 
