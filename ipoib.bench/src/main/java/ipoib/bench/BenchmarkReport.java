@@ -38,7 +38,10 @@ public final class BenchmarkReport {
                 .include(args.length > 1 ? args[1] : "ipoib\\.bench\\..*")
                 .forks(1)
                 .jvmArgsAppend("--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow",
-                        "-Xms1g", "-Xmx1g", "-Dipoib.bench.run=" + run)
+                        "-Xms1g", "-Xmx1g", "-Dipoib.bench.run=" + run,
+                        // Receive loops on platform threads, which the pinning can hold on their CPU
+                        // (a virtual one moves between carriers); -Dipoib.threads.virtual=true measures them virtual.
+                        "-Dipoib.threads.virtual=" + System.getProperty("ipoib.threads.virtual", "false"))
                 .warmupIterations(quick ? 1 : 3)
                 .warmupTime(TimeValue.milliseconds(quick ? 200 : 2000))
                 .measurementIterations(quick ? 1 : 5)

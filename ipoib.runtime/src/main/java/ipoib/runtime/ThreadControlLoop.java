@@ -9,7 +9,12 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
 
-/** A control loop on one daemon thread of its own, named after the engine it serves. */
+/**
+ * A control loop on one daemon thread of its own, named after the engine it serves: a platform
+ * thread, or for a loop of which there is one per interface a virtual thread
+ * ({@link #onVirtualThread}, unless {@link Threads#VIRTUAL_PROPERTY} says otherwise), which
+ * holds no platform thread while it waits for its next task.
+ */
 public final class ThreadControlLoop implements ControlLoop {
     private final ScheduledThreadPoolExecutor executor;
     private final FailureHandler failures;
@@ -21,10 +26,23 @@ public final class ThreadControlLoop implements ControlLoop {
      * @param failures where a task that throws is reported
      */
     public ThreadControlLoop(String name, FailureHandler failures) {
+        this(name, failures, false);
+    }
+
+    /**
+     * A loop on a virtual thread: for the many loops of a large appliance (one per link), whose
+     * tasks are short and wait in no native call, so that a thousand links do not hold a thousand
+     * platform threads.
+     */
+    public static ThreadControlLoop onVirtualThread(String name, FailureHandler failures) {
+        return new ThreadControlLoop(name, failures, Threads.virtualLoops());
+    }
+
+    private ThreadControlLoop(String name, FailureHandler failures, boolean virtual) {
         this.name = name;
         this.failures = failures;
         this.executor = new ScheduledThreadPoolExecutor(1, r -> {
-            Thread t = Threads.create(name, true, r);
+            Thread t = virtual ? Threads.createVirtual(name, r) : Threads.create(name, true, r);
             thread = t;
             return t;
         });

@@ -21,6 +21,28 @@ public final class Threads {
         return t;
     }
 
+    /**
+     * System property: {@code false} puts the per-interface loops that would run on virtual
+     * threads ({@link #createVirtual}, {@link ThreadControlLoop#onVirtualThread}) on platform
+     * threads, for tools that see platform threads only: {@code ThreadMXBean}'s per-thread
+     * allocation, thread dumps and leak checks by name, CPU pinning. Read when a loop is made.
+     */
+    public static final String VIRTUAL_PROPERTY = "ipoib.threads.virtual";
+
+    /** Whether per-interface loops run on virtual threads: unless {@value #VIRTUAL_PROPERTY} is {@code false}. */
+    public static boolean virtualLoops() {
+        return !"false".equals(System.getProperty(VIRTUAL_PROPERTY));
+    }
+
+    /**
+     * An unstarted virtual thread running {@code task}: for a loop that waits far more than it
+     * works and never waits in a native call, so that many of them (one per interface) share the
+     * JDK's carrier threads, one per CPU, instead of holding a platform thread each.
+     */
+    public static Thread createVirtual(String name, Runnable task) {
+        return Thread.ofVirtual().name(name).unstarted(new FutureTask<Void>(new Reporting(task), null));
+    }
+
     /** What an uncaught failure would do, since a FutureTask keeps a failure instead of throwing it. */
     private record Reporting(Runnable task) implements Runnable {
         @Override

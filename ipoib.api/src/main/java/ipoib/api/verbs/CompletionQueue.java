@@ -30,6 +30,17 @@ public interface CompletionQueue extends AutoCloseable {
      */
     boolean await(long timeout, TimeUnit unit) throws InterruptedException;
 
+    /**
+     * Whether {@link #await} waits by parking the calling Java thread rather than in a native
+     * call: a virtual thread may then wait in it without holding on to a carrier thread, so that
+     * one carrier per CPU serves the pollers of many queues. False unless the provider says so.
+     *
+     * @since 1.2
+     */
+    default boolean awaitParks() {
+        return false;
+    }
+
     /** Makes a current {@link #await} return early (used to stop a poller thread). */
     void wakeup();
 

@@ -53,9 +53,12 @@ public final class LinkEngine implements IpoibLink, AutoCloseable {
     private final RateLimiter handlerErrorLog;
     private final LinkMulticastAttachment multicast = new LinkMulticastAttachment(this);
 
-    /** An engine on its own control thread ({@code ipoib-link-<name>}), DOWN until it has a provider. */
+    /**
+     * An engine on its own control thread ({@code ipoib-link-<name>}, a virtual thread: an
+     * appliance may run hundreds of links), DOWN until it has a provider.
+     */
     public LinkEngine(LinkConfig config, LinkHooks hooks) {
-        this(config, hooks, new ThreadControlLoop("ipoib-link-" + config.name(),
+        this(config, hooks, ThreadControlLoop.onVirtualThread("ipoib-link-" + config.name(),
                 (message, failure) -> hooks.error(config.name() + ": " + message, failure)));
     }
 

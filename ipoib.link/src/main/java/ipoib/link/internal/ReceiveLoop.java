@@ -186,6 +186,8 @@ public final class ReceiveLoop {
             engine.endOfBatch();
             if (!poller.running()) {
                 repost.clear();
+            } else if (n == BUDGET) {
+                poller.budgetUsed();
             }
         }
     }

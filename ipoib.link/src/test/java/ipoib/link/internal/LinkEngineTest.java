@@ -35,6 +35,11 @@ class LinkEngineTest {
     LinkEngine b;
 
     @AfterEach
+    void platformThreadsOnlyWhereATestAsks() {
+        System.clearProperty(ipoib.runtime.Threads.VIRTUAL_PROPERTY);
+    }
+
+    @AfterEach
     void close() {
         fixture.close();
     }
@@ -159,6 +164,8 @@ class LinkEngineTest {
      */
     @Test
     void receivingAllocatesNothingPerFrame() throws Exception {
+        // ThreadMXBean counts the allocations of platform threads only.
+        System.setProperty(ipoib.runtime.Threads.VIRTUAL_PROPERTY, "false");
         java.util.concurrent.atomic.AtomicLong received = new java.util.concurrent.atomic.AtomicLong();
         fixture.handlers = new ipoib.api.link.FrameHandler[] {(link, frame) -> {
             if (link.name().equals("b")) {

@@ -96,6 +96,9 @@ class TransmitBurstTest {
 
     @BeforeEach
     void up() throws Exception {
+        // The receive threads as platform threads: the tests watch b's by name and count its
+        // allocations with ThreadMXBean, which sees platform threads only.
+        System.setProperty(ipoib.runtime.Threads.VIRTUAL_PROPERTY, "false");
         a = new LinkEngine(LinkFixture.config("a", "loop0"), hooks(null), loop);
         b = new LinkEngine(LinkFixture.config("b", "loop1"), hooks(handler), loop);
         a.providerAvailable(subnet);
@@ -115,6 +118,7 @@ class TransmitBurstTest {
         a.close();
         b.close();
         subnet.close();
+        System.clearProperty(ipoib.runtime.Threads.VIRTUAL_PROPERTY);
     }
 
     private static MemorySegment frame(int n) {

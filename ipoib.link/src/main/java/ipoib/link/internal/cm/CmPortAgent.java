@@ -45,7 +45,7 @@ public final class CmPortAgent {
     private CmPortAgent(Port port, CmTransport transport, String name) {
         this.port = port;
         this.transport = transport;
-        this.loop = new ThreadControlLoop("ipoib-cm-" + name, failures);
+        this.loop = ThreadControlLoop.onVirtualThread("ipoib-cm-" + name, failures); // one per port
         CmEndpoint self = new CmEndpoint(port.attributes().lid().value(), port.gid(0), port.device().nodeGuid().value());
         this.agent = new CmAgent(loop, this::send, self, CmTimeouts.LINUX_IPOIB, new SplittableRandom().nextInt());
         transport.setReceiver(this::receive);

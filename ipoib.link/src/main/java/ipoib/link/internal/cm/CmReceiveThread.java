@@ -94,6 +94,9 @@ public final class CmReceiveThread {
                 }
             }
             engine.endOfBatch();
+            if (n == ReceiveLoop.BUDGET) {
+                poller.budgetUsed();
+            }
         }
     }
 

@@ -412,6 +412,12 @@ final class LoopCompletionQueue implements CompletionQueue {
         return waiter != null;
     }
 
+    /** {@link #await} spins, then parks with {@code LockSupport}: no native wait. */
+    @Override
+    public boolean awaitParks() {
+        return true;
+    }
+
     @Override
     public void wakeup() {
         wakeup = true;
