@@ -25,11 +25,26 @@ import org.osgi.service.log.LoggerFactory;
  */
 @Component(immediate = true, service = {})
 public final class HostsSetup {
-    /** Framework property: the number of hosts (1..64). */
+    /** Framework property: the number of hosts (1..{@value #MAX_HOSTS}). */
     public static final String HOSTS_PROPERTY = "ipoib.hosts";
-    static final int MAX_HOSTS = 64;
+    static final int MAX_HOSTS = 256;
+    /** Hosts that fit in one /24 (.1 to .254): up to this many, host K is 10.0.0.K/24. */
+    private static final int HOSTS_PER_24 = 254;
 
-    /** The interface of host {@code host} (1..64): the default name of port 1, P_Key 0xffff of HCA host - 1. */
+    /**
+     * The address of host {@code host} of {@code hosts}: {@code 10.0.0.K/24} for up to 254 hosts;
+     * with more, all are in {@code 10.0.0.0/16} and host K is {@code 10.0.X.Y} with X = (K - 1) / 254
+     * and Y = (K - 1) % 254 + 1 (h1..h254 keep their address, h255 is 10.0.1.1), so that no host
+     * takes a subnet's network or broadcast address of the /24 it looks like.
+     */
+    static String address(int host, int hosts) {
+        if (hosts <= HOSTS_PER_24) {
+            return "10.0.0." + host + "/24";
+        }
+        return "10.0." + (host - 1) / HOSTS_PER_24 + "." + ((host - 1) % HOSTS_PER_24 + 1) + "/16";
+    }
+
+    /** The interface of host {@code host}: the default name of port 1, P_Key 0xffff of HCA host - 1. */
     static String linkName(int host) {
         return LinkNames.defaultName(host - 1, 1, 0xffff);
     }
@@ -78,10 +93,11 @@ public final class HostsSetup {
                 n.put("link.target", "(ipoib.link=" + link + ")");
                 n.put("device", "ib0");
                 n.put("netns", "h" + k);
-                n.put("addresses", new String[] {"10.0.0." + k + "/24"});
+                n.put("addresses", new String[] {address(k, hosts)});
                 configurationAdmin.getFactoryConfiguration(NetdevComponent.FACTORY_PID, link, "?").update(n);
             }
-            log.info("created " + hosts + " hosts h1..h" + hosts + " (10.0.0.1.." + hosts + "/24)");
+            log.info("created " + hosts + " hosts h1..h" + hosts + " (" + address(1, hosts) + " .. "
+                    + address(hosts, hosts) + ")");
         } catch (IOException | InvalidSyntaxException e) {
             log.error("--hosts " + hosts + ": could not write the configurations", e);
         }
