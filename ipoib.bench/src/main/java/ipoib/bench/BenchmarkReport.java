@@ -162,6 +162,12 @@ public final class BenchmarkReport {
         // The loopback fabric's forwarding: three switches (leaf, spine, leaf) against one, same run.
         ratio(rows, f, "loopback fabric, 64 B datagrams through 3 switches vs 1 (datagrams/s; baseline: 1 switch)",
                 "FabricHopsBenchmark.sendThroughSwitches[3]", "FabricHopsBenchmark.sendThroughSwitches[1]", ">= 0.9");
+        // The fabric's cost per packet against its size: 256 and 1 024 HCAs against 2, same hops.
+        for (String ports : new String[] {"256", "1024"}) {
+            ratio(rows, f, "loopback fabric, 64 B datagrams on a subnet of " + ports + " HCAs vs 2 (datagrams/s; baseline: 2 HCAs)",
+                    "FabricScaleBenchmark.sendOnALargeSubnet[" + ports + "]", "FabricScaleBenchmark.sendOnALargeSubnet[2]",
+                    ">= 0.9");
+        }
         // Connected mode: octets per second of 65 520-octet frames over RC against 2 044-octet
         // frames over UD, both measured in this run.
         Figure rc = f.get("ConnectedModeBenchmark.rc65520");
