@@ -198,7 +198,13 @@ public class OpenSmHostsIT {
                 long heal = arrivals.resumedAfter(downAt);
                 assertTrue("bytes arrived after the down", heal >= 0);
                 heals.add(TimeUnit.NANOSECONDS.toMillis(heal));
-                sweeps.add(openSmReactionMillis(openSmLog(), traps));
+                long reaction = openSmReactionMillis(openSmLog(), traps);
+                sweeps.add(reaction);
+                if (reaction > 1000) {
+                    // Not a failure (no time bound here), but worth seeing what OpenSM waited for.
+                    System.out.println("OpenSmHostsIT: OpenSM took " + reaction + " ms from trap 128 to SUBNET UP:\n"
+                            + openSmLog().substring(nthIndexOf(openSmLog(), "num:128", traps + 1)));
+                }
                 String trace = diag("ibtracert", String.valueOf(lids.hca0), String.valueOf(lids.hca1));
                 assertTrue(trace, trace.contains("[" + now[0] + "] -> switch port "));
                 // Back as found: the link up again, and OpenSM's sweep after it.
@@ -273,6 +279,15 @@ public class OpenSmHostsIT {
             }
         }
         return -1;
+    }
+
+    /** Where the line with the {@code n}-th occurrence of {@code what} starts. */
+    private static int nthIndexOf(String text, String what, int n) {
+        int at = -1;
+        for (int i = 0; i < n; i++) {
+            at = text.indexOf(what, at + 1);
+        }
+        return text.lastIndexOf('\n', at) + 1;
     }
 
     private static int count(String text, String what) {
