@@ -50,7 +50,20 @@ final class IpoibCommand implements AutoCloseable {
         return start(List.of("bash", "-c", commandLine), List.of(javaOptions));
     }
 
+    /** {@code ./ipoib ARGS...} with more environment variables and options for its JVM. */
+    static IpoibCommand start(java.util.Map<String, String> environment, List<String> javaOptions, String... args)
+            throws IOException {
+        List<String> command = new ArrayList<>(List.of(new File(workspace(), "ipoib").getPath()));
+        command.addAll(List.of(args));
+        return start(command, javaOptions, environment);
+    }
+
     private static IpoibCommand start(List<String> command, List<String> javaOptions) throws IOException {
+        return start(command, javaOptions, java.util.Map.of());
+    }
+
+    private static IpoibCommand start(List<String> command, List<String> javaOptions,
+                                      java.util.Map<String, String> environment) throws IOException {
         File appliance = appliance();
         File out = File.createTempFile("ipoib-command", ".out");
         File err = File.createTempFile("ipoib-command", ".err");
@@ -58,6 +71,7 @@ final class IpoibCommand implements AutoCloseable {
         err.deleteOnExit();
         ProcessBuilder builder = new ProcessBuilder(command).directory(workspace())
                 .redirectOutput(out).redirectError(err);
+        builder.environment().putAll(environment);
         builder.environment().put("IPOIB_APPLIANCE", appliance.getAbsolutePath());
         builder.environment().put("JAVA_HOME", System.getProperty("java.home"));
         Path home = Files.createTempDirectory("ipoib-command-home-");
@@ -81,7 +95,7 @@ final class IpoibCommand implements AutoCloseable {
         return appliance().getAbsoluteFile().getParentFile().getParentFile().getParentFile();
     }
 
-    /** The process ./ipoib became (it execs the JVM). */
+    /** The process ./ipoib became (it execs the JVM; with --opensm it stays the JVM's parent). */
     long pid() {
         return process.pid();
     }

@@ -69,6 +69,9 @@ public class OpenSmManagedIT {
     public void managedByOpenSm() throws Exception {
         ip = new IpFixture(context, configurationAdmin);
         if (openSm == null) {
+            anInterfaceIsDownSayingItsPortHasNoLidUntilOpenSmSweeps();
+        }
+        if (openSm == null) {
             socket = System.getProperty(SOCKET);
             // Pax Exam's native container set these as the JVM's: the next test classes run without them
             // (the fabric has read them; JUnit runs each method of this class with its own @AfterClass).
@@ -94,6 +97,19 @@ public class OpenSmManagedIT {
             ip.address("a", "10.8.0.1", 24);
             ip.address("b", "10.8.0.2", 24);
         }
+    }
+
+    /** Before OpenSM attaches: an interface on loop3 (hca3), which no test here uses, then removed. */
+    private void anInterfaceIsDownSayingItsPortHasNoLidUntilOpenSmSweeps() throws Exception {
+        ip.createLink("unswept", "loop3", "0xffff");
+        String reason = "port loop3/1 is INIT, no LID yet: the subnet manager has not swept it";
+        Await.until("unswept DOWN with its reason", Duration.ofSeconds(20), () -> ip.link("unswept") != null
+                && reason.equals(ip.link("unswept").stateReason()),
+                () -> ip.link("unswept") == null ? "(no such link)" : ip.link("unswept").stateReason());
+        String links = ip.run("ipoib:links unswept");
+        assertTrue(links, links.startsWith("unswept: DOWN (" + reason + ")"));
+        configurationAdmin.getFactoryConfiguration("ipoib.link", "unswept", "?").delete();
+        Await.until("unswept removed", Duration.ofSeconds(20), () -> ip.link("unswept") == null);
     }
 
     private static long xmitPackets(String perfquery) {

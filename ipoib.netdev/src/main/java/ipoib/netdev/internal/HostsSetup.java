@@ -18,7 +18,9 @@ import org.osgi.service.log.LoggerFactory;
  * A ready-made subnet of hosts ({@code ./ipoib --hosts N}, framework property
  * {@value #HOSTS_PROPERTY}): N loopback HCAs, an interface on port 1 of each in the default
  * partition, and each bridged into network namespace {@code hK} as device {@code ib0} with
- * {@code 10.0.0.K/24} (its IPv6 link-local address comes from Neighbor Discovery). Host K runs on
+ * {@code 10.0.0.K/24} (its IPv6 link-local address comes from Neighbor Discovery). Framework
+ * property {@value #NETNS_PROPERTY} replaces the namespaces' prefix {@code h}, so that a test's
+ * hosts do not take the names a user's or another test's hosts have. Host K runs on
  * HCA {@code loopK-1}, whose interface has the link's default name ({@link LinkNames}: the CA
  * index in hex, so h11 is {@code iba_1_ffff} and h17 {@code ib10_1_ffff}). Written as
  * configurations, like the appliance's defaults, and only when no interface is bridged yet.
@@ -30,6 +32,26 @@ public final class HostsSetup {
     static final int MAX_HOSTS = 256;
     /** Hosts that fit in one /24 (.1 to .254): up to this many, host K is 10.0.0.K/24. */
     private static final int HOSTS_PER_24 = 254;
+    /** Framework property: the prefix of the hosts' network namespaces ({@code h}: h1..hN). */
+    public static final String NETNS_PROPERTY = "ipoib.hosts.netns";
+    static final String DEFAULT_NETNS_PREFIX = "h";
+
+    /**
+     * The namespaces' prefix the framework property gives (blank or absent: {@code h}); an
+     * {@link IllegalArgumentException} naming what is allowed when host 256's name would not be a
+     * namespace name the netdev configuration accepts.
+     */
+    static String netnsPrefix(String value) {
+        if (value == null || value.isBlank()) {
+            return DEFAULT_NETNS_PREFIX;
+        }
+        String prefix = value.strip();
+        if (prefix.length() > 61 || !prefix.matches("[A-Za-z0-9_.-]+")) {
+            throw new IllegalArgumentException("framework property " + NETNS_PROPERTY + " is '" + value
+                    + "': allowed 1..61 characters of A-Z a-z 0-9 _ . - (the hosts' namespaces are PREFIX1..PREFIXN)");
+        }
+        return prefix;
+    }
 
     /**
      * The address of host {@code host} of {@code hosts}: {@code 10.0.0.K/24} for up to 254 hosts;
@@ -66,6 +88,13 @@ public final class HostsSetup {
             log.error("framework property " + HOSTS_PROPERTY + " is '" + value + "': allowed 1.." + MAX_HOSTS);
             return;
         }
+        String prefix;
+        try {
+            prefix = netnsPrefix(context.getProperty(NETNS_PROPERTY));
+        } catch (IllegalArgumentException e) {
+            log.error(e.getMessage());
+            return;
+        }
         String missing = Tun.missingPrivilege();
         if (missing != null) {
             log.error("--hosts " + hosts + ": cannot create the hosts' network devices: " + missing);
@@ -92,11 +121,11 @@ public final class HostsSetup {
                 n.put("link", link);
                 n.put("link.target", "(ipoib.link=" + link + ")");
                 n.put("device", "ib0");
-                n.put("netns", "h" + k);
+                n.put("netns", prefix + k);
                 n.put("addresses", new String[] {address(k, hosts)});
                 configurationAdmin.getFactoryConfiguration(NetdevComponent.FACTORY_PID, link, "?").update(n);
             }
-            log.info("created " + hosts + " hosts h1..h" + hosts + " (" + address(1, hosts) + " .. "
+            log.info("created " + hosts + " hosts " + prefix + "1.." + prefix + hosts + " (" + address(1, hosts) + " .. "
                     + address(hosts, hosts) + ")");
         } catch (IOException | InvalidSyntaxException e) {
             log.error("--hosts " + hosts + ": could not write the configurations", e);

@@ -31,6 +31,11 @@ final class Namespaces {
     static final String EXIT_HOOK = "ipoib.netdev.exitHook";
     /** Removes this process's namespaces when the JVM exits (Gogo's exit does not stop the framework first). */
     private static Thread exitHook;
+    /**
+     * Set by the exit hook: a device that starts while the JVM exits (an exit typed during start-up)
+     * would make a namespace no hook removes any more.
+     */
+    private static boolean exiting;
 
     private Namespaces() {}
 
@@ -42,6 +47,10 @@ final class Namespaces {
      * @throws IOException naming the namespace and its owner, or the failed {@code ip} command
      */
     static synchronized void acquire(String netns, Consumer<String> info) throws IOException {
+        if (exiting) {
+            throw new IOException("network namespace " + netns + " not made: the appliance is exiting (its exit "
+                    + "hook has removed its namespaces)");
+        }
         Path mine = note(SELF, netns);
         if (!IpRoute.namespaceExists(netns)) {
             IpRoute.run("netns", "add", netns);
@@ -109,8 +118,12 @@ final class Namespaces {
         unnote(netns);
     }
 
-    /** At exit: removes every namespace this appliance owns. */
-    private static void removeOwned() {
+    /**
+     * At exit: removes every namespace this appliance owns. Holds the lock {@link #acquire} holds, so
+     * that a namespace being made now is noted before, or refused after.
+     */
+    static synchronized void removeOwned() {
+        exiting = true;
         for (Note n : notes()) {
             if (n.pid() == SELF) {
                 try {

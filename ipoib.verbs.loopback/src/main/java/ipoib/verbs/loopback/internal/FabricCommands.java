@@ -17,6 +17,7 @@ import ipoib.verbs.loopback.fabric.PortStatistics;
 import ipoib.verbs.loopback.subnet.NetFile;
 import ipoib.verbs.loopback.subnet.Node;
 import ipoib.verbs.loopback.subnet.Port;
+import ipoib.verbs.loopback.subnet.PortState;
 import ipoib.verbs.loopback.fabric.RcPortCounters;
 import ipoib.verbs.loopback.fabric.SaFaults;
 import ipoib.verbs.loopback.fabric.SubnetAdministratorEmulator;
@@ -271,7 +272,11 @@ public final class FabricCommands {
             throw usage(usage, e.getMessage());
         }
         fabric.awaitEventsDelivered();
-        return name(p) + " ACTIVE" + peerNote(p);
+        // The state the port is in now: ACTIVE under the emulated SM, INIT until an external SM's
+        // sweep arms and activates it (the port state machine: Down, Init, Armed, Active).
+        PortState state = p.state();
+        return name(p) + " " + state + peerNote(p)
+                + (state == PortState.ACTIVE ? "" : ": the subnet manager activates it when it sweeps");
     }
 
     @Descriptor("show the subnet: nodes, their ports, the peers they are cabled to, LIDs and states; "

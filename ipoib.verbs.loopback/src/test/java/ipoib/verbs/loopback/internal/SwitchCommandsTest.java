@@ -73,6 +73,24 @@ class SwitchCommandsTest {
     }
 
     @Test
+    void upUnderAnExternalSmSaysThePortWaitsForItsSweep() {
+        FabricConfig d = FabricConfig.defaults();
+        LoopbackSubnet managed = new LoopbackSubnet(new FabricConfig(1, 1, d.subnetPrefix(), d.nodeGuidBase(),
+                IbMtu.MTU_2048, Rate.RATE_10_GBPS, d.partitions(), 1, 0, example.toString()), 200, 3, 0, false, true);
+        try {
+            FabricCommands external = new FabricCommands(managed.fabric(), managed.subnetAdministrator());
+            Port sw1port7 = managed.fabric().topology().node("sw1").port(7);
+            external.down("sw1", "7");
+            // No SM has swept the link since it came up: it is INIT, as a real switch port would be.
+            assertEquals("sw1/7 INIT (and its peer sw2/7): the subnet manager activates it when it sweeps",
+                    external.up("sw1", "7"));
+            assertEquals(PortState.INIT, sw1port7.state());
+        } finally {
+            managed.close();
+        }
+    }
+
+    @Test
     void downOnAnHcaKeepsItsSyntaxAndAnswer() {
         assertEquals("loop1/1 DOWN (and its peer sw2/1)", commands.down("loop1/1"));
         assertEquals("DOWN", subnet.fabric().port("loop1", 1).attributes().state().toString());
