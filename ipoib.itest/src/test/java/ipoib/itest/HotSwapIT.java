@@ -13,7 +13,6 @@ import ipoib.api.link.LinkState;
 import ipoib.api.mcast.MulticastService;
 import java.net.InetAddress;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -68,16 +67,9 @@ public class HotSwapIT {
                 systemProperty("ipoib.defaults").value("false"));
     }
 
-    /** Names of the toolkit's threads, sorted (a multiset: two interfaces have two receive threads). */
+    /** Names of the toolkit's threads, virtual ones included, sorted (a multiset: two interfaces have two receive threads). */
     private static List<String> toolkitThreads() {
-        List<String> names = new ArrayList<>();
-        for (Thread t : Thread.getAllStackTraces().keySet()) {
-            if (t.isAlive() && (t.getName().startsWith("ipoib-") || t.getName().startsWith("loopback-"))) {
-                names.add(t.getName());
-            }
-        }
-        names.sort(null);
-        return names;
+        return LiveThreads.named("ipoib-", "loopback-");
     }
 
     @Test
