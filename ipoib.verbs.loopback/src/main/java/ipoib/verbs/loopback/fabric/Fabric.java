@@ -140,7 +140,7 @@ public final class Fabric implements AutoCloseable {
 
     /**
      * How long a unicast UD sender is held while its destination has no posted receive buffer
-     * before the datagram is dropped ({@link ReceiveBufferHold}; default 5 ms, zero: drop at once,
+     * before the datagram is dropped ({@link ReceiveBufferHold}; default 50 ms, zero: drop at once,
      * as an HCA's UD receiver without buffers does).
      *
      * @throws IllegalArgumentException when negative

@@ -59,7 +59,7 @@ import org.osgi.service.metatype.annotations.Option;
                     + "no-receive-buffer drops), 0..1000000. The fabric stands for InfiniBand's credit-based links: "
                     + "a receiver that keeps up loses nothing. 0 drops at once, as an HCA's UD receiver does.",
             min = "0", max = "1000000")
-    int receiveBufferHoldMicros() default 5000;
+    int receiveBufferHoldMicros() default 50000;
 
     @AttributeDefinition(name = "SA timeout", description = "SA client: milliseconds to wait for an answer, 10..60000.",
             min = "10", max = "60000")
