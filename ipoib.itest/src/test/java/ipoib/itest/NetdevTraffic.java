@@ -19,6 +19,7 @@ import java.io.File;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -134,6 +135,39 @@ public class NetdevTraffic {
         String out = Sh.run(TIMEOUT, Sh.in("h1", "iperf3", "-c", "10.0.0.2", "-p", "5201", "-t", "1")).ok("iperf3").output();
         assertTrue(out, out.contains("receiver"));
         assertTrue(server.waitFor(TIMEOUT, TimeUnit.SECONDS));
+    }
+
+    /**
+     * On a clean fabric TCP loses nothing it has to send again: 100 MB from h1 to h2 with fewer
+     * than 0.1 % of the sender's segments retransmitted, by h1's kernel's own count
+     * ({@code /proc/net/snmp}, Tcp OutSegs and RetransSegs, in h1's namespace).
+     */
+    @Test
+    public void tcpOnACleanFabricRetransmitsAlmostNothing() throws Exception {
+        long[] before = tcpSegments("h1");
+        Process server = Sh.start(File.createTempFile("iperf3", ".log"), Sh.in("h2", "iperf3", "-s", "-1", "-p", "5204"));
+        awaitListening("h2", 5204);
+        String out = Sh.run(4 * TIMEOUT, Sh.in("h1", "iperf3", "-c", "10.0.0.2", "-p", "5204", "-n", "100M"))
+                .ok("iperf3").output();
+        assertTrue(out, out.contains("receiver"));
+        assertTrue(server.waitFor(TIMEOUT, TimeUnit.SECONDS));
+        long[] after = tcpSegments("h1");
+        long sent = after[0] - before[0];
+        long retransmitted = after[1] - before[1];
+        assertTrue("at least 100 MB in segments of at most 2004 octets: " + sent, sent >= 100_000_000L / 2004);
+        assertTrue(retransmitted + " of " + sent + " segments retransmitted (at most 0.1 %)\n" + out
+                + appliance().command("ipoib:stats", TIMEOUT) + appliance().command("ipoib:netdev", TIMEOUT),
+                retransmitted * 1000 < sent);
+    }
+
+    /** Tcp OutSegs and RetransSegs of a namespace's kernel, from the two Tcp lines of {@code /proc/net/snmp}. */
+    private static long[] tcpSegments(String ns) throws Exception {
+        String snmp = Sh.run(10, Sh.in(ns, "cat", "/proc/net/snmp")).ok("cat /proc/net/snmp").output();
+        List<String> tcp = snmp.lines().filter(l -> l.startsWith("Tcp:")).toList();
+        List<String> names = Arrays.asList(tcp.get(0).split("\\s+"));
+        String[] values = tcp.get(1).split("\\s+");
+        return new long[] {Long.parseLong(values[names.indexOf("OutSegs")]),
+            Long.parseLong(values[names.indexOf("RetransSegs")])};
     }
 
     /** 4 MiB under each fault: some 2 000 packets of 2 044 octets, of which about a hundred lost or reordered. */

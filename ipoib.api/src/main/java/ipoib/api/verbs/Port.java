@@ -85,6 +85,19 @@ public interface Port {
     }
 
     /**
+     * Datagrams this port received for a UD queue pair that had no receive buffer posted, and
+     * dropped (an unreliable datagram has no receiver-not-ready retry: the HCA drops it; mlx5
+     * counts it as {@code out_of_buffer} in the port's {@code hw_counters}). The drop happens
+     * below any interface, so the shell shows it per port.
+     *
+     * @return the count, or -1 when the provider does not count them
+     * @since 1.3
+     */
+    default long receiveBufferDrops() {
+        return -1;
+    }
+
+    /**
      * Whether connected mode can run on this port: reliable-connected queue pairs, a shared receive
      * queue, and a communication manager that can send and receive the CM class (0x07) MADs of
      * the port. Unavailable comes with the reason (e.g. the kernel's ib_cm owns the CM class), so

@@ -23,7 +23,7 @@
  * </ul>
  */
 @Export
-@Version("1.2.0")
+@Version("1.3.0")
 package ipoib.api.verbs;
 
 import org.osgi.annotation.bundle.Export;

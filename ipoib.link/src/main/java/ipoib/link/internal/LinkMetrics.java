@@ -7,6 +7,7 @@ import ipoib.api.metrics.Metric;
 import ipoib.api.metrics.MetricNames;
 import ipoib.api.metrics.MetricSink;
 import ipoib.api.metrics.MetricsSource;
+import ipoib.api.verbs.Port;
 import ipoib.link.internal.cm.CmMetrics;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -42,6 +43,9 @@ public final class LinkMetrics implements MetricsSource {
     static final Metric MALFORMED = Metric.counter("ipoib_link_rx_dropped_malformed_total", "Malformed frames dropped.", I);
     static final Metric TX_DROPPED = Metric.counter("ipoib_link_tx_dropped_total", "Frames dropped on send.", I);
     static final Metric DROPS = Metric.counter("ipoib_link_drops_total", "Frames dropped, by reason.", I, "reason");
+    static final Metric PORT_NO_RECEIVE_BUFFER = Metric.counter("ipoib_port_rx_dropped_no_receive_buffer_total",
+            "Datagrams the port dropped because the receiving queue pair had no posted receive buffer.", "device",
+            "port");
 
     @Reference(cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC)
     private volatile List<IpoibLink> links;
@@ -74,7 +78,32 @@ public final class LinkMetrics implements MetricsSource {
             out.sample(TX_DROPPED, c.txDropped(), n);
             new TreeMap<>(l.dropCounters()).forEach((reason, v) -> out.sample(DROPS, v, n, MetricNames.part(reason)));
         }
+        portDrops(out, sorted);
         SaClientMetrics.collect(out, sorted);
         CmMetrics.collect(out, sorted);
+    }
+
+    /** The ports' no-receive-buffer drops, once per port of the interfaces (several may share one). */
+    private static void portDrops(MetricSink out, List<IpoibLink> links) {
+        TreeMap<String, Port> ports = new TreeMap<>();
+        for (IpoibLink l : links) {
+            try {
+                Port p = l.port();
+                ports.putIfAbsent(p.device().name() + "/" + p.number(), p);
+            } catch (RuntimeException portGone) {
+                // the provider is restarting: the port comes back with the interface
+            }
+        }
+        for (Port p : ports.values()) {
+            long drops;
+            try {
+                drops = p.receiveBufferDrops();
+            } catch (RuntimeException portGone) {
+                continue;
+            }
+            if (drops >= 0) {
+                out.sample(PORT_NO_RECEIVE_BUFFER, drops, p.device().name(), Integer.toString(p.number()));
+            }
+        }
     }
 }

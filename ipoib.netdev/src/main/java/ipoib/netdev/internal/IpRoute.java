@@ -86,6 +86,25 @@ final class IpRoute {
         return result;
     }
 
+    /**
+     * The kernel's queue in front of the device: its length ({@code txqlen}) and the packets the
+     * kernel dropped because it was full ({@code tx dropped}: the bridge did not read them in
+     * time), from {@code ip -s -j link show dev DEVICE}.
+     */
+    static DeviceQueue queue(String netns, String device) throws IOException {
+        String json = in(netns, "-s", "-j", "link", "show", "dev", device);
+        java.util.regex.Matcher length = java.util.regex.Pattern.compile("\"txqlen\":(\\d+)").matcher(json);
+        java.util.regex.Matcher dropped = java.util.regex.Pattern.compile("\"tx\":\\{[^}]*\"dropped\":(\\d+)")
+                .matcher(json);
+        if (!length.find() || !dropped.find()) {
+            throw new IOException("ip -s -j link show dev " + device + ": no txqlen or tx dropped in " + json);
+        }
+        return new DeviceQueue(Integer.parseInt(length.group(1)), Long.parseLong(dropped.group(1)));
+    }
+
+    /** A device's transmit queue as the kernel reports it. */
+    record DeviceQueue(int length, long dropped) {}
+
     /** The multicast groups of a device ({@code ip maddr show dev DEVICE}). */
     static java.util.Set<java.net.InetAddress> groups(String netns, String device) throws IOException {
         java.util.Set<java.net.InetAddress> result = new java.util.LinkedHashSet<>();

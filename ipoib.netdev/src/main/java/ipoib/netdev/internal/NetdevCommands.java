@@ -126,9 +126,23 @@ public final class NetdevCommands {
                 }
             }
             out.append('\n');
+            out.append("    kernel queue: ").append(queue(d)).append('\n');
             if (d.lastError() != null) {
                 out.append("    error: ").append(d.lastError()).append('\n');
             }
+        }
+    }
+
+    /**
+     * The kernel's queue to the bridge: what it dropped is the kernel's, counted in the namespace
+     * ({@code ip -s link}), and shown here so that every drop on the way is in one place.
+     */
+    private static String queue(NetDevice d) {
+        try {
+            IpRoute.DeviceQueue q = IpRoute.queue(d.netns(), d.device());
+            return "length " + q.length() + " dropped " + q.dropped();
+        } catch (IOException e) {
+            return "unknown (" + e.getMessage() + ")";
         }
     }
 

@@ -124,6 +124,13 @@ final class LinkReport {
                 out.append(String.format("    port %s/%d qkey_violations %d%n", link.port().device().name(),
                         link.port().number(), qkeyViolations));
             }
+            long noBuffer = receiveBufferDrops(link);
+            if (noBuffer > 0) {
+                // Dropped by the HCA below the interface: no receive buffer was posted (the receive
+                // thread fell behind), counted for the whole port.
+                out.append(String.format("    port %s/%d rx_dropped_no_receive_buffer %d%n",
+                        link.port().device().name(), link.port().number(), noBuffer));
+            }
             for (Map.Entry<String, Long> d : link.dropCounters().entrySet()) {
                 if (d.getValue() != 0) {
                     out.append("    ").append(d.getKey()).append(' ').append(d.getValue()).append('\n');
@@ -147,6 +154,14 @@ final class LinkReport {
             out.append(family).append(" resolver (all interfaces): dropped ").append(total).append(drops).append('\n');
         });
         return out.toString();
+    }
+
+    private static long receiveBufferDrops(IpoibLink link) {
+        try {
+            return link.port().receiveBufferDrops();
+        } catch (RuntimeException portGone) {
+            return -1;
+        }
     }
 
     private static long qkeyViolations(IpoibLink link) {

@@ -100,6 +100,22 @@ final class FabricPort implements Port {
         }
     }
 
+    /**
+     * The driver's count of datagrams dropped for want of a posted receive buffer: mlx5's
+     * {@code out_of_buffer} in {@code /sys/class/infiniband/DEVICE/ports/N/hw_counters} (the
+     * counter set of the port, which the kernel's queue pairs share); -1 where the driver has none.
+     */
+    @Override
+    public long receiveBufferDrops() {
+        java.nio.file.Path counter = java.nio.file.Path.of("/sys/class/infiniband", device.name(), "ports",
+                Integer.toString(number), "hw_counters", "out_of_buffer");
+        try {
+            return Long.parseLong(java.nio.file.Files.readString(counter).trim());
+        } catch (java.io.IOException | NumberFormatException absent) {
+            return -1;
+        }
+    }
+
     /** The link layer (1 InfiniBand, 2 Ethernet), for the shell. */
     int linkLayer() {
         try (Arena a = Arena.ofConfined()) {

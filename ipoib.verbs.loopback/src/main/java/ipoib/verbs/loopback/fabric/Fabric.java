@@ -138,6 +138,21 @@ public final class Fabric implements AutoCloseable {
         return counters;
     }
 
+    /**
+     * How long a unicast UD sender is held while its destination has no posted receive buffer
+     * before the datagram is dropped ({@link ReceiveBufferHold}; default 50 ms, zero: drop at once,
+     * as an HCA's UD receiver without buffers does).
+     *
+     * @throws IllegalArgumentException when negative
+     */
+    public void receiveBufferHold(java.time.Duration bound) {
+        ud.hold.bound(bound);
+    }
+
+    public java.time.Duration receiveBufferHold() {
+        return ud.hold.bound();
+    }
+
     PartitionConfig partition(int base) {
         for (PartitionConfig p : config.partitions()) {
             if (p.pkeyBase() == base) {

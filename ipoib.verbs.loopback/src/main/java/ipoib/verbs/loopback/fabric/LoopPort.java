@@ -46,6 +46,7 @@ public final class LoopPort implements Port {
     private final CopyOnWriteIntMap<LoopRcQueuePair> rcQueuePairs = new CopyOnWriteIntMap<>();
     private final RcPortCounters rcCounters = new RcPortCounters();
     private final java.util.concurrent.atomic.LongAdder qkeyViolations = new java.util.concurrent.atomic.LongAdder();
+    private final java.util.concurrent.atomic.LongAdder receiveBufferDrops = new java.util.concurrent.atomic.LongAdder();
     /**
      * Packets this port sent and those of them delivered, counted here rather than fabric-wide:
      * the thread sending through a port writes only that port's counters, so independent ports
@@ -181,6 +182,15 @@ public final class LoopPort implements Port {
 
     void countQkeyViolations(int packets) {
         qkeyViolations.add(packets);
+    }
+
+    @Override
+    public long receiveBufferDrops() {
+        return receiveBufferDrops.sum();
+    }
+
+    void countReceiveBufferDrops(int packets) {
+        receiveBufferDrops.add(packets);
     }
 
     @Override

@@ -55,6 +55,8 @@ final class LoopQueuePair implements UdQueuePair {
      * of the fields senders only read (state, keys, port) shares it.
      */
     private final int[] rx = new int[48];
+    private static final java.lang.invoke.VarHandle INTS =
+            java.lang.invoke.MethodHandles.arrayElementVarHandle(int[].class);
     private static final int LOCK = 16;
     private static final int HEAD = 17;
     private static final int SIZE = 18;
@@ -463,11 +465,15 @@ final class LoopQueuePair implements UdQueuePair {
      * Places a run of datagrams from one sender into the next posted receive buffers, in order:
      * the receive queue's lock once, the completion queue claimed once for the run and woken
      * once. Each datagram fares as with {@link #receive(LoopQueuePair, int, int, boolean, int, int,
-     * int, long, long, MemorySegment, long, int) receive}: when the buffers run out the rest are
-     * dropped as {@link DropReason#NO_RECEIVE_BUFFER}, when the completion queue fills up the
-     * rest as {@link DropReason#CQ_OVERRUN} (their buffers stay posted).
+     * int, long, long, MemorySegment, long, int) receive}, except that those for which no buffer
+     * is posted are left to the caller (held or dropped by {@link UdDelivery}): when the completion
+     * queue fills up the rest are dropped as {@link DropReason#CQ_OVERRUN} (their buffers stay
+     * posted), when the queue pair does not receive all as {@link DropReason#QP_NOT_READY}. The
+     * datagrams completed (delivered, or completed with a length error) are counted as the
+     * sender's deliveries.
      *
-     * @return the datagrams completed (delivered, or completed with a length error)
+     * @return how many of the run, from {@code from} on, were completed or dropped; those after
+     *         them found no posted buffer
      */
     int receive(LoopQueuePair sender, int slid, int sl, boolean grh, int trafficClass, int flowLabel, int hopLimit,
                 long dgidPrefix, long dgidInterfaceId, SendWorkRequests list, int from, int to) {
@@ -479,7 +485,7 @@ final class LoopQueuePair implements UdQueuePair {
         try {
             if (state != QueuePairState.RTS && state != QueuePairState.RTR) {
                 counters.drop(DropReason.QP_NOT_READY, n);
-                return 0;
+                return n;
             }
             buffers = Math.min(n, rx[SIZE]);
             completed = recvCq.room(buffers);
@@ -505,12 +511,23 @@ final class LoopQueuePair implements UdQueuePair {
         } finally {
             unlockRx();
         }
+        sender.countDelivered(completed);
         if (completed < buffers) {
             counters.drop(DropReason.CQ_OVERRUN, n - completed);
-        } else if (buffers < n) {
-            counters.drop(DropReason.NO_RECEIVE_BUFFER, n - buffers);
+            return n;
         }
-        return completed;
+        return buffers;
+    }
+
+    /** Whether a receive buffer is posted (read without the lock: a hint for a held sender). */
+    boolean hasPostedReceive() {
+        return (int) INTS.getOpaque(rx, SIZE) > 0;
+    }
+
+    /** Whether the queue pair receives (RTR or RTS): a held sender stops waiting when not. */
+    boolean receives() {
+        QueuePairState s = state;
+        return s == QueuePairState.RTS || s == QueuePairState.RTR;
     }
 
     @Override

@@ -16,6 +16,8 @@ final class UdDelivery {
     private final WireTapFeed tap;
     private final SwitchForwarding forwarding;
     private final SwitchForwarding.MulticastDelivery toGroupMembers = this::deliverToGroupMembers;
+    /** What a unicast datagram does when its destination has no posted receive buffer. */
+    final ReceiveBufferHold hold = new ReceiveBufferHold();
 
     UdDelivery(SubnetManager subnetManager, FabricCounters counters, FaultInjector faults, WireTapFeed tap,
                SwitchForwarding forwarding) {
@@ -96,10 +98,25 @@ final class UdDelivery {
             receiver.port.countQkeyViolations(n);
             return;
         }
-        int delivered = receiver.receive(sender, src.lidValue(), ah.vector.serviceLevel(), ah.global,
-                ah.vector.trafficClass(), ah.vector.flowLabel(), ah.vector.hopLimit(), ah.dgidPrefix,
-                ah.dgidInterfaceId, list, from, to);
-        sender.countDelivered(delivered);
+        // What finds no posted buffer waits for the receiver's re-post (ReceiveBufferHold), in order.
+        int k = from;
+        while (true) {
+            k += receiver.receive(sender, src.lidValue(), ah.vector.serviceLevel(), ah.global,
+                    ah.vector.trafficClass(), ah.vector.flowLabel(), ah.vector.hopLimit(), ah.dgidPrefix,
+                    ah.dgidInterfaceId, list, k, to);
+            if (k == to) {
+                return;
+            }
+            if (!hold.await(receiver)) {
+                noReceiveBuffer(receiver, to - k);
+                return;
+            }
+        }
+    }
+
+    private void noReceiveBuffer(LoopQueuePair receiver, int datagrams) {
+        counters.drop(DropReason.NO_RECEIVE_BUFFER, datagrams);
+        receiver.port.countReceiveBufferDrops(datagrams);
     }
 
     /** Applies the sender port's faults to one datagram and delivers what is left of it. */
@@ -191,11 +208,17 @@ final class UdDelivery {
             receiver.port.countQkeyViolation();
             return;
         }
-        DropReason dropped = receiver.receive(sender, slid, ah.vector.serviceLevel(), grh, ah.vector.trafficClass(),
-                ah.vector.flowLabel(), ah.vector.hopLimit(), ah.dgidPrefix, ah.dgidInterfaceId, payload, offset,
-                length);
+        DropReason dropped;
+        do {
+            dropped = receiver.receive(sender, slid, ah.vector.serviceLevel(), grh, ah.vector.trafficClass(),
+                    ah.vector.flowLabel(), ah.vector.hopLimit(), ah.dgidPrefix, ah.dgidInterfaceId, payload, offset,
+                    length);
+            // A unicast datagram without a posted buffer waits for one (ReceiveBufferHold); multicast does not.
+        } while (dropped == DropReason.NO_RECEIVE_BUFFER && !ah.multicast && hold.await(receiver));
         if (dropped == null) {
             sender.countDelivered(1);
+        } else if (dropped == DropReason.NO_RECEIVE_BUFFER) {
+            noReceiveBuffer(receiver, 1);
         } else {
             counters.drop(dropped);
         }

@@ -53,6 +53,14 @@ import org.osgi.service.metatype.annotations.Option;
     @AttributeDefinition(name = "Seed", description = "Seed of QPN allocation and fault injection, to replay a run.")
     long seed() default 1;
 
+    @AttributeDefinition(name = "Receive-buffer hold",
+            description = "Microseconds a unicast UD sender is held while the destination queue pair has no posted "
+                    + "receive buffer, before the datagram is dropped (counted as the receiving port's "
+                    + "no-receive-buffer drops), 0..1000000. The fabric stands for InfiniBand's credit-based links: "
+                    + "a receiver that keeps up loses nothing. 0 drops at once, as an HCA's UD receiver does.",
+            min = "0", max = "1000000")
+    int receiveBufferHoldMicros() default 50000;
+
     @AttributeDefinition(name = "SA timeout", description = "SA client: milliseconds to wait for an answer, 10..60000.",
             min = "10", max = "60000")
     int saTimeoutMillis() default 200;

@@ -140,6 +140,7 @@ public final class LoopbackProvider implements ConfigurationRules {
         LoopbackSubnet subnet = new LoopbackSubnet(config, configuration.saTimeoutMillis(), configuration.saRetries(),
                 LoopbackSubnet.UNTRUSTED_SM_KEY, management.serves(), management.externalSm());
         subnet.subnetAdministrator().setSendOnlyFullMember(configuration.saSendOnlyFullMember());
+        subnet.fabric().receiveBufferHold(java.time.Duration.ofNanos(configuration.receiveBufferHoldMicros() * 1000L));
         Hashtable<String, Object> props = new Hashtable<>();
         props.put("osgi.command.scope", "fabric");
         props.put("osgi.command.function", FabricCommands.FUNCTIONS);
@@ -306,7 +307,8 @@ public final class LoopbackProvider implements ConfigurationRules {
             }
         }
         // The ranges are declared once, in LoopbackConfiguration's metatype.
-        CHECK.check(Map.of("saTimeoutMillis", c.saTimeoutMillis(), "saRetries", c.saRetries()));
+        CHECK.check(Map.of("saTimeoutMillis", c.saTimeoutMillis(), "saRetries", c.saRetries(),
+                "receiveBufferHoldMicros", c.receiveBufferHoldMicros()));
         return new FabricConfig(c.hcas(), c.portsPerHca(), prefix, guidBase, mtu, rate, partitions, c.seed(), c.lmc(),
                 c.topology());
     }

@@ -161,12 +161,14 @@ class FabricDataPathTest {
     @Test
     void noPostedReceiveBufferMeansADropThatIsCounted() {
         Fabric f = fabric();
+        f.receiveBufferHold(java.time.Duration.ZERO); // as an HCA: no hold (ReceiveBufferHoldTest)
         try (Endpoint a = new Endpoint(port(f, 0), FULL, QKEY, 0); Endpoint b = new Endpoint(port(f, 1), FULL, QKEY, 1)) {
             AddressHandle ah = a.handleTo(b);
             a.send(ah, b.qp.qpn(), QKEY, 10, (byte) 1);
             a.send(ah, b.qp.qpn(), QKEY, 10, (byte) 2);
             assertEquals(1, b.poll());
             assertEquals(1, f.counters().drops(DropReason.NO_RECEIVE_BUFFER));
+            assertEquals(1, port(f, 1).receiveBufferDrops(), "counted at the receiving port");
         }
     }
 
