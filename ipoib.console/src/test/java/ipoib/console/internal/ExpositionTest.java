@@ -26,12 +26,13 @@ class ExpositionTest {
         e.sample(UP, 1, "ib0");
         e.sample(RX, 3, "ib0");
         e.sample(RX, 4, "a\"b\\c\nd");
-        // One HELP/TYPE per family, its samples together, families by name; in label values \ " and newline are escaped.
+        // One HELP/TYPE per family, its samples together (by label values), families by name; in label
+        // values \ " and newline are escaped.
         assertEquals("""
                 # HELP ipoib_link_rx_packets_total Frames received.
                 # TYPE ipoib_link_rx_packets_total counter
-                ipoib_link_rx_packets_total{interface="ib0"} 3.0
                 ipoib_link_rx_packets_total{interface="a\\"b\\\\c\\nd"} 4.0
+                ipoib_link_rx_packets_total{interface="ib0"} 3.0
                 # HELP ipoib_link_up 1 when UP.
                 # TYPE ipoib_link_up gauge
                 ipoib_link_up{interface="ib0"} 1.0
