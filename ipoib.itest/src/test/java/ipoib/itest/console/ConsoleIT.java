@@ -439,7 +439,7 @@ public class ConsoleIT {
         awaitStatus("/system/console/ipoib-fabric", 200);
         String up = appliance.shell("ipoib:await all 30");
         assertTrue(up, up.contains("ib0_1_ffff UP"));
-        assertTrue(get("/metrics").body().contains("ipoib_fabric_delivered_total"));
+        assertTrue(get("/metrics").body().contains("ipoib_fabric_delivered_packets_total"));
 
         String link = bundleId("ipoib.link");
         appliance.shell("stop " + link);
