@@ -11,7 +11,6 @@ import java.util.Arrays;
  * @param upperBounds the buckets' upper bounds, strictly increasing, finite
  * @param bucketCounts observations per bucket (not cumulative), {@code upperBounds.length + 1} of them
  * @param sum the sum of every observation, in the histogram's unit
- * @since 1.1
  */
 public record HistogramSample(double[] upperBounds, long[] bucketCounts, double sum) {
     public HistogramSample {

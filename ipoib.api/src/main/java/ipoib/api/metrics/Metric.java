@@ -63,8 +63,6 @@ public record Metric(String name, String help, MetricType type, List<String> lab
     /**
      * An info metric (Prometheus' convention): a gauge named {@code <name>_info} whose samples
      * have the value 1 and carry the facts in their labels.
-     *
-     * @since 1.1
      */
     public static Metric info(String name, String help, String... labelNames) {
         if (!name.endsWith("_info")) {
@@ -73,7 +71,6 @@ public record Metric(String name, String help, MetricType type, List<String> lab
         return gauge(name, help, labelNames);
     }
 
-    /** @since 1.1 */
     public static Metric histogram(String name, String help, String... labelNames) {
         return new Metric(name, help, MetricType.HISTOGRAM, List.of(labelNames));
     }

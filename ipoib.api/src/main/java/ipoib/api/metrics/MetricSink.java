@@ -23,8 +23,7 @@ public interface MetricSink {
      *
      * @throws IllegalArgumentException as {@link #sample}, or when {@code metric} is not a histogram
      * @throws UnsupportedOperationException by a sink that takes counters and gauges only (the
-     *         default: a sink written before histograms existed, or a lambda)
-     * @since 1.1
+     *         default: a lambda)
      */
     default void histogram(Metric metric, HistogramSample value, String... labelValues) {
         throw new UnsupportedOperationException("this metric sink takes no histograms (" + metric.name() + ")");

@@ -11,8 +11,6 @@ public enum MetricType {
     /**
      * Observations counted into buckets, with their sum ({@link HistogramSample}); exposed as
      * the {@code _bucket}, {@code _sum} and {@code _count} series of its name.
-     *
-     * @since 1.1
      */
     HISTOGRAM;
 

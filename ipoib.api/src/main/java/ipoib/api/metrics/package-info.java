@@ -7,7 +7,7 @@
  * source.
  */
 @Export
-@Version("1.1.0")
+@Version("1.0.0")
 package ipoib.api.metrics;
 
 import org.osgi.annotation.bundle.Export;

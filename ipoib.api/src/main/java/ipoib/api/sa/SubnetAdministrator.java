@@ -83,7 +83,7 @@ public interface SubnetAdministrator {
      * an implementation that does not measure them gives a histogram without bounds or
      * observations.
      *
-     * @since 1.2
+     * @since 1.1
      */
     default ipoib.api.metrics.HistogramSample roundTrips() {
         return ipoib.api.metrics.HistogramSample.empty();

@@ -8,7 +8,7 @@
  * failed request completes exceptionally with {@link ipoib.api.sa.SaException}.
  */
 @Export
-@Version("1.2.0")
+@Version("1.1.0")
 package ipoib.api.sa;
 
 import org.osgi.annotation.bundle.Export;
