@@ -64,9 +64,9 @@ public class NetdevConnectedMode {
         Sh.run(TIMEOUT, Sh.in("cm1", "ping", "-c", "1", "-W5", "10.8.0.2")).ok("ping");
         String body = metrics();
         Promtool.check(body);
-        for (String series : new String[] {"ipoib_netdev_", "{interface=\"cma\",device=\"ib0\"",
-                "{interface=\"cmb\",device=\"ib0\"", "ipoib_cm_connections_established_total{interface=\"cma\"}",
-                "ipoib_cm_agent_sent_req_total{device=\"loop0\",port=\"1\"}"}) {
+        for (String series : new String[] {"ipoib_netdev_", "{device=\"ib0\",interface=\"cma\"",
+                "{device=\"ib0\",interface=\"cmb\"", "ipoib_cm_connections_established_total{interface=\"cma\"}",
+                "ipoib_cm_agent_messages_total{device=\"loop0\",direction=\"sent\",message=\"req\",port=\"1\"}"}) {
             assertTrue("metrics have " + series + ":\n" + body, body.contains(series));
         }
     }

@@ -7,6 +7,7 @@ import ipoib.api.McMemberRecord;
 import ipoib.api.Mgid;
 import ipoib.api.PKey;
 import ipoib.api.PathRecord;
+import ipoib.api.metrics.HistogramSample;
 import ipoib.api.sa.GroupTrap;
 import ipoib.api.sa.MadTransport;
 import ipoib.api.sa.SaException;
@@ -24,6 +25,7 @@ import ipoib.codec.mad.SaPathRecord;
 import ipoib.codec.mad.Selector;
 import ipoib.runtime.Cancellable;
 import ipoib.runtime.ControlLoop;
+import ipoib.runtime.DurationHistogram;
 import ipoib.runtime.RateLimitedFailures;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
@@ -109,6 +111,8 @@ public final class SaClient implements SubnetAdministrator, AutoCloseable {
     private final LongAdder reports = new LongAdder();
     private final LongAdder duplicateReports = new LongAdder();
     private final RmppReception rmpp;
+    /** From a request's first send to its answer (retransmissions included: what the caller waits). */
+    private final DurationHistogram roundTrips;
     /** TIDs of the last reports handed on, to drop the SA's retransmissions of them. */
     private final RecentIds recentReports = new RecentIds(256);
     /** The last trap handed on since the subscriptions last changed, to drop its repeat (guarded by itself). */
@@ -141,6 +145,7 @@ public final class SaClient implements SubnetAdministrator, AutoCloseable {
         this.rmpp = new RmppReception(mad -> sendQuietly(mad, "RMPP ACK/STOP/ABORT"), rmppWindow, RMPP_MAX_PAYLOAD);
         this.transport = Objects.requireNonNull(transport, "transport");
         this.loop = Objects.requireNonNull(loop, "control loop");
+        this.roundTrips = new DurationHistogram(loop.clock(), DurationHistogram.SA_EXCHANGE_SECONDS);
         this.taskFailures = new RateLimitedFailures((message, failure) -> LOG.log(Level.WARNING, message, failure),
                 loop.clock(), 10, TimeUnit.SECONDS);
         if (timeoutMillis < 1 || timeoutMillis > 60_000) {
@@ -162,6 +167,7 @@ public final class SaClient implements SubnetAdministrator, AutoCloseable {
         final int tid;
         final byte[] mad;
         final CompletableFuture<Answer> future = new CompletableFuture<>();
+        final long started = roundTrips.start();
         int sends;
         Cancellable timer;
 
@@ -452,6 +458,11 @@ public final class SaClient implements SubnetAdministrator, AutoCloseable {
         public Map<String, Long> statistics() {
             return SaClient.this.statistics(); // one client, one set of counters
         }
+
+        @Override
+        public HistogramSample roundTrips() {
+            return SaClient.this.roundTrips();
+        }
     }
 
     /** Counters of this client; {@code pending} and {@code subscriptions} are the current numbers. */
@@ -464,6 +475,12 @@ public final class SaClient implements SubnetAdministrator, AutoCloseable {
         out.put("task_failures", taskFailures.count());
         out.putAll(rmpp.statistics());
         return Map.copyOf(out);
+    }
+
+    /** Seconds from each answered request's first send to its answer (any status). */
+    @Override
+    public HistogramSample roundTrips() {
+        return roundTrips.snapshot();
     }
 
     // ---- requests --------------------------------------------------------------------------------------
@@ -617,6 +634,7 @@ public final class SaClient implements SubnetAdministrator, AutoCloseable {
             return;
         }
         cancelTimer(request);
+        roundTrips.observeSince(request.started);
         int status = mad.header().status();
         if (status != SaStatus.SUCCESS) {
             request.future.completeExceptionally(new SaException(request.description, status));
@@ -653,6 +671,7 @@ public final class SaClient implements SubnetAdministrator, AutoCloseable {
             case RmppReception.Complete c -> {
                 pending.remove(tid, request);
                 cancelTimer(request);
+                roundTrips.observeSince(request.started);
                 SaMad header;
                 try {
                     header = SaMad.decode(c.answer(), 0);

@@ -123,4 +123,32 @@ class SaClientTimersTest {
             assertEquals(0L, client.statistics().get("pending"));
         }
     }
+
+    /**
+     * The round trip is timed on the loop's clock from the first send to the answer, so a
+     * retransmitted request counts the wait the caller had: 1.3 s, in the bucket up to 2.5 s.
+     */
+    @Test
+    void theRoundTripIsTimedFromTheFirstSendToTheAnswerOnTheLoopsClock() {
+        ManualControlLoop loop = new ManualControlLoop();
+        SilentSa sa = new SilentSa();
+        try (SaClient client = new SaClient(sa, loop, 1_000, 3, 0)) {
+            assertEquals(0, client.roundTrips().count());
+            CompletableFuture<PathRecord> path = client.pathRecord(SELF, PEER, PKey.DEFAULT).toCompletableFuture();
+            loop.advance(1_300, TimeUnit.MILLISECONDS); // one retransmission at 1 s
+            assertEquals(2, sa.sent.size());
+            MemorySegment answer = MemorySegment.ofArray(new byte[SaMad.LENGTH]);
+            sa.sent.get(0).response(0x0001).encode(answer, 0); // status busy: an answer all the same
+            sa.receiver.accept(ByteBuffer.wrap(answer.toArray(java.lang.foreign.ValueLayout.JAVA_BYTE)));
+            assertTrue(path.isCompletedExceptionally());
+            var h = client.roundTrips();
+            double[] bounds = h.upperBounds();
+            long[] buckets = h.bucketCounts();
+            assertEquals(1, h.count());
+            assertEquals(1.3, h.sum(), 1e-9);
+            int at = java.util.Arrays.binarySearch(bounds, 2.5);
+            assertEquals(1, buckets[at], "1.3 s is above 1 s and at most 2.5 s: " + java.util.Arrays.toString(buckets));
+            assertEquals(0, buckets[at - 1]);
+        }
+    }
 }

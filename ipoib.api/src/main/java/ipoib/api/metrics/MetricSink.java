@@ -18,9 +18,23 @@ public interface MetricSink {
     void sample(Metric metric, long value, String... labelValues);
 
     /**
+     * One histogram of a {@link MetricType#HISTOGRAM} family, with one value per label name of
+     * {@code metric}, in that order.
+     *
+     * @throws IllegalArgumentException as {@link #sample}, or when {@code metric} is not a histogram
+     * @throws UnsupportedOperationException by a sink that takes counters and gauges only (the
+     *         default: a lambda)
+     */
+    default void histogram(Metric metric, HistogramSample value, String... labelValues) {
+        throw new UnsupportedOperationException("this metric sink takes no histograms (" + metric.name() + ")");
+    }
+
+    /**
      * A map of named counters (a component's statistics) as counters under {@code prefix}: a counter
      * named {@code drop_<reason>} becomes {@code <prefix>_drops_total{reason="<reason>"}}, any other
      * {@code <prefix>_<name>_total}, the name made a metric name part by {@link MetricNames#part}.
+     * The help texts are generic ("Counter NAME of PREFIX."): a source that knows what its
+     * counters mean writes each family with {@link #sample} and a help text of its own.
      *
      * @param labelNames labels every sample carries ({@code reason} is added for drops)
      * @param labelValues their values, in that order

@@ -77,4 +77,15 @@ public interface SubnetAdministrator {
     default java.util.Map<String, Long> statistics() {
         return java.util.Map.of();
     }
+
+    /**
+     * Seconds from each answered request's first send to its answer, retransmissions included;
+     * an implementation that does not measure them gives a histogram without bounds or
+     * observations.
+     *
+     * @since 1.1
+     */
+    default ipoib.api.metrics.HistogramSample roundTrips() {
+        return ipoib.api.metrics.HistogramSample.empty();
+    }
 }

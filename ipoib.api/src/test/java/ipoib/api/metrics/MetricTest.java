@@ -46,4 +46,28 @@ class MetricTest {
                 "ipoib_fabric_delivered_total counter [port]=[1] 7",
                 "ipoib_fabric_drops_total counter [port, reason]=[1, loss] 2"), lines);
     }
+
+    @Test
+    void aHistogramNameHasNoSeriesSuffixAndNoLabelLeAndAnInfoNameEndsWithInfo() {
+        Metric.histogram("ipoib_join_duration_seconds", "h", "interface");
+        IllegalArgumentException suffix = assertThrows(IllegalArgumentException.class,
+                () -> Metric.histogram("ipoib_join_seconds_count", "h"));
+        assertEquals("histogram name 'ipoib_join_seconds_count' ends with a suffix of its series: allowed a name "
+                + "without _bucket, _sum, _count or _total", suffix.getMessage());
+        IllegalArgumentException le = assertThrows(IllegalArgumentException.class,
+                () -> Metric.histogram("ipoib_join_seconds", "h", "le"));
+        assertEquals("histogram ipoib_join_seconds has a label 'le': that label holds its buckets' bounds", le.getMessage());
+        assertEquals(MetricType.GAUGE, Metric.info("ipoib_link_info", "i", "interface").type());
+        assertThrows(IllegalArgumentException.class, () -> Metric.info("ipoib_link", "i"));
+    }
+
+    @Test
+    void aHistogramSampleHasOneBucketMoreThanBoundsAndIncreasingBounds() {
+        HistogramSample h = new HistogramSample(new double[] {0.1, 1}, new long[] {1, 2, 3}, 4.5);
+        assertEquals(6, h.count());
+        IllegalArgumentException buckets = assertThrows(IllegalArgumentException.class,
+                () -> new HistogramSample(new double[] {1}, new long[] {1}, 0));
+        assertEquals("a histogram with 1 bounds has 2 buckets (the last above every bound), not 1", buckets.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> new HistogramSample(new double[] {1, 1}, new long[3], 0));
+    }
 }

@@ -1,5 +1,10 @@
 package ipoib.console.internal;
 
+import io.prometheus.metrics.expositionformats.ExpositionFormatWriter;
+import io.prometheus.metrics.expositionformats.ExpositionFormats;
+import io.prometheus.metrics.instrumentation.jvm.JvmMetrics;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.prometheus.metrics.model.snapshots.MetricSnapshots;
 import ipoib.api.metrics.MetricsSource;
 import ipoib.runtime.Clock;
 import jakarta.servlet.Servlet;
@@ -21,10 +26,12 @@ import org.osgi.service.log.Logger;
 import org.osgi.service.log.LoggerFactory;
 
 /**
- * {@code /metrics} on the HTTP service, in the Prometheus text format: every {@link MetricsSource}
- * service (the links and their SA clients, the ARP and ND resolvers, multicast, the host layer, the
- * loopback fabric, the bridged devices), in the order they were registered. A source that fails or
- * disagrees with a family already written is left out of that scrape, counted in
+ * {@code /metrics} on the HTTP service: every {@link MetricsSource} service (the links and their
+ * SA clients, the ARP and ND resolvers, multicast, the host layer, the loopback fabric, the
+ * bridged devices) and the JVM's and process's metrics of the Prometheus Java client
+ * ({@code jvm_*}, {@code process_*}), in the text format 0.0.4 or, when the scraper asks for it in
+ * its {@code Accept} header, OpenMetrics. A source that fails or disagrees with a family already
+ * written is left out of that scrape, counted in
  * {@code ipoib_metrics_source_failures_total{source=…}} and logged (rate-limited) with its name.
  */
 @Component(service = Servlet.class, property = {
@@ -73,11 +80,24 @@ public final class MetricsServlet extends HttpServlet {
                 + reference.getProperty(Constants.SERVICE_ID);
     }
 
+    /** The client's writers, chosen by the request's {@code Accept} header. */
+    private static final ExpositionFormats FORMATS = ExpositionFormats.init();
+
+    /**
+     * The JVM's and the process's metrics, in the client's default registry: the client registers
+     * them there once however often it is asked, so a restarted console finds them.
+     */
+    static MetricSnapshots jvmAndProcess() {
+        JvmMetrics.builder().register(PrometheusRegistry.defaultRegistry);
+        return PrometheusRegistry.defaultRegistry.scrape();
+    }
+
     @Override
     protected void doGet(HttpServletRequest request, HttpServletResponse response) throws IOException {
-        response.setContentType(Exposition.CONTENT_TYPE);
+        ExpositionFormatWriter writer = FORMATS.findWriter(request.getHeader("Accept"));
+        response.setContentType(writer.getContentType());
         response.setHeader("Cache-Control", "no-store");
-        response.getWriter().write(collect().text());
+        collect().write(response.getOutputStream(), writer, jvmAndProcess());
     }
 
     Exposition collect() {

@@ -1,5 +1,6 @@
 package ipoib.console.internal;
 
+import ipoib.api.metrics.HistogramSample;
 import ipoib.api.metrics.Metric;
 import ipoib.api.metrics.MetricSink;
 import ipoib.api.metrics.MetricsSource;
@@ -11,13 +12,26 @@ import java.util.List;
  * fails half way (its bundle stopping, a family written two ways) is left out whole, not in part.
  */
 final class SourceSamples implements MetricSink {
-    private record Sample(Metric metric, long value, String[] labelValues) {}
+    private record Sample(Metric metric, long value, HistogramSample histogram, String[] labelValues) {
+        void writeTo(MetricSink out) {
+            if (histogram != null) {
+                out.histogram(metric, histogram, labelValues);
+            } else {
+                out.sample(metric, value, labelValues);
+            }
+        }
+    }
 
     private final List<Sample> samples = new ArrayList<>();
 
     @Override
     public void sample(Metric metric, long value, String... labelValues) {
-        samples.add(new Sample(metric, value, labelValues.clone()));
+        samples.add(new Sample(metric, value, null, labelValues.clone()));
+    }
+
+    @Override
+    public void histogram(Metric metric, HistogramSample value, String... labelValues) {
+        samples.add(new Sample(metric, 0, value, labelValues.clone()));
     }
 
     /** Why a source was left out of a scrape; {@code failure} is null when it did not throw. */
@@ -41,7 +55,7 @@ final class SourceSamples implements MetricSink {
             source.collect(held);
             Exposition check = new Exposition(); // the source's families on their own, then with the others'
             for (Sample s : held.samples) {
-                check.sample(s.metric(), s.value(), s.labelValues());
+                s.writeTo(check);
             }
             if (!out.accepts(check)) {
                 leftOut.leftOut("it disagrees with a family already written (help, type or label names)", null);
@@ -52,7 +66,7 @@ final class SourceSamples implements MetricSink {
             return false;
         }
         for (Sample s : held.samples) {
-            out.sample(s.metric(), s.value(), s.labelValues());
+            s.writeTo(out);
         }
         return true;
     }

@@ -32,17 +32,17 @@ class MetricsSourceFailuresTest {
         });
 
         String first = servlet.collect().text();
-        assertTrue(first.contains("\ngood 7\n"), first);
+        assertTrue(first.contains("\ngood 7.0\n"), first);
         assertTrue(!first.contains("half"), "the failing source is left out whole:\n" + first);
         assertTrue(first.contains("# TYPE ipoib_metrics_source_failures_total counter\n"
-                + "ipoib_metrics_source_failures_total{source=\"ipoib.test.Failing\"} 1\n"), first);
+                + "ipoib_metrics_source_failures_total{source=\"ipoib.test.Failing\"} 1.0\n"), first);
         assertEquals(List.of("metrics source ipoib.test.Failing left out of the scrape: it threw "
                 + "java.lang.IllegalStateException: the bundle is stopping"), logged);
 
         clock.advance(10, TimeUnit.SECONDS);
         servlet.collect();
         String third = servlet.collect().text();
-        assertTrue(third.contains("ipoib_metrics_source_failures_total{source=\"ipoib.test.Failing\"} 3\n"), third);
+        assertTrue(third.contains("ipoib_metrics_source_failures_total{source=\"ipoib.test.Failing\"} 3.0\n"), third);
         assertEquals(1, logged.size(), "within the interval, counted but not logged again: " + logged);
 
         clock.advance(60, TimeUnit.SECONDS);
@@ -58,14 +58,14 @@ class MetricsSourceFailuresTest {
                 sink -> sink.sample(Metric.gauge("shared", "one way", "port"), 1, "1"));
         servlet.addSource(reference(9, Map.of()), sink -> sink.sample(Metric.gauge("shared", "another way"), 2));
         String text = servlet.collect().text();
-        assertTrue(text.contains("ipoib_metrics_source_failures_total{source=\"ipoib.test.bundle service 9\"} 1\n"), text);
+        assertTrue(text.contains("ipoib_metrics_source_failures_total{source=\"ipoib.test.bundle service 9\"} 1.0\n"), text);
         assertTrue(logged.get(0).contains("disagrees with a family already written"), logged.toString());
     }
 
     @Test
     void withoutFailuresThereIsNoFailureFamily() {
         servlet.addSource(reference(1, Map.of()), sink -> sink.sample(Metric.gauge("good", "g"), 7));
-        assertEquals("# HELP good g\n# TYPE good gauge\ngood 7\n", servlet.collect().text());
+        assertEquals("# HELP good g\n# TYPE good gauge\ngood 7.0\n", servlet.collect().text());
     }
 
     /** A service reference with a service id, the given properties, registered by bundle ipoib.test.bundle. */

@@ -4,33 +4,37 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import ipoib.api.metrics.HistogramSample;
 import ipoib.api.metrics.Metric;
 import ipoib.api.metrics.MetricsSource;
-import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /** Metrics sources rendered together: shared families, and sources left out whole when they fail. */
 class SourceSamplesTest {
 
     @Test
-    void twoSourcesOfOnePrefixAreOneFamilyWithTheirLabels() {
-        List<String> labels = List.of("interface", "device");
-        MetricsSource a = sink -> sink.counters("ipoib_netdev", Map.of("rx_ipv6_header_chain_malformed", 3L), labels,
-                "ib0_1_ffff", "ib0");
-        MetricsSource b = sink -> sink.counters("ipoib_netdev",
-                Map.of("rx_ipv6_header_chain_malformed", 5L, "drop_no_route", 1L), labels, "ib1_1_ffff", "ib0");
+    void twoSourcesOfOneFamilyAreOneFamilyWithTheirLabelsAndHistograms() {
+        Metric drops = Metric.counter("ipoib_netdev_drops_total", "Dropped, by reason.", "interface", "device", "reason");
+        Metric times = Metric.histogram("ipoib_netdev_write_duration_seconds", "Writes.", "interface");
+        MetricsSource a = sink -> {
+            sink.sample(drops, 3, "ib0_1_ffff", "ib0", "malformed");
+            sink.histogram(times, new HistogramSample(new double[] {1}, new long[] {2, 0}, 0.5), "ib0_1_ffff");
+        };
+        MetricsSource b = sink -> sink.sample(drops, 1, "ib1_1_ffff", "ib0", "no_route");
         Exposition e = new Exposition();
         assertTrue(SourceSamples.copy(a, e));
         assertTrue(SourceSamples.copy(b, e));
         assertEquals("""
-                # HELP ipoib_netdev_rx_ipv6_header_chain_malformed_total Counter rx_ipv6_header_chain_malformed of ipoib_netdev.
-                # TYPE ipoib_netdev_rx_ipv6_header_chain_malformed_total counter
-                ipoib_netdev_rx_ipv6_header_chain_malformed_total{interface="ib0_1_ffff",device="ib0"} 3
-                ipoib_netdev_rx_ipv6_header_chain_malformed_total{interface="ib1_1_ffff",device="ib0"} 5
-                # HELP ipoib_netdev_drops_total Dropped by ipoib_netdev, by reason.
+                # HELP ipoib_netdev_drops_total Dropped, by reason.
                 # TYPE ipoib_netdev_drops_total counter
-                ipoib_netdev_drops_total{interface="ib1_1_ffff",device="ib0",reason="no_route"} 1
+                ipoib_netdev_drops_total{device="ib0",interface="ib0_1_ffff",reason="malformed"} 3.0
+                ipoib_netdev_drops_total{device="ib0",interface="ib1_1_ffff",reason="no_route"} 1.0
+                # HELP ipoib_netdev_write_duration_seconds Writes.
+                # TYPE ipoib_netdev_write_duration_seconds histogram
+                ipoib_netdev_write_duration_seconds_bucket{interface="ib0_1_ffff",le="1.0"} 2
+                ipoib_netdev_write_duration_seconds_bucket{interface="ib0_1_ffff",le="+Inf"} 2
+                ipoib_netdev_write_duration_seconds_count{interface="ib0_1_ffff"} 2
+                ipoib_netdev_write_duration_seconds_sum{interface="ib0_1_ffff"} 0.5
                 """, e.text());
     }
 
@@ -43,7 +47,7 @@ class SourceSamplesTest {
         };
         assertFalse(SourceSamples.copy(failing, e));
         assertTrue(SourceSamples.copy(sink -> sink.sample(Metric.gauge("after", "a"), 2), e));
-        assertEquals("# HELP after a\n# TYPE after gauge\nafter 2\n", e.text());
+        assertEquals("# HELP after a\n# TYPE after gauge\nafter 2.0\n", e.text());
     }
 
     @Test
@@ -55,6 +59,6 @@ class SourceSamplesTest {
             sink.sample(Metric.gauge("g", "g", "device"), 2, "loop0");
         };
         assertFalse(SourceSamples.copy(other, e));
-        assertEquals("# HELP g g\n# TYPE g gauge\ng{port=\"1\"} 1\n", e.text());
+        assertEquals("# HELP g g\n# TYPE g gauge\ng{port=\"1\"} 1.0\n", e.text());
     }
 }

@@ -372,17 +372,27 @@ public class ConsoleIT {
         assertTrue("3 echo requests reached ib1_1_ffff: " + before + " -> " + after, after >= before + 3);
         String body = get("/metrics").body();
         for (String family : new String[] {"ipoib_link_tx_packets_total", "ipoib_neighbours{family=\"ipv4\"",
-                "ipoib_mcast_joins_total", "ipoib_host_echo_requests_sent_total", "ipoib_fabric_delivered_total",
-                "ipoib_fabric_drops_total{reason=", "ipoib_fabric_sa_", "ipoib_arp_", "ipoib_nd_",
-                "ipoib_sa_client_sent_total{device=\"loop0\",port=\"1\"}", "ipoib_sa_client_pending{"}) {
+                "ipoib_mcast_joins_total", "ipoib_host_echo_requests_sent_total", "ipoib_fabric_delivered_packets_total",
+                "ipoib_fabric_drops_total{reason=", "ipoib_fabric_sa_requests_total{attribute=\"MCMemberRecord\"",
+                "ipoib_fabric_sa_answers_total{status=\"success\"}", "ipoib_arp_", "ipoib_nd_",
+                "ipoib_sa_client_requests_total{device=\"loop0\",port=\"1\"}", "ipoib_sa_client_pending_requests{",
+                "ipoib_link_info{device=\"loop0\",gid=\"", "ipoib_link_flaps_total{interface=\"ib0_1_ffff\"}",
+                "ipoib_port_state{device=\"loop0\",port=\"1\"} 4", "ipoib_port_rate_bytes_per_second{",
+                "ipoib_ib_port_data_transmitted_bytes_total{device=\"loop0\",port=\"1\"}",
+                "ipoib_link_path_resolution_duration_seconds_bucket{interface=\"ib0_1_ffff\",le=\"0.001\"}",
+                "ipoib_mcast_join_duration_seconds_count{", "ipoib_sa_client_round_trip_duration_seconds_sum{",
+                "# TYPE jvm_memory_used_bytes gauge", "process_cpu_seconds_total"}) {
             assertTrue("metrics have " + family, body.contains(family));
+        }
+        for (String renamed : new String[] {"ipoib_fabric_sa_answers_0x", "_mcmemberrecord_", "Counter "}) {
+            assertFalse("no value baked into a name, no generated help: " + renamed, body.contains(renamed));
         }
     }
 
     private static long sample(String metrics, String series) {
         for (String line : metrics.split("\n")) {
             if (line.startsWith(series + " ")) {
-                return Long.parseLong(line.substring(series.length() + 1).strip());
+                return (long) Double.parseDouble(line.substring(series.length() + 1).strip());
             }
         }
         throw new AssertionError("no sample " + series + " in\n" + metrics);
@@ -429,7 +439,7 @@ public class ConsoleIT {
         awaitStatus("/system/console/ipoib-fabric", 200);
         String up = appliance.shell("ipoib:await all 30");
         assertTrue(up, up.contains("ib0_1_ffff UP"));
-        assertTrue(get("/metrics").body().contains("ipoib_fabric_delivered_total"));
+        assertTrue(get("/metrics").body().contains("ipoib_fabric_delivered_packets_total"));
 
         String link = bundleId("ipoib.link");
         appliance.shell("stop " + link);

@@ -52,6 +52,8 @@ public final class LinkEngine implements IpoibLink, AutoCloseable {
     private final LinkCaptures captures;
     private final RateLimiter handlerErrorLog;
     private final LinkMulticastAttachment multicast = new LinkMulticastAttachment(this);
+    /** Flaps, join and path-resolution times over the engine's life ({@code /metrics}). */
+    public final LinkHistory history;
 
     /**
      * An engine on its own control thread ({@code ipoib-link-<name>}, a virtual thread: an
@@ -70,6 +72,7 @@ public final class LinkEngine implements IpoibLink, AutoCloseable {
         this.config = config;
         this.hooks = hooks;
         this.control = control;
+        this.history = new LinkHistory(control.clock());
         this.status = new LinkStatus(config.name(), hooks);
         this.captures = new LinkCaptures(config.name(), hooks::info);
         this.handlerErrorLog = new RateLimiter(control.clock(), 10, TimeUnit.SECONDS);

@@ -109,7 +109,7 @@ public final class LinkResources {
         PKey partition = config.pkey();
         this.paths = new PathCache(destination -> port.subnetAdministrator().pathRecord(gid, destination, partition),
                 (record, sl) -> port.createAddressHandle(PathCache.vector(record, sl)),
-                () -> groups.broadcast().serviceLevel(), reaper);
+                () -> groups.broadcast().serviceLevel(), reaper, engine.history.pathResolutions);
         receiver = new ReceiveLoop(engine, engine.stats, cq, qp, region, buffers, (long) sendCount * bufferSize,
                 receiveCount, bufferSize, qpn, gid, () -> ownLid);
         receiver.start();

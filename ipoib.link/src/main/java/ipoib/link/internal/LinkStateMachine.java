@@ -178,6 +178,7 @@ final class LinkStateMachine {
         int gen = ++generation;
         int pkeyIndex = index.getAsInt();
         int pkeyValue = p.pkeyTable().get(pkeyIndex).map(PKey::value).orElse(0);
+        long joinStarted = link.history.broadcastJoins.start();
         join.join(p).whenComplete((record, failure) -> control.execute(() -> {
             if (gen != generation || closed) {
                 return;
@@ -185,6 +186,7 @@ final class LinkStateMachine {
             if (failure != null) {
                 onJoinFailed(BroadcastJoin.unwrap(failure));
             } else {
+                link.history.broadcastJoins.observeSince(joinStarted);
                 onJoined(p, pkeyIndex, pkeyValue, record);
             }
         }));
@@ -263,6 +265,7 @@ final class LinkStateMachine {
             leaveBroadcast(r);
         }
         if (wasUp) {
+            link.history.flaps.increment();
             hooks.notifyListeners(link, LinkListener.Change.DOWN);
         }
         if (retryNow && !closed) {

@@ -5,6 +5,8 @@ import ipoib.api.PathRecord;
 import ipoib.api.link.LinkPath;
 import ipoib.api.verbs.AddressHandle;
 import ipoib.api.verbs.AddressVector;
+import ipoib.runtime.Clock;
+import ipoib.runtime.DurationHistogram;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -31,6 +33,7 @@ public final class PathCache {
     private final BiFunction<PathRecord, Integer, AddressHandle> handles;
     private final IntSupplier broadcastServiceLevel;
     private final HandleReaper reaper;
+    private final DurationHistogram resolutions;
     private final Map<Key, PathEntry> entries = new HashMap<>();
     private boolean closed;
 
@@ -46,6 +49,13 @@ public final class PathCache {
      */
     PathCache(Function<Gid, CompletionStage<PathRecord>> query, BiFunction<PathRecord, Integer, AddressHandle> handles,
               IntSupplier broadcastServiceLevel, HandleReaper reaper) {
+        this(query, handles, broadcastServiceLevel, reaper, new DurationHistogram(Clock.SYSTEM, 1));
+    }
+
+    /** @param resolutions where the time from each query to the path it found is recorded */
+    PathCache(Function<Gid, CompletionStage<PathRecord>> query, BiFunction<PathRecord, Integer, AddressHandle> handles,
+              IntSupplier broadcastServiceLevel, HandleReaper reaper, DurationHistogram resolutions) {
+        this.resolutions = resolutions;
         this.query = query;
         this.handles = handles;
         this.broadcastServiceLevel = broadcastServiceLevel;
@@ -124,13 +134,19 @@ public final class PathCache {
             gen = ++entry.generation;
         }
         queries.increment();
+        long started = resolutions.start();
         CompletionStage<PathRecord> stage;
         try {
             stage = query.apply(entry.destination);
         } catch (RuntimeException e) {
             stage = CompletableFuture.failedFuture(e);
         }
-        stage.whenComplete((record, failure) -> answered(entry, gen, record, failure));
+        stage.whenComplete((record, failure) -> {
+            if (failure == null) {
+                resolutions.observeSince(started);
+            }
+            answered(entry, gen, record, failure);
+        });
     }
 
     private void answered(PathEntry entry, int gen, PathRecord record, Throwable failure) {

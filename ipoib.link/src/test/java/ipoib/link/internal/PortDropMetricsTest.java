@@ -17,11 +17,11 @@ class PortDropMetricsTest {
             List<IpoibLink> links = List.of(fabric.linkOnTheReceivingPort("ib1_1_ffff"),
                     fabric.linkOnTheReceivingPort("ib1_1_8001"));
             LinkMetrics.collect((Metric metric, long value, String... labels) -> {
-                if (metric.name().equals("ipoib_port_rx_dropped_no_receive_buffer_total")) {
+                if (metric.name().equals("ipoib_port_drops_total")) {
                     samples.add(String.join(",", labels) + "=" + value);
                 }
             }, links);
-            assertEquals(List.of("loop1,1=3"), samples);
+            assertEquals(List.of("loop1,1,no_receive_buffer=3"), samples);
         }
     }
 }

@@ -136,7 +136,11 @@ final class JoinMachine {
         // sender's SendOnlyFullMember join where the SA supports it (LinkContext.sendOnlyState).
         McMemberRecord template = LinkContext.creates(want)
                 ? JoinOrCreate.likeBroadcast(mgid, self, ctx.broadcastRecord).forMember(self, want) : null;
+        long started = ctx.joinTimes.start();
         ctx.requests.call(() -> template != null ? admin.create(template) : admin.join(mgid, self, want), (record, failure) -> {
+            if (failure == null) {
+                ctx.joinTimes.observeSince(started);
+            }
             if (e != ctx.epoch || t != g.token || !ctx.table.holds(g)) {
                 if (failure == null && e == ctx.epoch && g.held != want && g.requested != want
                         && g.wanted(ctx.sendOnlyState()) != want) {

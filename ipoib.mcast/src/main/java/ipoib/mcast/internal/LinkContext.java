@@ -12,6 +12,7 @@ import ipoib.api.sa.SubnetAdministrator;
 import ipoib.runtime.Backoff;
 import ipoib.runtime.Cancellable;
 import ipoib.runtime.ControlLoop;
+import ipoib.runtime.DurationHistogram;
 import ipoib.runtime.RateLimiter;
 import ipoib.runtime.Reporter;
 import java.util.LinkedHashMap;
@@ -29,6 +30,8 @@ import java.util.function.Supplier;
 final class LinkContext {
     final String name;
     final McastCounters counters = new McastCounters();
+    /** From a join's request to the membership, for the joins that succeeded ({@code /metrics}). */
+    final DurationHistogram joinTimes;
     final GroupTable table;
     final ControlLoop control;
     final Reporter reporter;
@@ -70,6 +73,7 @@ final class LinkContext {
         this.broadcastGid = link.broadcastGid();
         this.retryCount = retryCount;
         this.control = control;
+        this.joinTimes = new DurationHistogram(control.clock(), DurationHistogram.SA_EXCHANGE_SECONDS);
         this.reporter = reporter;
         this.settings = settings;
         this.requests = new SaRequests(control, joinTimeoutMillis, () -> closed);

@@ -1,5 +1,6 @@
 package ipoib.mcast.internal;
 
+import ipoib.api.metrics.HistogramSample;
 import ipoib.api.Mgid;
 import ipoib.api.link.IpoibLink;
 import ipoib.api.link.LinkListener;
@@ -56,6 +57,10 @@ final class LinkGroups {
 
     IpoibLink link() {
         return ctx.link;
+    }
+
+    HistogramSample joinTimes() {
+        return ctx.joinTimes.snapshot();
     }
 
     McastCounters counters() {

@@ -1,5 +1,6 @@
 package ipoib.mcast.internal;
 
+import ipoib.api.metrics.HistogramSample;
 import ipoib.api.Mgid;
 import ipoib.api.link.IpoibLink;
 import ipoib.api.link.LinkListener;
@@ -194,6 +195,11 @@ public final class MulticastComponent implements MulticastService, LinkListener 
     @Override
     public List<GroupInfo> groups(String linkName) {
         return engine.groups(linkName);
+    }
+
+    /** Seconds from each successful join's request to its membership, of one link. */
+    HistogramSample joinTimes(String linkName) {
+        return engine.joinTimes(linkName);
     }
 
     @Override

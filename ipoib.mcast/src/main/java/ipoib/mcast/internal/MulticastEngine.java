@@ -1,5 +1,6 @@
 package ipoib.mcast.internal;
 
+import ipoib.api.metrics.HistogramSample;
 import ipoib.api.Mgid;
 import ipoib.api.link.IpoibLink;
 import ipoib.api.link.LinkListener;
@@ -175,6 +176,12 @@ public final class MulticastEngine implements MulticastService, LinkListener, Au
             }
             return List.copyOf(out);
         }, CALL_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS);
+    }
+
+    /** Seconds from each successful join's request to its membership, of one link (none: empty). */
+    public HistogramSample joinTimes(String linkName) {
+        LinkGroups groups = links.get(linkName);
+        return groups == null ? HistogramSample.empty() : groups.joinTimes();
     }
 
     @Override

@@ -167,12 +167,10 @@ final class StackAdapter {
      */
     AutoCloseable publishCounters(BundleContext context, String device, Supplier<Map<String, Long>> counters) {
         String name = link.name();
-        MetricsSource source = sink -> sink.counters("ipoib_netdev", counters.get(), METRIC_LABELS, name, device);
+        MetricsSource source = sink -> NetdevMetrics.collect(sink, counters.get(), name, device);
         ServiceRegistration<?> r = context.registerService(MetricsSource.class, source, null);
         return () -> unregister(r);
     }
-
-    private static final List<String> METRIC_LABELS = List.of("interface", "device");
 
     /**
      * Calls {@code action} (which must not block: it runs on the link's control thread) each time

@@ -229,7 +229,7 @@ class ConnectedModeTest {
         CmMetrics.collect((metric, value, labels) -> metrics.put(metric.name() + List.of(labels), value), List.of(a));
         assertEquals(1L, metrics.get("ipoib_cm_connections_rejected_total[a]"), metrics.toString());
         assertEquals(1L, metrics.get("ipoib_cm_connections_established_total[a]"), metrics.toString());
-        assertEquals(1L, metrics.get("ipoib_cm_agent_received_rej_total[loop0, 1]"), metrics.toString());
+        assertEquals(1L, metrics.get("ipoib_cm_agent_messages_total[loop0, 1, received, rej]"), metrics.toString());
     }
 
     @Test

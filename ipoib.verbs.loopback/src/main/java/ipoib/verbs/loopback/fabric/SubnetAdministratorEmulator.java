@@ -702,6 +702,42 @@ public final class SubnetAdministratorEmulator implements GroupTrapSink, AutoClo
         rmpp.send(to, header, payload);
     }
 
+    /** Requests by kind, {@code "<attribute> <method>"}, as {@link SubnetManager#requestCounts}. */
+    public Map<String, Long> requestCounts() {
+        return sm.requestCounts();
+    }
+
+    /** Answers by MAD status. */
+    public Map<Integer, Long> answerCounts() {
+        Map<Integer, Long> out = new java.util.TreeMap<>();
+        statusCounts.forEach((status, n) -> out.put(status, n.sum()));
+        return out;
+    }
+
+    /** Requests dropped without an answer (the sa-drop fault). */
+    public long droppedRequests() {
+        return dropped.sum();
+    }
+
+    public long trapsReported() {
+        return trapsSent.sum();
+    }
+
+    /** Traps the trap-loss fault lost. */
+    public long trapsLost() {
+        return trapsLost.sum();
+    }
+
+    /** RMPP transfers of table answers: their counters by name, as {@code fabric:sa} shows them. */
+    public Map<String, Long> rmppStatistics() {
+        return rmpp.statistics();
+    }
+
+    /** Tasks of the SA's loop that threw. */
+    public long loopFailures() {
+        return loopFailures.count();
+    }
+
     /** Statistics: requests by kind, answers by status, drops and traps. */
     public Map<String, Long> statistics() {
         Map<String, Long> out = new java.util.LinkedHashMap<>(sm.requestCounts());
