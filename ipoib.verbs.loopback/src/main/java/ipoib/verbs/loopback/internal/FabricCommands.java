@@ -274,7 +274,21 @@ public final class FabricCommands {
     }
 
     @Descriptor("show the faults in force")
-    public String faults() {
+    public String faults(@Descriptor("[--json]") String... args) {
+        if (jsonListing("faults", args)) {
+            List<Map<String, Object>> ports = new ArrayList<>();
+            for (LoopPort p : allPorts()) {
+                Faults f = currentFaults(p);
+                ports.add(JsonText.record("port", p.toString(), "lossPercent", f.lossPercent(),
+                        "duplicatePercent", f.duplicatePercent(), "reorderPercent", f.reorderPercent(),
+                        "delayMillis", f.delayMillis(), "corruptPercent", f.corruptPercent()));
+            }
+            SaFaults s = sa.faults();
+            return JsonText.of(JsonText.record("ports", ports, "sa", JsonText.record("dropPercent", s.dropPercent(),
+                    "delayMillis", s.delayMillis(), "errorPercent", s.errorPercent(),
+                    "errorStatus", String.format("0x%04x", s.errorStatus()), "trapLossPercent", s.trapLossPercent(),
+                    "rmppLossPercent", s.rmppLossPercent())));
+        }
         StringBuilder out = new StringBuilder();
         for (LoopPort p : allPorts()) {
             out.append(p).append(": ").append(currentFaults(p)).append('\n');

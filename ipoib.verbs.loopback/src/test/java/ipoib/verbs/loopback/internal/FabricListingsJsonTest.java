@@ -103,6 +103,25 @@ class FabricListingsJsonTest {
     }
 
     @Test
+    void faultsPerPortAndOfTheSa() {
+        commands.fault("loss", "20", "loop1/1");
+        commands.fault("sa-delay", "300");
+        JsonObject json = parse(commands.faults("--json"));
+        assertEquals(Set.of("ports", "sa"), json.keySet());
+        JsonObject loop1 = json.getJsonArray("ports").stream().map(JsonValue::asJsonObject)
+                .filter(p -> p.getString("port").equals("loop1/1")).findFirst().orElseThrow();
+        assertEquals(Set.of("port", "lossPercent", "duplicatePercent", "reorderPercent", "delayMillis", "corruptPercent"),
+                loop1.keySet());
+        assertEquals(20, loop1.getInt("lossPercent"));
+        JsonObject loop0 = json.getJsonArray("ports").stream().map(JsonValue::asJsonObject)
+                .filter(p -> p.getString("port").equals("loop0/1")).findFirst().orElseThrow();
+        assertEquals(0, loop0.getInt("lossPercent"));
+        assertEquals(Set.of("dropPercent", "delayMillis", "errorPercent", "errorStatus", "trapLossPercent",
+                "rmppLossPercent"), json.getJsonObject("sa").keySet());
+        assertEquals(300, json.getJsonObject("sa").getInt("delayMillis"));
+    }
+
+    @Test
     void aListingTakesOnlyTheFlag() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> commands.hcas("x"));
         assertTrue(e.getMessage().contains("fabric:hcas: wrong arguments 'x'\nusage: fabric:hcas [--json]"), e.getMessage());
