@@ -15,8 +15,9 @@ import org.junit.Test;
 
 /**
  * The shell as an operator meets it in a terminal emulator ({@code ./ipoib} in tmux, the screen
- * read as tmux renders it): Tab completes a command and an interface name; Up recalls the last
- * command, and the history is kept in {@code ~/.ipoib/history}, readable by the user only; a
+ * read as tmux renders it): Tab completes a command and an interface name; Ctrl-C drops the line
+ * being typed; Up recalls the last command, and the history is kept in {@code ~/.ipoib/history},
+ * readable by the user only; a listing's {@code --json} is one object Python's json reads; a
  * pipeline prints its lines and no {@code true} after them; a log line that arrives while the
  * {@code g!} prompt waits is written above the prompt, which comes back with what was typed;
  * {@code ipoib:config} does not report a value as set when the component refuses it; no escape
@@ -48,13 +49,23 @@ public class ShellAtATerminalIT {
             terminal.keys("Tab");
             terminal.awaitScreen("the interface completed", KEYS,
                     s -> TmuxTerminal.lastLine(s).equals("g! ipoib:stats ib1_1_ffff"));
-            terminal.keys("C-u");
-            // Up recalls the last command entered (the line given up with Ctrl-U is not one).
+            // Ctrl-C drops the line, as bash does; the appliance goes on.
+            terminal.keys("C-c");
+            terminal.awaitScreen("Ctrl-C to drop the line", KEYS, s -> TmuxTerminal.lastLine(s).equals("g!"));
+            // Up recalls the last command entered (the dropped line is not one).
             terminal.keys("Up");
             terminal.awaitScreen("Up to recall ipoib:links", KEYS,
                     s -> TmuxTerminal.lastLine(s).equals("g! ipoib:links"));
             terminal.keys("C-u");
             terminal.command("ipoib:await all 30", TIMEOUT);
+
+            // --json: one object a real parser (Python's json) reads, the links' records in it.
+            String listing = terminal.command("ipoib:links --json", TIMEOUT);
+            int start = listing.indexOf("{\"links\"");
+            assertTrue("a JSON object:\n" + listing, start >= 0);
+            String object = listing.substring(start, listing.indexOf('\n', start));
+            assertEquals("ib0_1_ffff UP 2044\nib1_1_ffff UP 2044\n", python("import json, sys\n"
+                    + "for l in json.load(sys.stdin)['links']: print(l['name'], l['state'], l['mtu'])", object));
 
             // grep's true is a status, not output.
             String piped = terminal.command("ipoib:links | grep UP", TIMEOUT);
@@ -115,6 +126,17 @@ public class ShellAtATerminalIT {
                 files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
             }
         }
+    }
+
+    /** What {@code python3 -c program} prints for {@code input} on its stdin. */
+    private static String python(String program, String input) throws Exception {
+        Process p = new ProcessBuilder("python3", "-c", program).redirectErrorStream(true).start();
+        try (var stdin = p.getOutputStream()) {
+            stdin.write(input.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        }
+        String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        assertEquals("python3 on " + input + ": " + out, 0, p.waitFor());
+        return out;
     }
 
     private static long joinFailures(String screen) {

@@ -30,7 +30,7 @@ final class TmuxTerminal implements AutoCloseable {
     /** Starts the appliance jar, with {@code home} as its user's home and the extra JVM options, and waits for its prompt. */
     static TmuxTerminal start(File appliance, Path home, String... jvmOptions) throws IOException, InterruptedException {
         Path directory = Files.createTempDirectory("ipoib-tmux");
-        // Its own configuration: a long scrollback, and the pane kept after the appliance ends for its status.
+        // Its own configuration: a long scrollback, and the pane kept after the appliance ends.
         Path config = Files.writeString(directory.resolve("tmux.conf"),
                 "set -g history-limit 100000\nset -g remain-on-exit on\n");
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
@@ -42,7 +42,9 @@ final class TmuxTerminal implements AutoCloseable {
         TmuxTerminal terminal = new TmuxTerminal("ipoib-itest-" + ProcessHandle.current().pid(), directory);
         List<String> tmux = new ArrayList<>(List.of("-f", config.toString(), "new-session", "-d", "-s", "ipoib",
                 "-x", "200", "-y", "50", "-e", "HOME=" + home));
-        tmux.add(String.join(" ", command.stream().map(TmuxTerminal::quote).toList()));
+        // The shell tmux runs writes the appliance's exit status where the test reads it.
+        tmux.add(String.join(" ", command.stream().map(TmuxTerminal::quote).toList()) + "; echo $? > "
+                + quote(directory.resolve("status").toString()));
         terminal.tmux(tmux.toArray(String[]::new));
         terminal.awaitScreen("the g! prompt", Duration.ofSeconds(60), s -> lastLine(s).equals("g!"));
         return terminal;
@@ -122,17 +124,16 @@ final class TmuxTerminal implements AutoCloseable {
     }
 
     /** Waits for the appliance to end; returns its exit status. */
-    int awaitExit(Duration timeout) throws IOException, InterruptedException {
-        String[] status = {""};
+    int awaitExit(Duration timeout) throws IOException {
+        Path status = directory.resolve("status");
         Await.until("the appliance to end", timeout, POLL, () -> {
             try {
-                status[0] = tmux("display-message", "-p", "-t", "ipoib", "#{pane_dead} #{pane_dead_status}").strip();
-            } catch (IOException | InterruptedException e) {
-                throw new AssertionError(e);
+                return Files.exists(status) && Files.readString(status).endsWith("\n");
+            } catch (IOException e) {
+                return false;
             }
-            return status[0].startsWith("1 ");
-        }, () -> status[0] + "; the screen:\n" + screen());
-        return Integer.parseInt(status[0].substring(2));
+        }, () -> "; the screen:\n" + screen());
+        return Integer.parseInt(Files.readString(status).strip());
     }
 
     @Override

@@ -8,7 +8,8 @@ import java.util.function.Supplier;
 /**
  * What Tab offers after a command's name: the interface names for the commands that take one, and
  * the fixed words of the commands that have some (subcommands, fault kinds, log levels, modes), as
- * the README's command reference lists them. A command not in the table gets no candidates.
+ * the README's command reference lists them, and {@code --json} for the listings. A command not in
+ * the table gets no candidates.
  */
 final class ArgumentCandidates {
 
@@ -31,6 +32,11 @@ final class ArgumentCandidates {
             "ipoib:router", List.of("on", "off"),
             "ipoib:log", List.of("ERROR", "WARN", "INFO", "DEBUG", "TRACE"),
             "fabric:sa", List.of("true", "false"));
+
+    /** The listings that take --json (docs/JSON.md). */
+    private static final List<String> LISTINGS = List.of("ipoib:links", "ipoib:stats", "ipoib:paths", "ipoib:cm",
+            "ipoib:addr", "ipoib:neigh", "ipoib:mcast", "ipoib:netdev", "fabric:hcas", "fabric:groups", "fabric:stats",
+            "fabric:ports", "fabric:topology", "fabric:faults", "fabric:sa");
 
     private final Supplier<List<String>> interfaces;
 
@@ -58,6 +64,12 @@ final class ArgumentCandidates {
                 out.addAll(interfaces.get());
             }
         }
+        // A subcommand that changes something (neigh flush, netdev del, ...) prints no listing.
+        boolean changes = index == 2 && !previous.equals("list")
+                && SUBCOMMANDS.getOrDefault(name, List.of()).contains(previous);
+        if (LISTINGS.contains(name) && !changes) {
+            out.add("--json");
+        }
         return out;
     }
 
@@ -65,7 +77,8 @@ final class ArgumentCandidates {
     private static String scoped(String function) {
         for (String scope : List.of("ipoib", "fabric")) {
             String name = scope + ":" + function;
-            if (INTERFACE_FIRST.contains(name) || SUBCOMMANDS.containsKey(name) || FIRST_WORDS.containsKey(name)) {
+            if (INTERFACE_FIRST.contains(name) || SUBCOMMANDS.containsKey(name) || FIRST_WORDS.containsKey(name)
+                    || LISTINGS.contains(name)) {
                 return name;
             }
         }

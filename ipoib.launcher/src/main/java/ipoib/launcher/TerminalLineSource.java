@@ -36,8 +36,10 @@ final class TerminalLineSource implements LineSource {
     private final LineReader reader;
 
     /**
-     * The JVM's signal handling is left alone (no native signals): Ctrl-C ends the appliance as
-     * before, through the launcher's shutdown hook that removes its namespaces.
+     * The JVM's signal handling is left alone (no native signals): Ctrl-C at the prompt is a key
+     * the editor reads (the line is dropped, as bash does); while a command runs the terminal is
+     * back in its own mode and Ctrl-C is SIGINT, which ends the appliance through the launcher's
+     * shutdown hook that removes its namespaces.
      */
     TerminalLineSource(Completer completer, Path history) throws IOException {
         this.terminal = systemTerminal();

@@ -22,16 +22,17 @@ class CommandCompleterTest {
 
     @Test
     void anInterfaceCommandOffersTheInterfaces() {
-        assertEquals(List.of("ib0_1_ffff", "ib1_1_ffff"), completer.words(List.of("ipoib:links", ""), 1));
-        assertEquals(List.of("ib0_1_ffff", "ib1_1_ffff"), completer.words(List.of("links", ""), 1));
-        assertEquals(List.of(), completer.words(List.of("ipoib:links", "ib0_1_ffff", ""), 2));
+        assertEquals(List.of("ib0_1_ffff", "ib1_1_ffff", "--json"), completer.words(List.of("ipoib:links", ""), 1));
+        assertEquals(List.of("ib0_1_ffff", "ib1_1_ffff", "--json"), completer.words(List.of("links", ""), 1));
+        assertEquals(List.of("--json"), completer.words(List.of("ipoib:links", "ib0_1_ffff", ""), 2));
     }
 
     @Test
     void subcommandsComeFirstThenTheInterfaceAfterThem() {
-        assertEquals(List.of("list", "flush", "add", "del", "ib0_1_ffff", "ib1_1_ffff"),
+        assertEquals(List.of("list", "flush", "add", "del", "ib0_1_ffff", "ib1_1_ffff", "--json"),
                 completer.words(List.of("ipoib:neigh", ""), 1));
         assertEquals(List.of("ib0_1_ffff", "ib1_1_ffff"), completer.words(List.of("ipoib:neigh", "flush", ""), 2));
+        assertEquals(List.of("ib0_1_ffff", "ib1_1_ffff", "--json"), completer.words(List.of("ipoib:neigh", "list", ""), 2));
     }
 
     @Test
@@ -39,6 +40,11 @@ class CommandCompleterTest {
         assertTrue(completer.words(List.of("fabric:fault", "lo"), 1).containsAll(List.of("loss", "sa-rmpp-loss")));
         assertEquals(List.of("ERROR", "WARN", "INFO", "DEBUG", "TRACE"),
                 completer.words(List.of("ipoib:log", "framework", ""), 2));
+    }
+
+    @Test
+    void aFabricListingOffersTheJsonFlag() {
+        assertEquals(List.of("--json"), completer.words(List.of("fabric:ports", "--j"), 1));
     }
 
     @Test
