@@ -35,7 +35,7 @@ final class ArgumentCandidates {
 
     /** The listings that take --json (docs/JSON.md). */
     private static final List<String> LISTINGS = List.of("ipoib:links", "ipoib:stats", "ipoib:paths", "ipoib:cm",
-            "ipoib:addr", "ipoib:neigh", "ipoib:mcast", "ipoib:netdev", "fabric:hcas", "fabric:groups", "fabric:stats",
+            "ipoib:providers", "ipoib:addr", "ipoib:neigh", "ipoib:mcast", "ipoib:netdev", "fabric:hcas", "fabric:groups", "fabric:stats",
             "fabric:ports", "fabric:topology", "fabric:faults", "fabric:sa");
 
     private final Supplier<List<String>> interfaces;

@@ -100,6 +100,22 @@ class LinkListingsJsonTest {
     }
 
     @Test
+    void providersWithTheirDevicesAndPorts() {
+        JsonObject json = parse(ProviderCommands.json(List.of(fixture.subnet)));
+        JsonObject loopback = json.getJsonArray("providers").getJsonObject(0);
+        assertEquals(Set.of("name", "available", "reason", "devices"), loopback.keySet());
+        assertTrue(loopback.getBoolean("available"));
+        JsonObject loop0 = loopback.getJsonArray("devices").getJsonObject(0);
+        assertEquals("loop0", loop0.getString("name"));
+        JsonObject port = loop0.getJsonArray("ports").getJsonObject(0);
+        assertEquals(Set.of("port", "state", "lid", "mtu", "pkeys"), port.keySet());
+        assertEquals(1, port.getInt("port"));
+        assertEquals(2048, port.getInt("mtu"));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> new ProviderCommands().providers("x"));
+        assertTrue(e.getMessage().contains("usage: ipoib:providers [--json]"), e.getMessage());
+    }
+
+    @Test
     void pathsStatsAndConnectionsAsRecords() throws Exception {
         a = up("a", "loop0", true);
         b = up("b", "loop1", true);
