@@ -28,6 +28,8 @@ import org.osgi.service.component.annotations.Reference;
  * This console executes each line from its own thread, outside any job, so each command is a
  * top-level job that Gogo forgets when it is done: memory stays flat however long it is used.
  * gogo.shell still provides its commands (started with {@code gosh.args=--nointeractive}).
+ * The lines come from JLine's line editor at a terminal ({@link TerminalLineSource}: completion,
+ * history), else as they arrive ({@link PlainLineSource}).
  */
 @Component(immediate = true, service = {})
 public final class InteractiveConsole {
