@@ -35,8 +35,9 @@ final class ArgumentCandidates {
 
     /** The listings that take --json (docs/JSON.md). */
     private static final List<String> LISTINGS = List.of("ipoib:links", "ipoib:stats", "ipoib:paths", "ipoib:cm",
-            "ipoib:providers", "ipoib:addr", "ipoib:neigh", "ipoib:mcast", "ipoib:netdev", "fabric:hcas", "fabric:groups", "fabric:stats",
-            "fabric:ports", "fabric:topology", "fabric:faults", "fabric:sa");
+            "ipoib:providers", "ipoib:addr", "ipoib:neigh", "ipoib:mcast", "ipoib:netdev", "ipoib:events",
+            "fabric:hcas", "fabric:groups", "fabric:stats", "fabric:ports", "fabric:topology", "fabric:faults",
+            "fabric:sa");
 
     private final Supplier<List<String>> interfaces;
 
