@@ -93,12 +93,16 @@ public class ShellAtATerminalIT {
             terminal.command("fabric:fault sa-delay 1500", TIMEOUT);
             terminal.command("fabric:down loop1/1", TIMEOUT);
             terminal.command("fabric:up loop1/1", TIMEOUT);
+            // From the prompt on (before it, keys typed ahead while a command ran are echoed by the
+            // terminal itself, as with any shell, and a log line may follow them).
+            int prompt = terminal.screen().split("\n").length - 1;
             String partial = "echo typed-before-the-log";
             terminal.type(partial);
             long before = joinFailures(terminal.screen());
             String screen = terminal.awaitScreen("a log line after the typing", TIMEOUT,
                     s -> joinFailures(s) > before && TmuxTerminal.lastLine(s).equals("g! " + partial));
-            for (String line : screen.split("\n")) {
+            String[] lines = screen.split("\n");
+            for (String line : java.util.Arrays.copyOfRange(lines, prompt, lines.length)) {
                 Matcher log = LOG_LINE.matcher(line);
                 if (log.find()) {
                     assertEquals("each log line starts a line of its own:\n" + screen, 0, log.start());
