@@ -5,28 +5,39 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
 
 /**
  * The appliance jar run as a user runs {@code ./ipoib} at a terminal: its stdin, stdout and
- * stderr are a pseudo-terminal (util-linux {@code script} allocates it; the terminal's echo is
- * turned off so that only the appliance's output is read back). Commands are typed as lines;
- * output is read continuously and waited on by condition, never by sleeping.
+ * stderr are a pseudo-terminal (util-linux {@code script} allocates it, an xterm of 200 columns,
+ * its own echo off), so the console's line editor reads the lines and echoes them. Commands are
+ * typed as lines; output is read continuously, the line editor's escape codes taken out, and
+ * waited on by condition, never by sleeping. What the screen shows is {@link TmuxTerminal}'s.
  */
 final class ApplianceTerminal implements AutoCloseable {
+
+    /** CSI and OSC sequences and ESC with one character (keypad modes): the line editor's, not text. */
+    private static final Pattern ESCAPES = Pattern.compile("\u001b\\[[0-9;?]*[ -/]*[@-~]|\u001b\\][^\u0007]*\u0007|\u001b[()][0-9A-Za-z]|\u001b[=>]");
 
     private final Process process;
     private final StringBuilder output = new StringBuilder();
     private final OutputStream keyboard;
     private int markers;
 
-    private ApplianceTerminal(Process process) {
+    /** The appliance user's home (its console password, its history): the test's own. */
+    private final Path home;
+
+    private ApplianceTerminal(Process process, Path home) {
         this.process = process;
+        this.home = home;
         this.keyboard = process.getOutputStream();
         Thread reader = new Thread(() -> drain(process.getInputStream()), "appliance-terminal-reader");
         reader.setDaemon(true);
@@ -36,17 +47,21 @@ final class ApplianceTerminal implements AutoCloseable {
     /** Starts the appliance jar on a terminal with the extra JVM options and waits for its first prompt. */
     static ApplianceTerminal start(File appliance, String... jvmOptions) throws IOException {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        StringBuilder command = new StringBuilder("stty -echo; exec ").append(quote(java));
+        Path home = Files.createTempDirectory("ipoib-terminal-home");
+        StringBuilder command = new StringBuilder("stty -echo cols 200 rows 50; exec ").append(quote(java));
         for (String option : ApplianceJvm.options()) {
             command.append(' ').append(quote(option));
         }
+        command.append(' ').append(quote("-Duser.home=" + home));
         for (String option : jvmOptions) {
             command.append(' ').append(quote(option));
         }
         command.append(" -jar ").append(quote(appliance.getPath()));
-        Process process = new ProcessBuilder(List.of("script", "-qfec", command.toString(), "/dev/null"))
-                .redirectErrorStream(true).start();
-        ApplianceTerminal terminal = new ApplianceTerminal(process);
+        ProcessBuilder builder = new ProcessBuilder(List.of("script", "-qfec", command.toString(), "/dev/null"))
+                .redirectErrorStream(true);
+        builder.environment().put("TERM", "xterm-256color");
+        Process process = builder.start();
+        ApplianceTerminal terminal = new ApplianceTerminal(process, home);
         terminal.awaitOutput("g! ", Duration.ofSeconds(60));
         return terminal;
     }
@@ -61,13 +76,27 @@ final class ApplianceTerminal implements AutoCloseable {
             int n;
             while ((n = in.read(buffer)) > 0) {
                 synchronized (output) {
-                    output.append(new String(buffer, 0, n, StandardCharsets.UTF_8).replace("\r", ""));
+                    output.append(withoutEscapes(new String(buffer, 0, n, StandardCharsets.UTF_8)).replace("\r", ""));
                     output.notifyAll();
                 }
             }
         } catch (IOException e) {
             // The process ended.
         }
+    }
+
+    /** An escape code cut at the end of the last read, kept for the next. */
+    private String pending = "";
+
+    private String withoutEscapes(String read) {
+        String text = pending + read;
+        int esc = text.lastIndexOf('\u001b');
+        pending = "";
+        if (esc >= 0 && text.length() - esc < 32 && !ESCAPES.matcher(text.substring(esc)).lookingAt()) {
+            pending = text.substring(esc);
+            text = text.substring(0, esc);
+        }
+        return ESCAPES.matcher(text).replaceAll("");
     }
 
     /** Everything the appliance wrote so far (stdout and stderr). */
@@ -113,14 +142,15 @@ final class ApplianceTerminal implements AutoCloseable {
     }
 
     /**
-     * Types a command and waits until it has finished: a marker echoed after it appears. Returns
-     * what the command printed (its prompt line stripped).
+     * Types a command and waits until it has finished: a marker echoed after it appears on a line
+     * of its own (not the line editor's echo of the {@code echo} command). Returns what the
+     * command printed, after its echoed line with the prompt stripped.
      */
     String command(String command, Duration timeout) throws IOException {
         int from = output().length();
         String marker = "@@done-" + (++markers);
         type(command + "\necho " + marker + "\n");
-        int end = awaitOutput(marker + "\n", from, timeout);
+        int end = awaitOutput("\n" + marker + "\n", from, timeout);
         String text = output().substring(from, end - marker.length() - 1);
         return text.replace("g! ", "");
     }
@@ -145,5 +175,10 @@ final class ApplianceTerminal implements AutoCloseable {
         List<ProcessHandle> all = new ArrayList<>(process.toHandle().descendants().toList());
         all.forEach(ProcessHandle::destroyForcibly);
         process.destroyForcibly();
+        try (var files = Files.walk(home)) {
+            files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        } catch (IOException e) {
+            // A temporary directory: left for the system to clean.
+        }
     }
 }

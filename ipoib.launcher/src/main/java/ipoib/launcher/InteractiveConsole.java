@@ -1,6 +1,5 @@
 package ipoib.launcher;
 
-import java.io.ByteArrayOutputStream;
 import java.io.FileDescriptor;
 import java.io.FileInputStream;
 import java.io.FileOutputStream;
@@ -29,6 +28,8 @@ import org.osgi.service.component.annotations.Reference;
  * This console executes each line from its own thread, outside any job, so each command is a
  * top-level job that Gogo forgets when it is done: memory stays flat however long it is used.
  * gogo.shell still provides its commands (started with {@code gosh.args=--nointeractive}).
+ * The lines come from JLine's line editor at a terminal ({@link TerminalLineSource}: completion,
+ * history), else as they arrive ({@link PlainLineSource}).
  */
 @Component(immediate = true, service = {})
 public final class InteractiveConsole {
@@ -48,6 +49,7 @@ public final class InteractiveConsole {
     private final BundleContext context;
     private final AfterStartup gate;
     private static final String THREAD = "ipoib-console";
+    static final String PROMPT = "g! ";
 
     @Activate
     public InteractiveConsole(BundleContext context, @Reference CommandProcessor processor) {
@@ -98,10 +100,12 @@ public final class InteractiveConsole {
             }
             ApplianceSession.prepare(session, context);
             out.println("ipoib appliance: Gogo shell; 'help' lists the commands, 'exit 0' or Ctrl-D leaves");
-            String line;
-            while (status == null && (line = readLine(in, out)) != null) {
-                if (!line.isBlank()) {
-                    status = execute(session, line, out);
+            try (LineSource lines = lineSource(session, in, out, err)) {
+                String line;
+                while (status == null && (line = lines.readLine()) != null) {
+                    if (!line.isBlank()) {
+                        status = execute(session, line, out);
+                    }
                 }
             }
         } catch (IOException e) {
@@ -132,23 +136,19 @@ public final class InteractiveConsole {
         return null;
     }
 
-    /** The next line after a prompt, or null at the end of input (Ctrl-D on a terminal). */
-    private static String readLine(InputStream in, PrintStream out) throws IOException {
-        PromptLine.prompt(out, "g! ");
-        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-        while (true) {
-            int c = in.read();
-            if (c == -1 || (c == 4 && bytes.size() == 0)) {
-                PromptLine.answered();
-                out.println();
-                return bytes.size() == 0 ? null : bytes.toString(StandardCharsets.UTF_8);
+    /**
+     * The line editor at a terminal; plain lines from a pipe, a dumb terminal, or when the editor
+     * (JLine, an optional import) is missing or cannot take the terminal.
+     */
+    private LineSource lineSource(CommandSession session, InputStream in, PrintStream out, PrintStream err) {
+        if (TerminalLineSource.usable()) {
+            try {
+                return TerminalLineSource.open(session, context);
+            } catch (IOException | LinkageError | RuntimeException e) {
+                err.println("ipoib: no line editing at this terminal (" + e + "); reading plain lines");
             }
-            if (c == '\n') {
-                PromptLine.answered();
-                return bytes.toString(StandardCharsets.UTF_8).replace("\r", "");
-            }
-            bytes.write(c);
         }
+        return new PlainLineSource(in, out);
     }
 
     /**

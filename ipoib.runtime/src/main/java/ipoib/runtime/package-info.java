@@ -15,6 +15,7 @@
  * declared once.</li>
  * <li>{@link ipoib.runtime.CaptureFiles}: the capture directory, and capture files created there
  * new and never through a symbolic link.</li>
+ * <li>{@link ipoib.runtime.JsonText}: the JSON the shell's listings print with {@code --json}.</li>
  * </ul>
  */
 package ipoib.runtime;

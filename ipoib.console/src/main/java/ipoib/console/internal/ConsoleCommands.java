@@ -1,7 +1,10 @@
 package ipoib.console.internal;
 
+import ipoib.runtime.JsonText;
 import java.io.PrintStream;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.apache.felix.service.command.Descriptor;
 import org.osgi.service.component.annotations.Activate;
@@ -15,7 +18,7 @@ import org.osgi.service.component.annotations.Reference;
         "osgi.command.function=config"})
 public final class ConsoleCommands {
 
-    static final String EVENTS_USAGE = "ipoib:events [-f [seconds]]";
+    static final String EVENTS_USAGE = "ipoib:events [-f [seconds]] | ipoib:events --json";
 
     private final EventRing ring;
     private final ConfigKnobs knobs;
@@ -28,7 +31,15 @@ public final class ConsoleCommands {
 
     @Descriptor("show the last events (link up/down with reason, neighbours, groups, providers); -f follows new "
             + "events until interrupted (Ctrl-C) or for the given seconds")
-    public String events(@Descriptor("[-f [seconds]]") String... args) throws InterruptedException {
+    public String events(@Descriptor("[-f [seconds]] | --json") String... args) throws InterruptedException {
+        if (args.length == 1 && args[0].equals(JsonText.FLAG)) {
+            List<Map<String, Object>> events = new ArrayList<>();
+            for (EventRing.Entry e : ring.since(0)) {
+                events.add(JsonText.record("sequence", e.sequence(), "time", e.time(), "topic", e.topic(),
+                        "properties", e.properties()));
+            }
+            return JsonText.of(JsonText.record("events", events, "overwritten", ring.overwritten()));
+        }
         boolean follow = false;
         long seconds = Long.MAX_VALUE;
         if (args.length > 0) {

@@ -9,6 +9,7 @@ import ipoib.api.host.InterfaceAddresses;
 import ipoib.api.link.IpoibLink;
 import ipoib.api.link.LinkState;
 import ipoib.api.resolve.AddressBits;
+import ipoib.runtime.JsonText;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.util.ArrayList;
@@ -16,6 +17,7 @@ import java.util.Dictionary;
 import java.util.Hashtable;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.apache.felix.service.command.Descriptor;
 import org.osgi.framework.InvalidSyntaxException;
@@ -31,7 +33,7 @@ import org.osgi.service.component.annotations.Reference;
  */
 @Component(service = AddrCommand.class, property = {"osgi.command.scope=ipoib", "osgi.command.function=addr"})
 public final class AddrCommand {
-    static final String USAGE = "ipoib:addr [list] [interface]\n"
+    static final String USAGE = "ipoib:addr [list] [interface] [--json]\n"
             + "       ipoib:addr add <interface> <address>/<prefix length>\n"
             + "       ipoib:addr del <interface> <address>\n"
             + "       ipoib:addr await [seconds, default 10]";
@@ -51,9 +53,14 @@ public final class AddrCommand {
 
     @Descriptor("list, add or delete interface addresses (IPv4 and IPv6), or wait until none is TENTATIVE")
     public String addr(@Descriptor("[list] [interface] | add <interface> <address/prefix> | del <interface> <address> "
-                       + "| await [seconds]") String... args)
+                       + "| await [seconds]; --json: the list as JSON") String... options)
             throws IOException, InvalidSyntaxException, InterruptedException {
+        boolean json = JsonText.wanted(options);
+        String[] args = JsonText.withoutFlag(options);
         String sub = args.length == 0 ? "list" : args[0];
+        if (json && (sub.equals("await") || sub.equals("add") || sub.equals("del") || sub.equals("delete"))) {
+            throw usage(USAGE, JsonText.FLAG + " goes with the list only");
+        }
         switch (sub) {
             case "await" -> {
                 atMost(args, 2);
@@ -74,11 +81,11 @@ public final class AddrCommand {
             }
             case "list" -> {
                 atMost(args, 2);
-                return list(args.length == 2 ? args[1] : null);
+                return json ? listJson(args.length == 2 ? args[1] : null) : list(args.length == 2 ? args[1] : null);
             }
             default -> {
                 if (args.length == 1 && !sub.startsWith("-")) {
-                    return list(sub);
+                    return json ? listJson(sub) : list(sub);
                 }
                 throw usage(USAGE, "unknown subcommand '" + sub + "'");
             }
@@ -114,15 +121,34 @@ public final class AddrCommand {
         }
     }
 
-    private String list(String only) {
+    /** {@code ipoib:addr --json}: {"addresses": [...]}, by interface, as the list. */
+    private String listJson(String only) {
+        List<Map<String, Object>> records = new ArrayList<>();
+        for (String name : listed(only)) {
+            for (InterfaceAddress a : addresses.addresses(name)) {
+                records.add(JsonText.record("interface", name, "family", a.ipv6() ? "inet6" : "inet",
+                        "address", AddressBits.text(a.address()), "prefixLength", a.prefixLength(), "state", a.state(),
+                        "origin", a.origin().name().toLowerCase(Locale.ROOT).replace('_', '-'),
+                        "validUntil", a.validUntil()));
+            }
+        }
+        return JsonText.of(JsonText.record("addresses", records));
+    }
+
+    /** The interfaces and the names addresses are configured for, sorted; {@code only} alone when given. */
+    private List<String> listed(String only) {
         if (only != null && context.link(only) == null && addresses.addresses(only).isEmpty()) {
             throw usage(USAGE, "no interface '" + only + "' (interfaces: " + context.knownLinks() + ")");
         }
         List<String> names = new ArrayList<>();
         context.links.forEach(l -> names.add(l.name()));
         addresses.addresses(null).forEach(a -> names.add(a.link()));
+        return names.stream().distinct().sorted().filter(n -> only == null || only.equals(n)).toList();
+    }
+
+    private String list(String only) {
         StringBuilder out = new StringBuilder();
-        names.stream().distinct().sorted().filter(n -> only == null || only.equals(n)).forEach(name -> {
+        listed(only).forEach(name -> {
             IpoibLink l = context.link(name);
             out.append(name).append(l == null ? " (no such interface)" : " (" + l.state() + ")").append('\n');
             for (InterfaceAddress a : addresses.addresses(name)) {

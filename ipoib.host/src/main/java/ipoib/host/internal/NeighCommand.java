@@ -6,6 +6,7 @@ import ipoib.api.LinkAddress;
 import ipoib.api.resolve.AddressBits;
 import ipoib.api.resolve.NeighbourEntry;
 import ipoib.api.resolve.NeighbourResolver;
+import ipoib.runtime.JsonText;
 import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.time.Duration;
@@ -22,7 +23,7 @@ import org.osgi.service.component.annotations.Reference;
 /** {@code ipoib:neigh}: the neighbour tables of ARP and ND (list, flush, permanent entries). */
 @Component(service = NeighCommand.class, property = {"osgi.command.scope=ipoib", "osgi.command.function=neigh"})
 public final class NeighCommand {
-    static final String USAGE = "ipoib:neigh [list] [interface]\n"
+    static final String USAGE = "ipoib:neigh [list] [interface] [--json]\n"
             + "       ipoib:neigh flush [interface]\n"
             + "       ipoib:neigh add <interface> <address> <link-layer address>\n"
             + "       ipoib:neigh del <interface> <address>";
@@ -37,12 +38,18 @@ public final class NeighCommand {
     @Descriptor("show, flush, add or delete neighbour entries (ARP and ND): address, link-layer address, LID, SL, "
             + "state, age, queued frames")
     public String neigh(@Descriptor("[list] [interface] | flush [interface] | add <interface> <address> <lladdr> | "
-            + "del <interface> <address>") String... args) {
+            + "del <interface> <address>; --json: the list as JSON") String... options) {
+        boolean json = JsonText.wanted(options);
+        String[] args = JsonText.withoutFlag(options);
         String sub = args.length == 0 ? "list" : args[0];
+        if (json && List.of("flush", "add", "del", "delete").contains(sub)) {
+            throw usage(USAGE, JsonText.FLAG + " goes with the list only");
+        }
         return switch (sub) {
             case "list", "show" -> {
                 atMost(args, 2);
-                yield list(args.length == 2 ? context.requireLink(args[1], USAGE).name() : null);
+                String only = args.length == 2 ? context.requireLink(args[1], USAGE).name() : null;
+                yield json ? listJson(only) : list(only);
             }
             case "flush" -> {
                 atMost(args, 2);
@@ -62,7 +69,8 @@ public final class NeighCommand {
             }
             default -> {
                 if (args.length == 1) {
-                    yield list(context.requireLink(sub, USAGE).name());
+                    String only = context.requireLink(sub, USAGE).name();
+                    yield json ? listJson(only) : list(only);
                 }
                 throw usage(USAGE, "unknown subcommand '" + sub + "'");
             }
@@ -112,13 +120,32 @@ public final class NeighCommand {
         return "deleted " + AddressBits.text(a) + " on " + name;
     }
 
-    private String list(String only) {
+    /** The entries of both families, by interface, IPv4 first, by address. */
+    private List<NeighbourEntry> entries(String only) {
         List<NeighbourEntry> entries = new ArrayList<>();
         for (Map.Entry<NeighbourResolver, String> e : context.resolvers) {
             entries.addAll(e.getKey().neighbours(only));
         }
         entries.sort(Comparator.comparing(NeighbourEntry::link).thenComparing(e -> e.address() instanceof Inet6Address)
                 .thenComparing(e -> AddressBits.text(e.address())));
+        return entries;
+    }
+
+    /** {@code ipoib:neigh --json}: {"neighbours": [...]}, the columns of the table. */
+    private String listJson(String only) {
+        List<Map<String, Object>> records = new ArrayList<>();
+        for (NeighbourEntry e : entries(only)) {
+            records.add(JsonText.record("address", AddressBits.text(e.address()), "interface", e.link(),
+                    "linkAddress", e.linkAddress(), "lid", e.lid(),
+                    "serviceLevel", e.serviceLevel() < 0 ? null : e.serviceLevel(), "state", e.state(),
+                    "ageMillis", e.age().toMillis(), "queued", e.queuedFrames(), "connected", "up".equals(connection(e)),
+                    "permanent", e.permanent()));
+        }
+        return JsonText.of(JsonText.record("neighbours", records));
+    }
+
+    private String list(String only) {
+        List<NeighbourEntry> entries = entries(only);
         if (entries.isEmpty()) {
             return "no neighbour entries" + (only == null ? "" : " on " + only);
         }

@@ -2,7 +2,9 @@ package ipoib.mcast.internal;
 
 import ipoib.api.mcast.GroupInfo;
 import ipoib.api.mcast.MulticastService;
+import ipoib.runtime.JsonText;
 import java.net.InetAddress;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletionStage;
@@ -34,8 +36,10 @@ public final class MulticastCommands {
 
     @Descriptor("list the multicast groups of every interface, or of one: MGID, IP group, MLID, join state, "
             + "why the port is in the group, listeners, queued frames, join state machine; router mode; counters")
-    public String mcast(@Descriptor("[interface]") String... args) {
-        String usage = "ipoib:mcast [interface]";
+    public String mcast(@Descriptor("[interface] [--json]") String... options) {
+        String usage = "ipoib:mcast [interface] [--json]";
+        boolean json = JsonText.wanted(options);
+        String[] args = JsonText.withoutFlag(options);
         if (args.length > 1) {
             throw usage(usage, "expected at most one interface name");
         }
@@ -45,6 +49,9 @@ public final class MulticastCommands {
             groups = multicast.groups(link);
         } catch (IllegalArgumentException e) {
             throw usage(usage, e.getMessage());
+        }
+        if (json) {
+            return json(link, groups);
         }
         StringBuilder out = new StringBuilder();
         String current = null;
@@ -71,6 +78,26 @@ public final class MulticastCommands {
             }
         }
         return out.length() == 0 ? "no multicast groups (no interface is UP)" : out.toString();
+    }
+
+    /**
+     * {@code ipoib:mcast --json}: {"groups": [...], "interfaces": [name, routerMode, counters]}, the
+     * fields of the text listing, every counter.
+     */
+    private String json(String link, List<GroupInfo> groups) {
+        List<Map<String, Object>> records = new ArrayList<>();
+        for (GroupInfo g : groups) {
+            records.add(JsonText.record("interface", g.link(), "mgid", g.mgid(),
+                    "ipGroup", g.group() == null ? null : Destination.text(g.group()), "mlid", g.mlid(),
+                    "joinState", g.joinState(), "origin", g.origin(), "listeners", g.listeners(),
+                    "queued", g.queuedFrames(), "state", g.state()));
+        }
+        List<Map<String, Object>> interfaces = new ArrayList<>();
+        for (String name : link != null ? List.of(link) : linksOf(groups)) {
+            interfaces.add(JsonText.record("name", name, "routerMode", multicast.isRouterMode(name),
+                    "counters", multicast.counters(name)));
+        }
+        return JsonText.of(JsonText.record("groups", records, "interfaces", interfaces));
     }
 
     private static List<String> linksOf(List<GroupInfo> groups) {

@@ -1,7 +1,9 @@
 package ipoib.netdev.internal;
 
 import ipoib.api.link.IpoibLink;
+import ipoib.runtime.JsonText;
 import java.io.IOException;
+import java.net.InetAddress;
 import java.util.ArrayList;
 import java.util.Dictionary;
 import java.util.Hashtable;
@@ -27,7 +29,7 @@ import org.osgi.service.component.annotations.ReferencePolicy;
         "osgi.command.scope=ipoib",
         "osgi.command.function=netdev"})
 public final class NetdevCommands {
-    static final String USAGE = "ipoib:netdev [list]\n"
+    static final String USAGE = "ipoib:netdev [list] [--json]\n"
             + "       ipoib:netdev add <interface> [netns <name>] [dev <device>] [offload on|off] [<address>/<prefix> ...]\n"
             + "       ipoib:netdev del <interface>\n"
             + "       ipoib:netdev await [seconds]\n"
@@ -55,12 +57,17 @@ public final class NetdevCommands {
             + "cleanup (namespaces a killed appliance left)")
     public String netdev(@Descriptor("[list] | add <interface> [netns <name>] [dev <device>] [offload on|off] "
             + "[address/prefix ...] "
-            + "| del <interface> | cleanup") String... args) throws Exception {
+            + "| del <interface> | cleanup; --json: the list as JSON") String... options) throws Exception {
+        boolean json = JsonText.wanted(options);
+        String[] args = JsonText.withoutFlag(options);
         if (args.length == 0 || args[0].equals("list")) {
             if (args.length > 1) {
                 throw usage("list takes no arguments");
             }
-            return list();
+            return json ? listJson() : list();
+        }
+        if (json) {
+            throw usage(JsonText.FLAG + " goes with the list only");
         }
         return switch (args[0]) {
             case "add" -> add(args);
@@ -101,6 +108,35 @@ public final class NetdevCommands {
             out.append(String.format("reconciliation failures: %d (each logged, at most one a minute)%n", syncFailures));
         }
         return out.toString();
+    }
+
+    /**
+     * {@code ipoib:netdev --json}: {"devices": [...], "parked": [...], "reconciliationFailures": n},
+     * the fields of the text listing, every counter.
+     */
+    private static String listJson() {
+        List<Map<String, Object>> devices = new ArrayList<>();
+        for (NetdevComponent c : Registry.all()) {
+            NetDevice d = c.device();
+            devices.add(deviceRecord(c.link(), d.device(), d.netns(), d.mtu(), c.stack().up(), d.bridge().offload(),
+                    d.kernelAddresses(), d.bridge().membership().groups().stream().map(InetAddress::getHostAddress).toList(),
+                    d.counters(), d.lastError()));
+        }
+        List<Map<String, Object>> parked = new ArrayList<>();
+        for (ParkedDevices.Parked p : ParkedDevices.all().values()) {
+            parked.add(JsonText.record("interface", p.link(), "device", p.device(),
+                    "netns", p.netns().isEmpty() ? null : p.netns()));
+        }
+        return JsonText.of(JsonText.record("devices", devices, "parked", parked,
+                "reconciliationFailures", Registry.syncFailures()));
+    }
+
+    /** One device of {@code ipoib:netdev --json}; a device in the appliance's own namespace has netns null. */
+    static Map<String, Object> deviceRecord(String link, String device, String netns, int mtu, boolean up,
+                                            boolean offload, List<?> addresses, List<String> groups,
+                                            Map<String, Long> counters, Object error) {
+        return JsonText.record("interface", link, "device", device, "netns", netns, "mtu", mtu, "up", up,
+                "offload", offload, "addresses", addresses, "groups", groups, "counters", counters, "error", error);
     }
 
     private static void describe(NetdevComponent c, StringBuilder out) {

@@ -4,6 +4,8 @@ import ipoib.api.Gid;
 import ipoib.api.verbs.RcQueuePair;
 import ipoib.cm.CmConnection;
 import ipoib.link.internal.PathEntry;
+import ipoib.runtime.JsonText;
+import java.util.Map;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
@@ -78,6 +80,18 @@ public final class CmLinkConnection {
         this.peerGid = peerGid;
         this.createdNanos = now;
         this.lastUsedNanos = now;
+    }
+
+    /** The fields of {@link #describe} for {@code ipoib:cm --json}; setupMillis null until established. */
+    public Map<String, Object> record(long now) {
+        return JsonText.record("direction", active ? "tx" : "rx", "state", state,
+                "peerQpn", String.format("0x%06x", peerUdQpn), "peerLid", peerLid, "peerGid", peerGid,
+                "localRcQpn", String.format("0x%06x", localQpn), "remoteRcQpn", String.format("0x%06x", remoteQpn),
+                "sendPsn", String.format("0x%06x", sendPsn), "receivePsn", String.format("0x%06x", receivePsn),
+                "mtu", Math.max(0, sendLimit - 4), "idleSeconds", (now - lastUsedNanos) / 1_000_000_000L,
+                "txPackets", txPackets.sum(), "txBytes", txBytes.sum(), "rxPackets", rxPackets.sum(),
+                "rxBytes", rxBytes.sum(), "errors", txErrors.sum(), "setupMillis", setupNanos >= 0 ? setupNanos / 1e6 : null,
+                "why", why);
     }
 
     /** One line of {@code ipoib:cm}, as Linux's debug files list a connection. */

@@ -6,6 +6,8 @@ import ipoib.api.link.IpoibLink;
 import ipoib.link.internal.LinkEngine;
 import ipoib.link.internal.cm.CmLinkConnection;
 import ipoib.link.internal.cm.ConnectedMode;
+import ipoib.runtime.JsonText;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
@@ -38,6 +40,42 @@ public final class CmCommand {
             throw usage("ipoib:cm [interface]", names.length == 1 ? "no interface '" + names[0] + "'" : "no interfaces");
         }
         return out.toString();
+    }
+
+    /**
+     * {@code ipoib:cm --json}: {"cm": [per interface: name, mode, and in connected mode serviceId,
+     * its set-up counters, connections [...] and the port CM agent's counters]}.
+     */
+    static String cmJson(List<IpoibLink> links, String... names) {
+        if (names.length > 1) {
+            throw usage("ipoib:cm [interface] [--json]", "expected at most one interface name");
+        }
+        List<Map<String, Object>> records = new ArrayList<>();
+        for (IpoibLink link : links) {
+            if (names.length == 1 && !link.name().equals(names[0])) {
+                continue;
+            }
+            Map<String, Object> record = JsonText.record("name", link.name(), "mode", null);
+            if (link instanceof LinkEngine engine) {
+                record.put("mode", engine.mode());
+                ConnectedMode cm = engine.connectedMode();
+                if (cm != null) {
+                    long now = engine.control().clock().nanoTime();
+                    record.putAll(JsonText.record("serviceId", String.format("0x%016x", cm.serviceId()),
+                            "established", cm.established.sum(), "rejected", cm.rejected.sum(),
+                            "failures", cm.failures.sum(), "reaped", cm.reaped.sum(),
+                            "sentOverUdWhileFailed", cm.sentOverUd.sum(), "icmpTooBig", cm.tooBigNotices.sum(),
+                            "connections", cm.connections().stream().map(c -> c.record(now)).toList(),
+                            "portCm", cm.agentCounters()));
+                }
+            }
+            records.add(record);
+        }
+        if (records.isEmpty()) {
+            throw usage("ipoib:cm [interface] [--json]",
+                    names.length == 1 ? "no interface '" + names[0] + "'" : "no interfaces");
+        }
+        return JsonText.of(JsonText.record("cm", records));
     }
 
     public static String describe(LinkEngine engine) {

@@ -4,6 +4,7 @@ import ipoib.api.link.IpoibLink;
 import ipoib.api.resolve.NeighbourResolver;
 import ipoib.link.internal.LinkRules;
 import ipoib.runtime.CaptureFiles;
+import ipoib.runtime.JsonText;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -82,18 +83,18 @@ public final class LinkCommands {
     }
 
     @Descriptor("list the IPoIB interfaces (or one): state and reason, HCA/port, P_Key, QPN, GID, link address, MTU, Q_Key, broadcast-GID, provider")
-    public String links(@Descriptor("interface name (optional)") String... names) {
-        return report.links(names);
+    public String links(@Descriptor("interface name (optional); --json: as JSON") String... names) {
+        return JsonText.wanted(names) ? report.linksJson(JsonText.withoutFlag(names)) : report.links(names);
     }
 
     @Descriptor("show the path cache of every interface, or of one: destination GID, LID, SL, MTU, rate, and the cache's counters")
-    public String paths(@Descriptor("interface name (optional)") String... names) {
-        return report.paths(names);
+    public String paths(@Descriptor("interface name (optional); --json: as JSON") String... names) {
+        return JsonText.wanted(names) ? report.pathsJson(JsonText.withoutFlag(names)) : report.paths(names);
     }
 
     @Descriptor("show the counters of every interface, or of one")
-    public String stats(@Descriptor("interface name (optional)") String... names) {
-        return report.stats(names);
+    public String stats(@Descriptor("interface name (optional); --json: as JSON") String... names) {
+        return JsonText.wanted(names) ? report.statsJson(JsonText.withoutFlag(names)) : report.stats(names);
     }
 
     @Descriptor("create an IPoIB interface at runtime")
@@ -116,8 +117,9 @@ public final class LinkCommands {
 
     @Descriptor("list the reliable connections of connected-mode interfaces (or of one): direction, state, peer UD QPN, "
             + "LID, GID, RC QPNs, PSNs, MTU, idle seconds, counters; the service ID and the port's CM counters")
-    public String cm(@Descriptor("interface name (optional)") String... names) {
-        return CmCommand.cm(sorted(links), names);
+    public String cm(@Descriptor("interface name (optional); --json: as JSON") String... names) {
+        return JsonText.wanted(names) ? CmCommand.cmJson(sorted(links), JsonText.withoutFlag(names))
+                : CmCommand.cm(sorted(links), names);
     }
 
     @Descriptor("wait until every interface (or the named one) is UP; fails after the timeout")

@@ -8,7 +8,10 @@ import ipoib.api.link.LinkCounters;
 import ipoib.api.resolve.NeighbourResolver;
 import ipoib.link.internal.LinkClaims;
 import ipoib.link.internal.LinkEngine;
+import ipoib.runtime.JsonText;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.TreeMap;
 import java.util.Map;
 
 /**
@@ -73,6 +76,90 @@ final class LinkReport {
             out.append(r.name()).append(": REFUSED (").append(r.reason()).append(")\n");
         }
         return out.length() == 0 ? "no IPoIB interfaces (create one with ipoib:create)" : out.toString();
+    }
+
+    /** {@code ipoib:links --json}: {"links": [...], "refused": [...]}, the fields of the text listing. */
+    String linksJson(String... names) {
+        if (names.length > 1) {
+            throw usage("ipoib:links [interface] [--json]", "expected at most one interface name");
+        }
+        List<IpoibLink> shown = sorted().stream().filter(l -> names.length == 0 || l.name().equals(names[0])).toList();
+        List<LinkClaims.Refusal> refusals = LinkClaims.INSTANCE.refusals().stream()
+                .filter(r -> names.length == 0 || r.name().equals(names[0])).toList();
+        if (names.length == 1 && shown.isEmpty() && refusals.isEmpty()) {
+            throw usage("ipoib:links [interface] [--json]", "no interface '" + names[0] + "'");
+        }
+        List<Map<String, Object>> records = new ArrayList<>();
+        for (IpoibLink link : shown) {
+            LinkEngine engine = link instanceof LinkEngine e ? e : null;
+            PKey inUse = engine == null ? null : engine.pkeyInUse();
+            boolean up = link.address() != null;
+            records.add(JsonText.record("name", link.name(), "state", link.state(), "reason", link.stateReason(),
+                    "refusedUpdate", LinkClaims.INSTANCE.refusedUpdate(link.name()),
+                    "device", engine == null ? null : engine.config().device(),
+                    "port", engine == null ? null : engine.config().port(),
+                    "provider", engine == null ? null : engine.providerName(),
+                    "pkey", link.pkey(), "pkeyInUse", inUse, "broadcastGid", link.broadcastGid(),
+                    "mode", engine == null ? null : engine.mode(),
+                    "qpn", up ? link.qpn() : null, "gid", up ? link.gid() : null, "linkAddress", link.address(),
+                    "mtu", up ? link.mtu() : null, "qkey", up ? link.qkey() : null,
+                    "serviceLevel", up ? link.serviceLevel() : null));
+        }
+        List<Map<String, Object>> refused = refusals.stream()
+                .map(r -> JsonText.record("name", r.name(), "reason", r.reason())).toList();
+        return JsonText.of(JsonText.record("links", records, "refused", refused));
+    }
+
+    /** {@code ipoib:paths --json}: {"paths": [per interface: name, state, paths [...], counters {...}]}. */
+    String pathsJson(String... names) {
+        List<Map<String, Object>> records = new ArrayList<>();
+        for (IpoibLink link : selected("ipoib:paths [interface] [--json]", names)) {
+            List<Map<String, Object>> paths = new ArrayList<>();
+            link.paths().forEach((gid, r) -> paths.add(JsonText.record("destinationGid", gid,
+                    "lid", r.destinationLid(), "serviceLevel", r.serviceLevel(), "mtu", r.mtu().bytes(), "rate", r.rate())));
+            records.add(JsonText.record("name", link.name(), "state", link.state(), "paths", paths,
+                    "counters", link instanceof LinkEngine engine ? engine.pathCounters() : Map.of()));
+        }
+        return JsonText.of(JsonText.record("paths", records));
+    }
+
+    /** {@code ipoib:stats --json}: {"stats": [per interface], "resolvers": [per family]}; every counter, zero or not. */
+    String statsJson(String... names) {
+        List<Map<String, Object>> records = new ArrayList<>();
+        for (IpoibLink link : selected("ipoib:stats [interface] [--json]", names)) {
+            LinkCounters c = link.counters();
+            long qkeyViolations = qkeyViolations(link);
+            records.add(JsonText.record("name", link.name(), "state", link.state(),
+                    "rxPackets", c.rxPackets(), "rxBytes", c.rxBytes(), "rxMulticast", c.rxMulticast(),
+                    "rxErrors", c.rxErrors(), "txPackets", c.txPackets(), "txBytes", c.txBytes(),
+                    "txMulticast", c.txMulticast(), "txErrors", c.txErrors(), "txDropped", c.txDropped(),
+                    "handlerErrors", c.handlerErrors(),
+                    "portQkeyViolations", qkeyViolations < 0 ? null : qkeyViolations,
+                    "drops", link.dropCounters()));
+        }
+        List<Map<String, Object>> families = new ArrayList<>();
+        resolvers.forEach((family, r) -> {
+            Map<String, Long> drops = new TreeMap<>();
+            r.counters().forEach((k, v) -> {
+                if (k.startsWith("dropped_")) {
+                    drops.put(k, v);
+                }
+            });
+            families.add(JsonText.record("family", family, "drops", drops));
+        });
+        return JsonText.of(JsonText.record("stats", records, "resolvers", families));
+    }
+
+    /** The interfaces {@code names} selects (all, or the one named); none is a usage error. */
+    private List<IpoibLink> selected(String usage, String... names) {
+        if (names.length > 1) {
+            throw usage(usage, "expected at most one interface name");
+        }
+        List<IpoibLink> shown = sorted().stream().filter(l -> names.length == 0 || l.name().equals(names[0])).toList();
+        if (shown.isEmpty()) {
+            throw usage(usage, names.length == 1 ? "no interface '" + names[0] + "'" : "no interfaces");
+        }
+        return shown;
     }
 
     String paths(String... names) {

@@ -4,9 +4,11 @@ import ipoib.api.verbs.Device;
 import ipoib.api.verbs.Port;
 import ipoib.api.verbs.PortAttributes;
 import ipoib.api.verbs.VerbsProvider;
+import ipoib.runtime.JsonText;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.apache.felix.service.command.Descriptor;
 import org.osgi.service.component.annotations.Component;
@@ -31,9 +33,16 @@ public final class ProviderCommands {
     }
 
     @Descriptor("list the verbs providers: name, state and reason, devices and their ports")
-    public String providers() {
+    public String providers(@Descriptor("[--json]") String... args) {
         List<VerbsProvider> sorted = new ArrayList<>(providers);
         sorted.sort(Comparator.comparing(VerbsProvider::name));
+        if (args.length == 1 && args[0].equals(JsonText.FLAG)) {
+            return json(sorted);
+        }
+        if (args.length != 0) {
+            throw LinkCommands.usage("ipoib:providers [--json]",
+                    "ipoib:providers: wrong arguments '" + String.join(" ", args) + "'");
+        }
         if (sorted.isEmpty()) {
             return "no verbs providers (start ipoib.verbs.loopback or ipoib.verbs.fabric)";
         }
@@ -52,5 +61,26 @@ public final class ProviderCommands {
             }
         }
         return out.toString();
+    }
+
+    /** {@code ipoib:providers --json}: {"providers": [...]}, the fields of the text listing. */
+    static String json(List<VerbsProvider> sorted) {
+        List<Map<String, Object>> records = new ArrayList<>();
+        for (VerbsProvider p : sorted) {
+            var status = p.status();
+            List<Map<String, Object>> devices = new ArrayList<>();
+            for (Device d : p.devices()) {
+                List<Map<String, Object>> ports = new ArrayList<>();
+                for (Port port : d.ports()) {
+                    PortAttributes a = port.attributes();
+                    ports.add(JsonText.record("port", port.number(), "state", a.state(), "lid", a.lid(),
+                            "mtu", a.activeMtu().bytes(), "pkeys", port.pkeyTable().keys()));
+                }
+                devices.add(JsonText.record("name", d.name(), "nodeGuid", d.nodeGuid(), "ports", ports));
+            }
+            records.add(JsonText.record("name", p.name(), "available", status.available(), "reason", status.reason(),
+                    "devices", devices));
+        }
+        return JsonText.of(JsonText.record("providers", records));
     }
 }

@@ -1,6 +1,7 @@
 package ipoib.verbs.loopback.internal;
 
 import ipoib.runtime.CaptureFiles;
+import ipoib.runtime.JsonText;
 import ipoib.runtime.Numbers;
 
 import ipoib.api.Gid;
@@ -60,7 +61,20 @@ public final class FabricCommands {
     }
 
     @Descriptor("list the HCAs and their ports: GUID, LID, state, MTU, P_Keys")
-    public String hcas() {
+    public String hcas(@Descriptor("[--json]") String... args) {
+        if (jsonListing("hcas", args)) {
+            List<Map<String, Object>> hcas = new ArrayList<>();
+            for (LoopDevice d : fabric.devices()) {
+                List<Map<String, Object>> ports = new ArrayList<>();
+                for (LoopPort p : d.loopPorts()) {
+                    PortAttributes a = p.attributes();
+                    ports.add(JsonText.record("port", p.number(), "guid", p.guid(), "lid", a.lid(), "state", a.state(),
+                            "mtu", a.activeMtu().bytes(), "rate", a.rate(), "gid", p.gid(0), "pkeys", p.pkeyTable().keys()));
+                }
+                hcas.add(JsonText.record("device", d.name(), "nodeGuid", d.nodeGuid(), "ports", ports));
+            }
+            return JsonText.of(JsonText.record("hcas", hcas));
+        }
         StringBuilder out = new StringBuilder();
         for (LoopDevice d : fabric.devices()) {
             out.append(d.name()).append("  node GUID ").append(d.nodeGuid()).append('\n');
@@ -75,9 +89,23 @@ public final class FabricCommands {
     }
 
     @Descriptor("list the multicast groups with their members and join states")
-    public String groups() {
+    public String groups(@Descriptor("[--json]") String... args) {
+        boolean json = jsonListing("groups", args);
         List<MulticastGroup> groups = new ArrayList<>(fabric.subnetManager().groups());
         groups.sort(Comparator.comparing(g -> g.mlid().value()));
+        if (json) {
+            List<Map<String, Object>> records = new ArrayList<>();
+            for (MulticastGroup g : groups) {
+                var r = g.record(Gid.ZERO, JoinState.FULL_MEMBER.bit());
+                List<Map<String, Object>> members = new ArrayList<>();
+                g.members().forEach((gid, bits) -> members.add(JsonText.record("gid", gid,
+                        "joinStates", joinStates(bits).isEmpty() ? List.of() : List.of(joinStates(bits).split("\\+")))));
+                records.add(JsonText.record("mgid", g.mgid(), "mlid", g.mlid(), "qkey", r.qkey(), "pkey", r.pkey(),
+                        "mtu", r.mtu().bytes(), "serviceLevel", r.serviceLevel(), "configured", g.persistent(),
+                        "members", members));
+            }
+            return JsonText.of(JsonText.record("groups", records));
+        }
         if (groups.isEmpty()) {
             return "no multicast groups";
         }
@@ -105,9 +133,14 @@ public final class FabricCommands {
 
     @Descriptor("show the emulated subnet administrator's statistics and faults; 'sendOnlyFullMember true|false' "
             + "sets whether it advertises and accepts SendOnlyFullMember joins (until the fabric is rebuilt)")
-    public String sa(@Descriptor("[sendOnlyFullMember true|false]") String... args) {
+    public String sa(@Descriptor("[sendOnlyFullMember true|false] | --json") String... args) {
+        if (args.length == 1 && args[0].equals(JsonText.FLAG)) {
+            return JsonText.of(JsonText.record("statistics", sa.statistics(), "faults", sa.faults().toString(),
+                    "sendOnlyFullMember", sa.sendOnlyFullMember(),
+                    "trapSubscriptions", fabric.subnetManager().subscriptions().size()));
+        }
         if (args.length > 0) {
-            String usage = "fabric:sa [sendOnlyFullMember true|false]";
+            String usage = "fabric:sa [sendOnlyFullMember true|false] | fabric:sa --json";
             if (args.length != 2 || !args[0].equals("sendOnlyFullMember")) {
                 throw usage(usage, args.length > 2 ? "too many arguments" : "unknown setting '" + args[0] + "'");
             }
@@ -127,7 +160,30 @@ public final class FabricCommands {
     }
 
     @Descriptor("show the fabric's packet counters and drops by reason, and the ports where packets were dropped")
-    public String stats() {
+    public String stats(@Descriptor("[--json]") String... args) {
+        if (jsonListing("stats", args)) {
+            List<Map<String, Object>> rc = new ArrayList<>();
+            for (LoopPort p : allPorts()) {
+                if (p.rcCounters().any()) {
+                    rc.add(JsonText.record("port", p.toString(), "counters", p.rcCounters().snapshot()));
+                }
+            }
+            List<Map<String, Object>> drops = new ArrayList<>();
+            for (Node n : fabric.topology().nodes()) {
+                for (Port p : n.ports()) {
+                    Map<String, Long> reasons = new java.util.LinkedHashMap<>();
+                    PortStatistics.of(p).forEach((k, v) -> {
+                        if (k.startsWith("drop_") && v > 0) {
+                            reasons.put(k, v);
+                        }
+                    });
+                    if (!reasons.isEmpty()) {
+                        drops.add(JsonText.record("port", name(p), "drops", reasons));
+                    }
+                }
+            }
+            return JsonText.of(JsonText.record("counters", fabric.counters().snapshot(), "rc", rc, "drops", drops));
+        }
         StringBuilder out = new StringBuilder();
         fabric.counters().snapshot().forEach((k, v) -> out.append(String.format("%-28s %d%n", k, v)));
         rcPerPort(out);
@@ -218,7 +274,21 @@ public final class FabricCommands {
     }
 
     @Descriptor("show the faults in force")
-    public String faults() {
+    public String faults(@Descriptor("[--json]") String... args) {
+        if (jsonListing("faults", args)) {
+            List<Map<String, Object>> ports = new ArrayList<>();
+            for (LoopPort p : allPorts()) {
+                Faults f = currentFaults(p);
+                ports.add(JsonText.record("port", p.toString(), "lossPercent", f.lossPercent(),
+                        "duplicatePercent", f.duplicatePercent(), "reorderPercent", f.reorderPercent(),
+                        "delayMillis", f.delayMillis(), "corruptPercent", f.corruptPercent()));
+            }
+            SaFaults s = sa.faults();
+            return JsonText.of(JsonText.record("ports", ports, "sa", JsonText.record("dropPercent", s.dropPercent(),
+                    "delayMillis", s.delayMillis(), "errorPercent", s.errorPercent(),
+                    "errorStatus", String.format("0x%04x", s.errorStatus()), "trapLossPercent", s.trapLossPercent(),
+                    "rmppLossPercent", s.rmppLossPercent())));
+        }
         StringBuilder out = new StringBuilder();
         for (LoopPort p : allPorts()) {
             out.append(p).append(": ").append(currentFaults(p)).append('\n');
@@ -281,7 +351,10 @@ public final class FabricCommands {
 
     @Descriptor("show the subnet: nodes, their ports, the peers they are cabled to, LIDs and states; "
             + "'--net' writes it in ibsim's net-file format instead")
-    public String topology(@Descriptor("[--net]") String... args) {
+    public String topology(@Descriptor("[--net | --json]") String... args) {
+        if (args.length == 1 && args[0].equals(JsonText.FLAG)) {
+            return JsonText.of(JsonText.record("nodes", topologyRecords()));
+        }
         if (args.length == 1 && args[0].equals("--net")) {
             try {
                 return NetFile.write(fabric.topology());
@@ -290,7 +363,7 @@ public final class FabricCommands {
             }
         }
         if (args.length != 0) {
-            throw usage("fabric:topology [--net]", "unknown argument '" + String.join(" ", args) + "'");
+            throw usage("fabric:topology [--net | --json]", "unknown argument '" + String.join(" ", args) + "'");
         }
         StringBuilder out = new StringBuilder();
         for (Node n : fabric.topology().nodes()) {
@@ -321,8 +394,42 @@ public final class FabricCommands {
         return out.toString();
     }
 
+    /** The nodes of {@code fabric:topology --json}, with the fields of the text listing. */
+    private List<Map<String, Object>> topologyRecords() {
+        List<Map<String, Object>> nodes = new ArrayList<>();
+        for (Node n : fabric.topology().nodes()) {
+            LoopPort first = n.isSwitch() ? null : fabric.hcaPort(n.port(1));
+            List<Map<String, Object>> ports = new ArrayList<>();
+            for (Port p : n.ports()) {
+                if (p.number() == 0) {
+                    continue;
+                }
+                Port peer = p.peer();
+                ports.add(JsonText.record("port", p.number(),
+                        "peer", peer == null ? null : JsonText.record("node", peer.node().name(), "port", peer.number()),
+                        "state", p.state(), "physicalState", p.physicalState(),
+                        "lid", n.isSwitch() ? null : p.lid(), "guid", n.isSwitch() ? null : String.format("0x%016x", p.guid())));
+            }
+            nodes.add(JsonText.record("name", n.name(), "type", n.isSwitch() ? "switch" : "hca",
+                    "guid", String.format("0x%016x", n.nodeGuid()), "device", first == null ? null : first.device().name(),
+                    "lid", n.isSwitch() ? n.port(0).lid() : null, "ports", ports));
+        }
+        return nodes;
+    }
+
     @Descriptor("show every cabled port's traffic (packets and octets each way) and its drops by reason")
-    public String ports() {
+    public String ports(@Descriptor("[--json]") String... args) {
+        if (jsonListing("ports", args)) {
+            List<Map<String, Object>> ports = new ArrayList<>();
+            for (Node n : fabric.topology().nodes()) {
+                for (Port p : n.ports()) {
+                    if (p.number() != 0 && p.peer() != null) {
+                        ports.add(JsonText.record("port", name(p), "counters", PortStatistics.of(p)));
+                    }
+                }
+            }
+            return JsonText.of(JsonText.record("ports", ports));
+        }
         StringBuilder out = new StringBuilder();
         for (Node n : fabric.topology().nodes()) {
             for (Port p : n.ports()) {
@@ -517,6 +624,21 @@ public final class FabricCommands {
             throw usage(usage, "expected exactly one device/port, e.g. loop0/1");
         }
         return args[0];
+    }
+
+    /**
+     * Whether a listing without arguments was asked for as JSON; any other argument is refused
+     * with the command's usage.
+     */
+    private static boolean jsonListing(String function, String[] args) {
+        if (args.length == 0) {
+            return false;
+        }
+        if (args.length == 1 && args[0].equals(JsonText.FLAG)) {
+            return true;
+        }
+        throw usage("fabric:" + function + " [--json]",
+                "fabric:" + function + ": wrong arguments '" + String.join(" ", args) + "'");
     }
 
     private static IllegalArgumentException usage(String usage, String error) {

@@ -1,0 +1,146 @@
+package ipoib.itest;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Pattern;
+
+/**
+ * The appliance jar run as a user runs {@code ./ipoib} in a terminal emulator: a tmux session
+ * (Debian's tmux, on a server of its own) runs it, keys are sent as a user types them, and the
+ * screen is read back as tmux renders it (escape codes applied, as the user sees them), with its
+ * scrollback. Waits poll the screen, never sleep for a fixed time.
+ */
+final class TmuxTerminal implements AutoCloseable {
+    private static final Duration POLL = Duration.ofMillis(100);
+    private final String socket;
+    private final Path directory;
+    private int markers;
+
+    private TmuxTerminal(String socket, Path directory) {
+        this.socket = socket;
+        this.directory = directory;
+    }
+
+    /** Starts the appliance jar, with {@code home} as its user's home and the extra JVM options, and waits for its prompt. */
+    static TmuxTerminal start(File appliance, Path home, String... jvmOptions) throws IOException, InterruptedException {
+        Path directory = Files.createTempDirectory("ipoib-tmux");
+        // Its own configuration: a long scrollback, and the pane kept after the appliance ends.
+        Path config = Files.writeString(directory.resolve("tmux.conf"),
+                "set -g history-limit 100000\nset -g remain-on-exit on\n");
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        List<String> command = new ArrayList<>(List.of(java));
+        command.addAll(ApplianceJvm.options());
+        command.add("-Duser.home=" + home);
+        command.addAll(List.of(jvmOptions));
+        command.addAll(List.of("-jar", appliance.getPath()));
+        TmuxTerminal terminal = new TmuxTerminal("ipoib-itest-" + ProcessHandle.current().pid(), directory);
+        List<String> tmux = new ArrayList<>(List.of("-f", config.toString(), "new-session", "-d", "-s", "ipoib",
+                "-x", "200", "-y", "50", "-e", "HOME=" + home));
+        // The shell tmux runs writes the appliance's exit status where the test reads it.
+        tmux.add(String.join(" ", command.stream().map(TmuxTerminal::quote).toList()) + "; echo $? > "
+                + quote(directory.resolve("status").toString()));
+        terminal.tmux(tmux.toArray(String[]::new));
+        terminal.awaitScreen("the g! prompt", Duration.ofSeconds(60), s -> lastLine(s).equals("g!"));
+        return terminal;
+    }
+
+    private static String quote(String s) {
+        return "'" + s.replace("'", "'\\''") + "'";
+    }
+
+    private String tmux(String... args) throws IOException, InterruptedException {
+        List<String> command = new ArrayList<>(List.of("tmux", "-L", socket));
+        command.addAll(List.of(args));
+        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        if (p.waitFor() != 0) {
+            throw new AssertionError(command + " failed: " + out);
+        }
+        return out;
+    }
+
+    /** Sends keys as tmux names them ({@code Tab}, {@code Up}, {@code Enter}, {@code C-u}). */
+    void keys(String... keys) throws IOException, InterruptedException {
+        List<String> args = new ArrayList<>(List.of("send-keys", "-t", "ipoib"));
+        args.addAll(List.of(keys));
+        tmux(args.toArray(String[]::new));
+    }
+
+    /** Types {@code text} literally (no key names). */
+    void type(String text) throws IOException, InterruptedException {
+        tmux("send-keys", "-t", "ipoib", "-l", text);
+    }
+
+    /** The screen and its scrollback as rendered, wrapped lines joined, trailing blank lines left out. */
+    String screen() {
+        try {
+            return tmux("capture-pane", "-p", "-J", "-S", "-", "-t", "ipoib").stripTrailing();
+        } catch (IOException | InterruptedException e) {
+            throw new AssertionError("tmux capture-pane", e);
+        }
+    }
+
+    static String lastLine(String screen) {
+        String[] lines = screen.split("\n");
+        return lines[lines.length - 1].stripTrailing();
+    }
+
+    interface ScreenCondition {
+        boolean holds(String screen);
+    }
+
+    /** Waits until the screen satisfies {@code condition}; returns that screen. */
+    String awaitScreen(String what, Duration timeout, ScreenCondition condition) {
+        String[] seen = {""};
+        Await.until(what, timeout, POLL, () -> condition.holds(seen[0] = screen()), () -> "; the screen:\n" + seen[0]);
+        return seen[0];
+    }
+
+    /**
+     * Types a command and Enter, then a marker's echo, and waits for the marker's line: returns the
+     * lines from the command's prompt line to the marker's prompt line.
+     */
+    String command(String command, Duration timeout) throws IOException, InterruptedException {
+        int from = screen().split("\n").length - 1; // the prompt line the command is typed at
+        String marker = "@@done-" + (++markers);
+        type(command);
+        keys("Enter");
+        type("echo " + marker);
+        keys("Enter");
+        Pattern done = Pattern.compile("(?m)^" + marker + "$");
+        String screen = awaitScreen("'" + command + "' to end", timeout, s -> done.matcher(s).find());
+        String[] lines = screen.split("\n");
+        StringBuilder out = new StringBuilder();
+        for (int i = from; i < lines.length && !lines[i].equals(marker); i++) {
+            out.append(lines[i]).append('\n');
+        }
+        return out.toString();
+    }
+
+    /** Waits for the appliance to end; returns its exit status. */
+    int awaitExit(Duration timeout) throws IOException {
+        Path status = directory.resolve("status");
+        Await.until("the appliance to end", timeout, POLL, () -> {
+            try {
+                return Files.exists(status) && Files.readString(status).endsWith("\n");
+            } catch (IOException e) {
+                return false;
+            }
+        }, () -> "; the screen:\n" + screen());
+        return Integer.parseInt(Files.readString(status).strip());
+    }
+
+    @Override
+    public void close() throws IOException, InterruptedException {
+        new ProcessBuilder("tmux", "-L", socket, "kill-server").start().waitFor();
+        try (var files = Files.walk(directory)) {
+            files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        }
+    }
+}
