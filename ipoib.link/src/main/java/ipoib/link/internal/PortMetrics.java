@@ -4,8 +4,10 @@ import ipoib.api.Rate;
 import ipoib.api.link.IpoibLink;
 import ipoib.api.metrics.Metric;
 import ipoib.api.metrics.MetricSink;
+import ipoib.api.sa.SubnetAdministrator;
 import ipoib.api.verbs.Port;
 import ipoib.api.verbs.PortAttributes;
+import ipoib.api.verbs.VerbsException;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -87,8 +89,6 @@ final class PortMetrics {
             String device = p.device().name();
             String number = Integer.toString(p.number());
             PortAttributes a = p.attributes();
-            Map<String, Long> stats = new TreeMap<>(p.subnetAdministrator().statistics());
-            var roundTrips = p.subnetAdministrator().roundTrips();
             long violations = p.qkeyViolations();
             out.sample(STATE, a.state().ordinal() + 1, device, number);
             out.sample(RATE, bytesPerSecond(a.rate()), device, number);
@@ -97,18 +97,29 @@ final class PortMetrics {
             if (noReceiveBuffer >= 0) {
                 out.sample(DROPS, noReceiveBuffer, device, number, "no_receive_buffer");
             }
-            Map<String, Long> drops = new LinkedHashMap<>();
-            stats.forEach((k, v) -> {
-                Metric m = SA_COUNTERS.get(k);
-                if (m != null) {
-                    out.sample(m, v, device, number);
-                } else if (SA_DROP_REASONS.containsKey(k)) {
-                    drops.put(SA_DROP_REASONS.get(k), v);
-                }
-            });
-            drops.forEach((reason, v) -> out.sample(SA_DROPS, v, device, number, reason));
-            out.histogram(SA_ROUND_TRIP, roundTrips, device, number);
+            saClient(out, p, device, number);
         }
+    }
+
+    /** The port's SA client, unless the port has none (a provider may leave SA traffic to another). */
+    private static void saClient(MetricSink out, Port p, String device, String number) {
+        SubnetAdministrator sa;
+        try {
+            sa = p.subnetAdministrator();
+        } catch (VerbsException none) {
+            return;
+        }
+        Map<String, Long> drops = new LinkedHashMap<>();
+        new TreeMap<>(sa.statistics()).forEach((k, v) -> {
+            Metric m = SA_COUNTERS.get(k);
+            if (m != null) {
+                out.sample(m, v, device, number);
+            } else if (SA_DROP_REASONS.containsKey(k)) {
+                drops.put(SA_DROP_REASONS.get(k), v);
+            }
+        });
+        drops.forEach((reason, v) -> out.sample(SA_DROPS, v, device, number, reason));
+        out.histogram(SA_ROUND_TRIP, sa.roundTrips(), device, number);
     }
 
     /** An IBA rate (e.g. {@code RATE_2_5_GBPS}, 2.5 Gb/s) in octets per second. */
