@@ -2,8 +2,10 @@ package ipoib.netdev.internal;
 
 import ipoib.runtime.LinkNames;
 import java.io.IOException;
+import java.util.ArrayList;
 import java.util.Dictionary;
 import java.util.Hashtable;
+import java.util.List;
 import org.osgi.framework.BundleContext;
 import org.osgi.framework.InvalidSyntaxException;
 import org.osgi.service.cm.Configuration;
@@ -105,6 +107,16 @@ public final class HostsSetup {
                     "(service.factoryPid=" + NetdevComponent.FACTORY_PID + ")");
             if (existing != null && existing.length > 0) {
                 return;
+            }
+            List<String> namespaces = new ArrayList<>();
+            for (int k = 1; k <= hosts; k++) {
+                namespaces.add("h" + k);
+            }
+            try {
+                // All at once (one ip process), not one per device as each comes.
+                Namespaces.createMissing(namespaces);
+            } catch (IOException e) {
+                log.warn("--hosts " + hosts + ": " + e.getMessage() + " (each device tries again)");
             }
             Configuration fabric = configurationAdmin.getConfiguration("ipoib.verbs.loopback", "?");
             Dictionary<String, Object> f = fabric.getProperties() == null ? new Hashtable<>() : fabric.getProperties();

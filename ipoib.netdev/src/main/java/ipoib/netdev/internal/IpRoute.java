@@ -16,7 +16,9 @@ import java.util.concurrent.TimeUnit;
  * propagation {@code ip netns add} sets up), and {@code ip netns exec}, which users run against
  * these namespaces, expects exactly iproute2's layout; configuration runs a few times per
  * device, never on the data path, and the exact command is in every error. The data path (the
- * TUN descriptor) is {@code java.lang.foreign} only.
+ * TUN descriptor) is {@code java.lang.foreign} only. What is done together runs as one process
+ * ({@link #batch}): starting {@code ip} costs more than the command, and hundreds of hosts start
+ * at once.
  */
 final class IpRoute {
     static final Path NETNS_DIR = Path.of("/run/netns");
@@ -51,6 +53,119 @@ final class IpRoute {
             Thread.currentThread().interrupt();
             throw new IOException(String.join(" ", command) + ": interrupted", e);
         }
+    }
+
+    /**
+     * The commands' lines (each an {@code ip} command without the {@code ip}, e.g. {@code link set
+     * dev lo up}) through one {@code ip [-o] [-n NETNS] -force -batch -}: every line runs, also after one
+     * failed. {@code oneLine} is {@code ip -o} (one output line per record, as {@link #state} parses).
+     */
+    static Batch batch(String netns, boolean oneLine, List<String> lines) throws IOException {
+        List<String> command = new ArrayList<>();
+        command.add("ip");
+        if (oneLine) {
+            command.add("-o");
+        }
+        if (netns != null) {
+            command.add("-n");
+            command.add(netns);
+        }
+        command.addAll(List.of("-force", "-batch", "-"));
+        Process p;
+        try {
+            p = new ProcessBuilder(command).start();
+        } catch (IOException e) {
+            throw new IOException("cannot run 'ip' (iproute2 is needed: apt-get install iproute2): " + e.getMessage(), e);
+        }
+        String shown = String.join(" ", command) + " (" + String.join("; ", lines) + ")";
+        try {
+            try (var in = p.getOutputStream()) {
+                in.write((String.join("\n", lines) + "\n").getBytes(StandardCharsets.UTF_8));
+            }
+            if (!p.waitFor(TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
+                p.destroyForcibly();
+                throw new IOException(shown + ": no answer within " + TIMEOUT_SECONDS + " s");
+            }
+            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            String err = new String(p.getErrorStream().readAllBytes(), StandardCharsets.UTF_8).trim();
+            List<String> failed = failedLines(lines, err);
+            if (p.exitValue() != 0 && failed.isEmpty()) {
+                failed = List.copyOf(lines); // ip itself failed (e.g. no such namespace): none of them ran
+            }
+            return new Batch(out, failed, err);
+        } catch (InterruptedException e) {
+            p.destroyForcibly();
+            Thread.currentThread().interrupt();
+            throw new IOException(shown + ": interrupted", e);
+        }
+    }
+
+    /** What a {@link #batch} printed, and the lines that failed with the errors {@code ip} gave. */
+    record Batch(String output, List<String> failed, String errors) {
+        /** Throws naming the failed lines and {@code ip}'s errors, unless none failed. */
+        Batch orThrow(String netns) throws IOException {
+            if (!failed.isEmpty()) {
+                throw new IOException("ip" + (netns == null ? "" : " -n " + netns) + " " + String.join("; ip ", failed)
+                        + " failed: " + errors.replaceAll("\\s*\\n\\s*", "; "));
+            }
+            return this;
+        }
+    }
+
+    /** The lines {@code ip -batch -} named in its "Command failed -:N" messages (N counts from 1). */
+    static List<String> failedLines(List<String> lines, String errors) {
+        List<String> failed = new ArrayList<>();
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("Command failed -:(\\d+)").matcher(errors);
+        while (m.find()) {
+            int n = Integer.parseInt(m.group(1));
+            failed.add(n >= 1 && n <= lines.size() ? lines.get(n - 1) : "line " + n);
+        }
+        return failed;
+    }
+
+    /** A device's addresses ({@code address/prefix}) and multicast groups, from one {@code ip -o} batch. */
+    record State(List<String> addresses, java.util.Set<java.net.InetAddress> groups) {}
+
+    /**
+     * Runs {@code before} (e.g. an MTU change; none when empty), then reads the device's addresses
+     * and groups, in one process.
+     */
+    static State state(String netns, String device, List<String> before) throws IOException {
+        List<String> lines = new ArrayList<>(before);
+        lines.add("addr show dev " + device);
+        lines.add("maddr show dev " + device);
+        return parseState(batch(netns, true, lines).orThrow(netns).output());
+    }
+
+    /**
+     * Parses {@code ip -o addr show} and {@code ip -o maddr show} output together: an address has a
+     * prefix ({@code inet 10.0.0.1/24}), a group has none ({@code inet  224.0.0.1}).
+     */
+    static State parseState(String output) {
+        List<String> addresses = new ArrayList<>();
+        java.util.Set<java.net.InetAddress> groups = new java.util.LinkedHashSet<>();
+        for (String line : output.split("\n")) {
+            String[] f = line.trim().split("[\\s\\\\]+");
+            for (int i = 0; i + 1 < f.length; i++) {
+                if (!f[i].equals("inet") && !f[i].equals("inet6")) {
+                    continue;
+                }
+                if (f[i + 1].contains("/")) {
+                    addresses.add(f[i + 1]);
+                } else {
+                    try {
+                        java.net.InetAddress g = java.net.InetAddress.getByName(f[i + 1]);
+                        if (g.isMulticastAddress()) {
+                            groups.add(g);
+                        }
+                    } catch (java.net.UnknownHostException ignored) {
+                        // Not an address literal.
+                    }
+                }
+                break;
+            }
+        }
+        return new State(addresses, groups);
     }
 
     /** {@code ip [-n NETNS] ARGS}: the command in a namespace, or in this process's one when netns is null. */
@@ -104,23 +219,4 @@ final class IpRoute {
 
     /** A device's transmit queue as the kernel reports it. */
     record DeviceQueue(int length, long dropped) {}
-
-    /** The multicast groups of a device ({@code ip maddr show dev DEVICE}). */
-    static java.util.Set<java.net.InetAddress> groups(String netns, String device) throws IOException {
-        java.util.Set<java.net.InetAddress> result = new java.util.LinkedHashSet<>();
-        for (String line : in(netns, "maddr", "show", "dev", device).split("\n")) {
-            String[] f = line.trim().split("\\s+");
-            if (f.length >= 2 && (f[0].equals("inet") || f[0].equals("inet6"))) {
-                try {
-                    java.net.InetAddress g = java.net.InetAddress.getByName(f[1]);
-                    if (g.isMulticastAddress()) {
-                        result.add(g);
-                    }
-                } catch (java.net.UnknownHostException ignored) {
-                    // Not an address literal.
-                }
-            }
-        }
-        return result;
-    }
 }

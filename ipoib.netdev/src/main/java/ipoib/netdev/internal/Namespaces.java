@@ -76,6 +76,35 @@ final class Namespaces {
     }
 
     /**
+     * Many devices are going into {@code names} (a subnet of hosts): creates the missing ones as
+     * this appliance's in one {@code ip} process; those that exist are left to {@link #acquire}
+     * (adopted, refused or the user's) when their device comes.
+     *
+     * @throws IOException naming the namespaces that could not be created and why
+     */
+    static synchronized void createMissing(List<String> names) throws IOException {
+        List<String> lines = new ArrayList<>();
+        List<String> created = new ArrayList<>();
+        for (String netns : names) {
+            if (!IpRoute.namespaceExists(netns)) {
+                lines.add("netns add " + netns);
+                created.add(netns);
+            }
+        }
+        if (lines.isEmpty()) {
+            return;
+        }
+        IpRoute.Batch batch = IpRoute.batch(null, false, lines);
+        for (String netns : created) {
+            if (IpRoute.namespaceExists(netns)) {
+                note(note(SELF, netns), netns);
+            }
+        }
+        watchExit();
+        batch.orThrow(null);
+    }
+
+    /**
      * Makes this revision's hook the process's exit hook (the state is on disk, so any revision's
      * hook removes the same namespaces), removing an earlier revision's.
      */

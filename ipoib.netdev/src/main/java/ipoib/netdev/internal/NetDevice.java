@@ -90,17 +90,23 @@ final class NetDevice implements AutoCloseable {
                     warn.accept(device + ": the device kept open is gone (" + e.getMessage() + "): creating it again");
                 }
             }
+            int linkMtu = stack.mtu();
             if (tun == null) {
-                tun = create(device, netns, offload, warn);
-            }
-            List<Cidr> present = parse(IpRoute.addresses(netns, device));
-            for (Cidr a : addresses) {
-                if (!present.contains(a)) {
-                    addToKernel(netns, device, a);
+                tun = create(device, netns, offload, addresses, linkMtu, warn);
+            } else {
+                List<Cidr> present = parse(IpRoute.addresses(netns, device));
+                List<String> lines = new ArrayList<>();
+                for (Cidr a : addresses) {
+                    if (!present.contains(a)) {
+                        lines.add(addCommand(device, a));
+                    }
                 }
+                lines.add("link set dev " + device + " up");
+                IpRoute.batch(netns, false, lines).orThrow(netns);
+                linkMtu = 0;
             }
-            IpRoute.in(netns, "link", "set", "dev", device, "up");
             NetDevice d = new NetDevice(device, netns, stack, warn, tun, context);
+            d.mtu = linkMtu;
             if (kept != null) {
                 for (String a : kept) {
                     d.fromStack.add(InetAddress.getByName(a));
@@ -123,24 +129,36 @@ final class NetDevice implements AutoCloseable {
         }
     }
 
-    /** A new TUN device, moved into {@code netns} (when not null) and named {@code device} there. */
-    private static Tun create(String device, String netns, boolean offload, Consumer<String> warn) throws IOException {
+    /**
+     * A new TUN device, moved into {@code netns} (when not null) and named {@code device} there,
+     * with {@code addresses}, MTU {@code mtu} (when above 0), up: two {@code ip} processes.
+     */
+    private static Tun create(String device, String netns, boolean offload, List<Cidr> addresses, int mtu,
+                              Consumer<String> warn) throws IOException {
         // In a namespace the device is created under a temporary name here and renamed there,
         // so that every host can call its device the same.
         String initial = netns == null ? device
                 : "ipb" + Long.toHexString(ThreadLocalRandom.current().nextLong() & 0xFFF_FFFF_FFFFL);
         Tun tun = Tun.open(initial, offload);
         try {
+            List<String> lines = new ArrayList<>();
             if (netns != null) {
-                IpRoute.run("link", "set", "dev", initial, "netns", netns);
-                IpRoute.in(netns, "link", "set", "dev", initial, "name", device);
-                IpRoute.in(netns, "link", "set", "dev", "lo", "up");
+                // One message: the kernel renames the device once it is in the namespace (rtnetlink.c, do_setlink).
+                IpRoute.run("link", "set", "dev", initial, "netns", netns, "name", device);
+                lines.add("link set dev lo up");
             }
-            try {
-                // The kernel makes no link-local address of its own: the stack's (RFC 4391 §8) is mirrored.
-                IpRoute.in(netns, "link", "set", "dev", device, "addrgenmode", "none");
-            } catch (IOException e) {
-                warn.accept(device + ": IPv6 address generation stays on: " + e.getMessage());
+            // The kernel makes no link-local address of its own: the stack's (RFC 4391 §8) is mirrored.
+            String addrgen = "link set dev " + device + " addrgenmode none";
+            lines.add(addrgen);
+            for (Cidr a : addresses) {
+                lines.add(addCommand(device, a));
+            }
+            lines.add("link set dev " + device + (mtu > 0 ? " mtu " + mtu : "") + " up");
+            IpRoute.Batch batch = IpRoute.batch(netns, false, lines);
+            if (batch.failed().equals(List.of(addrgen))) {
+                warn.accept(device + ": IPv6 address generation stays on: " + batch.errors());
+            } else {
+                batch.orThrow(netns);
             }
             return tun;
         } catch (IOException | RuntimeException e) {
@@ -149,13 +167,14 @@ final class NetDevice implements AutoCloseable {
         }
     }
 
+    /** The {@code ip} command line that adds {@code a} to {@code device}. */
+    private static String addCommand(String device, Cidr a) {
+        // The device is NOARP: the kernel does no DAD on it anyway; the stack's ND does.
+        return a.ipv6() ? "-6 addr add " + a + " dev " + device + " nodad" : "addr add " + a + " dev " + device;
+    }
+
     private static void addToKernel(String netns, String device, Cidr a) throws IOException {
-        if (a.ipv6()) {
-            // The device is NOARP: the kernel does no DAD on it anyway; the stack's ND does.
-            IpRoute.in(netns, "-6", "addr", "add", a.toString(), "dev", device, "nodad");
-        } else {
-            IpRoute.in(netns, "addr", "add", a.toString(), "dev", device);
-        }
+        IpRoute.batch(netns, false, List.of(addCommand(device, a))).orThrow(netns);
     }
 
     String device() {
@@ -195,11 +214,13 @@ final class NetDevice implements AutoCloseable {
         }
         try {
             int linkMtu = stack.mtu();
-            if (linkMtu > 0 && linkMtu != mtu) {
-                IpRoute.in(netns, "link", "set", "dev", device, "mtu", Integer.toString(linkMtu));
+            boolean newMtu = linkMtu > 0 && linkMtu != mtu;
+            IpRoute.State state = IpRoute.state(netns, device,
+                    newMtu ? List.of("link set dev " + device + " mtu " + linkMtu) : List.of());
+            if (newMtu) {
                 mtu = linkMtu;
             }
-            List<Cidr> kernel = parse(IpRoute.addresses(netns, device));
+            List<Cidr> kernel = parse(state.addresses());
             List<InterfaceAddress> table = stack.addresses();
             Set<InetAddress> inTable = new HashSet<>();
             for (InterfaceAddress a : table) {
@@ -235,7 +256,7 @@ final class NetDevice implements AutoCloseable {
                 if (!inTable.contains(a)) {
                     Cidr gone = kernel.stream().filter(c -> c.address().equals(a)).findFirst().orElse(null);
                     if (gone != null) {
-                        IpRoute.in(netns, "addr", "del", gone.toString(), "dev", device);
+                        IpRoute.batch(netns, false, List.of("addr del " + gone + " dev " + device)).orThrow(netns);
                         kernel = new ArrayList<>(kernel);
                         kernel.remove(gone);
                     }
@@ -243,7 +264,7 @@ final class NetDevice implements AutoCloseable {
                 }
             }
             kernelAddresses = List.copyOf(kernel);
-            bridge.membership().reconcile(IpRoute.groups(netns, device));
+            bridge.membership().reconcile(state.groups());
             bridge.broadcasts(kernel.stream().mapToInt(Cidr::broadcast4).filter(b -> b != 0).toArray());
             lastError = null;
         } catch (IOException | RuntimeException e) {
