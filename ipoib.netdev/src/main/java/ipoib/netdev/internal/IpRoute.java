@@ -81,6 +81,8 @@ final class IpRoute {
         try {
             try (var in = p.getOutputStream()) {
                 in.write((String.join("\n", lines) + "\n").getBytes(StandardCharsets.UTF_8));
+            } catch (IOException gone) {
+                // ip ended before reading (e.g. no such namespace): its status and message say why.
             }
             if (!p.waitFor(TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
                 p.destroyForcibly();

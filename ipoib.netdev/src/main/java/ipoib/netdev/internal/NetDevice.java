@@ -113,7 +113,6 @@ final class NetDevice implements AutoCloseable {
                 }
                 tun.carrier(true);
             }
-            d.sync();
             return d;
         } catch (IOException | RuntimeException e) {
             if (tun != null) {
@@ -169,8 +168,9 @@ final class NetDevice implements AutoCloseable {
 
     /** The {@code ip} command line that adds {@code a} to {@code device}. */
     private static String addCommand(String device, Cidr a) {
-        // The device is NOARP: the kernel does no DAD on it anyway; the stack's ND does.
-        return a.ipv6() ? "-6 addr add " + a + " dev " + device + " nodad" : "addr add " + a + " dev " + device;
+        // The device is NOARP: the kernel does no DAD on it anyway; the stack's ND does. (No -6 in a
+        // batch line: ip takes the family from the address.)
+        return "addr add " + a + " dev " + device + (a.ipv6() ? " nodad" : "");
     }
 
     private static void addToKernel(String netns, String device, Cidr a) throws IOException {

@@ -130,6 +130,8 @@ public final class NetdevComponent {
         lastGood.accepted(properties);
         this.sync = Registry.up(this, device::sync, SYNC_SECONDS);
         NetDevice d = device;
+        // The first reconciliation on the loop, not here: devices activate one after another.
+        Registry.execute(d::sync);
         this.linkUp = stack.onUp(context, () -> Registry.execute(d::sync));
     }
 
