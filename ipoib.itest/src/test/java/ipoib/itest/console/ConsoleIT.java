@@ -241,7 +241,8 @@ public class ConsoleIT {
                 + " f.action.value = 'down'; f.submit(); return 'sent'; })()");
         browser.await("the confirmation", "(document.getElementById('fabric-confirm-question') || {textContent: ''}).textContent",
                 v -> v.contains("Take port loop1/1 down?"));
-        assertEquals("Enter confirms", "fabric-confirm", browser.eval("document.activeElement.id"));
+        browser.await("Confirm has the focus: Enter confirms", "String(document.activeElement && document.activeElement.id)",
+                v -> v.equals("fabric-confirm"));
         assertFalse("nothing done yet", appliance.shell("fabric:hcas").contains("DOWN"));
         browser.eval("document.getElementById('fabric-cancel').click()");
         browser.await("back on the page", "String(!!document.getElementById('fabric-port-form'))", v -> v.equals("true"));
@@ -252,7 +253,7 @@ public class ConsoleIT {
         browser.await("the confirmation", "String(document.activeElement && document.activeElement.id)",
                 v -> v.equals("fabric-confirm"));
         try {
-            browser.eval("document.getElementById('fabric-confirm').click()");
+            browser.pressEnter();
             browser.await("the port down", "(document.getElementById('fabric-result') || {textContent: ''}).textContent",
                     v -> v.contains("loop1/1 DOWN"));
             assertTrue(appliance.shell("ipoib:links").contains("DOWN"));

@@ -191,7 +191,9 @@ public final class FabricPlugin extends HttpServlet {
         out.append("<input type='hidden' name='").append(CONFIRMED).append("' value='yes'>")
                 .append("<input type='submit' id='fabric-confirm' value='Confirm' autofocus> ")
                 .append("<a id='fabric-cancel' href='").append(SubnetPicture.esc(request.getRequestURI()))
-                .append("'>Cancel</a></form>\n");
+                .append("'>Cancel</a></form>\n")
+                // autofocus alone waits for the window to have the focus; the button takes it at once.
+                .append("<script>document.getElementById('fabric-confirm').focus();</script>\n");
         return out.toString();
     }
 
