@@ -1,5 +1,7 @@
-// The IPoIB page's live chart: polls rates.json every 2 s and draws packets/s (rx, tx) and
-// drops/s per interface as SVG polylines. Plain DOM; no framework, nothing fetched from elsewhere.
+// The console pages' live parts. Plain DOM; no framework, nothing fetched from elsewhere.
+//
+// The IPoIB page's chart: polls rates.json every 2 s and draws packets/s (rx, tx) and drops/s per
+// interface as SVG polylines.
 (function () {
   'use strict';
   var box = document.getElementById('ipoib-live');
@@ -66,4 +68,73 @@
     request.send();
   }
   poll();
+}());
+
+
+// Every page with a #ipoib-refresh marker: polls the page's JSON (the marker's data-source) every
+// 2 s and redraws each table[data-live] from the JSON array of that name (cells in the order of
+// its data-columns), each [data-live-text] element's text from that JSON string, and each
+// [data-live-svg] element from the SVG at that address. The marker's data-refreshed counts the
+// redraws (a test waits for one); data-error says why the last poll failed.
+(function () {
+  'use strict';
+  var marker = document.getElementById('ipoib-refresh');
+  if (!marker) { return; }
+
+  function cell(value) {
+    if (value === null || value === undefined) { return '-'; }
+    if (typeof value === 'object') {
+      return Object.keys(value).map(function (k) { return k + '=' + value[k]; }).join('  ');
+    }
+    return String(value);
+  }
+
+  function redrawTable(table, rows) {
+    var columns = table.getAttribute('data-columns').split(',');
+    var body = document.createElement('tbody');
+    if (!rows.length) {
+      var tr = body.insertRow();
+      var td = tr.insertCell();
+      td.colSpan = columns.length;
+      td.textContent = table.getAttribute('data-empty');
+    }
+    rows.forEach(function (row) {
+      var tr = body.insertRow();
+      columns.forEach(function (c) { tr.insertCell().textContent = cell(row[c]); });
+    });
+    table.replaceChild(body, table.tBodies[0]);
+  }
+
+  function get(url, then) {
+    var request = new XMLHttpRequest();
+    request.open('GET', url);
+    request.onload = function () {
+      if (request.status === 200) { then(request.responseText); } else { marker.setAttribute('data-error', url + ': ' + request.status); }
+    };
+    request.onerror = function () { marker.setAttribute('data-error', url + ': unreachable'); };
+    request.send();
+  }
+
+  function redraw(text) {
+    var data = JSON.parse(text);
+    document.querySelectorAll('table[data-live]').forEach(function (table) {
+      var rows = data[table.getAttribute('data-live')];
+      if (Array.isArray(rows)) { redrawTable(table, rows); }
+    });
+    document.querySelectorAll('[data-live-text]').forEach(function (e) {
+      var value = data[e.getAttribute('data-live-text')];
+      if (typeof value === 'string' && e.textContent !== value) { e.textContent = value; }
+    });
+    marker.setAttribute('data-refreshed', Number(marker.getAttribute('data-refreshed') || 0) + 1);
+    marker.removeAttribute('data-error');
+  }
+
+  function poll() {
+    get(marker.getAttribute('data-source'), redraw);
+    document.querySelectorAll('[data-live-svg]').forEach(function (e) {
+      get(e.getAttribute('data-live-svg'), function (svg) { e.innerHTML = svg; });
+    });
+    setTimeout(poll, 2000);
+  }
+  setTimeout(poll, 2000);
 }());

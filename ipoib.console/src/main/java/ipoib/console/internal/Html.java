@@ -23,25 +23,23 @@ final class Html {
         return out.toString();
     }
 
-    /** A table with a header row and escaped cells; {@code id} names it for tests and scripts. */
-    static void table(StringBuilder out, String id, List<String> header, List<List<Object>> rows, String empty) {
-        if (rows.isEmpty()) {
-            out.append("<p class='statline' id='").append(esc(id)).append("'>").append(esc(empty)).append("</p>\n");
-            return;
-        }
-        out.append("<table class='tablesorter nicetable' id='").append(esc(id)).append("'><thead><tr>");
-        for (String h : header) {
-            out.append("<th>").append(esc(h)).append("</th>");
-        }
-        out.append("</tr></thead><tbody>\n");
-        for (List<Object> row : rows) {
-            out.append("<tr>");
-            for (Object cell : row) {
-                out.append("<td>").append(esc(cell)).append("</td>");
-            }
-            out.append("</tr>\n");
-        }
-        out.append("</tbody></table>\n");
+    /** A map as {@code key=value} pairs separated by two spaces (the events' properties). */
+    static String pairs(java.util.Map<?, ?> map) {
+        StringBuilder out = new StringBuilder();
+        map.forEach((k, v) -> out.append(out.isEmpty() ? "" : "  ").append(k).append('=').append(v));
+        return out.toString();
+    }
+
+    /**
+     * The marker that makes live.js redraw the page's tables from {@code <label>.json} every 2 s,
+     * and the script itself (served by the IPoIB page of this bundle).
+     */
+    static void liveScript(StringBuilder out, jakarta.servlet.http.HttpServletRequest request, String label) {
+        Object app = request.getAttribute("felix.webconsole.appRoot");
+        String appRoot = app != null ? app.toString() : request.getContextPath();
+        out.append("<div id='ipoib-refresh' data-source='").append(esc(appRoot)).append('/').append(esc(label))
+                .append(".json' hidden></div>\n<script src='").append(esc(appRoot)).append('/')
+                .append(IpoibPlugin.LABEL).append("/live.js'></script>\n");
     }
 
     static void heading(StringBuilder out, String text) {

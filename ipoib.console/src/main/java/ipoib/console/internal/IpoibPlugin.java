@@ -1,13 +1,11 @@
 package ipoib.console.internal;
 
 import ipoib.api.link.IpoibLink;
-import ipoib.api.link.LinkCounters;
-import ipoib.api.mcast.GroupInfo;
 import ipoib.api.mcast.MulticastService;
-import ipoib.api.resolve.NeighbourEntry;
 import ipoib.api.resolve.NeighbourResolver;
 import ipoib.api.resolve.PathInfo;
 import ipoib.api.resolve.PathInfoAnswer;
+import ipoib.runtime.JsonText;
 import jakarta.servlet.Servlet;
 import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
@@ -16,8 +14,9 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetAddress;
 import java.util.ArrayList;
-import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
@@ -28,7 +27,8 @@ import org.osgi.service.component.annotations.ReferencePolicyOption;
 /**
  * The Web Console's IPoIB page: interfaces with state and reason, counters, neighbours, multicast
  * groups, the path information of a destination on request (a POST: it sends queries), and the live packets/s and drops/s
- * chart (plain SVG and a small script served from this bundle; nothing from the internet).
+ * chart (plain SVG and a small script served from this bundle; nothing from the internet). The
+ * same tables are served as JSON at {@code ipoib.json}, from which the script redraws them.
  */
 @Component(service = Servlet.class, property = {
         "felix.webconsole.label=" + IpoibPlugin.LABEL,
@@ -54,6 +54,12 @@ public final class IpoibPlugin extends HttpServlet {
     @Override
     protected void doGet(HttpServletRequest request, HttpServletResponse response) throws IOException {
         String path = request.getPathInfo() == null ? "" : request.getPathInfo();
+        if (request.getRequestURI().endsWith("/" + LABEL + ".json")) {
+            response.setContentType("application/json;charset=UTF-8");
+            response.setHeader("Cache-Control", "no-store");
+            response.getWriter().write(json());
+            return;
+        }
         if (path.endsWith("/rates.json")) {
             response.setContentType("application/json;charset=UTF-8");
             response.setHeader("Cache-Control", "no-store");
@@ -78,22 +84,27 @@ public final class IpoibPlugin extends HttpServlet {
         response.getWriter().write(page(request, true));
     }
 
+    /** The page's data as JSON: {@code {"links":[..],"counters":[..],"neighbours":[..],"groups":[..]}}. */
+    String json() {
+        Map<String, Object> out = new LinkedHashMap<>();
+        tables().forEach((key, table) -> out.put(key, table.json()));
+        return JsonText.of(out);
+    }
+
+    private Map<String, Table> tables() {
+        return StackTables.of(links, resolvers.byFamily().values(), multicast);
+    }
+
     String page(HttpServletRequest request, boolean resolve) {
         Object rootAttribute = request.getAttribute("felix.webconsole.pluginRoot");
         String root = rootAttribute != null ? rootAttribute.toString() : request.getContextPath() + "/" + LABEL;
         StringBuilder out = new StringBuilder();
-        List<IpoibLink> sorted = new ArrayList<>(links);
-        sorted.sort(Comparator.comparing(IpoibLink::name));
+        Map<String, Table> tables = tables();
+        // The tables below are redrawn from this JSON every 2 s by live.js.
+        out.append("<div id='ipoib-refresh' data-source='").append(Html.esc(root)).append(".json' hidden></div>\n");
 
         Html.heading(out, "Interfaces");
-        List<List<Object>> rows = new ArrayList<>();
-        for (IpoibLink l : sorted) {
-            rows.add(List.of(l.name(), l.state(), l.stateReason(), l.port() == null ? "-" : l.port().device().name()
-                    + "/" + l.port().number(), l.pkey(), l.qpn() == null ? "-" : l.qpn(),
-                    l.address() == null ? "-" : l.address(), l.mtu()));
-        }
-        Html.table(out, "ipoib-links", List.of("Interface", "State", "Reason", "Port", "P_Key", "QPN",
-                "Link-layer address", "MTU"), rows, "no interfaces");
+        tables.get("links").html(out);
 
         Html.heading(out, "Live: packets/s and drops/s (last 5 minutes)");
         out.append("<div id='ipoib-live' data-source='").append(Html.esc(root)).append("/rates.json'>")
@@ -104,47 +115,11 @@ public final class IpoibPlugin extends HttpServlet {
                 .append("<script src='").append(Html.esc(root)).append("/live.js'></script>\n");
 
         Html.heading(out, "Counters");
-        rows = new ArrayList<>();
-        for (IpoibLink l : sorted) {
-            LinkCounters c = l.counters();
-            StringBuilder dropText = new StringBuilder();
-            l.dropCounters().forEach((k, v) -> {
-                if (v != 0) {
-                    dropText.append(k).append('=').append(v).append(' ');
-                }
-            });
-            rows.add(List.of(l.name(), c.rxPackets(), c.rxBytes(), c.rxMulticast(), c.txPackets(), c.txBytes(),
-                    c.txMulticast(), c.rxErrors() + c.txErrors(), dropText.isEmpty() ? "0" : dropText.toString().strip()));
-        }
-        Html.table(out, "ipoib-counters", List.of("Interface", "RX packets", "RX bytes", "RX multicast", "TX packets",
-                "TX bytes", "TX multicast", "Errors", "Drops"), rows, "no interfaces");
-
+        tables.get("counters").html(out);
         Html.heading(out, "Neighbours");
-        rows = new ArrayList<>();
-        for (NeighbourResolver r : resolvers.byFamily().values()) {
-            for (NeighbourEntry n : r.neighbours(null)) {
-                rows.add(List.of(n.link(), n.address().getHostAddress(), n.state(), n.lid() == null ? "-" : n.lid(),
-                        n.linkAddress() == null ? "-" : n.linkAddress().qpn(),
-                        n.age() == null ? "-" : n.age().toMillis() + " ms", n.queuedFrames(),
-                        n.permanent() ? "permanent" : "", n.linkAddress() == null ? "-" : n.linkAddress()));
-            }
-        }
-        rows.sort(Comparator.comparing((List<Object> row) -> row.get(0).toString()).thenComparing(row -> row.get(1).toString()));
-        Html.table(out, "ipoib-neighbours", List.of("Interface", "Address", "State", "LID", "QPN", "Age", "Queued", "",
-                "Link-layer address"), rows, "no neighbours");
-
+        tables.get("neighbours").html(out);
         Html.heading(out, "Multicast groups");
-        MulticastService m = multicast;
-        rows = new ArrayList<>();
-        if (m != null) {
-            for (GroupInfo g : m.groups(null)) {
-                rows.add(List.of(g.link(), g.mgid(), g.group() == null ? "-" : g.group().getHostAddress(),
-                        g.mlid() == null ? "-" : g.mlid(), g.joinState() == null ? "not joined" : g.joinState(),
-                        g.origin(), g.listeners(), g.queuedFrames(), g.state()));
-            }
-        }
-        Html.table(out, "ipoib-groups", List.of("Interface", "MGID", "IP group", "MLID", "Join state", "Why",
-                "Listeners", "Queued", "State machine"), rows, m == null ? "multicast manager not running" : "no groups");
+        tables.get("groups").html(out);
 
         Html.heading(out, "Path information");
         out.append("<form method='post' action='").append(Html.esc(root)).append("' id='ipoib-path-form'>")

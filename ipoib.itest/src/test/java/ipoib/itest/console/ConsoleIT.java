@@ -155,6 +155,114 @@ public class ConsoleIT {
         assertTrue(appliance.shell("fabric:faults").contains("loop1/1: loss=0%"));
     }
 
+    /** The IPoIB page's tables follow the stack without a reload: a flushed neighbour leaves them, a ping brings it back. */
+    @Test
+    public void ipoibPageTablesFollowTheStackWithoutAReload() throws Exception {
+        assertTrue(appliance.shell("ipoib:await all 30").contains("ib1_1_ffff UP"));
+        assertTrue(appliance.shell("ipoib:ping -c 1 10.0.0.2").contains("1 received"));
+        browser.navigate(base + "/system/console/ipoib");
+        assertTrue(text("#ipoib-neighbours").contains("10.0.0.2"));
+        // A reload would drop this property of the page's window.
+        browser.eval("window.ipoibSamePage = 'yes'");
+        appliance.shell("ipoib:neigh flush");
+        browser.await("10.0.0.2 gone from the neighbours table", "document.getElementById('ipoib-neighbours').textContent",
+                v -> !v.contains("10.0.0.2"));
+        appliance.shell("ipoib:ping -c 1 10.0.0.2");
+        browser.await("10.0.0.2 back in the neighbours table", "document.getElementById('ipoib-neighbours').textContent",
+                v -> v.contains("10.0.0.2") && v.contains("RESOLVED"));
+        assertEquals("the same page, never reloaded", "yes", browser.eval("window.ipoibSamePage"));
+        assertEquals("no poll failed", "null", browser.eval("document.getElementById('ipoib-refresh').getAttribute('data-error')"));
+    }
+
+    /** Each page's data as JSON at its label + .json, parsed as JSON. */
+    @Test
+    public void everyPageHasItsDataAsJson() throws Exception {
+        HttpResponse<String> ipoib = get("/system/console/ipoib.json");
+        assertEquals(200, ipoib.statusCode());
+        assertTrue(ipoib.headers().firstValue("Content-Type").orElse(""),
+                ipoib.headers().firstValue("Content-Type").orElse("").startsWith("application/json"));
+        @SuppressWarnings("unchecked")
+        java.util.Map<String, Object> stack = (java.util.Map<String, Object>) Json.parse(ipoib.body());
+        assertEquals(java.util.List.of("links", "counters", "neighbours", "groups"), java.util.List.copyOf(stack.keySet()));
+        String links = String.valueOf(stack.get("links"));
+        assertTrue(links, links.contains("interface=ib0_1_ffff") && links.contains("state=UP"));
+        for (String page : new String[] {"ipoib-verbs", "ipoib-events", "ipoib-fabric"}) {
+            HttpResponse<String> r = get("/system/console/" + page + ".json");
+            assertEquals(page, 200, r.statusCode());
+            assertTrue(page + ": " + r.body(), Json.parse(r.body()) instanceof java.util.Map);
+        }
+        assertTrue(get("/system/console/ipoib-verbs.json").body().contains("\"name\":\"loopback\""));
+        assertTrue(get("/system/console/ipoib-events.json").body().contains("\"topic\":\"ipoib/link/UP\""));
+        assertTrue(get("/system/console/ipoib-fabric.json").body().contains("\"port\":\"loop1/1\""));
+    }
+
+    /** The Felix status dump (inventory) has the stack: interfaces, counters, neighbours, groups, ports. */
+    @Test
+    public void theStatusDumpIncludesTheStack() throws Exception {
+        HttpResponse<String> text = get("/system/console/status-ipoib.txt");
+        assertEquals(text.body(), 200, text.statusCode());
+        for (String part : new String[] {"*** IPoIB:", "links", "interface=ib0_1_ffff", "counters", "rxPackets=", "neighbours",
+                "groups", "ports", "provider=loopback"}) {
+            assertTrue(part + " in\n" + text.body(), text.body().contains(part));
+        }
+        HttpResponse<String> dump = get("/system/console/config/configuration-status.txt");
+        assertEquals(200, dump.statusCode());
+        assertTrue("the whole dump has the IPoIB section", dump.body().contains("*** IPoIB:")
+                && dump.body().contains("interface=ib1_1_ffff"));
+        HttpResponse<String> json = get("/system/console/status-ipoib.json");
+        assertEquals(200, json.statusCode());
+        assertTrue(json.body(), json.body().contains("\"interface\":\"ib1_1_ffff\""));
+    }
+
+    /**
+     * A fault set from the shell shows on the open Fabric page without a reload; taking a port down
+     * from the page asks first (Confirm focused for the keyboard), Cancel does nothing, Confirm does it.
+     */
+    @Test
+    public void fabricPageShowsAFaultLiveAndAsksBeforeAPortGoesDown() throws Exception {
+        assertTrue(appliance.shell("ipoib:await all 30").contains("ib1_1_ffff UP"));
+        browser.navigate(base + "/system/console/ipoib-fabric");
+        browser.eval("window.ipoibSamePage = 'yes'");
+        try {
+            appliance.shell("fabric:fault loss 30 loop1/1");
+            browser.await("loop1/1 drawn with its fault", "document.getElementById('fabric-port-loop1-1').getAttribute('class')"
+                    + " + ' ' + document.getElementById('fabric-port-loop1-1').textContent", v -> v.contains("port-fault")
+                    && v.contains("loss 30%"));
+            browser.await("the ports table and the faults text", "document.getElementById('fabric-ports').textContent"
+                    + " + document.getElementById('fabric-faults').textContent", v -> v.contains("loss 30%")
+                    && v.contains("loop1/1: loss=30%"));
+            assertEquals("yes", browser.eval("window.ipoibSamePage"));
+            browser.screenshot(SHOTS.resolve("fabric-fault.png"));
+        } finally {
+            appliance.shell("fabric:clear");
+        }
+
+        browser.eval("(() => { const f = document.getElementById('fabric-port-form'); f.port.value = 'loop1/1';"
+                + " f.action.value = 'down'; f.submit(); return 'sent'; })()");
+        browser.await("the confirmation", "(document.getElementById('fabric-confirm-question') || {textContent: ''}).textContent",
+                v -> v.contains("Take port loop1/1 down?"));
+        browser.await("Confirm has the focus: Enter confirms", "String(document.activeElement && document.activeElement.id)",
+                v -> v.equals("fabric-confirm"));
+        assertFalse("nothing done yet", appliance.shell("fabric:hcas").contains("DOWN"));
+        browser.eval("document.getElementById('fabric-cancel').click()");
+        browser.await("back on the page", "String(!!document.getElementById('fabric-port-form'))", v -> v.equals("true"));
+        assertFalse("Cancel did nothing", appliance.shell("fabric:hcas").contains("DOWN"));
+
+        browser.eval("(() => { const f = document.getElementById('fabric-port-form'); f.port.value = 'loop1/1';"
+                + " f.action.value = 'down'; f.submit(); return 'sent'; })()");
+        browser.await("the confirmation", "String(document.activeElement && document.activeElement.id)",
+                v -> v.equals("fabric-confirm"));
+        try {
+            browser.pressEnter();
+            browser.await("the port down", "(document.getElementById('fabric-result') || {textContent: ''}).textContent",
+                    v -> v.contains("loop1/1 DOWN"));
+            assertTrue(appliance.shell("ipoib:links").contains("DOWN"));
+        } finally {
+            appliance.shell("fabric:up loop1/1");
+            assertTrue(appliance.shell("ipoib:await all 30").contains("ib1_1_ffff UP"));
+        }
+    }
+
     @Test
     public void verbsAndEventsPages() throws Exception {
         browser.navigate(base + "/system/console/ipoib-verbs");
