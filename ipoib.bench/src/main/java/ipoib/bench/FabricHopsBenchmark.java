@@ -1,21 +1,10 @@
 package ipoib.bench;
 
-import ipoib.api.Lid;
-import ipoib.api.QKey;
-import ipoib.api.Qpn;
-import ipoib.api.verbs.AddressHandle;
-import ipoib.api.verbs.AddressVector;
-import ipoib.api.verbs.CompletionQueue;
-import ipoib.api.verbs.MemoryRegion;
 import ipoib.api.verbs.Port;
-import ipoib.api.verbs.UdQueuePair;
-import ipoib.api.verbs.UdQueuePairConfig;
-import ipoib.api.verbs.WorkCompletions;
 import ipoib.verbs.loopback.fabric.FabricConfig;
 import ipoib.verbs.loopback.fabric.LoopbackSubnet;
 import java.io.IOException;
 import java.io.InputStream;
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -43,36 +32,13 @@ import org.openjdk.jmh.annotations.TearDown;
 @OutputTimeUnit(TimeUnit.SECONDS)
 @State(Scope.Benchmark)
 public class FabricHopsBenchmark {
-    private static final QKey QKEY = QKey.of(0x0b1b);
-    private static final int BUFFER = 4096 + 64;
-
     /** Switches between sender and receiver: 1 (loop0 to loop1, one leaf) or 3 (loop0 to loop3). */
     @Param({"1", "3"})
     public int switches;
 
     private LoopbackSubnet subnet;
     private Path topology;
-    private Side sender;
-    private Side receiver;
-    private AddressHandle ah;
-    private Qpn qpn;
-
-    /** One port's CQ, UD queue pair and registered buffers. */
-    private static final class Side {
-        final CompletionQueue cq;
-        final UdQueuePair qp;
-        final MemoryRegion region;
-        final WorkCompletions completions = new WorkCompletions(64);
-
-        Side(Port port, int receives) {
-            cq = port.createCompletionQueue(256);
-            qp = port.createUdQueuePair(new UdQueuePairConfig(cq, cq, 64, 64, 0, QKEY, true));
-            region = port.device().registerMemory(Arena.ofAuto().allocate((long) BUFFER * 64));
-            for (int i = 0; i < receives; i++) {
-                qp.postReceive(i, region, (long) i * BUFFER, BUFFER);
-            }
-        }
-    }
+    private DatagramRound round;
 
     @Setup(Level.Trial)
     public void start() throws IOException {
@@ -89,22 +55,12 @@ public class FabricHopsBenchmark {
                 d.partitions(), 1, 0, topology.toString()), 200, 5);
         Port from = subnet.devices().get(0).ports().get(0);
         Port to = subnet.devices().get(switches == 1 ? 1 : 3).ports().get(0);
-        sender = new Side(from, 0);
-        receiver = new Side(to, 32);
-        ah = from.createAddressHandle(AddressVector.local(Lid.of(to.attributes().lid().value()), 0));
-        qpn = receiver.qp.qpn();
+        round = new DatagramRound(from, to);
     }
 
     @Benchmark
     public int sendThroughSwitches() {
-        sender.qp.postSend(1, sender.region, 0, 64, ah, qpn, QKEY);
-        sender.cq.poll(sender.completions);
-        int n = receiver.cq.poll(receiver.completions);
-        for (int i = 0; i < n; i++) {
-            long slot = receiver.completions.workRequestId(i);
-            receiver.qp.postReceive(slot, receiver.region, slot * BUFFER, BUFFER);
-        }
-        return n;
+        return round.run();
     }
 
     @TearDown(Level.Trial)

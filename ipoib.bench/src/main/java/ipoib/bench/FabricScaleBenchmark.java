@@ -1,19 +1,8 @@
 package ipoib.bench;
 
-import ipoib.api.Lid;
-import ipoib.api.QKey;
-import ipoib.api.Qpn;
-import ipoib.api.verbs.AddressHandle;
-import ipoib.api.verbs.AddressVector;
-import ipoib.api.verbs.CompletionQueue;
-import ipoib.api.verbs.MemoryRegion;
 import ipoib.api.verbs.Port;
-import ipoib.api.verbs.UdQueuePair;
-import ipoib.api.verbs.UdQueuePairConfig;
-import ipoib.api.verbs.WorkCompletions;
 import ipoib.verbs.loopback.fabric.FabricConfig;
 import ipoib.verbs.loopback.fabric.LoopbackSubnet;
-import java.lang.foreign.Arena;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -38,35 +27,12 @@ import org.openjdk.jmh.annotations.TearDown;
 @OutputTimeUnit(TimeUnit.SECONDS)
 @State(Scope.Benchmark)
 public class FabricScaleBenchmark {
-    private static final QKey QKEY = QKey.of(0x0b1b);
-    private static final int BUFFER = 4096 + 64;
-
     /** HCAs (one port each) on the subnet. */
     @Param({"2", "256", "1024"})
     public int ports;
 
     private LoopbackSubnet subnet;
-    private Side sender;
-    private Side receiver;
-    private AddressHandle ah;
-    private Qpn qpn;
-
-    /** One port's CQ, UD queue pair and registered buffers. */
-    private static final class Side {
-        final CompletionQueue cq;
-        final UdQueuePair qp;
-        final MemoryRegion region;
-        final WorkCompletions completions = new WorkCompletions(64);
-
-        Side(Port port, int receives) {
-            cq = port.createCompletionQueue(256);
-            qp = port.createUdQueuePair(new UdQueuePairConfig(cq, cq, 64, 64, 0, QKEY, true));
-            region = port.device().registerMemory(Arena.ofAuto().allocate((long) BUFFER * 64));
-            for (int i = 0; i < receives; i++) {
-                qp.postReceive(i, region, (long) i * BUFFER, BUFFER);
-            }
-        }
-    }
+    private DatagramRound round;
 
     @Setup(Level.Trial)
     public void start() {
@@ -75,23 +41,14 @@ public class FabricScaleBenchmark {
                 d.partitions(), 1, 0, ""), 200, 5);
         Port from = subnet.devices().get(0).ports().get(0);
         Port to = subnet.devices().get(1).ports().get(0);
-        sender = new Side(from, 0);
-        receiver = new Side(to, 32);
-        ah = from.createAddressHandle(AddressVector.local(Lid.of(to.attributes().lid().value()), 0));
-        qpn = receiver.qp.qpn();
+        round = new DatagramRound(from, to);
     }
 
     @Benchmark
     public int sendOnALargeSubnet() {
-        sender.qp.postSend(1, sender.region, 0, 64, ah, qpn, QKEY);
-        sender.cq.poll(sender.completions);
-        int n = receiver.cq.poll(receiver.completions);
+        int n = round.run();
         if (n == 0) {
             throw new IllegalStateException("the datagram did not arrive (ports " + ports + ")");
-        }
-        for (int i = 0; i < n; i++) {
-            long slot = receiver.completions.workRequestId(i);
-            receiver.qp.postReceive(slot, receiver.region, slot * BUFFER, BUFFER);
         }
         return n;
     }
