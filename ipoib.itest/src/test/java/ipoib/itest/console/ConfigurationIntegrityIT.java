@@ -203,7 +203,7 @@ public class ConfigurationIntegrityIT {
                 {"port", "abc"}, {"nosuch", "1"}}) {
             bad.add(new Bad("ipoib.console", pv[0], pv[1]));
         }
-        for (String[] pv : new String[][] {{"hcas", "0"}, {"hcas", "65"}, {"portsPerHca", "5"}, {"mtu", "100"},
+        for (String[] pv : new String[][] {{"hcas", "0"}, {"hcas", "1025"}, {"portsPerHca", "5"}, {"mtu", "100"},
                 {"lmc", "8"}, {"subnetPrefix", "zz::"}, {"subnetPrefix", "fe80::1"}, {"nodeGuidBase", "g"},
                 {"partitions", "Default=0x7fff, ipoib : loop99 ;"}, {"rate", "abc"}, {"nosuch", "1"}}) {
             bad.add(new Bad("ipoib.verbs.loopback", pv[0], pv[1]));
