@@ -1,11 +1,7 @@
 package ipoib.verbs.loopback.fabric;
 
-import ipoib.api.Gid;
 import ipoib.api.IbMtu;
-import ipoib.api.Lid;
 import ipoib.api.Rate;
-import ipoib.api.sa.SubnetAdministrator;
-import ipoib.sa.SaClient;
 import ipoib.satest.SaHost;
 import ipoib.satest.SubnetAdministratorContract;
 import java.util.List;
@@ -26,7 +22,7 @@ class LoopbackSubnetAdministratorTest extends SubnetAdministratorContract {
         subnet = new LoopbackSubnet(new FabricConfig(3, 1, d.subnetPrefix(), d.nodeGuidBase(), IbMtu.MTU_2048,
                 Rate.RATE_10_GBPS, PARTITIONS.stream().map(PartitionConfig::parse).toList(), 3, LMC), 300, 3,
                 TRUSTED_SM_KEY);
-        hosts = subnet.fabric().devices().stream().map(dev -> (SaHost) new Host(dev.loopPorts().get(0))).toList();
+        hosts = subnet.fabric().devices().stream().map(dev -> (SaHost) new LoopPortSaHost(dev.loopPorts().get(0))).toList();
     }
 
     @AfterAll
@@ -47,38 +43,5 @@ class LoopbackSubnetAdministratorTest extends SubnetAdministratorContract {
     @Override
     protected int capabilityMask2NotAdvertised() {
         return SubnetAdministratorEmulator.CAPABILITY_MASK2_NOT_ADVERTISED;
-    }
-
-    private record Host(LoopPort port) implements SaHost {
-        @Override
-        public String name() {
-            return port.toString();
-        }
-
-        @Override
-        public Gid portGid() {
-            return port.gid(0);
-        }
-
-        @Override
-        public Lid lid() {
-            return port.attributes().lid();
-        }
-
-        @Override
-        public SubnetAdministrator sa() {
-            return port.subnetAdministrator();
-        }
-
-        @Override
-        public <R> java.util.concurrent.CompletionStage<List<R>> records(ipoib.codec.mad.SaAttribute<R> attribute,
-                boolean table, R query, long mask) {
-            return ((SaClient) port.subnetAdministrator()).records(attribute, table, query, mask);
-        }
-
-        @Override
-        public SubnetAdministrator sa(long smKey) {
-            return ((SaClient) port.subnetAdministrator()).withSmKey(smKey);
-        }
     }
 }

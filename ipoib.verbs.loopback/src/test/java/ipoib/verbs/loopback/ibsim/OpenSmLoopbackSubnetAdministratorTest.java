@@ -1,17 +1,11 @@
 package ipoib.verbs.loopback.ibsim;
 
-import ipoib.api.Gid;
-import ipoib.api.Lid;
-import ipoib.api.sa.SubnetAdministrator;
-import ipoib.codec.mad.SaAttribute;
-import ipoib.sa.SaClient;
 import ipoib.satest.SaHost;
 import ipoib.satest.SubnetAdministratorContract;
 import ipoib.verbs.loopback.fabric.LoopDevice;
-import ipoib.verbs.loopback.fabric.LoopPort;
+import ipoib.verbs.loopback.fabric.LoopPortSaHost;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.concurrent.CompletionStage;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.io.TempDir;
@@ -33,7 +27,7 @@ class OpenSmLoopbackSubnetAdministratorTest extends SubnetAdministratorContract 
         subnet = OpenSmOnLoopback.start(dir, OpenSmOnLoopbackTest.TWO_SWITCHES, String.join("\n", PARTITIONS) + "\n",
                 TRUSTED_SM_KEY, List.of("-l", Integer.toString(LMC), "-s", "0"));
         hosts = subnet.subnet.fabric().devices().stream().map(LoopDevice::loopPorts)
-                .map(ports -> (SaHost) new Host(ports.get(0))).toList();
+                .map(ports -> (SaHost) new LoopPortSaHost(ports.get(0))).toList();
     }
 
     @AfterAll
@@ -46,38 +40,5 @@ class OpenSmLoopbackSubnetAdministratorTest extends SubnetAdministratorContract 
     @Override
     protected SaHost host(int index) {
         return hosts.get(index);
-    }
-
-    /** An HCA port of the loopback fabric and its SA client, whose MADs go to OpenSM. */
-    private record Host(LoopPort port) implements SaHost {
-        @Override
-        public String name() {
-            return port.toString();
-        }
-
-        @Override
-        public Gid portGid() {
-            return port.gid(0);
-        }
-
-        @Override
-        public Lid lid() {
-            return port.attributes().lid();
-        }
-
-        @Override
-        public SubnetAdministrator sa() {
-            return port.subnetAdministrator();
-        }
-
-        @Override
-        public SubnetAdministrator sa(long smKey) {
-            return ((SaClient) port.subnetAdministrator()).withSmKey(smKey);
-        }
-
-        @Override
-        public <R> CompletionStage<List<R>> records(SaAttribute<R> attribute, boolean table, R query, long mask) {
-            return ((SaClient) port.subnetAdministrator()).records(attribute, table, query, mask);
-        }
     }
 }
