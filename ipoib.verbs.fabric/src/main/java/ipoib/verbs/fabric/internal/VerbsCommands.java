@@ -1,6 +1,7 @@
 package ipoib.verbs.fabric.internal;
 
 import ipoib.api.verbs.VerbsProvider;
+import ipoib.runtime.JsonText;
 import org.apache.felix.service.command.Descriptor;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
@@ -21,26 +22,30 @@ public final class VerbsCommands {
     }
 
     @Descriptor("the RDMA devices and ports of the hardware provider, or why there are none")
-    public String devices() {
-        return DeviceReport.devices(provider);
+    public String devices(@Descriptor("[--json]") String... args) {
+        boolean json = JsonText.wanted(args);
+        if (JsonText.withoutFlag(args).length != 0) {
+            throw new IllegalArgumentException("verbs:devices: wrong arguments '" + String.join(" ", args)
+                    + "'\nusage: verbs:devices [--json]");
+        }
+        return json ? DeviceReport.devicesJson(provider) : DeviceReport.devices(provider);
     }
 
     @Descriptor("attributes, GIDs and P_Keys of one port of the hardware provider")
-    public String port(@Descriptor("device name, e.g. mlx5_0") String device,
-                       @Descriptor("port number, from 1") String port) {
+    public String port(@Descriptor("<device, e.g. mlx5_0> <port number, from 1> [--json]") String... args) {
+        String[] words = JsonText.withoutFlag(args);
+        if (words.length != 2) {
+            throw new IllegalArgumentException(USAGE);
+        }
         int number;
         try {
-            number = Integer.parseInt(port.strip());
+            number = Integer.parseInt(words[1].strip());
         } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("invalid port '" + port + "': allowed a port number from 1; " + USAGE);
+            throw new IllegalArgumentException("invalid port '" + words[1] + "': allowed a port number from 1; " + USAGE);
         }
-        return DeviceReport.port(provider, device, number);
+        return JsonText.wanted(args) ? DeviceReport.portJson(provider, words[0], number)
+                : DeviceReport.port(provider, words[0], number);
     }
 
-    @Descriptor("usage of verbs:port")
-    public String port() {
-        throw new IllegalArgumentException(USAGE);
-    }
-
-    private static final String USAGE = "usage: verbs:port <device> <port>, e.g. verbs:port mlx5_0 1";
+    private static final String USAGE = "usage: verbs:port <device> <port> [--json], e.g. verbs:port mlx5_0 1";
 }

@@ -82,10 +82,10 @@ class NoDeviceProviderTest {
             assertEquals("fabric provider: no devices: " + provider.status().reason() + "\n", commands.devices());
             IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> commands.port("mlx5_0", "1"));
             assertEquals("the fabric provider has no devices: " + provider.status().reason(), e.getMessage());
-            assertEquals("invalid port 'one': allowed a port number from 1; usage: verbs:port <device> <port>, e.g. "
+            assertEquals("invalid port 'one': allowed a port number from 1; usage: verbs:port <device> <port> [--json], e.g. "
                     + "verbs:port mlx5_0 1", assertThrows(IllegalArgumentException.class,
                     () -> commands.port("mlx5_0", "one")).getMessage());
-            assertEquals("usage: verbs:port <device> <port>, e.g. verbs:port mlx5_0 1",
+            assertEquals("usage: verbs:port <device> <port> [--json], e.g. verbs:port mlx5_0 1",
                     assertThrows(IllegalArgumentException.class, commands::port).getMessage());
         } finally {
             provider.close();
