@@ -40,7 +40,9 @@ import org.osgi.service.log.admin.LoggerContext;
  * codec) is routed here too.
  */
 @Component(immediate = true, service = ConsoleLog.class, property = {
-        "osgi.command.scope=ipoib", "osgi.command.function=log"})
+        "osgi.command.scope=ipoib", "osgi.command.function=log",
+        "ipoib.command.completion=log ERROR|WARN|INFO|DEBUG|TRACE",
+        "ipoib.command.completion=log framework ERROR|WARN|INFO|DEBUG|TRACE"})
 public final class ConsoleLog implements LogListener {
 
     /** Framework property: the lowest level of the project's messages written to stderr. */

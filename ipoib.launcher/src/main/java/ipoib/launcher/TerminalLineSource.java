@@ -73,10 +73,11 @@ final class TerminalLineSource implements LineSource {
         }
     }
 
-    /** The editor for {@code session}: Gogo's commands and the running interfaces complete. */
+    /** The editor for {@code session}: the registered commands, their declared arguments and the running interfaces complete. */
     static LineSource open(CommandSession session, BundleContext context) throws IOException {
-        ArgumentCandidates arguments = new ArgumentCandidates(() -> interfaceNames(context));
-        return new TerminalLineSource(new CommandCompleter(() -> commands(session), arguments), historyFile());
+        RegisteredCommands registered = new RegisteredCommands(context);
+        return new TerminalLineSource(new CommandCompleter(registered::now, () -> commands(session),
+                () -> interfaceNames(context)), historyFile());
     }
 
     @SuppressWarnings("unchecked")

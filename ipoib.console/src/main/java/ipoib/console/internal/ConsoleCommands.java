@@ -15,7 +15,10 @@ import org.osgi.service.component.annotations.Reference;
 @Component(service = ConsoleCommands.class, property = {
         "osgi.command.scope=ipoib",
         "osgi.command.function=events",
-        "osgi.command.function=config"})
+        "osgi.command.function=config",
+        "ipoib.command.completion=events -f <seconds>",
+        "ipoib.command.completion=events --json",
+        "ipoib.command.completion=config <pid> <property> <value>"})
 public final class ConsoleCommands {
 
     static final String EVENTS_USAGE = "ipoib:events [-f [seconds]] | ipoib:events --json";

@@ -31,7 +31,12 @@ import org.osgi.service.component.annotations.Reference;
  * {@code ipoib:addr}: the interface addresses. Added addresses are {@code ipoib.address} factory
  * configurations, so that they stay; the command waits until the table shows the change.
  */
-@Component(service = AddrCommand.class, property = {"osgi.command.scope=ipoib", "osgi.command.function=addr"})
+@Component(service = AddrCommand.class, property = {"osgi.command.scope=ipoib", "osgi.command.function=addr",
+        "ipoib.command.completion=addr list <interface> --json",
+        "ipoib.command.completion=addr <interface> --json",
+        "ipoib.command.completion=addr add <interface> <address/prefix>",
+        "ipoib.command.completion=addr del <interface> <address>",
+        "ipoib.command.completion=addr await <seconds>"})
 public final class AddrCommand {
     static final String USAGE = "ipoib:addr [list] [interface] [--json]\n"
             + "       ipoib:addr add <interface> <address>/<prefix length>\n"

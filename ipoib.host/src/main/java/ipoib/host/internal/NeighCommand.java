@@ -21,7 +21,12 @@ import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
 
 /** {@code ipoib:neigh}: the neighbour tables of ARP and ND (list, flush, permanent entries). */
-@Component(service = NeighCommand.class, property = {"osgi.command.scope=ipoib", "osgi.command.function=neigh"})
+@Component(service = NeighCommand.class, property = {"osgi.command.scope=ipoib", "osgi.command.function=neigh",
+        "ipoib.command.completion=neigh list <interface> --json",
+        "ipoib.command.completion=neigh <interface> --json",
+        "ipoib.command.completion=neigh flush <interface>",
+        "ipoib.command.completion=neigh add <interface> <address> <link-layer-address>",
+        "ipoib.command.completion=neigh del <interface> <address>"})
 public final class NeighCommand {
     static final String USAGE = "ipoib:neigh [list] [interface] [--json]\n"
             + "       ipoib:neigh flush [interface]\n"

@@ -20,7 +20,9 @@ import org.osgi.service.component.annotations.Reference;
  * requests on that route ({@link IpHost#echo(HostRoute, int, int, int, Duration)}) paced by
  * {@link PingRun}.
  */
-@Component(service = PingCommand.class, property = {"osgi.command.scope=ipoib", "osgi.command.function=ping"})
+@Component(service = PingCommand.class, property = {"osgi.command.scope=ipoib", "osgi.command.function=ping",
+        "ipoib.command.completion=ping -I <interface> <address>",
+        "ipoib.command.completion=ping <address>"})
 public final class PingCommand {
     static final String USAGE = "ipoib:ping [-I interface] [-c count] [-i interval s] [-s size] [-W timeout s] "
             + "<address>[%interface]";

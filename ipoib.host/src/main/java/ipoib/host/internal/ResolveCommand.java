@@ -18,7 +18,9 @@ import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
 
 /** {@code ipoib:resolve}: the path information of a destination (the {@code SIOCGIPOIBPATH} query). */
-@Component(service = ResolveCommand.class, property = {"osgi.command.scope=ipoib", "osgi.command.function=resolve"})
+@Component(service = ResolveCommand.class, property = {"osgi.command.scope=ipoib", "osgi.command.function=resolve",
+        "ipoib.command.completion=resolve -I <interface> <address>",
+        "ipoib.command.completion=resolve <address>"})
 public final class ResolveCommand {
     static final String USAGE = "ipoib:resolve [-I interface] [-W seconds] <address>[%interface]";
 

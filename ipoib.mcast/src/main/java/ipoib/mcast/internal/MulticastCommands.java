@@ -22,7 +22,11 @@ import org.osgi.service.component.annotations.Reference;
         "osgi.command.function=mcast",
         "osgi.command.function=join",
         "osgi.command.function=leave",
-        "osgi.command.function=router"})
+        "osgi.command.function=router",
+        "ipoib.command.completion=mcast <interface> --json",
+        "ipoib.command.completion=join <interface> <ip-group>",
+        "ipoib.command.completion=leave <interface> <ip-group>",
+        "ipoib.command.completion=router <interface> on|off"})
 public final class MulticastCommands {
     /** How long join and leave wait for the SA before saying the operation is still under way. */
     private static final long WAIT_SECONDS = 10;

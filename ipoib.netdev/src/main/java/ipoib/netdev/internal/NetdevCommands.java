@@ -27,7 +27,13 @@ import org.osgi.service.component.annotations.ReferencePolicy;
  */
 @Component(service = NetdevCommands.class, property = {
         "osgi.command.scope=ipoib",
-        "osgi.command.function=netdev"})
+        "osgi.command.function=netdev",
+        "ipoib.command.completion=netdev list --json",
+        "ipoib.command.completion=netdev --json",
+        "ipoib.command.completion=netdev add <interface>",
+        "ipoib.command.completion=netdev del <interface>",
+        "ipoib.command.completion=netdev await <seconds>",
+        "ipoib.command.completion=netdev cleanup"})
 public final class NetdevCommands {
     static final String USAGE = "ipoib:netdev [list] [--json]\n"
             + "       ipoib:netdev add <interface> [netns <name>] [dev <device>] [offload on|off] [<address>/<prefix> ...]\n"

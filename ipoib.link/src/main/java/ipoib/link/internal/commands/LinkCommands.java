@@ -38,7 +38,17 @@ import org.osgi.service.component.annotations.ReferencePolicy;
         "osgi.command.function=capture",
         "osgi.command.function=paths",
         "osgi.command.function=mode",
-        "osgi.command.function=cm"})
+        "osgi.command.function=cm",
+        "ipoib.command.completion=links <interface> --json",
+        "ipoib.command.completion=stats <interface> --json",
+        "ipoib.command.completion=paths <interface> --json",
+        "ipoib.command.completion=cm <interface> --json",
+        "ipoib.command.completion=create <device> <port> <pkey> <name>",
+        "ipoib.command.completion=delete <interface>",
+        "ipoib.command.completion=await all|<interface>",
+        "ipoib.command.completion=capture <interface> <file> <count>",
+        "ipoib.command.completion=capture <interface> stop",
+        "ipoib.command.completion=mode <interface> datagram|connected"})
 public final class LinkCommands {
 
     private final List<IpoibLink> links = new CopyOnWriteArrayList<>();

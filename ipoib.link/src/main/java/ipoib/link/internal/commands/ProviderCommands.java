@@ -19,7 +19,8 @@ import org.osgi.service.component.annotations.ReferencePolicy;
 /** {@code ipoib:providers}: every verbs provider, its state, devices and ports. */
 @Component(service = ProviderCommands.class, property = {
         "osgi.command.scope=ipoib",
-        "osgi.command.function=providers"})
+        "osgi.command.function=providers",
+        "ipoib.command.completion=providers --json"})
 public final class ProviderCommands {
     private final List<VerbsProvider> providers = new CopyOnWriteArrayList<>();
 

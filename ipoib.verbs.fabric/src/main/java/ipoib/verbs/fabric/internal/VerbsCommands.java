@@ -12,7 +12,9 @@ import org.osgi.service.component.annotations.Reference;
  * use scope {@code fabric}): {@code verbs:devices}, {@code verbs:port}.
  */
 @Component(service = VerbsCommands.class, property = {"osgi.command.scope=verbs", "osgi.command.function=devices",
-        "osgi.command.function=port"})
+        "osgi.command.function=port",
+        "ipoib.command.completion=devices --json",
+        "ipoib.command.completion=port <device> <port> --json"})
 public final class VerbsCommands {
     private final VerbsProvider provider;
 

@@ -33,6 +33,12 @@ public final class FabricCommands {
 
     static final String[] FUNCTIONS = {"hcas", "groups", "sa", "stats", "fault", "faults", "clear", "reset", "down",
             "up", "lid", "smchange", "pkeys", "capture", "topology", "ports"};
+    /** What Tab offers after each command (the launcher's console reads the service property). */
+    static final String[] COMPLETION = {"hcas --json", "groups --json", "sa --json", "sa sendOnlyFullMember true|false",
+            "stats --json", "fault loss|duplicate|reorder|corrupt|delay|sa-drop|sa-error|sa-status|sa-delay|trap-loss"
+            + "|sa-rmpp-loss <value> <device/port>", "faults --json", "reset <device/port>", "down <device/port>",
+            "up <device/port>", "lid <device/port> <lid>", "pkeys <device/port> <pkey>", "capture <file> <count>",
+            "capture stop", "topology --net", "topology --json", "ports --json"};
 
     private final Fabric fabric;
     private final SubnetAdministratorEmulator sa;

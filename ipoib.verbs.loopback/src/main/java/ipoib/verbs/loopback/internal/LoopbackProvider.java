@@ -144,6 +144,7 @@ public final class LoopbackProvider implements ConfigurationRules {
         Hashtable<String, Object> props = new Hashtable<>();
         props.put("osgi.command.scope", "fabric");
         props.put("osgi.command.function", FabricCommands.FUNCTIONS);
+        props.put("ipoib.command.completion", FabricCommands.COMPLETION);
         FabricCommands shell = new FabricCommands(subnet.fabric(), subnet.subnetAdministrator(),
                 () -> CaptureFiles.fromProperties(context::getProperty));
         ServiceRegistration<FabricCommands> commands = context.registerService(FabricCommands.class, shell, props);
@@ -152,7 +153,8 @@ public final class LoopbackProvider implements ConfigurationRules {
         SimulatorServer simulator = startSimulator(management, subnet);
         ServiceRegistration<SimulatorCommands> simulatorCommands = context.registerService(SimulatorCommands.class,
                 new SimulatorCommands(management, simulator),
-                new Hashtable<>(Map.of("osgi.command.scope", "fabric", "osgi.command.function", "simulator")));
+                new Hashtable<>(Map.of("osgi.command.scope", "fabric", "osgi.command.function", "simulator",
+                        "ipoib.command.completion", "simulator --json")));
         running = new Running(subnet, shell, provider, commands, management, simulator, simulatorCommands);
         log.info("loopback fabric up: " + (config.topology().isEmpty() ? "" : "topology " + config.topology() + ", ")
                 + config.hcas() + " HCAs x " + config.portsPerHca() + " ports, MTU "
