@@ -11,6 +11,7 @@ import ipoib.neighbour.Protocol;
 import ipoib.neighbour.Route;
 import ipoib.neighbour.Settings;
 import ipoib.runtime.Counters;
+import ipoib.runtime.InterfaceCounters;
 import ipoib.runtime.Reporter;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -107,7 +108,8 @@ public class NeighbourBenchmark {
             @Override public String solicit(ipoib.api.link.IpoibLink l, long high, long low, Route unicast) { return null; }
             @Override public String cannotResolve(ipoib.api.link.IpoibLink l, long high, long low) { return null; }
         };
-        return new NeighbourEngine(false, protocol, settings, Reporter.SILENT, new Counters(), Runnable::run, System::nanoTime);
+        return new NeighbourEngine(false, protocol, settings, Reporter.SILENT, new InterfaceCounters(new Counters()),
+                Runnable::run, System::nanoTime);
     }
 
     /** Random neighbours out of the whole table: at 1 000 000 entries (~250 MB) mostly cache misses. */

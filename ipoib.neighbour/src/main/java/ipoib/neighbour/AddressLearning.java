@@ -48,7 +48,7 @@ final class AddressLearning {
             n = tables.getOrCreate(ctx, high, low, now);
             if (n == null) {
                 if (!ctx.closed) {
-                    engine.counters.droppedTableFull.increment();
+                    engine.counters.droppedTableFull.increment(ctx.name);
                 }
                 return false;
             }
@@ -77,7 +77,7 @@ final class AddressLearning {
                 }
                 sameAddress(n, confirm, now, after);
             } else if (old.gid().equals(address.gid())) {
-                engine.counters.qpnChanges.increment();
+                engine.counters.qpnChanges.increment(n.context.name);
                 n.linkAddress = address;
                 n.confirmedNanos = now;
                 Route r = n.route;
@@ -90,7 +90,7 @@ final class AddressLearning {
                 }
                 after.add(changed(n, old, address));
             } else {
-                engine.counters.gidChanges.increment();
+                engine.counters.gidChanges.increment(n.context.name);
                 n.linkAddress = address;
                 n.confirmedNanos = now;
                 after.add(paths.start(n, now, false));
@@ -117,7 +117,7 @@ final class AddressLearning {
                 n.state(NeighbourState.RESOLVED, now);
                 n.probes = 0;
                 if (unicastFailed) {
-                    engine.counters.pathRefreshes.increment();
+                    engine.counters.pathRefreshes.increment(n.context.name);
                     after.add(paths.start(n, now, true));
                 }
             }
@@ -148,7 +148,7 @@ final class AddressLearning {
             if (n.removed || n.route == null) {
                 return false;
             }
-            engine.counters.pathRefreshes.increment();
+            engine.counters.pathRefreshes.increment(n.context.name);
             refresh = paths.start(n, engine.now(), true);
         }
         refresh.run();

@@ -2,6 +2,7 @@ package ipoib.neighbour;
 
 import ipoib.api.resolve.AddressBits;
 import ipoib.runtime.Counters;
+import ipoib.runtime.InterfaceCounters;
 import ipoib.runtime.Reporter;
 import java.net.InetAddress;
 import java.util.Objects;
@@ -19,20 +20,22 @@ final class EngineContext {
     final Protocol protocol;
     final Reporter reporter;
     final Counters all;
+    final InterfaceCounters perInterface;
     final EngineCounters counters;
     private final Executor control;
     private final LongSupplier clock;
     volatile Settings settings;
     volatile boolean closed;
 
-    EngineContext(boolean ipv6, Protocol protocol, Settings settings, Reporter reporter, Counters counters,
+    EngineContext(boolean ipv6, Protocol protocol, Settings settings, Reporter reporter, InterfaceCounters counters,
                   Executor control, LongSupplier clock) {
         this.ipv6 = ipv6;
         this.family = ipv6 ? "IPv6" : "IPv4";
         this.protocol = Objects.requireNonNull(protocol);
         this.settings = Objects.requireNonNull(settings);
         this.reporter = Objects.requireNonNull(reporter);
-        this.all = counters;
+        this.all = counters.total();
+        this.perInterface = counters;
         this.counters = new EngineCounters(counters);
         this.control = control;
         this.clock = clock;

@@ -1,35 +1,35 @@
 package ipoib.neighbour;
 
-import ipoib.runtime.Counters;
-import java.util.concurrent.atomic.LongAdder;
+import ipoib.runtime.InterfaceCounters;
+import ipoib.runtime.InterfaceCounters.Counter;
 
-/** The neighbour engine's counters, by the names {@code ipoib:neigh} and the service show. */
+/** The neighbour engine's counters, by the names {@code ipoib:neigh} and the service show, in total and per interface. */
 final class EngineCounters {
-    final LongAdder solicitations;
-    final LongAdder retransmissions;
-    final LongAdder probes;
-    final LongAdder resolved;
-    final LongAdder pathLookups;
-    final LongAdder pathFailures;
-    final LongAdder resolutionFailures;
-    final LongAdder revalidations;
-    final LongAdder pathRefreshes;
-    final LongAdder qpnChanges;
-    final LongAdder gidChanges;
-    final LongAdder queued;
-    final LongAdder queuedSent;
-    final LongAdder droppedQueueFull;
-    final LongAdder droppedTableFull;
-    final LongAdder droppedPathFailure;
-    final LongAdder droppedResolutionFailed;
-    final LongAdder droppedFailedEntry;
-    final LongAdder droppedLinkDown;
-    final LongAdder droppedFlushed;
-    final LongAdder droppedNoSource;
-    final LongAdder evicted;
-    final LongAdder collected;
+    final Counter solicitations;
+    final Counter retransmissions;
+    final Counter probes;
+    final Counter resolved;
+    final Counter pathLookups;
+    final Counter pathFailures;
+    final Counter resolutionFailures;
+    final Counter revalidations;
+    final Counter pathRefreshes;
+    final Counter qpnChanges;
+    final Counter gidChanges;
+    final Counter queued;
+    final Counter queuedSent;
+    final Counter droppedQueueFull;
+    final Counter droppedTableFull;
+    final Counter droppedPathFailure;
+    final Counter droppedResolutionFailed;
+    final Counter droppedFailedEntry;
+    final Counter droppedLinkDown;
+    final Counter droppedFlushed;
+    final Counter droppedNoSource;
+    final Counter evicted;
+    final Counter collected;
 
-    EngineCounters(Counters counters) {
+    EngineCounters(InterfaceCounters counters) {
         solicitations = counters.counter("solicitations_sent");
         retransmissions = counters.counter("solicitations_retransmitted");
         probes = counters.counter("unicast_probes_sent");

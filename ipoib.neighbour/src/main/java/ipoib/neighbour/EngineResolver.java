@@ -42,4 +42,9 @@ public abstract class EngineResolver implements NeighbourResolver {
     public Map<String, Long> counters() {
         return engine().counterSnapshot();
     }
+
+    @Override
+    public Map<String, Map<String, Long>> countersByInterface() {
+        return engine().interfaceCounters().byInterface();
+    }
 }

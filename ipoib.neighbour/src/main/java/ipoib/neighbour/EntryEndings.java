@@ -1,5 +1,6 @@
 package ipoib.neighbour;
 
+import ipoib.runtime.InterfaceCounters;
 import ipoib.api.event.IpoibEvents;
 import ipoib.api.resolve.AddressBits;
 import ipoib.api.resolve.NeighbourState;
@@ -11,7 +12,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.LongAdder;
 
 /**
  * How an entry stops sending: FAILED for the hold time (resolution gave up), or removed from its
@@ -31,7 +31,7 @@ final class EntryEndings {
     /** Solicitations or probes ran out (or could not be sent): FAILED, logged and posted. */
     void resolutionFailed(Neighbour n, String why, long now, List<Runnable> after) {
         EngineCounters c = engine.counters;
-        c.resolutionFailures.increment();
+        c.resolutionFailures.increment(n.context.name);
         int dropped = n.queued();
         fail(n, why, c.droppedResolutionFailed, now, after);
         String line = LogLines.limit(failureLog, engine.family + " neighbour " + AddressBits.text(n.address) + " on "
@@ -48,32 +48,32 @@ final class EntryEndings {
     }
 
     /** Resolution gave up: FAILED for the hold time, queued frames dropped, waiters told. */
-    void fail(Neighbour n, String why, LongAdder dropCounter, long now, List<Runnable> after) {
+    void fail(Neighbour n, String why, InterfaceCounters.Counter dropCounter, long now, List<Runnable> after) {
         n.failure = why;
         n.state(NeighbourState.FAILED, now);
         retire(n.route);
         n.route = null;
         n.probes = 0;
         n.deadlineNanos = now + engine.settings.failedHoldMillis() * 1_000_000L;
-        dropCounter.add(n.drainQueue().size());
+        dropCounter.add(n.context.name, n.drainQueue().size());
         tellWaiters(n, why, after);
     }
 
     /** The entry leaves its table: no longer found by senders that look it up again. */
-    void markRemoved(Neighbour n, LongAdder dropCounter, String why, List<Runnable> after) {
+    void markRemoved(Neighbour n, InterfaceCounters.Counter dropCounter, String why, List<Runnable> after) {
         if (n.removed) {
             return;
         }
         n.removed = true;
         retire(n.route);
         n.route = null;
-        dropCounter.add(n.drainQueue().size());
+        dropCounter.add(n.context.name, n.drainQueue().size());
         tellWaiters(n, why, after);
     }
 
     /** An idle or failed entry is taken out of its table by the timer. */
     void collect(Neighbour n, String why, List<Runnable> after) {
-        engine.counters.collected.increment();
+        engine.counters.collected.increment(n.context.name);
         markRemoved(n, engine.counters.droppedFlushed, why, after);
         after.add(() -> n.context.map.remove(n));
     }

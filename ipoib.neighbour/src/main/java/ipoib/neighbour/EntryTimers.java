@@ -71,7 +71,7 @@ final class EntryTimers {
                 long confirmedAge = now - n.confirmedNanos;
                 boolean usedSinceConfirmed = n.lastUsedNanos - n.confirmedNanos > 0;
                 if (confirmedAge >= s.revalidateMillis() * 1_000_000L && usedSinceConfirmed) {
-                    engine.counters.revalidations.increment();
+                    engine.counters.revalidations.increment(n.context.name);
                     n.state(NeighbourState.STALE, now);
                     n.probes = 0;
                     n.deadlineNanos = now;
@@ -111,9 +111,9 @@ final class EntryTimers {
             return;
         }
         if (n.probes > 0) {
-            engine.counters.retransmissions.increment();
+            engine.counters.retransmissions.increment(n.context.name);
         }
-        engine.counters.solicitations.increment();
+        engine.counters.solicitations.increment(n.context.name);
         n.probes++;
         n.deadlineNanos = now + s.retransmitMillis() * 1_000_000L;
     }
@@ -135,9 +135,9 @@ final class EntryTimers {
             return;
         }
         if (unicast) {
-            engine.counters.probes.increment();
+            engine.counters.probes.increment(n.context.name);
         } else {
-            engine.counters.solicitations.increment();
+            engine.counters.solicitations.increment(n.context.name);
         }
         n.probes++;
         n.deadlineNanos = now + s.retransmitMillis() * 1_000_000L;

@@ -71,4 +71,9 @@ public abstract class ForwardingResolver implements NeighbourResolver {
     public Map<String, Long> counters() {
         return resolver().counters();
     }
+
+    @Override
+    public Map<String, Map<String, Long>> countersByInterface() {
+        return resolver().countersByInterface();
+    }
 }

@@ -7,6 +7,7 @@ import ipoib.api.link.TransmitResult;
 import ipoib.api.resolve.NeighbourEntry;
 import ipoib.api.resolve.PathInfoAnswer;
 import ipoib.runtime.Counters;
+import ipoib.runtime.InterfaceCounters;
 import ipoib.runtime.Reporter;
 import java.lang.foreign.MemorySegment;
 import java.util.LinkedHashMap;
@@ -55,11 +56,12 @@ public final class NeighbourEngine implements AutoCloseable {
 
     /**
      * @param ipv6 the family: IPv6 keys are the address's two halves, IPv4 keys {@code (0, address)}
-     * @param counters the counters the engine adds its own to (the protocol keeps its in the same set)
+     * @param counters the counters the engine adds its own to (the protocol keeps its in the same set),
+     *        each counted for the interface it concerns
      * @param control the executor of the control plane: one thread, tasks in order
      * @param clock nanoseconds of the control loop's clock ({@code ControlLoop.clock()}), a manual one in tests
      */
-    public NeighbourEngine(boolean ipv6, Protocol protocol, Settings settings, Reporter reporter, Counters counters,
+    public NeighbourEngine(boolean ipv6, Protocol protocol, Settings settings, Reporter reporter, InterfaceCounters counters,
                            Executor control, LongSupplier clock) {
         this.engine = new EngineContext(ipv6, protocol, settings, reporter, counters, control, clock);
         EntryEndings endings = new EntryEndings(engine);
@@ -81,8 +83,14 @@ public final class NeighbourEngine implements AutoCloseable {
         engine.settings = Objects.requireNonNull(next);
     }
 
+    /** The totals over every interface. */
     public Counters counters() {
         return engine.all;
+    }
+
+    /** The counters per interface. */
+    public InterfaceCounters interfaceCounters() {
+        return engine.perInterface;
     }
 
     // ---- data path ---------------------------------------------------------------------------------

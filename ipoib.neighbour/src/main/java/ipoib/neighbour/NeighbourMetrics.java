@@ -9,15 +9,18 @@ import ipoib.api.resolve.NeighbourState;
 import ipoib.runtime.CounterFamilies;
 import java.util.Collection;
 import java.util.EnumMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 
 /**
  * A resolver's metrics: its cache by interface and state ({@code ipoib_neighbours}, one family
  * that the ARP and ND resolvers share through the label {@code family}) and its counters
  * ({@code ipoib_<protocol>_*}; the frames it dropped in {@code ipoib_<protocol>_drops_total} by
- * reason). The counters are the resolver's, summed over its interfaces.
+ * reason), each series with the label {@code interface}.
  */
 public final class NeighbourMetrics {
     static final Metric ENTRIES = Metric.gauge("ipoib_neighbours", "Neighbour entries by family, interface and state.",
@@ -72,8 +75,9 @@ public final class NeighbourMetrics {
     private NeighbourMetrics() {}
 
     /**
-     * Writes {@code resolver}'s metrics; every interface of {@code links} has a sample for every
-     * state, zero when it has no such entry; interfaces in the order of their names.
+     * Writes {@code resolver}'s metrics; every interface of {@code links} (and every one that
+     * counted) has a sample for every state and every counter, zero when it has no such entry or
+     * counted nothing; interfaces in the order of their names.
      *
      * @param family {@link NeighbourResolver#IPV4} or {@link NeighbourResolver#IPV6}
      * @param protocol the counters' name part, {@code arp} or {@code nd}
@@ -89,13 +93,21 @@ public final class NeighbourMetrics {
         }
         byLink.forEach((link, states) -> states.forEach((state, v) -> out.sample(ENTRIES, v, family, link,
                 state.name())));
-        families(protocol).write(out, resolver.counters());
+        CounterFamilies families = families(protocol);
+        Map<String, Map<String, Long>> counted = resolver.countersByInterface();
+        Map<String, Long> zeroes = new LinkedHashMap<>();
+        resolver.counters().keySet().forEach(name -> zeroes.put(name, 0L));
+        Set<String> names = new TreeSet<>(byLink.keySet());
+        names.addAll(counted.keySet());
+        for (String link : names) {
+            families.write(out, counted.getOrDefault(link, zeroes), link);
+        }
     }
 
     /** The counters' families of {@code protocol} ({@code arp} or {@code nd}). */
     static CounterFamilies families(String protocol) {
         return new CounterFamilies("ipoib_" + protocol, "The " + protocol.toUpperCase(java.util.Locale.ROOT)
-                + " resolver", HELP, NeighbourMetrics::dropReason);
+                + " resolver", HELP, NeighbourMetrics::dropReason, "interface");
     }
 
     private static Map<NeighbourState, Long> zero() {

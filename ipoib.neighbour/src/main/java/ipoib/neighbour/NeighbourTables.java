@@ -118,7 +118,7 @@ final class NeighbourTables {
             ctx.map.put(created);
         }
         if (victim != null) {
-            engine.counters.evicted.increment();
+            engine.counters.evicted.increment(ctx.name);
             List<Runnable> after = new ArrayList<>(1);
             synchronized (victim) {
                 endings.markRemoved(victim, engine.counters.droppedFlushed,

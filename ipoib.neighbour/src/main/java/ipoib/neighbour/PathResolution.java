@@ -57,7 +57,7 @@ final class PathResolution {
         IpoibLink link = n.context.link;
         boolean pathSl = s.serviceLevelFromPath();
         return () -> {
-            engine.counters.pathLookups.increment();
+            engine.counters.pathLookups.increment(n.context.name);
             CompletionStage<LinkPath> stage;
             try {
                 stage = link.acquirePath(gid, pathSl);
@@ -123,7 +123,7 @@ final class PathResolution {
         // no route takes this lock and queues behind them, so the order holds.
         for (PendingFrames.Pending p : n.drainQueue()) {
             link.sendUnicast(path, route.linkAddress(), p.etherType(), p.frame());
-            engine.counters.queuedSent.increment();
+            engine.counters.queuedSent.increment(n.context.name);
         }
         EntryEndings.retire(n.route);
         n.route = route;
@@ -131,7 +131,7 @@ final class PathResolution {
         if (fresh) {
             n.state(NeighbourState.RESOLVED, now);
             n.probes = 0;
-            engine.counters.resolved.increment();
+            engine.counters.resolved.increment(n.context.name);
         }
         n.failure = null;
         List<CompletableFuture<PathInfo>> waiters = n.drainWaiters();
@@ -155,7 +155,7 @@ final class PathResolution {
      */
     private void failed(Neighbour n, String why, long now, List<Runnable> after) {
         EngineCounters c = engine.counters;
-        c.pathFailures.increment();
+        c.pathFailures.increment(n.context.name);
         String line = LogLines.limit(pathErrorLog, engine.family + " neighbour " + AddressBits.text(n.address) + " on "
                 + n.context.name + ": " + why + "; " + n.queued() + " queued frames dropped");
         Reporter reporter = engine.reporter;

@@ -102,7 +102,7 @@ final class SendPath {
             return missed(ctx, n, high, low, etherType, frame);
         }
         if (link.state() != LinkState.UP || engine.closed) {
-            engine.counters.droppedLinkDown.increment();
+            engine.counters.droppedLinkDown.increment(link.name());
             return TransmitResult.DROPPED_LINK_DOWN;
         }
         return missed(tables.linkUp(link), null, high, low, etherType, frame);
@@ -117,7 +117,7 @@ final class SendPath {
                 // The link went down (or came up again) meanwhile: its table is void.
                 LinkContext current = tables.get(ctx.name);
                 if (current == null || current.link != ctx.link) {
-                    c.droppedLinkDown.increment();
+                    c.droppedLinkDown.increment(ctx.name);
                     return TransmitResult.DROPPED_LINK_DOWN;
                 }
                 ctx = current;
@@ -125,7 +125,7 @@ final class SendPath {
             }
             if (n == null) {
                 if (engine.protocol.cannotResolve(ctx.link, high, low) != null) {
-                    c.droppedNoSource.increment();
+                    c.droppedNoSource.increment(ctx.name);
                     return TransmitResult.DROPPED_NO_ROUTE;
                 }
                 n = tables.getOrCreate(ctx, high, low, now);
@@ -133,7 +133,7 @@ final class SendPath {
                     if (ctx.closed) {
                         continue;
                     }
-                    c.droppedTableFull.increment();
+                    c.droppedTableFull.increment(ctx.name);
                     return TransmitResult.DROPPED_TABLE_FULL;
                 }
             }
@@ -152,16 +152,16 @@ final class SendPath {
                 }
                 if (n.state == NeighbourState.FAILED) {
                     if (now - n.deadlineNanos < 0) {
-                        c.droppedFailedEntry.increment();
+                        c.droppedFailedEntry.increment(ctx.name);
                         return TransmitResult.DROPPED_NO_ROUTE;
                     }
                     askPath = paths.restart(n, now);
                 }
                 if (n.enqueue(etherType, frame, engine.settings.queueLength())) {
-                    c.queued.increment();
+                    c.queued.increment(ctx.name);
                     result = TransmitResult.QUEUED;
                 } else {
-                    c.droppedQueueFull.increment();
+                    c.droppedQueueFull.increment(ctx.name);
                     result = TransmitResult.DROPPED_QUEUE_FULL;
                 }
                 if (n.state == NeighbourState.INCOMPLETE && n.probes == 0) {
@@ -176,7 +176,7 @@ final class SendPath {
             }
             return result;
         }
-        c.droppedTableFull.increment();
+        c.droppedTableFull.increment(ctx.name);
         return TransmitResult.DROPPED_TABLE_FULL;
     }
 }

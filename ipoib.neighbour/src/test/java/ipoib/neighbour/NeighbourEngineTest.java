@@ -20,6 +20,7 @@ import ipoib.api.resolve.PathInfoAnswer;
 import ipoib.api.sa.SaException;
 import ipoib.neighbour.testing.FakeLink;
 import ipoib.runtime.Counters;
+import ipoib.runtime.InterfaceCounters;
 import ipoib.runtime.Reporter;
 import java.lang.foreign.MemorySegment;
 import java.lang.management.ManagementFactory;
@@ -80,7 +81,8 @@ class NeighbourEngineTest {
     void setUp() {
         link = new FakeLink("ib0", 0x0002_c903_0000_0101L, 0x11);
         link.pathQuery = gid -> paths.computeIfAbsent(gid, g -> new CompletableFuture<>());
-        engine = new NeighbourEngine(false, protocol, settings, reporter, new Counters(), Runnable::run, clock::get);
+        engine = new NeighbourEngine(false, protocol, settings, reporter, new InterfaceCounters(new Counters()), Runnable::run,
+                clock::get);
         engine.linkUp(link);
     }
 

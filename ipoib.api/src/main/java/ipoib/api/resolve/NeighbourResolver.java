@@ -100,4 +100,15 @@ public interface NeighbourResolver {
      * @since 1.1
      */
     Map<String, Long> counters();
+
+    /**
+     * The same counters per interface: each interface that counted, by name, with every counter
+     * of {@link #counters()} (zero where it counted nothing). Events of no interface are in the
+     * totals only.
+     *
+     * @since 1.4
+     */
+    default Map<String, Map<String, Long>> countersByInterface() {
+        return Map.of();
+    }
 }

@@ -7,7 +7,7 @@
  * link (broadcast group, multicast group or resolved neighbour), shared by every sender.
  */
 @Export
-@Version("1.3.0")
+@Version("1.4.0")
 package ipoib.api.resolve;
 
 import org.osgi.annotation.bundle.Export;

@@ -20,6 +20,7 @@ import ipoib.neighbour.ResolverLinks;
 import ipoib.neighbour.Settings;
 import ipoib.runtime.ControlLoop;
 import ipoib.runtime.Counters;
+import ipoib.runtime.InterfaceCounters;
 import ipoib.runtime.Reporter;
 import java.lang.foreign.MemorySegment;
 import java.net.Inet4Address;
@@ -40,7 +41,7 @@ public final class ArpEngine extends EngineResolver implements FrameHandler, Lin
         AutoCloseable {
 
     private final ControlLoop control;
-    private final Counters counters = new Counters();
+    private final InterfaceCounters counters = new InterfaceCounters(new Counters());
     private final NeighbourEngine engine;
     private final ResolverLinks links;
     private final EngineTimer timer;

@@ -19,14 +19,13 @@ import ipoib.neighbour.OwnAddresses;
 import ipoib.neighbour.Protocol;
 import ipoib.neighbour.Route;
 import ipoib.runtime.ControlLoop;
-import ipoib.runtime.Counters;
+import ipoib.runtime.InterfaceCounters;
 import ipoib.runtime.RateLimiter;
 import ipoib.runtime.Reporter;
 import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.LongAdder;
 
 /**
  * The ARP packets (RFC 826 with IPoIB's 20-octet hardware address, RFC 4391 §9.2): requests to
@@ -45,18 +44,19 @@ final class ArpMessages implements Protocol {
     volatile InterfaceAddresses addresses;
     volatile boolean gratuitous;
 
-    private final LongAdder requestsIn;
-    private final LongAdder repliesIn;
-    private final LongAdder requestsOut;
-    private final LongAdder repliesOut;
-    private final LongAdder gratuitousOut;
-    private final LongAdder announcementsIn;
-    private final LongAdder malformed;
-    private final LongAdder ignored;
-    private final LongAdder conflicts;
+    private final InterfaceCounters.Counter requestsIn;
+    private final InterfaceCounters.Counter repliesIn;
+    private final InterfaceCounters.Counter requestsOut;
+    private final InterfaceCounters.Counter repliesOut;
+    private final InterfaceCounters.Counter gratuitousOut;
+    private final InterfaceCounters.Counter announcementsIn;
+    private final InterfaceCounters.Counter malformed;
+    private final InterfaceCounters.Counter ignored;
+    private final InterfaceCounters.Counter conflicts;
 
     /** @param neighbours the table this protocol serves (it reaches this protocol through a {@link ipoib.neighbour.DeferredProtocol}) */
-    ArpMessages(boolean gratuitous, NeighbourEngine neighbours, Counters counters, ControlLoop control, Reporter reporter) {
+    ArpMessages(boolean gratuitous, NeighbourEngine neighbours, InterfaceCounters counters, ControlLoop control,
+                Reporter reporter) {
         this.gratuitous = gratuitous;
         this.neighbours = neighbours;
         this.control = control;
@@ -93,7 +93,7 @@ final class ArpMessages implements Protocol {
         }
         ArpPacket packet = new ArpPacket(ArpOperation.REQUEST, self, ip, ArpPacket.UNKNOWN_HARDWARE_ADDRESS, ip);
         if (!link.sendBroadcast(EtherType.ARP, encode(packet)).isDrop()) {
-            gratuitousOut.increment();
+            gratuitousOut.increment(link.name());
         }
     }
 
@@ -114,7 +114,7 @@ final class ArpMessages implements Protocol {
         TransmitResult result = unicast == null ? link.sendBroadcast(EtherType.ARP, packet)
                 : link.sendUnicast(unicast.path(), unicast.qpn(), EtherType.ARP, packet);
         if (!result.isDrop()) {
-            requestsOut.increment();
+            requestsOut.increment(link.name());
         }
         // A request the link dropped is retransmitted like a lost one.
         return null;
@@ -151,7 +151,7 @@ final class ArpMessages implements Protocol {
             packet = ArpCodec.decode(frame.buffer().asSlice(frame.payloadOffset(), frame.payloadLength()), 0,
                     frame.etherType());
         } catch (DecodeException e) {
-            malformed.increment();
+            malformed.increment(link.name());
             String line = LogLines.limit(malformedLog, "malformed ARP packet on " + link.name() + " from QPN "
                     + String.format("0x%06x", frame.sourceQpn()) + ": " + e.getMessage());
             if (line != null) {
@@ -161,29 +161,29 @@ final class ArpMessages implements Protocol {
         }
         LinkAddress self = link.address();
         if (self == null || (packet.operation() != ArpOperation.REQUEST && packet.operation() != ArpOperation.REPLY)) {
-            ignored.increment();
+            ignored.increment(link.name());
             return;
         }
         LinkAddress sender = packet.senderHardwareAddress().withoutFlags();
         if (sender.isMulticast() || sender.gid().isMulticast() || sender.equals(self.withoutFlags())) {
-            ignored.increment();
+            ignored.increment(link.name());
             return;
         }
         if (packet.operation() == ArpOperation.REPLY) {
-            repliesIn.increment();
+            repliesIn.increment(link.name());
         } else {
-            requestsIn.increment();
+            requestsIn.increment(link.name());
         }
         int spa = packet.senderProtocolAddress();
         int tpa = packet.targetProtocolAddress();
         List<InterfaceAddress> mine = usable(link);
         if (spa == 0) {
             // An address probe (RFC 5227): nothing to learn.
-            ignored.increment();
+            ignored.increment(link.name());
             return;
         }
         if (contains(mine, spa)) {
-            conflicts.increment();
+            conflicts.increment(link.name());
             String line = LogLines.limit(conflictLog, "address conflict on " + link.name() + ": " + Ipv4Header.text(spa)
                     + " is ours, but " + sender + " claims it");
             if (line != null) {
@@ -197,12 +197,12 @@ final class ArpMessages implements Protocol {
         neighbours.learn(link, 0, key, packet.senderHardwareAddress(), forMe,
                 forMe && packet.operation() == ArpOperation.REPLY);
         if (spa == tpa && neighbours.announced(link, 0, key)) {
-            announcementsIn.increment(); // a gratuitous ARP: the sender's path may have changed
+            announcementsIn.increment(link.name()); // a gratuitous ARP: the sender's path may have changed
         }
         if (forMe && packet.operation() == ArpOperation.REQUEST) {
             TransmitResult result = neighbours.send(link, 0, key, EtherType.ARP, encode(ArpPacket.replyTo(packet, self)));
             if (!result.isDrop()) {
-                repliesOut.increment();
+                repliesOut.increment(link.name());
             }
         }
     }

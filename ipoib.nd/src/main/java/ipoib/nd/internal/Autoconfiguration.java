@@ -61,7 +61,7 @@ final class Autoconfiguration {
         Instant until = p.validLifetime() == PrefixInformation.INFINITE ? null
                 : wallClock.instant().plusSeconds(p.validLifetime());
         if (existing == null) {
-            nd.counters.autoconfigured.increment();
+            nd.counters.autoconfigured.increment(link.name());
             nd.reporter.info("autoconfigured " + AddressBits.text(address) + "/64 on " + link.name() + " from " + router);
         }
         table.add(link.name(), address, 64, AddressOrigin.AUTOCONF, until);

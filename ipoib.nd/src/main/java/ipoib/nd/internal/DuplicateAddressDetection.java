@@ -84,7 +84,7 @@ final class DuplicateAddressDetection {
         }
         MulticastService m = nd.multicast;
         if (m == null) {
-            nd.counters.noMulticast.increment();
+            nd.counters.noMulticast.increment(link.name());
             nd.reporter.info("DAD of " + AddressBits.text(address) + " on " + link.name()
                     + " waits for the multicast service (ipoib.mcast): the address stays TENTATIVE");
             return;
@@ -131,7 +131,7 @@ final class DuplicateAddressDetection {
             MulticastService m = nd.multicast;
             NeighborSolicitation probe = NeighborSolicitation.duplicateAddressDetection(dad.address);
             if (m != null && !m.send(link, probe.destination(), EtherType.IPV6, NdServices.encode(probe)).isDrop()) {
-                nd.counters.dadProbes.increment();
+                nd.counters.dadProbes.increment(link.name());
             }
             dad.sent++;
             dad.next = now + retransmitMillis.getAsLong() * 1_000_000L;
@@ -147,7 +147,7 @@ final class DuplicateAddressDetection {
         if (table == null || a == null || a.state() != AddressState.TENTATIVE) {
             return;
         }
-        nd.counters.dadPassed.increment();
+        nd.counters.dadPassed.increment(link.name());
         table.setState(link.name(), address, AddressState.PREFERRED);
         nd.reporter.info(AddressBits.text(address) + " on " + link.name() + " passed duplicate address detection");
         advertisements.advertise(link, address);
@@ -163,7 +163,7 @@ final class DuplicateAddressDetection {
             return;
         }
         dads.remove(key(link.name(), address));
-        nd.counters.dadDuplicates.increment();
+        nd.counters.dadDuplicates.increment(link.name());
         nd.reporter.warn("duplicate address detected: " + AddressBits.text(address) + " on " + link.name()
                 + " is in use by " + evidence + "; the address is not used (RFC 4862 §5.4.5)");
         nd.addresses.setState(link.name(), address, AddressState.DUPLICATE);

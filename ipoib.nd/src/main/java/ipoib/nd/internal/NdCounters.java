@@ -1,29 +1,29 @@
 package ipoib.nd.internal;
 
-import ipoib.runtime.Counters;
-import java.util.concurrent.atomic.LongAdder;
+import ipoib.runtime.InterfaceCounters;
+import ipoib.runtime.InterfaceCounters.Counter;
 
 /** ND's own counters, by the names {@code ipoib:neigh} shows (the neighbour table adds its own to the set). */
 final class NdCounters {
-    final LongAdder nsIn;
-    final LongAdder naIn;
-    final LongAdder nsOut;
-    final LongAdder naOut;
-    final LongAdder announcementsIn;
-    final LongAdder dadProbes;
-    final LongAdder dadDuplicates;
-    final LongAdder dadPassed;
-    final LongAdder rsOut;
-    final LongAdder raIn;
-    final LongAdder raMtuApplied;
-    final LongAdder raMtuIgnored;
-    final LongAdder autoconfigured;
-    final LongAdder malformed;
-    final LongAdder ignored;
-    final LongAdder noMulticast;
-    final LongAdder conflicts;
+    final Counter nsIn;
+    final Counter naIn;
+    final Counter nsOut;
+    final Counter naOut;
+    final Counter announcementsIn;
+    final Counter dadProbes;
+    final Counter dadDuplicates;
+    final Counter dadPassed;
+    final Counter rsOut;
+    final Counter raIn;
+    final Counter raMtuApplied;
+    final Counter raMtuIgnored;
+    final Counter autoconfigured;
+    final Counter malformed;
+    final Counter ignored;
+    final Counter noMulticast;
+    final Counter conflicts;
 
-    NdCounters(Counters counters) {
+    NdCounters(InterfaceCounters counters) {
         nsIn = counters.counter("solicitations_received");
         naIn = counters.counter("advertisements_received");
         nsOut = counters.counter("ns_sent");

@@ -30,6 +30,7 @@ import ipoib.neighbour.ResolverLinks;
 import ipoib.neighbour.Settings;
 import ipoib.runtime.ControlLoop;
 import ipoib.runtime.Counters;
+import ipoib.runtime.InterfaceCounters;
 import ipoib.runtime.RateLimiter;
 import ipoib.runtime.Reporter;
 import java.lang.foreign.MemorySegment;
@@ -96,7 +97,7 @@ public final class NdEngine extends EngineResolver implements NeighborDiscoveryR
                     InstantSource wallClock) {
         this.control = control;
         this.reporter = reporter;
-        Counters counters = new Counters();
+        InterfaceCounters counters = new InterfaceCounters(new Counters());
         NdCounters c = new NdCounters(counters);
         this.malformedLog = new RateLimiter(control.clock(), 10, TimeUnit.SECONDS);
         DeferredProtocol protocol = new DeferredProtocol();
@@ -248,7 +249,7 @@ public final class NdEngine extends EngineResolver implements NeighborDiscoveryR
         try {
             message = NdCodec.decode(buf, off, length);
         } catch (DecodeException e) {
-            nd.counters.malformed.increment();
+            nd.counters.malformed.increment(link.name());
             String line = LogLines.limit(malformedLog, "malformed Neighbor Discovery packet on " + link.name()
                     + " from QPN " + String.format("0x%06x", frame.sourceQpn()) + ": " + e.getMessage());
             if (line != null) {
@@ -260,11 +261,11 @@ public final class NdEngine extends EngineResolver implements NeighborDiscoveryR
             case NeighborSolicitation ns -> messages.solicitation(link, ns);
             case NeighborAdvertisement na -> messages.advertisement(link, na);
             case RouterAdvertisement ra -> {
-                nd.counters.raIn.increment();
+                nd.counters.raIn.increment(link.name());
                 nd.run(() -> routers.advertisement(link, ra));
             }
-            case RouterSolicitation rs -> nd.counters.ignored.increment();
-            case Redirect r -> nd.counters.ignored.increment();
+            case RouterSolicitation rs -> nd.counters.ignored.increment(link.name());
+            case Redirect r -> nd.counters.ignored.increment(link.name());
         }
     }
 

@@ -54,18 +54,18 @@ final class NeighborMessages implements Protocol {
         if (unicast != null) {
             NeighborSolicitation probe = new NeighborSolicitation(source, target, target, Optional.of(self));
             if (!link.sendUnicast(unicast.path(), unicast.qpn(), EtherType.IPV6, NdServices.encode(probe)).isDrop()) {
-                nd.counters.nsOut.increment();
+                nd.counters.nsOut.increment(link.name());
             }
             return null;
         }
         MulticastService m = nd.multicast;
         if (m == null) {
-            nd.counters.noMulticast.increment();
+            nd.counters.noMulticast.increment(link.name());
             return "no multicast service (ipoib.mcast) to send Neighbor Solicitations to the solicited-node group";
         }
         NeighborSolicitation ns = NeighborSolicitation.resolve(source, target, self);
         if (!m.send(link, ns.destination(), EtherType.IPV6, NdServices.encode(ns)).isDrop()) {
-            nd.counters.nsOut.increment();
+            nd.counters.nsOut.increment(link.name());
         }
         return null;
     }
@@ -91,7 +91,7 @@ final class NeighborMessages implements Protocol {
 
     /** An NS heard on the link's receive thread. */
     void solicitation(IpoibLink link, NeighborSolicitation ns) {
-        nd.counters.nsIn.increment();
+        nd.counters.nsIn.increment(link.name());
         Inet6Address target = ns.target();
         InterfaceAddress mine = nd.find(link, target);
         if (mine == null || mine.state() == AddressState.DUPLICATE) {
@@ -113,7 +113,7 @@ final class NeighborMessages implements Protocol {
             // Another node's DAD of our address: defend it to all-nodes (RFC 4861 §7.2.4).
             MulticastService m = nd.multicast;
             if (m != null && !m.send(link, Memberships.ALL_NODES, EtherType.IPV6, NdServices.encode(na)).isDrop()) {
-                nd.counters.naOut.increment();
+                nd.counters.naOut.increment(link.name());
             }
             return;
         }
@@ -121,13 +121,13 @@ final class NeighborMessages implements Protocol {
         long low = AddressBits.low(ns.source());
         ns.sourceLinkAddress().ifPresent(sll -> neighbours.learn(link, high, low, sll, true, false));
         if (!neighbours.send(link, high, low, EtherType.IPV6, NdServices.encode(na)).isDrop()) {
-            nd.counters.naOut.increment();
+            nd.counters.naOut.increment(link.name());
         }
     }
 
     /** An NA heard on the link's receive thread. */
     void advertisement(IpoibLink link, NeighborAdvertisement na) {
-        nd.counters.naIn.increment();
+        nd.counters.naIn.increment(link.name());
         Inet6Address target = na.target();
         InterfaceAddress mine = nd.find(link, target);
         LinkAddress self = link.address();
@@ -139,7 +139,7 @@ final class NeighborMessages implements Protocol {
                 nd.run(() -> dad.duplicate(link, target, who));
             } else if (self != null && na.targetLinkAddress().isPresent()
                     && !na.targetLinkAddress().get().withoutFlags().equals(self.withoutFlags())) {
-                nd.counters.conflicts.increment();
+                nd.counters.conflicts.increment(link.name());
                 String line = LogLines.limit(conflictLog, "address conflict on " + link.name() + ": "
                         + AddressBits.text(target) + " is ours, but " + who + " advertises it");
                 if (line != null) {
@@ -153,7 +153,7 @@ final class NeighborMessages implements Protocol {
             long low = AddressBits.low(target);
             neighbours.learn(link, high, low, tll, false, na.solicited(), na.override());
             if (!na.solicited() && neighbours.announced(link, high, low)) {
-                nd.counters.announcementsIn.increment(); // an unsolicited advertisement: the sender's path may have changed
+                nd.counters.announcementsIn.increment(link.name()); // an unsolicited advertisement: the sender's path may have changed
             }
         });
     }

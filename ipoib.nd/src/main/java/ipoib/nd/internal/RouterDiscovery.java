@@ -78,7 +78,7 @@ final class RouterDiscovery {
         RouterSolicitation rs = new RouterSolicitation(source, ALL_ROUTERS, Optional.of(self));
         // Counted when handed over: with no router on the link the all-routers group does not
         // exist and the multicast manager drops it (RFC 4391 §10), counting it there.
-        nd.counters.rsOut.increment();
+        nd.counters.rsOut.increment(link.name());
         m.send(link, ALL_ROUTERS, EtherType.IPV6, NdServices.encode(rs));
     }
 
@@ -111,15 +111,15 @@ final class RouterDiscovery {
 
     private void mtu(IpoibLink link, LinkNd state, long mtu, String from) {
         if (mtu > link.mtu()) {
-            nd.counters.raMtuIgnored.increment();
+            nd.counters.raMtuIgnored.increment(link.name());
             nd.reporter.warn("Router Advertisement from " + from + " on " + link.name() + ": MTU option " + mtu
                     + " is larger than the link MTU " + link.mtu() + " (the broadcast group's); ignored");
         } else if (mtu < MIN_IPV6_MTU) {
-            nd.counters.raMtuIgnored.increment();
+            nd.counters.raMtuIgnored.increment(link.name());
             nd.reporter.warn("Router Advertisement from " + from + " on " + link.name() + ": MTU option " + mtu
                     + " is below IPv6's minimum of 1280; ignored");
         } else if (mtu != state.raMtu) {
-            nd.counters.raMtuApplied.increment();
+            nd.counters.raMtuApplied.increment(link.name());
             state.raMtu = (int) mtu;
             nd.reporter.info("Router Advertisement from " + from + " on " + link.name() + " sets the IPv6 MTU to " + mtu);
         }

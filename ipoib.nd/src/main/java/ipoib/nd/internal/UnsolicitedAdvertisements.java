@@ -31,7 +31,7 @@ final class UnsolicitedAdvertisements {
             NeighborAdvertisement na = new NeighborAdvertisement(address, Memberships.ALL_NODES, false, false, true,
                     address, Optional.of(self));
             if (!m.send(link, Memberships.ALL_NODES, EtherType.IPV6, NdServices.encode(na)).isDrop()) {
-                nd.counters.naOut.increment();
+                nd.counters.naOut.increment(link.name());
             }
         }
     }
