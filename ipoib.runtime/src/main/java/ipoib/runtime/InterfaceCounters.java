@@ -72,6 +72,11 @@ public final class InterfaceCounters {
         return c;
     }
 
+    /** Whether {@code name} is one of these counters. */
+    public synchronized boolean has(String name) {
+        return counters.stream().anyMatch(c -> c.name.equals(name));
+    }
+
     /**
      * Every interface that counted, by name, with every counter (zero where it counted nothing),
      * in the order the counters were created.

@@ -56,4 +56,15 @@ public interface IpHost {
 
     /** The host's counters by name (packets in and out by protocol, and every drop by reason). */
     Map<String, Long> counters();
+
+    /**
+     * The counters of {@link #counters()} that concern one interface, per interface: each
+     * interface that counted, by name, with every such counter (zero where it counted nothing).
+     * Counts of no interface (a failed timer task, a datagram with no route) are in the totals only.
+     *
+     * @since 1.4
+     */
+    default Map<String, Map<String, Long>> countersByInterface() {
+        return Map.of();
+    }
 }

@@ -9,6 +9,9 @@ import ipoib.api.resolve.AddressBits;
 import ipoib.codec.ip.IcmpEcho;
 import ipoib.codec.ip.Ipv4Header;
 import ipoib.codec.ip.Ipv6Header;
+import ipoib.runtime.Cancellable;
+import ipoib.runtime.ControlLoop;
+import ipoib.runtime.InterfaceCounters;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.net.Inet6Address;
@@ -18,10 +21,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import ipoib.runtime.Cancellable;
-import ipoib.runtime.ControlLoop;
-import ipoib.runtime.Counters;
-import java.util.concurrent.atomic.LongAdder;
 
 /**
  * The echo requests this host sends and the replies it matches to them by family, identifier and
@@ -39,11 +38,11 @@ final class EchoRequests {
     private final Transmitter transmitter;
     private final ControlLoop timers;
     private final ConcurrentHashMap<Integer, Pending> pending = new ConcurrentHashMap<>();
-    private final LongAdder requestsOut;
-    private final LongAdder repliesIn;
-    private final LongAdder unmatched;
+    private final InterfaceCounters.Counter requestsOut;
+    private final InterfaceCounters.Counter repliesIn;
+    private final InterfaceCounters.Counter unmatched;
 
-    EchoRequests(HostLinks links, PacketWriter writer, Transmitter transmitter, Counters counters,
+    EchoRequests(HostLinks links, PacketWriter writer, Transmitter transmitter, InterfaceCounters counters,
                  ControlLoop timers) {
         this.links = links;
         this.writer = writer;
@@ -111,7 +110,7 @@ final class EchoRequests {
                     + route.link() + " not sent: " + result + Transmitter.why(result, v6), result));
             return reply;
         }
-        requestsOut.increment();
+        requestsOut.increment(link.name());
         timeOut(reply, timeout);
         return reply;
     }
@@ -132,10 +131,10 @@ final class EchoRequests {
         int sequence = IcmpEcho.sequence(b, icmp);
         Pending request = pending.get(key(v6, identifier, sequence));
         if (request == null) {
-            unmatched.increment();
+            unmatched.increment(link.name());
             return;
         }
-        repliesIn.increment();
+        repliesIn.increment(link.name());
         long rtt = timers.clock().nanoTime() - request.sentNanos();
         InetAddress from = v6 ? AddressBits.ipv6(Ipv6Header.sourceHigh(b, ip), Ipv6Header.sourceLow(b, ip))
                 : AddressBits.ipv4(Ipv4Header.source(b, ip));

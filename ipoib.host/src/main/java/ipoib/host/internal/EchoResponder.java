@@ -4,9 +4,8 @@ import ipoib.api.link.IpoibLink;
 import ipoib.codec.ip.IcmpEcho;
 import ipoib.codec.ip.Ipv4Header;
 import ipoib.codec.ip.Ipv6Header;
+import ipoib.runtime.InterfaceCounters;
 import java.lang.foreign.MemorySegment;
-import ipoib.runtime.Counters;
-import java.util.concurrent.atomic.LongAdder;
 
 /**
  * Answers echo requests to the host's addresses on the link they arrived on, from the address
@@ -19,10 +18,10 @@ import java.util.concurrent.atomic.LongAdder;
 final class EchoResponder {
     private final PacketWriter writer;
     private final Transmitter transmitter;
-    private final LongAdder requestsIn;
-    private final LongAdder repliesOut;
+    private final InterfaceCounters.Counter requestsIn;
+    private final InterfaceCounters.Counter repliesOut;
     private final RouteLookup routes;
-    private final LongAdder groupRequestsIgnored;
+    private final InterfaceCounters.Counter groupRequestsIgnored;
     /** Configuration {@code answerEcho}. */
     volatile boolean answer = true;
     /** Configuration {@code echoIgnoreBroadcasts} (Linux's icmp_echo_ignore_broadcasts). */
@@ -30,7 +29,7 @@ final class EchoResponder {
     /** Configuration {@code echoIgnoreMulticast6} (Linux's icmp/echo_ignore_multicast). */
     volatile boolean ignoreMulticast6;
 
-    EchoResponder(PacketWriter writer, Transmitter transmitter, RouteLookup routes, Counters counters) {
+    EchoResponder(PacketWriter writer, Transmitter transmitter, RouteLookup routes, InterfaceCounters counters) {
         this.writer = writer;
         this.transmitter = transmitter;
         this.routes = routes;
@@ -44,7 +43,7 @@ final class EchoResponder {
      * {@code local}: to one of the link's addresses, else to a broadcast or multicast address.
      */
     void requested4(IpoibLink link, MemorySegment b, long ip, long icmp, int length, boolean local) {
-        requestsIn.increment();
+        requestsIn.increment(link.name());
         if (!answer) {
             return;
         }
@@ -52,7 +51,7 @@ final class EchoResponder {
         if (!local) {
             Integer source = ignoreBroadcasts ? null : sourceFor4(link, Ipv4Header.source(b, ip));
             if (source == null) {
-                groupRequestsIgnored.increment();
+                groupRequestsIgnored.increment(link.name());
                 return;
             }
             me = source;
@@ -65,7 +64,7 @@ final class EchoResponder {
         IcmpEcho.writeIpv4(s.buffer, Ipv4Header.LENGTH, IcmpEcho.TYPE_ECHO_REPLY, IcmpEcho.identifier(b, icmp),
                 IcmpEcho.sequence(b, icmp), data);
         if (!transmitter.transmit(link, false, 0, src & 0xFFFF_FFFFL, s.slice(packet)).isDrop()) {
-            repliesOut.increment();
+            repliesOut.increment(link.name());
         }
     }
 
@@ -74,7 +73,7 @@ final class EchoResponder {
      * of the link's addresses, else to a multicast group.
      */
     void requested6(IpoibLink link, MemorySegment b, long ip, int length, boolean local) {
-        requestsIn.increment();
+        requestsIn.increment(link.name());
         if (!answer) {
             return;
         }
@@ -84,7 +83,7 @@ final class EchoResponder {
             long[] source = ignoreMulticast6 ? null
                     : sourceFor6(link, Ipv6Header.sourceHigh(b, ip), Ipv6Header.sourceLow(b, ip));
             if (source == null) {
-                groupRequestsIgnored.increment();
+                groupRequestsIgnored.increment(link.name());
                 return;
             }
             meHigh = source[0];
@@ -101,7 +100,7 @@ final class EchoResponder {
         IcmpEcho.writeIpv6(s.buffer, 0, IcmpEcho.TYPE_V6_ECHO_REPLY, IcmpEcho.identifier(b, icmp),
                 IcmpEcho.sequence(b, icmp), data);
         if (!transmitter.transmit(link, true, srcHigh, srcLow, s.slice(packet)).isDrop()) {
-            repliesOut.increment();
+            repliesOut.increment(link.name());
         }
     }
 

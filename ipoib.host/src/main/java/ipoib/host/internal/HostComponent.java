@@ -204,6 +204,11 @@ public final class HostComponent implements IpHost, UdpService {
     }
 
     @Override
+    public Map<String, Map<String, Long>> countersByInterface() {
+        return stack.countersByInterface();
+    }
+
+    @Override
     public UdpSocket open(int port, UdpReceiver receiver) {
         return stack.open(port, receiver);
     }

@@ -1,17 +1,26 @@
 package ipoib.host.internal;
 
 import ipoib.api.host.IpHost;
+import ipoib.api.link.IpoibLink;
 import ipoib.api.metrics.MetricSink;
 import ipoib.api.metrics.MetricsSource;
 import ipoib.runtime.CounterFamilies;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.component.annotations.ReferenceCardinality;
+import org.osgi.service.component.annotations.ReferencePolicy;
 
 /**
  * The host layer's counters for the console's {@code /metrics} ({@code ipoib_host_*}; what it
- * dropped in {@code ipoib_host_drops_total} by reason), summed over the interfaces.
+ * dropped in {@code ipoib_host_drops_total} by reason), one series per interface; the counters of
+ * no interface ({@link #TOTAL_ONLY}) without the label.
  */
 @Component(service = MetricsSource.class)
 public final class HostMetrics implements MetricsSource {
@@ -47,18 +56,61 @@ public final class HostMetrics implements MetricsSource {
         };
     }
 
+    /** Counters that belong to no interface. */
+    static final Set<String> TOTAL_ONLY = Set.of("timer_failures");
+
     static final CounterFamilies FAMILIES = new CounterFamilies("ipoib_host", "The host layer", HELP,
+            HostMetrics::dropReason, "interface");
+    private static final CounterFamilies TOTALS = new CounterFamilies("ipoib_host", "The host layer", HELP,
             HostMetrics::dropReason);
 
     private final IpHost host;
+
+    @Reference(cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC)
+    private volatile List<IpoibLink> links = List.of();
 
     @Activate
     public HostMetrics(@Reference IpHost host) {
         this.host = host;
     }
 
+    /** For tests: the metrics of {@code host} for {@code links}. */
+    HostMetrics(IpHost host, List<IpoibLink> links) {
+        this.host = host;
+        this.links = links;
+    }
+
     @Override
     public void collect(MetricSink out) {
-        FAMILIES.write(out, host.counters());
+        write(out, host.counters(), host.countersByInterface(), links);
+    }
+
+    /**
+     * Every interface of {@code links} (and every one that counted) has a series of every counter,
+     * zero where it counted nothing; interfaces in the order of their names.
+     */
+    static void write(MetricSink out, Map<String, Long> totals, Map<String, Map<String, Long>> byInterface,
+                      Collection<IpoibLink> links) {
+        Map<String, Long> zeroes = new LinkedHashMap<>();
+        Map<String, Long> totalOnly = new LinkedHashMap<>();
+        totals.forEach((name, value) -> {
+            if (TOTAL_ONLY.contains(name)) {
+                totalOnly.put(name, value);
+            } else {
+                zeroes.put(name, 0L);
+            }
+        });
+        Set<String> names = new TreeSet<>(byInterface.keySet());
+        links.forEach(l -> names.add(l.name()));
+        for (String link : names) {
+            Map<String, Long> values = new LinkedHashMap<>(zeroes);
+            byInterface.getOrDefault(link, Map.of()).forEach((name, v) -> {
+                if (values.containsKey(name)) {
+                    values.put(name, v);
+                }
+            });
+            FAMILIES.write(out, values, link);
+        }
+        TOTALS.write(out, totalOnly);
     }
 }

@@ -13,7 +13,15 @@ import ipoib.api.link.IpoibLink;
 import ipoib.api.link.TransmitResult;
 import ipoib.api.mcast.MulticastService;
 import ipoib.api.resolve.NeighbourResolver;
+import ipoib.runtime.Clock;
+import ipoib.runtime.ControlLoop;
+import ipoib.runtime.Counters;
+import ipoib.runtime.FailureHandler;
+import ipoib.runtime.InterfaceCounters;
+import ipoib.runtime.InterfaceThreadCounters;
 import ipoib.runtime.PerThread;
+import ipoib.runtime.RateLimitedFailures;
+import ipoib.runtime.ThreadControlLoop;
 import java.net.InetAddress;
 import java.time.Duration;
 import java.util.List;
@@ -21,13 +29,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import ipoib.runtime.Clock;
-import ipoib.runtime.ControlLoop;
-import ipoib.runtime.Counters;
-import ipoib.runtime.FailureHandler;
-import ipoib.runtime.RateLimitedFailures;
-import ipoib.runtime.ThreadControlLoop;
-import ipoib.runtime.ThreadCounters;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
 import java.util.function.Function;
@@ -46,7 +47,9 @@ public final class IpStack implements IpHost, UdpService {
     private final NextHops nextHops = new NextHops();
     private final Counters counters = new Counters();
     /** The counters of every packet (per thread, no atomic instruction); the rest are in {@link #counters}. */
-    private final ThreadCounters perPacket = new ThreadCounters(counters);
+    /** Per interface as well as in total (the totals are {@code counters}'). */
+    private final InterfaceCounters perEvent = new InterfaceCounters(counters);
+    private final InterfaceThreadCounters perPacket = new InterfaceThreadCounters(counters);
     private final Router router;
     private final RouteLookup routes;
     private final PacketWriter writer = new PacketWriter();
@@ -57,7 +60,7 @@ public final class IpStack implements IpHost, UdpService {
     private final NdReceivers nd;
     private final Ipv4Receiver ipv4;
     private final Ipv6Receiver ipv6;
-    private final LongAdder txNoRoute;
+    private final InterfaceCounters.Counter txNoRoute;
     /**
      * Counts the changes of the links and resolvers: with the address table's generation, what a
      * connected socket checks per datagram instead of routing again (see {@link #routeGeneration}).
@@ -97,14 +100,14 @@ public final class IpStack implements IpHost, UdpService {
         this.router = new Router(links, table, nextHops);
         this.routes = routeWrapper.apply(router);
         this.transmitter = new Transmitter(table, nextHops, perPacket);
-        this.echoes = new EchoRequests(links, writer, transmitter, counters, this.timers);
-        this.responder = new EchoResponder(writer, transmitter, router, counters);
-        this.udp = new UdpSockets(counters, perPacket, warn);
-        this.nd = new NdReceivers(counters, warn);
+        this.echoes = new EchoRequests(links, writer, transmitter, perEvent, this.timers);
+        this.responder = new EchoResponder(writer, transmitter, router, perEvent);
+        this.udp = new UdpSockets(perEvent, perPacket, warn);
+        this.nd = new NdReceivers(perEvent, warn);
         EchoDemux echo = new EchoDemux(echoes, responder);
-        this.ipv4 = new Ipv4Receiver(table, echo, udp, counters, perPacket);
-        this.ipv6 = new Ipv6Receiver(table, nd, echo, udp, counters, perPacket);
-        this.txNoRoute = counters.counter("tx_no_route");
+        this.ipv4 = new Ipv4Receiver(table, echo, udp, perEvent, perPacket);
+        this.ipv6 = new Ipv6Receiver(table, nd, echo, udp, perEvent, perPacket);
+        this.txNoRoute = perEvent.counter("tx_no_route");
         this.udpOut = perPacket.counter("udp_sent");
     }
 
@@ -201,7 +204,7 @@ public final class IpStack implements IpHost, UdpService {
                                              int payloadLength, Duration timeout) {
         HostRoute route = routes.route(linkName, destination).orElse(null);
         if (route == null) {
-            txNoRoute.increment();
+            noRouteCounted(linkName);
             return CompletableFuture.failedFuture(new HostException(noRoute(linkName, destination),
                     TransmitResult.DROPPED_NO_ROUTE));
         }
@@ -217,6 +220,32 @@ public final class IpStack implements IpHost, UdpService {
     @Override
     public Map<String, Long> counters() {
         return counters.snapshot();
+    }
+
+    @Override
+    public Map<String, Map<String, Long>> countersByInterface() {
+        Map<String, Map<String, Long>> events = perEvent.byInterface();
+        Map<String, Map<String, Long>> packets = perPacket.byInterface();
+        Map<String, Map<String, Long>> out = new java.util.TreeMap<>();
+        for (String link : union(events.keySet(), packets.keySet())) {
+            Map<String, Long> values = new java.util.LinkedHashMap<>();
+            // In the totals' order, every counter of either kind (zero where the interface counted none).
+            for (String name : counters.snapshot().keySet()) {
+                Long v = events.getOrDefault(link, Map.of()).get(name);
+                Long p = packets.getOrDefault(link, Map.of()).get(name);
+                if (v != null || p != null || perEvent.has(name) || perPacket.has(name)) {
+                    values.put(name, (v == null ? 0 : v) + (p == null ? 0 : p));
+                }
+            }
+            out.put(link, values);
+        }
+        return out;
+    }
+
+    private static java.util.Set<String> union(java.util.Set<String> a, java.util.Set<String> b) {
+        java.util.Set<String> u = new java.util.TreeSet<>(a);
+        u.addAll(b);
+        return u;
     }
 
     // ---- UDP ----------------------------------------------------------------------------------------------
@@ -258,9 +287,9 @@ public final class IpStack implements IpHost, UdpService {
      */
     static final class Sending {
         final PacketWriter.Scratch scratch;
-        final ThreadCounters.Cells cells;
+        final InterfaceThreadCounters.Local cells;
 
-        Sending(PacketWriter.Scratch scratch, ThreadCounters.Cells cells) {
+        Sending(PacketWriter.Scratch scratch, InterfaceThreadCounters.Local cells) {
             this.scratch = scratch;
             this.cells = cells;
         }
@@ -268,19 +297,21 @@ public final class IpStack implements IpHost, UdpService {
 
     /** Per sending thread, often another bundle's: not a ThreadLocal, which would keep this revision's classes. */
     private final PerThread<Sending> sending = new PerThread<>(
-            () -> new Sending(PacketWriter.scratch(), perPacket.cells()));
+            () -> new Sending(PacketWriter.scratch(), perPacket.local()));
 
     /** The calling thread's {@link Sending}. */
     Sending sending() {
         return sending.get();
     }
 
-    void udpSent(ThreadCounters.Cells cells) {
-        cells.increment(udpOut);
+    void udpSent(InterfaceThreadCounters.Local cells, String linkName) {
+        cells.of(linkName).increment(udpOut);
     }
 
-    void noRouteCounted() {
-        txNoRoute.increment();
+    /** A datagram with no route ({@code linkName} null when none was asked for). */
+    void noRouteCounted(String linkName) {
+        // A name that is no interface (typed by a user) counts in the total only: no series for it.
+        txNoRoute.increment(linkName != null && links.get(linkName) != null ? linkName : null);
     }
 
     /** Counts every failure of a timer task and reports one per 10 s. */

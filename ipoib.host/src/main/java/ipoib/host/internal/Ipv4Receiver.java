@@ -7,10 +7,9 @@ import ipoib.codec.DecodeException;
 import ipoib.codec.ip.IcmpEcho;
 import ipoib.codec.ip.Ipv4Header;
 import ipoib.codec.ip.Udp;
+import ipoib.runtime.InterfaceCounters;
+import ipoib.runtime.InterfaceThreadCounters;
 import java.lang.foreign.MemorySegment;
-import ipoib.runtime.Counters;
-import ipoib.runtime.ThreadCounters;
-import java.util.concurrent.atomic.LongAdder;
 
 /**
  * The IPv4 EtherType handler: validates the header once, keeps what is for this host (its
@@ -22,12 +21,12 @@ final class Ipv4Receiver implements FrameHandler {
     private final EchoDemux echoes;
     private final UdpSockets udp;
     private final int received;
-    private final LongAdder malformed;
-    private final LongAdder fragments;
-    private final LongAdder notForUs;
-    private final LongAdder unknownProtocol;
+    private final InterfaceCounters.Counter malformed;
+    private final InterfaceCounters.Counter fragments;
+    private final InterfaceCounters.Counter notForUs;
+    private final InterfaceCounters.Counter unknownProtocol;
 
-    Ipv4Receiver(AddressTable table, EchoDemux echoes, UdpSockets udp, Counters counters, ThreadCounters perPacket) {
+    Ipv4Receiver(AddressTable table, EchoDemux echoes, UdpSockets udp, InterfaceCounters counters, InterfaceThreadCounters perPacket) {
         this.table = table;
         this.echoes = echoes;
         this.udp = udp;
@@ -41,25 +40,25 @@ final class Ipv4Receiver implements FrameHandler {
     @Override
     public void onFrame(IpoibLink link, ReceivedFrame frame) {
         UdpSockets.Receiving thread = udp.receiving();
-        thread.cells.increment(received);
+        thread.cells.of(link.name()).increment(received);
         MemorySegment b = frame.buffer();
         long off = frame.payloadOffset();
         int h;
         try {
             h = Ipv4Header.validate(b, off, frame.payloadLength());
         } catch (DecodeException e) {
-            malformed.increment();
+            malformed.increment(link.name());
             return;
         }
         if (Ipv4Header.isFragment(b, off)) {
-            fragments.increment();
+            fragments.increment(link.name());
             return;
         }
         int dst = Ipv4Header.destination(b, off);
         AddressTable.Fast mine = table.fast(link.name());
         boolean local = mine.isLocal4(dst);
         if (!local && dst != -1 && (dst >>> 28) != 0xE && !mine.isBroadcast4(dst)) {
-            notForUs.increment();
+            notForUs.increment(link.name());
             return;
         }
         int total = Ipv4Header.totalLength(b, off);
@@ -70,12 +69,12 @@ final class Ipv4Receiver implements FrameHandler {
                 try {
                     length = Udp.validateIpv4(b, off, h, total - h);
                 } catch (DecodeException e) {
-                    malformed.increment();
+                    malformed.increment(link.name());
                     return;
                 }
                 udp.deliver(thread, link, false, b, off, off + h, length);
             }
-            default -> unknownProtocol.increment();
+            default -> unknownProtocol.increment(link.name());
         }
     }
 
@@ -84,7 +83,7 @@ final class Ipv4Receiver implements FrameHandler {
         try {
             IcmpEcho.validateIpv4(b, icmp, length);
         } catch (DecodeException e) {
-            malformed.increment();
+            malformed.increment(link.name());
             return;
         }
         echoes.received(link, false, b, ip, icmp, length, local);

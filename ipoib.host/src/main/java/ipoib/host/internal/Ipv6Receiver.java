@@ -8,10 +8,9 @@ import ipoib.codec.DecodeException;
 import ipoib.codec.ip.IcmpEcho;
 import ipoib.codec.ip.Ipv6Header;
 import ipoib.codec.ip.Udp;
+import ipoib.runtime.InterfaceCounters;
+import ipoib.runtime.InterfaceThreadCounters;
 import java.lang.foreign.MemorySegment;
-import ipoib.runtime.Counters;
-import ipoib.runtime.ThreadCounters;
-import java.util.concurrent.atomic.LongAdder;
 
 /**
  * The one IPv6 EtherType handler: validates the header once and classifies the packet once.
@@ -25,12 +24,12 @@ final class Ipv6Receiver implements FrameHandler {
     private final EchoDemux echoes;
     private final UdpSockets udp;
     private final int received;
-    private final LongAdder malformed;
-    private final LongAdder notForUs;
-    private final LongAdder unknownProtocol;
+    private final InterfaceCounters.Counter malformed;
+    private final InterfaceCounters.Counter notForUs;
+    private final InterfaceCounters.Counter unknownProtocol;
 
     Ipv6Receiver(AddressTable table, NdReceivers nd, EchoDemux echoes, UdpSockets udp,
-                 Counters counters, ThreadCounters perPacket) {
+                 InterfaceCounters counters, InterfaceThreadCounters perPacket) {
         this.table = table;
         this.nd = nd;
         this.echoes = echoes;
@@ -44,14 +43,14 @@ final class Ipv6Receiver implements FrameHandler {
     @Override
     public void onFrame(IpoibLink link, ReceivedFrame frame) {
         UdpSockets.Receiving thread = udp.receiving();
-        thread.cells.increment(received);
+        thread.cells.of(link.name()).increment(received);
         MemorySegment b = frame.buffer();
         long off = frame.payloadOffset();
         int payload;
         try {
             payload = Ipv6Header.validate(b, off, frame.payloadLength());
         } catch (DecodeException e) {
-            malformed.increment();
+            malformed.increment(link.name());
             return;
         }
         int next = Ipv6Header.nextHeader(b, off);
@@ -67,7 +66,7 @@ final class Ipv6Receiver implements FrameHandler {
         long dstLow = Ipv6Header.destinationLow(b, off);
         boolean local = table.fast(link.name()).isLocal6(dstHigh, dstLow);
         if (!local && (dstHigh >>> 56) != 0xFF) {
-            notForUs.increment();
+            notForUs.increment(link.name());
             return;
         }
         switch (next) {
@@ -77,12 +76,12 @@ final class Ipv6Receiver implements FrameHandler {
                 try {
                     length = Udp.validateIpv6(b, off, payload);
                 } catch (DecodeException e) {
-                    malformed.increment();
+                    malformed.increment(link.name());
                     return;
                 }
                 udp.deliver(thread, link, true, b, off, upper, length);
             }
-            default -> unknownProtocol.increment();
+            default -> unknownProtocol.increment(link.name());
         }
     }
 
@@ -91,7 +90,7 @@ final class Ipv6Receiver implements FrameHandler {
         try {
             IcmpEcho.validateIpv6(b, ip, length);
         } catch (DecodeException e) {
-            malformed.increment();
+            malformed.increment(link.name());
             return;
         }
         echoes.received(link, true, b, ip, icmp, length, local);

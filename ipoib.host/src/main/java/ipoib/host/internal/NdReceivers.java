@@ -3,9 +3,8 @@ package ipoib.host.internal;
 import ipoib.api.host.NeighborDiscoveryReceiver;
 import ipoib.api.link.IpoibLink;
 import ipoib.api.link.ReceivedFrame;
+import ipoib.runtime.InterfaceCounters;
 import java.util.concurrent.CopyOnWriteArrayList;
-import ipoib.runtime.Counters;
-import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
 
 /**
@@ -16,11 +15,11 @@ final class NdReceivers {
     private final CopyOnWriteArrayList<NeighborDiscoveryReceiver> list = new CopyOnWriteArrayList<>();
     private volatile NeighborDiscoveryReceiver[] current = new NeighborDiscoveryReceiver[0];
     private final Consumer<String> warn;
-    private final LongAdder delivered;
-    private final LongAdder noReceiver;
-    private final LongAdder errors;
+    private final InterfaceCounters.Counter delivered;
+    private final InterfaceCounters.Counter noReceiver;
+    private final InterfaceCounters.Counter errors;
 
-    NdReceivers(Counters counters, Consumer<String> warn) {
+    NdReceivers(InterfaceCounters counters, Consumer<String> warn) {
         this.warn = warn;
         this.delivered = counters.counter("rx_nd_delivered");
         this.noReceiver = counters.counter("rx_nd_no_receiver");
@@ -40,15 +39,15 @@ final class NdReceivers {
     void deliver(IpoibLink link, ReceivedFrame frame, int type) {
         NeighborDiscoveryReceiver[] all = current;
         if (all.length == 0) {
-            noReceiver.increment();
+            noReceiver.increment(link.name());
             return;
         }
-        delivered.increment();
+        delivered.increment(link.name());
         for (NeighborDiscoveryReceiver r : all) {
             try {
                 r.onNeighborDiscovery(link, frame, type);
             } catch (RuntimeException e) {
-                errors.increment();
+                errors.increment(link.name());
                 warn.accept("Neighbor Discovery receiver " + r.getClass().getName() + " failed on type " + type
                         + " from " + link.name() + ": " + e);
             }

@@ -8,9 +8,10 @@ import ipoib.api.resolve.AddressBits;
 import ipoib.api.resolve.NeighbourResolver;
 import ipoib.api.resolve.NeighbourSender;
 import ipoib.api.resolve.NextHopKind;
+import ipoib.runtime.InterfaceThreadCounters;
+import ipoib.runtime.PerThread;
 import java.lang.foreign.MemorySegment;
 import java.util.Locale;
-import ipoib.runtime.ThreadCounters;
 
 /**
  * Hands a finished IP packet to its next hop on a link: broadcasts to the broadcast group,
@@ -20,21 +21,24 @@ import ipoib.runtime.ThreadCounters;
 final class Transmitter {
     private final AddressTable table;
     private final NextHops nextHops;
-    private final ThreadCounters perPacket;
+    private final InterfaceThreadCounters perPacket;
+    /** Each sending thread's view of {@link #perPacket} (not a ThreadLocal: threads of other bundles send). */
+    private final PerThread<InterfaceThreadCounters.Local> locals;
     /** The counter of each result in {@link #perPacket}, by ordinal. */
     private final int[] results = new int[TransmitResult.values().length];
 
-    Transmitter(AddressTable table, NextHops nextHops, ThreadCounters perPacket) {
+    Transmitter(AddressTable table, NextHops nextHops, InterfaceThreadCounters perPacket) {
         this.table = table;
         this.nextHops = nextHops;
         this.perPacket = perPacket;
+        this.locals = new PerThread<>(perPacket::local);
         for (TransmitResult r : TransmitResult.values()) {
             results[r.ordinal()] = perPacket.counter("tx_" + r.name().toLowerCase(Locale.ROOT));
         }
     }
 
-    private TransmitResult count(TransmitResult r) {
-        perPacket.cells().increment(results[r.ordinal()]);
+    private TransmitResult count(IpoibLink link, TransmitResult r) {
+        locals.get().of(link.name()).increment(results[r.ordinal()]);
         return r;
     }
 
@@ -58,21 +62,21 @@ final class Transmitter {
     TransmitResult transmit(IpoibLink link, NextHopKind kind, boolean v6, long nextHopHigh, long nextHopLow,
                             MemorySegment packet) {
         if (kind == NextHopKind.BROADCAST) {
-            return count(link.sendBroadcast(EtherType.IPV4, packet));
+            return count(link, link.sendBroadcast(EtherType.IPV4, packet));
         }
         int etherType = v6 ? EtherType.IPV6 : EtherType.IPV4;
         if (kind == NextHopKind.MULTICAST) {
             MulticastService m = nextHops.multicast;
             if (m == null) {
-                return count(TransmitResult.DROPPED_NO_RESOLVER);
+                return count(link, TransmitResult.DROPPED_NO_RESOLVER);
             }
-            return count(m.send(link, AddressBits.address(v6, nextHopHigh, nextHopLow), etherType, packet));
+            return count(link, m.send(link, AddressBits.address(v6, nextHopHigh, nextHopLow), etherType, packet));
         }
         NeighbourResolver r = nextHops.resolver(v6);
         if (r == null) {
-            return count(TransmitResult.DROPPED_NO_RESOLVER);
+            return count(link, TransmitResult.DROPPED_NO_RESOLVER);
         }
-        return count(r.send(link, nextHopHigh, nextHopLow, etherType, packet));
+        return count(link, r.send(link, nextHopHigh, nextHopLow, etherType, packet));
     }
 
     /**
@@ -88,11 +92,11 @@ final class Transmitter {
      * {@link #transmit(IpoibLink, NextHopKind, boolean, long, long, MemorySegment)} through a bound
      * neighbour sender when there is one (unicast only), counted in the caller's cells.
      */
-    TransmitResult transmit(ThreadCounters.Cells cells, IpoibLink link, NextHopKind kind, NeighbourSender neighbour,
+    TransmitResult transmit(InterfaceThreadCounters.Local cells, IpoibLink link, NextHopKind kind, NeighbourSender neighbour,
                             boolean v6, long nextHopHigh, long nextHopLow, MemorySegment packet) {
         if (kind == NextHopKind.UNICAST && neighbour != null) {
             TransmitResult r = neighbour.send(v6 ? EtherType.IPV6 : EtherType.IPV4, packet);
-            cells.increment(results[r.ordinal()]);
+            cells.of(link.name()).increment(results[r.ordinal()]);
             return r;
         }
         return transmit(link, kind, v6, nextHopHigh, nextHopLow, packet);

@@ -84,7 +84,7 @@ final class UdpSocketImpl implements UdpSocket {
         checkPort(destinationPort);
         HostRoute route = stack.route(linkName, destination).orElse(null);
         if (route == null) {
-            stack.noRouteCounted();
+            stack.noRouteCounted(linkName);
             return TransmitResult.DROPPED_NO_ROUTE;
         }
         boolean v6 = destination instanceof Inet6Address;
@@ -169,7 +169,7 @@ final class UdpSocketImpl implements UdpSocket {
     /** {@code payload}: a MemorySegment, a byte[] or a ByteBuffer of {@code length} octets. */
     private TransmitResult send(Flow f, Object payload, long length) {
         if (f.link() == null) {
-            stack.noRouteCounted();
+            stack.noRouteCounted(f.linkName());
             return TransmitResult.DROPPED_NO_ROUTE;
         }
         return send(f.link(), f.linkName(), f.v6(), f.sourceHigh(), f.sourceLow(), f.destinationHigh(),
@@ -187,7 +187,7 @@ final class UdpSocketImpl implements UdpSocket {
         Flow f = flow();
         if (f.link() == null) {
             for (int i = 0; i < count; i++) {
-                stack.noRouteCounted();
+                stack.noRouteCounted(f.linkName());
             }
             return 0;
         }
@@ -249,7 +249,7 @@ final class UdpSocketImpl implements UdpSocket {
         TransmitResult result = stack.transmitter().transmit(thread.cells, link, kind, neighbour, v6,
                 destinationHigh, destinationLow, s.slice(packet));
         if (!result.isDrop()) {
-            stack.udpSent(thread.cells);
+            stack.udpSent(thread.cells, link.name());
         }
         return result;
     }

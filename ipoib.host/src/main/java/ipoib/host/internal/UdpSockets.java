@@ -3,13 +3,12 @@ package ipoib.host.internal;
 import ipoib.api.host.UdpReceiver;
 import ipoib.api.link.IpoibLink;
 import ipoib.codec.ip.Udp;
+import ipoib.runtime.InterfaceCounters;
+import ipoib.runtime.InterfaceThreadCounters;
 import ipoib.runtime.PerThread;
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicReferenceArray;
-import ipoib.runtime.Counters;
-import ipoib.runtime.ThreadCounters;
-import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
 import java.util.function.Function;
 
@@ -20,18 +19,18 @@ final class UdpSockets {
     private final AtomicReferenceArray<UdpSocketImpl> ports = new AtomicReferenceArray<>(65536);
     private final Consumer<String> warn;
     private final int received;
-    private final LongAdder noPort;
-    private final LongAdder receiverErrors;
+    private final InterfaceCounters.Counter noPort;
+    private final InterfaceCounters.Counter receiverErrors;
 
     /**
      * What a receiving thread needs per packet, found with one thread-local look-up for the IP
      * handler and UDP together: its counter cells and its reusable datagram view.
      */
     static final class Receiving {
-        final ThreadCounters.Cells cells;
+        final InterfaceThreadCounters.Local cells;
         final ReceivedDatagram datagram = new ReceivedDatagram();
 
-        Receiving(ThreadCounters.Cells cells) {
+        Receiving(InterfaceThreadCounters.Local cells) {
             this.cells = cells;
         }
     }
@@ -39,9 +38,9 @@ final class UdpSockets {
     /** Per receive thread (the link's, which may outlive this bundle's revision). */
     private final PerThread<Receiving> receiving;
 
-    UdpSockets(Counters counters, ThreadCounters perPacket, Consumer<String> warn) {
+    UdpSockets(InterfaceCounters counters, InterfaceThreadCounters perPacket, Consumer<String> warn) {
         this.warn = warn;
-        this.receiving = new PerThread<>(() -> new Receiving(perPacket.cells()));
+        this.receiving = new PerThread<>(() -> new Receiving(perPacket.local()));
         this.received = perPacket.counter("udp_received");
         this.noPort = counters.counter("udp_no_port");
         this.receiverErrors = counters.counter("udp_receiver_errors");
@@ -93,16 +92,16 @@ final class UdpSockets {
         int port = Udp.destinationPort(b, udp);
         UdpSocketImpl socket = ports.get(port);
         if (socket == null) {
-            noPort.increment();
+            noPort.increment(link.name());
             return;
         }
-        thread.cells.increment(received);
+        thread.cells.of(link.name()).increment(received);
         ReceivedDatagram d = thread.datagram;
         d.set(link.name(), v6, b, ip, udp, length);
         try {
             socket.receiver.received(d);
         } catch (RuntimeException e) {
-            receiverErrors.increment();
+            receiverErrors.increment(link.name());
             warn.accept("UDP receiver on port " + port + " failed: " + e);
         }
     }

@@ -10,7 +10,7 @@ import ipoib.api.resolve.AddressBits;
 import ipoib.api.resolve.NeighbourResolver;
 import ipoib.api.resolve.NextHopKind;
 import ipoib.runtime.Counters;
-import ipoib.runtime.ThreadCounters;
+import ipoib.runtime.InterfaceThreadCounters;
 import java.lang.foreign.MemorySegment;
 import java.lang.reflect.Proxy;
 import java.net.InetAddress;
@@ -65,7 +65,7 @@ class NextHopDecisionTest {
         nextHops.multicast = (MulticastService) Proxy.newProxyInstance(getClass().getClassLoader(),
                 new Class<?>[] {MulticastService.class},
                 (p, m, a) -> m.getName().equals("send") ? took(NextHopKind.MULTICAST) : null);
-        Transmitter transmitter = new Transmitter(table, nextHops, new ThreadCounters(new Counters()));
+        Transmitter transmitter = new Transmitter(table, nextHops, new InterfaceThreadCounters(new Counters()));
         MemorySegment packet = MemorySegment.ofArray(new byte[40]);
 
         for (Map.Entry<String, NextHopKind> e : destinations().entrySet()) {
