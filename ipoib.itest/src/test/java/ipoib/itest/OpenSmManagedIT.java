@@ -46,10 +46,12 @@ public class OpenSmManagedIT {
     /** The master's priority (OpenSM's -p); a standby's is lower. */
     private static final String MASTER_PRIORITY = "2";
     /**
-     * A standby polls the master every 500 ms and takes over after two polls without an answer
-     * (OpenSM's defaults, 10 s and 4, would make the test wait 40 s).
+     * A standby polls the master every 250 ms and takes over once three polls in a row went unanswered
+     * (osm_sm_state_mgr.c, osm_sm_state_mgr_polling_callback: about a second after the master dies;
+     * with OpenSM's defaults, 10 s and 4, the test would wait most of a minute). Each poll is a SubnGet(SMInfo)
+     * with OpenSM's transaction timeout, so a busy master is still allowed two late answers in a row.
      */
-    private static final String FAST_POLLING = "sminfo_polling_timeout 500\npolling_retry_number 2\n";
+    private static final String FAST_POLLING = "sminfo_polling_timeout 250\npolling_retry_number 2\n";
     private static String socket;
     private static OpenSmProcess openSm;
 
