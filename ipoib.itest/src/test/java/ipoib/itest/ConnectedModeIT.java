@@ -263,6 +263,9 @@ public class ConnectedModeIT {
                 command.add(f);
             }
             Path dir = Files.createTempDirectory("tshark");
+            // The RC packets' opcodes (a few lines, within the pipe's buffer): read by a second tshark at the same time.
+            Process rc = new ProcessBuilder(TSHARK, "-r", file.toString(), "-Y", "infiniband.bth.destqp == " + rxQpn,
+                    "-T", "fields", "-e", "infiniband.bth.opcode").redirectError(ProcessBuilder.Redirect.DISCARD).start();
             ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
             pb.environment().put("WIRESHARK_CONFIG_DIR", dir.toString());
             Process p = pb.start();
@@ -311,8 +314,6 @@ public class ConnectedModeIT {
             }
             assertTrue(kinds.toString(), !kinds.contains("REJ a>b") && !kinds.contains("REJ b>a"));
             // The datagrams themselves: RC SENDs to b's RC queue pair of this connection, ACKed.
-            Process rc = new ProcessBuilder(TSHARK, "-r", file.toString(), "-Y", "infiniband.bth.destqp == " + rxQpn,
-                    "-T", "fields", "-e", "infiniband.bth.opcode").redirectError(ProcessBuilder.Redirect.DISCARD).start();
             List<String> opcodes = new String(rc.getInputStream().readAllBytes()).lines().map(String::strip).toList();
             assertTrue("tshark finished", rc.waitFor(120, TimeUnit.SECONDS));
             assertTrue("RC SEND First, Middle and Last to b: " + opcodes,

@@ -262,6 +262,18 @@ public class MulticastIT {
         assertTrue(first.toString(), first == TransmitResult.QUEUED || first == TransmitResult.DROPPED_NO_ROUTE);
         Await.until("the drop after the lookup is counted", Duration.ofSeconds(10),
                 () -> counter("a", "tx_dropped_no_route") == viaLookup + 1);
+        // The same for IPv6 (a Router Solicitation to ff02::2 where no router exists is such a frame
+        // when the SA cannot create the group with a SendOnlyFullMember join).
+        TransmitResult v6 = send("a", "ff02::1:77", "to an absent IPv6 group");
+        assertTrue(v6.toString(), v6 == TransmitResult.QUEUED || v6 == TransmitResult.DROPPED_NO_ROUTE);
+        Await.until("the IPv6 drop after the lookup is counted", Duration.ofSeconds(10),
+                () -> counter("a", "tx_dropped_no_route") == viaLookup + 2);
+        String shown = run("ipoib:mcast a");
+        for (String group : new String[] {"224.0.0.98", "ff02::1:77"}) {
+            assertTrue(group + " shown ABSENT:\n" + shown, java.util.regex.Pattern.compile(
+                    java.util.regex.Pattern.quote(mgid(group).toString()) + "\\s+" + java.util.regex.Pattern.quote(group)
+                            + "\\s.*ABSENT").matcher(shown).find());
+        }
         assertTrue(bed.drain(Duration.ofMillis(200)).isEmpty());
     }
 

@@ -7,6 +7,11 @@ import static org.ops4j.pax.exam.CoreOptions.options;
 import static org.ops4j.pax.exam.CoreOptions.systemProperty;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import javax.inject.Inject;
 import org.junit.Before;
 import org.junit.Test;
@@ -41,10 +46,12 @@ public class OpenSmManagedIT {
     /** The master's priority (OpenSM's -p); a standby's is lower. */
     private static final String MASTER_PRIORITY = "2";
     /**
-     * A standby polls the master every 500 ms and takes over after two polls without an answer
-     * (OpenSM's defaults, 10 s and 4, would make the test wait 40 s).
+     * A standby polls the master every 250 ms and takes over once three polls in a row went unanswered
+     * (osm_sm_state_mgr.c, osm_sm_state_mgr_polling_callback: about a second after the master dies;
+     * with OpenSM's defaults, 10 s and 4, the test would wait most of a minute). Each poll is a SubnGet(SMInfo)
+     * with OpenSM's transaction timeout, so a busy master is still allowed two late answers in a row.
      */
-    private static final String FAST_POLLING = "sminfo_polling_timeout 500\npolling_retry_number 2\n";
+    private static final String FAST_POLLING = "sminfo_polling_timeout 250\npolling_retry_number 2\n";
     private static String socket;
     private static OpenSmProcess openSm;
 
@@ -208,14 +215,26 @@ public class OpenSmManagedIT {
         ip.pingUntilReply("full42", "10.42.0.2", Duration.ofSeconds(20));
         ip.pingUntilReply("full42", "10.42.0.3", Duration.ofSeconds(20));
         // Two limited members do not reach each other (IBA 10.9.3: one end must be a full member):
-        // not even the ARP request, a broadcast the other receives only from a full member.
-        GogoShell.Result ping = ip.shell("ipoib:ping -I lim42a -c 2 -i 0.2 -W 1 10.42.0.3");
-        assertTrue(ping.all(), ping.all().contains(" 100% packet loss"));
-        ping = ip.shell("ipoib:ping -I lim42b -c 2 -i 0.2 -W 1 10.42.0.2");
-        assertTrue(ping.all(), ping.all().contains(" 100% packet loss"));
-        // and each limited member still reaches the full member.
-        ping = ip.shell("ipoib:ping -I lim42b -c 2 -i 0.2 -W 1 10.42.0.1");
-        assertTrue(ping.all(), ping.all().contains(" 0% packet loss"));
+        // not even the ARP request, a broadcast the other receives only from a full member; and
+        // each limited member still reaches the full member. The three pings run at once, so the
+        // two silences are waited out together.
+        List<GogoShell.Result> pings = shellAtOnce("ipoib:ping -I lim42a -c 2 -i 0.2 -W 1 10.42.0.3",
+                "ipoib:ping -I lim42b -c 2 -i 0.2 -W 1 10.42.0.2", "ipoib:ping -I lim42b -c 2 -i 0.2 -W 1 10.42.0.1");
+        assertTrue(pings.get(0).all(), pings.get(0).all().contains(" 100% packet loss"));
+        assertTrue(pings.get(1).all(), pings.get(1).all().contains(" 100% packet loss"));
+        assertTrue(pings.get(2).all(), pings.get(2).all().contains(" 0% packet loss"));
+    }
+
+    /** Runs the commands at the same time, each in a shell session of its own; their results in order. */
+    private List<GogoShell.Result> shellAtOnce(String... commands) {
+        // A thread each: the common pool has one thread on a machine of two cores.
+        try (ExecutorService threads = Executors.newThreadPerTaskExecutor(Thread.ofPlatform().daemon().factory())) {
+            List<CompletableFuture<GogoShell.Result>> running = new ArrayList<>();
+            for (String command : commands) {
+                running.add(CompletableFuture.supplyAsync(() -> ip.shell(command), threads));
+            }
+            return running.stream().map(CompletableFuture::join).toList();
+        }
     }
 
     @Test

@@ -65,11 +65,7 @@ final class OpenSmProcess implements AutoCloseable {
         Process process;
         String preload;
         try {
-            Path shims = repository().resolve("ipoib.verbs.fabric/src/test/c");
-            Path rmpp = compile(dir, shims, "umad_rmpp_shim.c", "rmpp.so");
-            // The tools preload the RMPP shim as ./ipoib diag does (saquery's long tables).
-            preload = rmpp + ":" + compile(dir, shims, "umad2sim_full_mad.c", "full.so") + ":" + umad2sim() + ":"
-                    + compile(dir, shims, "umad2sim_full_mad.c", "full_socket.so", "-DSOCKET_SIDE");
+            preload = shimPreload();
             Path conf = Files.writeString(dir.resolve("partitions.conf"), partitions);
             Path log = dir.resolve("opensm.log");
             List<String> command = new ArrayList<>(List.of("opensm", "-f", log.toString(), "-P", conf.toString(), "-d2"));
@@ -97,6 +93,26 @@ final class OpenSmProcess implements AutoCloseable {
             p.close();
             throw t;
         }
+    }
+
+    /** The shims, compiled once for every OpenSM and tool of the test JVM (gcc takes longer than OpenSM's start). */
+    private static String shims;
+
+    /**
+     * What {@code LD_PRELOAD} holds for OpenSM and the tools; the shims compiled at the first call into a
+     * directory removed when the JVM ends.
+     */
+    private static synchronized String shimPreload() throws Exception {
+        if (shims == null) {
+            Path dir = Files.createTempDirectory("ipoib-opensm-shims");
+            Runtime.getRuntime().addShutdownHook(new Thread(() -> deleteTree(dir), "opensm-shims-remove"));
+            Path sources = repository().resolve("ipoib.verbs.fabric/src/test/c");
+            Path rmpp = compile(dir, sources, "umad_rmpp_shim.c", "rmpp.so");
+            // The tools preload the RMPP shim as ./ipoib diag does (saquery's long tables).
+            shims = rmpp + ":" + compile(dir, sources, "umad2sim_full_mad.c", "full.so") + ":" + umad2sim() + ":"
+                    + compile(dir, sources, "umad2sim_full_mad.c", "full_socket.so", "-DSOCKET_SIDE");
+        }
+        return shims;
     }
 
     private static Path compile(Path dir, Path shims, String file, String library, String... options) throws Exception {

@@ -1,7 +1,9 @@
 package ipoib.nd.internal;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ipoib.api.Gid;
@@ -14,6 +16,8 @@ import ipoib.api.link.LinkListener;
 import ipoib.api.link.ReceivedFrame;
 import ipoib.api.link.TransmitResult;
 import ipoib.api.resolve.NeighbourState;
+import ipoib.api.resolve.NoSuchNodeException;
+import ipoib.api.resolve.PathInfoAnswer;
 import ipoib.codec.DecodeException;
 import ipoib.codec.nd.NdCodec;
 import ipoib.codec.nd.NdMessage;
@@ -37,6 +41,8 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -310,6 +316,24 @@ class NdEngineTest {
         advanceMillis(settings.retransmitMillis());
         assertEquals(3, sentTo(peerGroup).size(), "MAX_MULTICAST_SOLICIT 3");
         assertEquals(NeighbourState.FAILED, nd.neighbours("ib0").get(0).state());
+    }
+
+    /** Path information of an address nobody answers for: pending while ND solicits, then NoSuchNode. */
+    @Test
+    void pathInformationOfNobodyIsPendingThenEndsInNoSuchNode() throws Exception {
+        up();
+        passDad();
+        InetAddress nobody = InetAddress.ofLiteral("fe80::dead");
+        PathInfoAnswer answer = nd.pathInfo("ib0", nobody);
+        CompletableFuture<?> pending = assertInstanceOf(PathInfoAnswer.Pending.class, answer).path()
+                .toCompletableFuture();
+        loop.runPending();
+        assertEquals(1, sentTo(InetAddress.ofLiteral("ff02::1:ff00:dead")).size(), "a solicitation to its group");
+        advanceMillis(3 * settings.retransmitMillis());
+        assertEquals(3, sentTo(InetAddress.ofLiteral("ff02::1:ff00:dead")).size(), "MAX_MULTICAST_SOLICIT 3");
+        ExecutionException failure = assertThrows(ExecutionException.class, () -> pending.get(0, TimeUnit.SECONDS));
+        assertInstanceOf(NoSuchNodeException.class, failure.getCause());
+        assertInstanceOf(PathInfoAnswer.NoSuchNode.class, nd.pathInfo("ib0", nobody));
     }
 
     @Test
