@@ -13,6 +13,8 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.junit.AfterClass;
+import org.junit.BeforeClass;
 import org.junit.ClassRule;
 import org.junit.Test;
 
@@ -25,34 +27,52 @@ import org.junit.Test;
  *       (h1) and a limited one reach each other, two limited members do not (IBA 10.9.3: a
  *       limited member accepts only packets of full members).</li>
  * </ul>
- * What must not get through can only be seen as silence for a while, so the checks of one test
- * run at once and wait out that while together.
+ * What must not get through can only be seen as silence for a while, so the checks of both tests
+ * start at once, before either test, and wait out that while together.
  */
 public class NetdevPartitions {
     @ClassRule
     public static final NetdevHosts HOSTS = NetdevHosts.shared();
 
+    /** The probes of both tests, started together before either: their silences are waited out once. */
+    private static Reachability partitions;
+    private static Reachability membership;
+
+    @BeforeClass
+    public static void startProbes() throws Exception {
+        partitions = new Reachability();
+        partitions.ping("pa", "10.0.0.12", "pa -> pb, both on 0x8001", true);
+        partitions.tcp("pa", "pb", "10.0.0.12", 6001, true);
+        partitions.ping("h1", "10.0.0.12", "h1 (0xffff) -> pb (0x8001)", false);
+        partitions.tcp("h1", "pb", "10.0.0.12", 6002, false);
+        partitions.ping("pb", "10.0.0.1", "pb (0x8001) -> h1's 0xffff address", false);
+        membership = new Reachability();
+        membership.ping("h1", "10.0.0.3", "h1 (full) -> h3 (limited)", true);
+        membership.ping("h3", "10.0.0.1", "h3 (limited) -> h1 (full)", true);
+        membership.tcp("h1", "h3", "10.0.0.3", 6003, true);
+        membership.ping("h3", "10.0.0.4", "h3 (limited) -> h4 (limited)", false);
+        membership.ping("h4", "10.0.0.3", "h4 (limited) -> h3 (limited)", false);
+        membership.tcp("h3", "h4", "10.0.0.4", 6004, false);
+    }
+
+    /** A test that did not run (filtered out) leaves no probe or listener behind. */
+    @AfterClass
+    public static void stopProbes() throws Exception {
+        for (Reachability r : new Reachability[] {partitions, membership}) {
+            if (r != null) {
+                r.stop();
+            }
+        }
+    }
+
     @Test
     public void hostsOfOnePartitionReachEachOtherButNotAnotherPartition() throws Exception {
-        Reachability r = new Reachability();
-        r.ping("pa", "10.0.0.12", "pa -> pb, both on 0x8001", true);
-        r.tcp("pa", "pb", "10.0.0.12", 6001, true);
-        r.ping("h1", "10.0.0.12", "h1 (0xffff) -> pb (0x8001)", false);
-        r.tcp("h1", "pb", "10.0.0.12", 6002, false);
-        r.ping("pb", "10.0.0.1", "pb (0x8001) -> h1's 0xffff address", false);
-        r.check();
+        partitions.check();
     }
 
     @Test
     public void fullAndLimitedMembersReachEachOtherTwoLimitedOnesDoNot() throws Exception {
-        Reachability r = new Reachability();
-        r.ping("h1", "10.0.0.3", "h1 (full) -> h3 (limited)", true);
-        r.ping("h3", "10.0.0.1", "h3 (limited) -> h1 (full)", true);
-        r.tcp("h1", "h3", "10.0.0.3", 6003, true);
-        r.ping("h3", "10.0.0.4", "h3 (limited) -> h4 (limited)", false);
-        r.ping("h4", "10.0.0.3", "h4 (limited) -> h3 (limited)", false);
-        r.tcp("h3", "h4", "10.0.0.4", 6004, false);
-        r.check();
+        membership.check();
     }
 
     /** Pings and TCP connections started together, then checked together. */
@@ -100,16 +120,21 @@ public class NetdevPartitions {
                     }
                 }
             } finally {
-                for (Process p : probes.values()) {
-                    p.destroy();
-                    p.waitFor();
-                }
-                for (Process l : listeners) {
-                    l.destroy();
-                    l.waitFor();
-                }
-                logs.values().forEach(File::delete);
+                stop();
             }
+        }
+
+        /** Ends the probes and listeners still running and deletes the logs (again: nothing). */
+        void stop() throws InterruptedException {
+            for (Process p : probes.values()) {
+                p.destroy();
+                p.waitFor();
+            }
+            for (Process l : listeners) {
+                l.destroy();
+                l.waitFor();
+            }
+            logs.values().forEach(File::delete);
         }
     }
 }
