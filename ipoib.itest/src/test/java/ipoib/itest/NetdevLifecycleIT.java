@@ -7,7 +7,11 @@ import static org.junit.Assert.assertTrue;
 import java.io.File;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.AfterClass;
@@ -18,9 +22,9 @@ import org.junit.Test;
  * ipoib:netdev as a user drives it on the default appliance: add into a namespace (created),
  * list, del (device and namespace gone), refusals of bad arguments, restarts of the interface
  * and of the bundle under a running server; what a kill -9 leaves, its adoption by the next
- * appliance (one of twenty hosts) and the cleanup command; and the clear refusal without
- * CAP_NET_ADMIN. The last two need appliances of their own (killed, many hosts, or started
- * without the capability).
+ * appliance (one of forty hosts, each reaching h1), the cleanup command and that appliance's exit;
+ * and the clear refusal without CAP_NET_ADMIN. The last two need appliances of their own (killed,
+ * many hosts, or started without the capability); the class starts those it can at once.
  */
 public class NetdevLifecycleIT {
     private static final long TIMEOUT = 60;
@@ -29,10 +33,20 @@ public class NetdevLifecycleIT {
     private static ApplianceProcess appliance;
     /** Started without CAP_NET_ADMIN with the class's appliance, so that the two starts overlap; its test ends it. */
     private static ApplianceProcess unprivileged;
+    /** An appliance of one host, started with the class's appliance and killed by its test. */
+    private static ApplianceProcess victim;
+    /** The hosts of the appliance that adopts the victim's namespace ({@code ./ipoib --hosts 40}: h1..h40). */
+    private static final int KILL_TEST_HOSTS = 40;
 
     @BeforeClass
     public static void start() throws Exception {
         NetdevIT.requireTools();
+        for (int k = 1; k <= KILL_TEST_HOSTS; k++) {
+            assertFalse("namespace h" + k + " exists already (ip netns del h" + k + ")", namespace("h" + k));
+        }
+        assertFalse("namespace ndt6 exists already (ip netns del ndt6)", namespace("ndt6"));
+        // Three starts at once: a start is mostly CPU of one thread.
+        victim = ApplianceProcess.shortLived("ipoib.defaults=false", "ipoib.hosts=1", ANY_PORT);
         appliance = ApplianceProcess.shortLived(ANY_PORT);
         unprivileged = ApplianceProcess.shortLived(List.of("setpriv", "--inh-caps=-net_admin", "--bounding-set=-net_admin"),
                 ANY_PORT);
@@ -41,6 +55,9 @@ public class NetdevLifecycleIT {
 
     @AfterClass
     public static void stop() throws Exception {
+        if (victim != null) {
+            victim.kill();
+        }
         if (unprivileged != null) {
             unprivileged.close();
         }
@@ -286,44 +303,71 @@ public class NetdevLifecycleIT {
     }
 
     /**
-     * kill -9 leaves the namespace; the next appliance that puts a host there adopts it (it is
-     * recorded as that appliance's), so cleanup keeps it while that one runs, and removes it
-     * once that one is killed as well. The next appliance has twenty hosts, more than one hex
-     * digit of CA index: host K bridges the interface of HCA K-1, whose default name has the CA
-     * index in hex (ib10_1_ffff is HCA 16, host 17).
+     * kill -9 leaves the namespaces; the next appliance that puts a host into one adopts it (it is
+     * recorded as that appliance's), so cleanup keeps it while that one runs and removes only what
+     * the dead one left, and that one's exit removes it with its own. The next appliance has forty
+     * hosts ({@code ./ipoib --hosts 40}), more than one hex digit of CA index: host K bridges the
+     * interface of HCA K-1, whose default name has the CA index in hex (ib10_1_ffff is HCA 16,
+     * host 17); every host comes up as {@code ib0} in its namespace, and all of h2..h40 reach h1 at
+     * once, each resolving it by ARP, as a user's script on many hosts would.
      */
     @Test
-    public void killLeavesTheNamespaceTwentyHostsAdoptItAndCleanupRemovesOnlyWhatNoneUses() throws Exception {
-        int hosts = 20;
-        for (int k = 1; k <= hosts; k++) {
-            assertFalse("namespace h" + k + " exists already (ip netns del h" + k + ")", namespace("h" + k));
-        }
-        ApplianceProcess victim = ApplianceProcess.shortLived("ipoib.defaults=false", "ipoib.hosts=1", ANY_PORT);
+    public void killLeavesNamespacesFortyHostsAdoptOneAndCleanupRemovesOnlyWhatNoneUses() throws Exception {
+        int hosts = KILL_TEST_HOSTS;
         ApplianceProcess adopter = null;
         try {
             victim.awaitCommand("ipoib:netdev await 30", "ib0_1_ffff: device ib0  netns h1  mtu 2044", TIMEOUT);
-            assertTrue(namespace("h1"));
+            // A second interface of the victim, bridged into a namespace no later appliance puts a host into.
+            // (One interface per port and P_Key: the second is on a P_Key of its own.)
+            victim.command("fabric:pkeys loop0/1 0xffff 0x8001", TIMEOUT);
+            String created = victim.command("ipoib:create loop0 1 0x8001 vic", TIMEOUT);
+            assertTrue(created, created.contains("created vic"));
+            victim.awaitCommand("ipoib:await vic 30", "vic UP", TIMEOUT);
+            String added = victim.command("ipoib:netdev add vic netns ndt6", TIMEOUT);
+            assertTrue(added, added.contains("vic: device vic  netns ndt6"));
             victim.kill();
-            // The TUN device went with the process; the namespace stays.
+            // The TUN devices went with the process; the namespaces stay.
             assertTrue("kill -9 leaves the namespace", namespace("h1"));
+            assertTrue("kill -9 leaves the namespace", namespace("ndt6"));
             assertTrue(Sh.run(10, "ip", "-n", "h1", "link", "show", "ib0").status() != 0);
 
             adopter = ApplianceProcess.shortLived("ipoib.defaults=false", "ipoib.hosts=" + hosts, ANY_PORT);
-            String list = adopter.awaitCommand("ipoib:netdev await 90", "ib13_1_ffff: device ib0  netns h20", 2 * TIMEOUT);
+            String last = String.format("ib%x_1_ffff: device ib0  netns h%d  mtu 2044  link UP", hosts - 1, hosts);
+            String list = adopter.awaitCommand("ipoib:netdev await 120", last, 2 * TIMEOUT);
             for (int k = 1; k <= hosts; k++) {
-                String link = String.format("ib%x_1_ffff", k - 1);
-                assertTrue(link + " bridged into h" + k + ":\n" + list,
-                        list.contains(link + ": device ib0  netns h" + k + "  mtu 2044  link UP"));
+                String device = String.format("ib%x_1_ffff: device ib0  netns h%d  mtu 2044  link UP", k - 1, k);
+                assertTrue(device + "\n" + list, list.contains(device));
+            }
+            // All at once: each of h2..h40 resolves h1 by ARP, and hosts across the hex digits reach each other.
+            Map<String, Process> pings = new LinkedHashMap<>();
+            for (int k = 2; k <= hosts; k++) {
+                pings.put("h" + k + " -> 10.0.0.1", new ProcessBuilder(Sh.in("h" + k, "ping", "-c", "1", "-W", "10",
+                        "10.0.0.1")).redirectErrorStream(true).start());
             }
             for (String[] pair : new String[][] {{"h20", "10.0.0.11"}, {"h11", "10.0.0.17"}, {"h17", "10.0.0.20"},
-                {"h1", "10.0.0.2"}}) {
-                String ping = Sh.run(TIMEOUT, Sh.in(pair[0], "ping", "-c", "2", "-i", "0.2", "-W", "5", pair[1]))
-                        .ok("ping").output();
-                assertTrue(ping, ping.contains("2 packets transmitted, 2 received"));
+                {"h1", "10.0.0.2"}, {"h40", "10.0.0.39"}}) {
+                pings.put(pair[0] + " -> " + pair[1], new ProcessBuilder(Sh.in(pair[0], "ping", "-c", "2", "-i", "0.2",
+                        "-W", "5", pair[1])).redirectErrorStream(true).start());
             }
+            List<String> unreached = new ArrayList<>();
+            for (Map.Entry<String, Process> p : pings.entrySet()) {
+                if (!p.getValue().waitFor(2 * TIMEOUT, TimeUnit.SECONDS)) {
+                    p.getValue().destroyForcibly();
+                }
+                String out = new String(p.getValue().getInputStream().readAllBytes());
+                if (!out.contains(" packets transmitted, ") || !out.contains(" received, 0% packet loss")) {
+                    unreached.add(p.getKey() + ": " + out.strip());
+                }
+            }
+            assertEquals("pings not answered: " + unreached, List.of(), unreached);
+
             String kept = appliance.command("ipoib:netdev cleanup", TIMEOUT);
             assertTrue(kept, kept.contains("h1: kept (appliance " + adopter.pid() + " is running)"));
+            assertTrue(kept, kept.contains("ndt6: removed (left by appliance " + victim.pid() + ")"));
+            assertFalse("the victim's record of h1 moved to the adopter:\n" + kept,
+                    kept.contains("h1: removed") || kept.contains("h1: already gone"));
             assertTrue("cleanup keeps what a running appliance uses", namespace("h1"));
+            assertFalse("cleanup removes what no running appliance uses", namespace("ndt6"));
             Sh.run(10, "ip", "-n", "h1", "link", "show", "ib0").ok("h1's device after cleanup");
             // Another appliance may not put a device into it while its owner runs.
             String refused = appliance.command("ipoib:netdev add ib0_1_ffff netns h1", TIMEOUT);
@@ -332,10 +376,15 @@ public class NetdevLifecycleIT {
             assertTrue(appliance.command("ipoib:netdev", TIMEOUT).contains("no bridged interfaces"));
             Sh.run(10, "ip", "-n", "h1", "link", "show", "ib0").ok("h1's device after the refusal");
 
-            adopter.kill();
-            String cleaned = appliance.command("ipoib:netdev cleanup", TIMEOUT);
-            assertTrue(cleaned, cleaned.contains("h1: removed (left by appliance " + adopter.pid() + ")"));
-            assertFalse(cleaned, cleaned.contains(Long.toString(victim.pid())));
+            // The adopter's exit removes every namespace it owns: its 39 and the adopted h1.
+            int status = adopter.exit(TIMEOUT);
+            adopter = null;
+            assertEquals(0, status);
+            for (int k = 1; k <= hosts; k++) {
+                assertFalse("h" + k + " removed at exit", namespace("h" + k));
+            }
+            String after = appliance.command("ipoib:netdev cleanup", TIMEOUT);
+            assertFalse("no record of h1 left behind:\n" + after, after.contains("h1:"));
         } finally {
             victim.kill();
             if (adopter != null) {
@@ -345,8 +394,9 @@ public class NetdevLifecycleIT {
             appliance.command("ipoib:netdev cleanup", TIMEOUT);
         }
         for (int k = 1; k <= hosts; k++) {
-            assertFalse("h" + k + " removed by cleanup", namespace("h" + k));
+            assertFalse("h" + k + " removed", namespace("h" + k));
         }
+        assertFalse(namespace("ndt6"));
     }
 
     @Test
