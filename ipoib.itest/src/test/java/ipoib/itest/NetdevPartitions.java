@@ -83,19 +83,22 @@ public class NetdevPartitions {
         private final Map<String, File> logs = new LinkedHashMap<>();
         private final List<Process> listeners = new ArrayList<>();
 
-        /** Three pings from a namespace; all answered, or none within 2 s of the last. */
+        /**
+         * Three pings from a namespace; all answered, or none within 1 s of the last (an answer on
+         * the loopback fabric takes milliseconds).
+         */
         void ping(String from, String to, String what, boolean reaches) throws Exception {
-            start(what, reaches, Sh.in(from, "ping", "-c", "3", "-i", "0.2", "-W", reaches ? "5" : "2", to));
+            start(what, reaches, Sh.in(from, "ping", "-c", "3", "-i", "0.2", "-W", reaches ? "5" : "1", to));
         }
 
-        /** A TCP connection to an nc listening in {@code toNs}: made, or not within 2 s. */
+        /** A TCP connection to an nc listening in {@code toNs}: made, or not within 1 s. */
         void tcp(String from, String toNs, String to, int port, boolean connects) throws Exception {
             File log = File.createTempFile("netdev-listen", ".log");
             logs.put("listener " + toNs + ":" + port, log);
             listeners.add(Sh.start(log, Sh.in(toNs, "nc", "-l", "-p", Integer.toString(port))));
             Sh.awaitListening(toNs, port, TIMEOUT);
             start("TCP " + from + " -> " + to + ":" + port, connects,
-                    Sh.in(from, "nc", "-z", "-w", "2", to, Integer.toString(port)));
+                    Sh.in(from, "nc", "-z", "-w", connects ? "5" : "1", to, Integer.toString(port)));
         }
 
         private void start(String what, boolean reaches, String... command) throws Exception {

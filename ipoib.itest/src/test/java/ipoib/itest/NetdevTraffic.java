@@ -23,6 +23,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.junit.BeforeClass;
 import org.junit.ClassRule;
 import org.junit.Test;
 
@@ -50,11 +51,20 @@ public class NetdevTraffic {
         ping("h2", "-6", linkLocal("h1") + "%ib0");
     }
 
-    @Test
-    public void pingIpv6GlobalAddedInTheKernelBothDirections() throws Exception {
-        // Addresses added with ip in the namespace reach the stack's table (ND answers for them).
+    /**
+     * Addresses added with ip in the namespaces, before the tests: the device reads the kernel's
+     * addresses every 2 s ({@code NetdevComponent.SYNC_SECONDS}), and that wait passes while other tests run.
+     */
+    @BeforeClass
+    public static void addGlobalAddressesInTheKernel() throws Exception {
         Sh.run(10, "ip", "-n", "h1", "-6", "addr", "add", "fd00::1/64", "dev", "ib0", "nodad").ok("ip addr add");
         Sh.run(10, "ip", "-n", "h2", "-6", "addr", "add", "fd00::2/64", "dev", "ib0", "nodad").ok("ip addr add");
+    }
+
+    @Test
+    public void pingIpv6GlobalAddedInTheKernelBothDirections() throws Exception {
+        // Addresses added with ip in the namespace (addGlobalAddressesInTheKernel) reach the stack's
+        // table (ND answers for them).
         awaitAddressUsable("ib1_1_ffff", "fd00::2");
         awaitAddressUsable("ib0_1_ffff", "fd00::1");
         ping("h1", "-6", "fd00::2");
