@@ -669,8 +669,11 @@ public class ArpIT {
     @Test
     public void hostCountersShowWhatHappened() throws Exception {
         ip.pingUntilReply("a", B, Duration.ofSeconds(5));
-        Map<String, Long> c = ip.host().counters();
-        assertTrue(c.toString(), c.get("echo_requests_sent") > 0 && c.get("echo_replies_received") > 0
-                && c.get("echo_requests_received") > 0 && c.get("echo_replies_sent") > 0);
+        // b counts its reply after the link took it, on its own thread: a may have the reply first.
+        Await.until("both hosts' echo counters moved", Duration.ofSeconds(5), () -> {
+            Map<String, Long> c = ip.host().counters();
+            return c.get("echo_requests_sent") > 0 && c.get("echo_replies_received") > 0
+                    && c.get("echo_requests_received") > 0 && c.get("echo_replies_sent") > 0;
+        }, () -> ip.host().counters().toString());
     }
 }
