@@ -184,16 +184,19 @@ public class ArpIT {
         // Twenty requests: the loss ends long before the resolution would give up, however slow this machine.
         ip.configure("ipoib.arp", "requests", 20);
         ip.await(NeighbourResolver.class, "(&(ipoib.family=ipv4)(requests=20))");
-        long retransmitted = ip.counter(arp, "solicitations_retransmitted");
         arp.flush(null);
         ip.run("fabric:fault loss 100 loop1/1");
         try {
             PathInfoAnswer answer = arp.pathInfo("a", InetAddress.getByName(B));
             assertTrue(answer.toString(), answer instanceof PathInfoAnswer.Pending);
-            Await.until("a request lost and retransmitted", Duration.ofSeconds(10),
-                    () -> ip.counter(arp, "solicitations_retransmitted") > retransmitted, () -> arp.counters().toString());
-            String stats = ip.run("fabric:stats");
-            assertTrue(stats, stats.matches("(?s).*drop_fault_loss\\s+[1-9].*"));
+            // The loss first, then a retransmission after it (requests are lost until the fault is
+            // cleared, so one comes within retransmitMillis): a retransmission counted before the
+            // request went out, with the control loop late on a busy machine, proves nothing.
+            Await.until("a request lost", Duration.ofSeconds(10),
+                    () -> ip.run("fabric:stats").matches("(?s).*drop_fault_loss\\s+[1-9].*"), () -> ip.run("fabric:stats"));
+            long afterLoss = ip.counter(arp, "solicitations_retransmitted");
+            Await.until("a request retransmitted after the loss", Duration.ofSeconds(10),
+                    () -> ip.counter(arp, "solicitations_retransmitted") > afterLoss, () -> arp.counters().toString());
             ip.run("fabric:clear");
             PathInfo path = ((PathInfoAnswer.Pending) answer).path().toCompletableFuture().get(10, TimeUnit.SECONDS);
             assertEquals(ip.link("b").gid(), path.destinationGid());
@@ -666,8 +669,11 @@ public class ArpIT {
     @Test
     public void hostCountersShowWhatHappened() throws Exception {
         ip.pingUntilReply("a", B, Duration.ofSeconds(5));
-        Map<String, Long> c = ip.host().counters();
-        assertTrue(c.toString(), c.get("echo_requests_sent") > 0 && c.get("echo_replies_received") > 0
-                && c.get("echo_requests_received") > 0 && c.get("echo_replies_sent") > 0);
+        // b counts its reply after the link took it, on its own thread: a may have the reply first.
+        Await.until("both hosts' echo counters moved", Duration.ofSeconds(5), () -> {
+            Map<String, Long> c = ip.host().counters();
+            return c.get("echo_requests_sent") > 0 && c.get("echo_replies_received") > 0
+                    && c.get("echo_requests_received") > 0 && c.get("echo_replies_sent") > 0;
+        }, () -> ip.host().counters().toString());
     }
 }
