@@ -30,8 +30,10 @@ import org.junit.rules.TemporaryFolder;
  *
  * <p>Four appliances, each run to its end, because how a run ends is what is tested: a script
  * file that runs to its end (its output is checked by most tests here), commands piped in while
- * the pipe stays open and ended by {@code exit 3}, piped commands that fail, and a script from a
- * process substitution. They share nothing (each has its own console port and home): the script
+ * the pipe stays open and ended by {@code exit 3}, piped commands that fail (in an appliance
+ * without the default interfaces, which also shows what {@code ipoib.defaults=false} does), and a
+ * script from a process substitution. Only the script file's appliance has the default
+ * interfaces: the others' commands do not need them. They share nothing (each has its own console port and home): the script
  * file runs while the other three run one after the other, two appliances at a time as the
  * machines have two cores or more. What does not need a process of its own (the error of a
  * command that throws, an unknown command, {@code exit} in a script file) is tested on Gogo's
@@ -57,6 +59,8 @@ public class ApplianceScriptIT {
             "ipoib:providers",
             "headers ipoib.arp",
             "update ipoib.arp",
+            "stop ipoib.arp",
+            "start ipoib.arp",
             "lb ipoib.arp",
             "ipoib:ping -c 1 -W 5 10.0.0.2",
             "fabric:pkeys loop0/1 0xffff 0x8001",
@@ -92,9 +96,10 @@ public class ApplianceScriptIT {
     @BeforeClass
     public static void runTheAppliances() throws Exception {
         appliance = IpoibCommand.appliance();
-        // Piped commands that fail: the first runs; the appliance has no interfaces, so await fails.
-        failing = FORKS.submit(() -> runIpoib("printf 'echo first\\nipoib:await all 1\\necho never\\n' | ./ipoib",
-                "-Dipoib.defaults=false"));
+        // Piped commands that fail, in an appliance without the default interfaces: the first runs,
+        // the defaults' bundle is listed never started and there is no interface, so await fails.
+        failing = FORKS.submit(() -> runIpoib("printf 'echo first\\nlb -s ipoib.defaults\\nipoib:links\\n"
+                + "ipoib:await all 1\\necho never\\n' | ./ipoib", "-Dipoib.defaults=false"));
         // A script given as a process substitution, ended by exit 0 before its last line (without the
         // default interfaces, which it does not need: ipoib:links runs either way).
         substituted = FORKS.submit(() -> runIpoib(
@@ -142,13 +147,15 @@ public class ApplianceScriptIT {
     /**
      * Commands piped into ./ipoib while the pipe stays open: the first runs before the rest are
      * written; {@code start} takes a symbolic name as {@code stop} does; {@code exit 3} ends it.
+     * Without the default interfaces, which none of this needs (the script file pings after its
+     * stop and start of ipoib.arp).
      */
     private static Run pipeKeptOpen() throws Exception {
-        try (IpoibCommand ipoib = IpoibCommand.start()) {
-            ipoib.send("ipoib:await all 30\necho first\n");
+        try (IpoibCommand ipoib = IpoibCommand.start(java.util.Map.of(), List.of("-Dipoib.defaults=false"))) {
+            ipoib.send("echo first\n");
             // Fails unless the command runs now, not when the writer closes the pipe.
             ipoib.awaitOut("g! echo first\nfirst\n", 60);
-            ipoib.send("stop ipoib.arp\nstart ipoib.arp\nlb ipoib.arp\nipoib:ping -c 1 -W 5 10.0.0.2\nexit 3\necho never\n");
+            ipoib.send("stop ipoib.arp\nstart ipoib.arp\nlb ipoib.arp\nexit 3\necho never\n");
             int status = ipoib.awaitExit(60);
             return new Run(status, ipoib.out(), ipoib.err());
         }
@@ -214,6 +221,7 @@ public class ApplianceScriptIT {
 
     @Test
     public void updateOfAProjectBundleTakesTheJarFromTheWorkspace() throws Exception {
+        // After update, stop and start (by symbolic name) ipoib.arp resolves the peer again.
         assertTrue(script.out(), script.out().matches("(?s).*g! lb ipoib.arp\n.*\\|Active\\s*\\|.*ipoib\\.arp.*"));
         String ping = script.after("ipoib:ping -c 1 -W 5 10.0.0.2");
         assertTrue(ping, ping.contains("1 packets transmitted, 1 received"));
@@ -239,7 +247,21 @@ public class ApplianceScriptIT {
         assertTrue(run.out(), run.out().contains("g! echo first\nfirst"));
         assertFalse("the script stops at the failure:\n" + run.out(), run.out().contains("g! echo never"));
         // Piped commands are named stdin in errors.
-        assertTrue(run.err(), run.err().contains("ipoib: stdin line 2: command failed: ipoib:await all 1"));
+        assertTrue(run.err(), run.err().contains("ipoib: stdin line 4: command failed: ipoib:await all 1"));
+    }
+
+    /**
+     * The switch of the appliance's default interfaces: they are the Configurator JSON of the
+     * {@code ipoib.defaults} bundle, and {@code ipoib.defaults=false} keeps that bundle from ever
+     * starting, so the Configurator never applies them.
+     */
+    @Test
+    public void withDefaultsFalseTheirBundleNeverStartsAndNoInterfaceIsMade() throws Exception {
+        Run run = result(failing);
+        String bundle = run.after("lb -s ipoib.defaults");
+        assertTrue(bundle, Pattern.compile("\\|Resolved\\s*\\|\\s*15\\|ipoib\\.defaults[ |]").matcher(bundle).find());
+        String links = run.after("ipoib:links");
+        assertTrue(links, links.contains("no IPoIB interfaces"));
     }
 
     @Test
@@ -263,7 +285,6 @@ public class ApplianceScriptIT {
         Run run = result(piped);
         assertEquals("stdout:\n" + run.out() + "\nstderr: " + run.err(), 3, run.status());
         assertTrue(run.out(), run.out().matches("(?s).*g! lb ipoib.arp\n.*\\|Active\\s*\\|.*ipoib\\.arp.*"));
-        assertTrue(run.out(), run.after("ipoib:ping -c 1 -W 5 10.0.0.2").contains("1 packets transmitted, 1 received"));
         assertFalse(run.out(), run.out().contains("g! echo never"));
     }
 }

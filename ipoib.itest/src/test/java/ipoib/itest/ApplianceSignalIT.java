@@ -6,6 +6,15 @@ import static org.junit.Assert.assertTrue;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.junit.AfterClass;
 import org.junit.BeforeClass;
 import org.junit.Test;
 
@@ -13,56 +22,95 @@ import org.junit.Test;
  * {@code ./ipoib --hosts 2} driven through a pipe and ended by a signal, as a closed terminal
  * (SIGHUP), Ctrl-C (SIGINT) or {@code kill} (SIGTERM) ends it: the JVM's shutdown stops the
  * framework, which removes the devices and the namespaces it made, as {@code exit 0} does,
- * within seconds. One appliance per signal.
+ * within seconds. One appliance per signal (a process ends once), the three at the same time:
+ * each names its hosts' namespaces after its signal ({@code ipoib.hosts.netns}: sighup1, sighup2,
+ * ...), and none takes the default names h1, h2.
  */
 public class ApplianceSignalIT {
-    private static final String[] HOSTS = {"h1", "h2"};
+    private static final int HOSTS = 2;
     /** "Within a few seconds": the teardown of two hosts takes well under one (docs/PERFORMANCE.md). */
     private static final long TEARDOWN_LIMIT_MILLIS = 10_000;
+    private static final Map<String, Integer> SIGNALS = Map.of("HUP", 1, "INT", 2, "TERM", 15);
+    private static final List<String> DEFAULT_NAMES = List.of("h1", "h2");
+
+    private static final ExecutorService FORKS = Executors.newFixedThreadPool(SIGNALS.size(), r -> {
+        Thread t = new Thread(r, "ApplianceSignalIT-fork");
+        t.setDaemon(true);
+        return t;
+    });
+    private static final Map<String, Future<?>> ENDINGS = new java.util.HashMap<>();
 
     @BeforeClass
-    public static void requireRootAndTools() throws Exception {
+    public static void startOneAppliancePerSignal() throws Exception {
         NetdevIT.requireTools();
+        for (String ns : DEFAULT_NAMES) {
+            assertFalse("network namespace " + ns + " exists already (ip netns del " + ns + ")", namespace(ns));
+        }
+        SIGNALS.forEach((signal, number) -> ENDINGS.put(signal, FORKS.submit(() -> {
+            endBy(signal, number);
+            return null;
+        })));
+    }
+
+    @AfterClass
+    public static void stopWaiting() {
+        FORKS.shutdownNow();
     }
 
     @Test
     public void sighupRemovesTheHostsAsExitDoes() throws Exception {
-        endBy("HUP", 1);
+        ended("HUP");
     }
 
     @Test
     public void sigintRemovesTheHostsAsExitDoes() throws Exception {
-        endBy("INT", 2);
+        ended("INT");
     }
 
     @Test
     public void sigtermRemovesTheHostsAsExitDoes() throws Exception {
-        endBy("TERM", 15);
+        ended("TERM");
+    }
+
+    private static void ended(String signal) throws Exception {
+        try {
+            ENDINGS.get(signal).get(240, TimeUnit.SECONDS);
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof AssertionError failure) {
+                throw failure;
+            }
+            throw e;
+        }
     }
 
     private static void endBy(String signal, int number) throws Exception {
-        for (String ns : HOSTS) {
-            assertFalse("network namespace " + ns + " exists already (ip netns del " + ns + ")", namespace(ns));
+        String prefix = "sig" + signal.toLowerCase(Locale.ROOT);
+        for (int k = 1; k <= HOSTS; k++) {
+            assertFalse("network namespace " + prefix + k + " exists already (ip netns del " + prefix + k + ")",
+                    namespace(prefix + k));
         }
-        try (IpoibCommand ipoib = IpoibCommand.start("--hosts", String.valueOf(HOSTS.length))) {
+        try (IpoibCommand ipoib = IpoibCommand.start(Map.of(), List.of("-Dipoib.hosts.netns=" + prefix),
+                "--hosts", String.valueOf(HOSTS))) {
             ipoib.send("ipoib:netdev await 60\necho ready\n");
             ipoib.awaitOut("g! echo ready\nready\n", 120);
             String list = ipoib.out();
-            assertTrue(list, list.contains("ib1_1_ffff: device ib0  netns h2  mtu 2044  link UP"));
-            for (String ns : HOSTS) {
-                assertTrue(ns + " made", namespace(ns));
-                Sh.run(10, "ip", "-n", ns, "link", "show", "ib0").ok("ip -n " + ns + " link show ib0");
+            assertTrue(list, list.contains("ib1_1_ffff: device ib0  netns " + prefix + "2  mtu 2044  link UP"));
+            for (int k = 1; k <= HOSTS; k++) {
+                assertTrue(prefix + k + " made", namespace(prefix + k));
+                Sh.run(10, "ip", "-n", prefix + k, "link", "show", "ib0").ok("ip -n " + prefix + k + " link show ib0");
+            }
+            for (String ns : DEFAULT_NAMES) {
+                assertFalse("the hosts take " + prefix + "1.., not " + ns, namespace(ns));
             }
             long signalled = System.nanoTime();
             Sh.run(10, "kill", "-" + signal, String.valueOf(ipoib.pid())).ok("kill -" + signal);
             int status = ipoib.awaitExit(TEARDOWN_LIMIT_MILLIS / 1000);
             long millis = (System.nanoTime() - signalled) / 1_000_000;
-            System.out.println("ApplianceSignalIT: SIG" + signal + " to exit with " + HOSTS.length + " hosts: " + millis
-                    + " ms");
+            System.out.println("ApplianceSignalIT: SIG" + signal + " to exit with " + HOSTS + " hosts: " + millis + " ms");
             // The JVM ends as a process killed by the signal is reported by a shell: 128 + its number.
             assertEquals("exit status; stderr:\n" + ipoib.err(), 128 + number, status);
-            for (String ns : HOSTS) {
-                assertFalse(ns + " removed at exit (SIG" + signal + ")", namespace(ns));
+            for (int k = 1; k <= HOSTS; k++) {
+                assertFalse(prefix + k + " removed at exit (SIG" + signal + ")", namespace(prefix + k));
             }
             assertFalse("nothing left to clean up:\n" + ipoib.err(), ipoib.err().contains("Exception"));
         }

@@ -189,7 +189,7 @@ public final class ConsoleAccess implements Preprocessor {
                             + " only; ipoib:config ipoib.console username <name> password <password> sets your own)");
                 }
             }
-            return new AccessPolicy.Credentials(GeneratedPassword.USER, PasswordHash.of(g.password()), false);
+            return new AccessPolicy.Credentials(GeneratedPassword.USER, PasswordHash.ofRandom(g.password()), false);
         } catch (IOException e) {
             log.error(e.getMessage() + "; the console refuses every request until it is fixed or credentials are "
                     + "configured");

@@ -17,10 +17,27 @@ record PasswordHash(int iterations, byte[] salt, byte[] hash) {
     static final int ITERATIONS = 210_000;
     private static final SecureRandom RANDOM = new SecureRandom();
 
+    /** Iterations for a password the appliance drew at random: see {@link #ofRandom}. */
+    static final int RANDOM_PASSWORD_ITERATIONS = 1;
+
     static PasswordHash of(String password) {
+        return of(password, ITERATIONS);
+    }
+
+    /**
+     * The hash held in memory to check a password the appliance drew at random (the generated
+     * console password, 144 random bits, kept in clear in its owner-only file). Stretching guards
+     * a password a person chose against guessing; against 2^144 it adds nothing, and 210 000
+     * iterations cost about a second of a start's CPU on a short-lived JVM. Never stored.
+     */
+    static PasswordHash ofRandom(String password) {
+        return of(password, RANDOM_PASSWORD_ITERATIONS);
+    }
+
+    private static PasswordHash of(String password, int iterations) {
         byte[] salt = new byte[16];
         RANDOM.nextBytes(salt);
-        return new PasswordHash(ITERATIONS, salt, derive(password, salt, ITERATIONS));
+        return new PasswordHash(iterations, salt, derive(password, salt, iterations));
     }
 
     /**

@@ -137,6 +137,15 @@ class AccessPolicyTest {
     }
 
     @Test
+    void theGeneratedPasswordIsCheckedWithoutStretching() {
+        PasswordHash h = PasswordHash.ofRandom("Zq3xV0b9hK2mP7rT4wY1cA8e");
+        assertEquals(1, h.iterations(), "a random password needs no stretching: " + h);
+        assertTrue(h.matches("Zq3xV0b9hK2mP7rT4wY1cA8e"));
+        assertFalse(h.matches("Zq3xV0b9hK2mP7rT4wY1cA8E"));
+        assertFalse(h.matches(""));
+    }
+
+    @Test
     void aPasswordIsStoredAsASaltedPbkdf2Hash() {
         PasswordHash h = PasswordHash.of("s3cret-Pw");
         assertTrue(h.text().startsWith("pbkdf2-sha256$210000$"), h.text());

@@ -110,7 +110,7 @@ public final class HostsSetup {
             }
             List<String> namespaces = new ArrayList<>();
             for (int k = 1; k <= hosts; k++) {
-                namespaces.add("h" + k);
+                namespaces.add(prefix + k);
             }
             try {
                 // All at once (one ip process), not one per device as each comes.
