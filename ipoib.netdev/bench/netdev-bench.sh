@@ -76,7 +76,7 @@ grep -q "ib1_1_ffff: device ib0" "$work/appliance.log" || { cat "$work/appliance
 ip netns exec h1 ping -c 1 -W 5 10.0.0.2 >/dev/null
 # Not counted: a fresh JVM runs the data path interpreted until the JIT has compiled it. That takes
 # seconds, and on a loaded machine (the compiler threads share the CPUs) longer than one run: TCP
-# moved 17-147 Mb/s per second in the first seconds of fresh appliances, without a retransmission,
+# moved 17-236 Mb/s per second in the first 1-5 s of fresh appliances, without a retransmission,
 # then Gb/s. So TCP runs until two runs in a row agree within a quarter (at most 6 runs).
 previous=0
 for _ in $(seq 6); do
