@@ -7,6 +7,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
@@ -42,7 +43,8 @@ import org.osgi.service.log.admin.LoggerContext;
 @Component(immediate = true, service = ConsoleLog.class, property = {
         "osgi.command.scope=ipoib", "osgi.command.function=log",
         "ipoib.command.completion=log ERROR|WARN|INFO|DEBUG|TRACE",
-        "ipoib.command.completion=log framework ERROR|WARN|INFO|DEBUG|TRACE"})
+        "ipoib.command.completion=log framework ERROR|WARN|INFO|DEBUG|TRACE",
+        "ipoib.command.completion=log --json"})
 public final class ConsoleLog implements LogListener {
 
     /** Framework property: the lowest level of the project's messages written to stderr. */
@@ -50,7 +52,9 @@ public final class ConsoleLog implements LogListener {
     /** Framework property: the lowest level of the framework's and runtime bundles' messages. */
     public static final String FRAMEWORK_PROPERTY = "ipoib.log.framework";
 
-    private static final String USAGE = "ipoib:log [ERROR|WARN|INFO|DEBUG|TRACE] | ipoib:log framework <level>";
+    private static final String USAGE = "ipoib:log [ERROR|WARN|INFO|DEBUG|TRACE] | ipoib:log framework <level> | ipoib:log --json";
+    /** The listings' option (ipoib.runtime's JsonText.FLAG; this bundle does not import ipoib.runtime). */
+    private static final String JSON = "--json";
     private static final DateTimeFormatter TIME = DateTimeFormatter.ofPattern("HH:mm:ss.SSS").withZone(ZoneOffset.UTC);
 
     private final LogReaderService reader;
@@ -109,7 +113,14 @@ public final class ConsoleLog implements LogListener {
 
     @Descriptor("show or set the log level written to stderr: the project's bundles, or with 'framework' the "
             + "framework's events and the runtime bundles")
-    public String log(@Descriptor("[level] | framework <level>") String... args) {
+    public String log(@Descriptor("[level] | framework <level> | --json") String... args) {
+        if (Arrays.asList(args).contains(JSON)) {
+            if (args.length > 1) {
+                throw new IllegalArgumentException("--json shows the levels; setting one takes no --json\nusage: " + USAGE);
+            }
+            // The level names are plain words: nothing to escape.
+            return "{\"level\":\"" + projectLevel + "\",\"framework\":\"" + frameworkLevel + "\"}";
+        }
         if (args.length == 1 && !args[0].equals("framework")) {
             projectLevel = level(args[0]);
         } else if (args.length == 2 && args[0].equals("framework")) {

@@ -72,11 +72,7 @@ public final class ConfigKnobs {
         String pid = args[0];
         Configuration existing = find(pid);
         String metaPid = existing != null && existing.getFactoryPid() != null ? existing.getFactoryPid() : pid;
-        Described described = describe(metaPid);
-        if (described == null) {
-            throw ConsoleCommands.usage(USAGE, "no metatype describes PID '" + pid + "'; described PIDs: "
-                    + String.join(", ", describedPids()));
-        }
+        Described described = described(pid, metaPid);
         if (existing == null && isFactory(pid)) {
             return factoryListing(pid);
         }
@@ -126,6 +122,34 @@ public final class ConfigKnobs {
                     .append(" s (its bundle may be stopped: lb): it applies when the component starts\n");
         }
         return out.toString();
+    }
+
+    /** The listing of {@code pid} as JSON ({@code ipoib:config <pid> --json}, docs/JSON.md). */
+    String json(String pid) throws Exception {
+        Configuration existing = find(pid);
+        String metaPid = existing != null && existing.getFactoryPid() != null ? existing.getFactoryPid() : pid;
+        Described described = described(pid, metaPid);
+        boolean factory = existing == null && isFactory(pid);
+        List<String> configurations = new ArrayList<>();
+        if (factory) {
+            Configuration[] instances = configAdmin.listConfigurations("(service.factoryPid=" + pid + ")");
+            for (Configuration c : instances == null ? new Configuration[0] : instances) {
+                configurations.add(c.getPid());
+            }
+            configurations.sort(null);
+        }
+        Dictionary<String, Object> stored = factory || existing == null ? null : existing.getProperties();
+        return ConfigListingJson.of(pid, existing == null ? null : existing.getFactoryPid(), factory, configurations,
+                described, stored);
+    }
+
+    private Described described(String pid, String metaPid) {
+        Described described = describe(metaPid);
+        if (described == null) {
+            throw ConsoleCommands.usage(USAGE, "no metatype describes PID '" + pid + "'; described PIDs: "
+                    + String.join(", ", describedPids()));
+        }
+        return described;
     }
 
     /** A refusal after the values were stored: why, and each property's value in force. */

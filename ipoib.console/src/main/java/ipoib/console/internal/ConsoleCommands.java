@@ -18,10 +18,12 @@ import org.osgi.service.component.annotations.Reference;
         "osgi.command.function=config",
         "ipoib.command.completion=events -f <seconds>",
         "ipoib.command.completion=events --json",
-        "ipoib.command.completion=config <pid> <property> <value>"})
+        "ipoib.command.completion=config <pid> <property> <value>",
+        "ipoib.command.completion=config <pid> --json"})
 public final class ConsoleCommands {
 
     static final String EVENTS_USAGE = "ipoib:events [-f [seconds]] | ipoib:events --json";
+    static final String CONFIG_JSON_USAGE = ConfigKnobs.USAGE + " | ipoib:config <pid> --json";
 
     private final EventRing ring;
     private final ConfigKnobs knobs;
@@ -90,10 +92,20 @@ public final class ConsoleCommands {
         return null;
     }
 
-    @Descriptor("show a configuration PID's properties (value, type, range, default, from metatype), or set "
+    @Descriptor("show a configuration PID's properties (value, type, range, default, from metatype; --json: as JSON), or set "
             + "properties: the new values are checked against the metatype ranges first, then the command waits "
             + "for the component to take them and fails if it refuses them")
-    public String config(@Descriptor("<pid> [property value ...]") String... args) throws Exception {
+    public String config(@Descriptor("<pid> [property value ...] | <pid> --json") String... args) throws Exception {
+        if (JsonText.wanted(args)) {
+            String[] rest = JsonText.withoutFlag(args);
+            if (rest.length == 0) {
+                return knobs.command(); // refused as without --json: names the project's PIDs
+            }
+            if (rest.length != 1) {
+                throw usage(CONFIG_JSON_USAGE, "--json lists a PID's properties; setting them takes no --json");
+            }
+            return knobs.json(rest[0]);
+        }
         return knobs.command(args);
     }
 

@@ -252,6 +252,18 @@ public final class LinkCapture implements AutoCloseable {
         }
     }
 
+    /** What a capture wrote and dropped, for {@code ipoib:capture --json}; {@code failure} null unless it failed. */
+    public record Status(String link, Path file, boolean running, long received, long sent, long dropped,
+            String failure) {}
+
+    /** What the capture wrote and dropped so far. */
+    Status status() {
+        synchronized (lock) {
+            return new Status(link, file, !ended, writtenIn, writtenOut, dropped,
+                    failure == null ? null : failure.getMessage());
+        }
+    }
+
     /** What the capture wrote and dropped. */
     String summary() {
         synchronized (lock) {

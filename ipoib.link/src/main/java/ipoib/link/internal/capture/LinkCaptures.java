@@ -68,6 +68,12 @@ public final class LinkCaptures {
         return c.summary();
     }
 
+    /** The status of the running or last capture, or null. */
+    public LinkCapture.Status status() {
+        LinkCapture c = last;
+        return c == null ? null : c.status();
+    }
+
     /** The summary of the running or last capture, or null. */
     public String summary() {
         LinkCapture c = last;

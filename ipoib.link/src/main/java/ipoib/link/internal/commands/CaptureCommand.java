@@ -4,10 +4,14 @@ import static ipoib.link.internal.commands.LinkCommands.usage;
 
 import ipoib.api.link.IpoibLink;
 import ipoib.link.internal.LinkEngine;
+import ipoib.link.internal.capture.LinkCapture;
 import ipoib.runtime.CaptureFiles;
+import ipoib.runtime.JsonText;
 import ipoib.runtime.Numbers;
 import java.io.IOException;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.function.Supplier;
 
 /** {@code ipoib:capture}: an interface's frames to a pcapng file, stopping it, and the captures' status. */
@@ -28,8 +32,28 @@ final class CaptureCommand {
         return LinkCommands.sorted(links);
     }
 
+    /** Each interface's running or last capture as JSON (docs/JSON.md). */
+    private String json() {
+        List<Map<String, Object>> captures = new ArrayList<>();
+        for (IpoibLink link : sorted()) {
+            LinkCapture.Status s = link instanceof LinkEngine engine ? engine.captures().status() : null;
+            if (s != null) {
+                captures.add(JsonText.record("interface", s.link(), "file", s.file().toString(),
+                        "state", s.running() ? "running" : "ended", "framesReceived", s.received(),
+                        "framesSent", s.sent(), "dropped", s.dropped(), "error", s.failure()));
+            }
+        }
+        return JsonText.of(JsonText.record("captures", captures));
+    }
+
     String capture(String... args) throws IOException {
-        String usage = "ipoib:capture <interface> <file> [count] | ipoib:capture <interface> stop | ipoib:capture";
+        String usage = "ipoib:capture <interface> <file> [count] | ipoib:capture <interface> stop | ipoib:capture [--json]";
+        if (JsonText.wanted(args)) {
+            if (args.length > 1) {
+                throw usage(usage, "--json lists the captures; starting or stopping one takes no --json");
+            }
+            return json();
+        }
         if (args.length == 0) {
             StringBuilder out = new StringBuilder();
             for (IpoibLink link : sorted()) {

@@ -48,6 +48,7 @@ import org.osgi.service.component.annotations.ReferencePolicy;
         "ipoib.command.completion=await all|<interface>",
         "ipoib.command.completion=capture <interface> <file> <count>",
         "ipoib.command.completion=capture <interface> stop",
+        "ipoib.command.completion=capture --json",
         "ipoib.command.completion=mode <interface> datagram|connected"})
 public final class LinkCommands {
 
@@ -140,8 +141,8 @@ public final class LinkCommands {
 
     @Descriptor("capture an interface's frames, both directions, to a pcapng file (LINKTYPE_IPOIB 242 with the "
             + "40-octet pseudo-header): ipoib:capture <interface> <file> [count, default 1000] | "
-            + "ipoib:capture <interface> stop | ipoib:capture (status)")
-    public String capture(@Descriptor("<interface> <file> [count] | <interface> stop | nothing for the status")
+            + "ipoib:capture <interface> stop | ipoib:capture [--json] (status)")
+    public String capture(@Descriptor("<interface> <file> [count] | <interface> stop | nothing (or --json) for the status")
                           String... args) throws IOException {
         return captures.capture(args);
     }
