@@ -49,7 +49,7 @@ final class NetDevice implements AutoCloseable {
     private boolean closed;
 
     private NetDevice(String device, String netns, StackAdapter stack, Consumer<String> warn, Tun tun,
-                      BundleContext context) {
+                      BundleContext context) throws IOException {
         this.device = device;
         this.netns = netns;
         this.stack = stack;
@@ -58,7 +58,17 @@ final class NetDevice implements AutoCloseable {
         this.bridge = new Bridge(tun, device, stack, warn, Clock.SYSTEM);
         this.receiving = stack.receive(context, device, netns, bridge);
         this.metrics = stack.publishCounters(context, device, bridge::counters);
-        bridge.start();
+        try {
+            bridge.start(tun.descriptor());
+        } catch (IOException | RuntimeException e) {
+            try {
+                metrics.close();
+                receiving.close();
+            } catch (Exception closing) {
+                e.addSuppressed(closing);
+            }
+            throw e;
+        }
     }
 
     /**
@@ -340,11 +350,7 @@ final class NetDevice implements AutoCloseable {
         } catch (Exception e) {
             warn.accept(device + ": " + e.getMessage());
         }
-        try {
-            bridge.stop();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        bridge.stop();
         bridge.membership().leaveAll();
         for (InetAddress a : fromKernel) {
             stack.removeAddress(a);

@@ -1,7 +1,5 @@
 package ipoib.netdev.internal;
 
-import java.lang.foreign.MemorySegment;
-
 /**
  * What the {@link Bridge} reads packets from and writes them to: a {@link Tun} device (tests give
  * it one that records the packets). Buffers are raw native addresses, as {@link Tun}'s.
@@ -21,9 +19,6 @@ interface PacketDevice extends ReceiveCoalescing.Device {
 
     /** Writes one packet (after a header that asks for nothing, with offload); whether the kernel took it. */
     boolean write(long address, int length);
-
-    /** Waits at most {@code millis} until a packet can be read ({@code pollfd}: 8 octets of native memory). */
-    void awaitReadable(MemorySegment pollfd, int millis);
 
     boolean isClosed();
 }

@@ -18,7 +18,7 @@ import java.nio.file.Path;
 /**
  * A Linux TUN device ({@code IFF_TUN | IFF_NO_PI}: every read and write is one bare IP packet)
  * opened through {@code java.lang.foreign}: open(2) of {@code /dev/net/tun}, ioctl(2)
- * {@code TUNSETIFF}, and non-blocking read(2)/write(2) with poll(2) to wait.
+ * {@code TUNSETIFF}, and non-blocking read(2)/write(2); a {@link DescriptorPoller} waits for many devices at once.
  *
  * <p>With offload ({@code IFF_VNET_HDR} and {@code TUNSETOFFLOAD} of checksum and TCP
  * segmentation, as QEMU and vhost-net open their taps) every packet is preceded by a
@@ -53,7 +53,6 @@ final class Tun implements PacketDevice, AutoCloseable {
     private static final int O_RDWR = 2;
     private static final int O_NONBLOCK = 0x800;
     private static final int O_CLOEXEC = 0x80000;
-    private static final short POLLIN = 1;
     static final int EAGAIN = 11;
     private static final int EINTR = 4;
     /** IFNAMSIZ less the terminating NUL. */
@@ -81,8 +80,6 @@ final class Tun implements PacketDevice, AutoCloseable {
             FunctionDescriptor.of(ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT, ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG));
     private static final MethodHandle WRITEV = handle("writev",
             FunctionDescriptor.of(ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT, ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT));
-    private static final MethodHandle POLL = handle("poll",
-            FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.ADDRESS, ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT));
     private static final MethodHandle CLOSE = handle("close",
             FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT));
     private static final MethodHandle STRERROR = LINKER.downcallHandle(LIBC.find("strerror").orElseThrow(),
@@ -309,19 +306,6 @@ final class Tun implements PacketDevice, AutoCloseable {
                 return (long) WRITEV.invokeExact(capture, fd, iov.address(), 2) == VnetHeader.LENGTH + length;
             }
             return (long) WRITE.invokeExact(capture, fd, address, (long) length) == length;
-        } catch (Throwable t) {
-            throw new IllegalStateException(t);
-        }
-    }
-
-    /** Waits at most {@code millis} until a packet can be read. {@code pollfd} is 8 octets of native memory. */
-    @Override
-    public void awaitReadable(MemorySegment pollfd, int millis) {
-        pollfd.set(ValueLayout.JAVA_INT, 0, fd);
-        pollfd.set(ValueLayout.JAVA_SHORT, 4, POLLIN);
-        pollfd.set(ValueLayout.JAVA_SHORT, 6, (short) 0);
-        try {
-            int ignored = (int) POLL.invokeExact(CAPTURES.get(), pollfd, 1L, millis);
         } catch (Throwable t) {
             throw new IllegalStateException(t);
         }
