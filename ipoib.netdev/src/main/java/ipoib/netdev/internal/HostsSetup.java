@@ -73,6 +73,15 @@ public final class HostsSetup {
         return LinkNames.defaultName(host - 1, 1, 0xffff);
     }
 
+    /** The hosts' namespaces, made together before their devices come: {@code prefix}1..{@code prefix}{@code hosts}. */
+    static List<String> namespaces(String prefix, int hosts) {
+        List<String> namespaces = new ArrayList<>();
+        for (int k = 1; k <= hosts; k++) {
+            namespaces.add(prefix + k);
+        }
+        return namespaces;
+    }
+
     @Activate
     public HostsSetup(BundleContext context, @Reference ConfigurationAdmin configurationAdmin,
                       @Reference(service = LoggerFactory.class) Logger log) {
@@ -108,10 +117,7 @@ public final class HostsSetup {
             if (existing != null && existing.length > 0) {
                 return;
             }
-            List<String> namespaces = new ArrayList<>();
-            for (int k = 1; k <= hosts; k++) {
-                namespaces.add("h" + k);
-            }
+            List<String> namespaces = namespaces(prefix, hosts);
             try {
                 // All at once (one ip process), not one per device as each comes.
                 Namespaces.createMissing(namespaces);
@@ -133,7 +139,7 @@ public final class HostsSetup {
                 n.put("link", link);
                 n.put("link.target", "(ipoib.link=" + link + ")");
                 n.put("device", "ib0");
-                n.put("netns", prefix + k);
+                n.put("netns", namespaces.get(k - 1));
                 n.put("addresses", new String[] {address(k, hosts)});
                 configurationAdmin.getFactoryConfiguration(NetdevComponent.FACTORY_PID, link, "?").update(n);
             }

@@ -29,6 +29,12 @@ class HostsSetupTest {
     }
 
     @Test
+    void theNamespacesMadeInAdvanceCarryThePrefixTheDevicesUse() {
+        assertEquals(java.util.List.of("s1", "s2", "s3"), HostsSetup.namespaces("s", 3));
+        assertEquals(java.util.List.of("h1"), HostsSetup.namespaces(HostsSetup.DEFAULT_NETNS_PREFIX, 1));
+    }
+
+    @Test
     void host256RunsOnLoop255() {
         assertEquals("ibff_1_ffff", HostsSetup.linkName(256));
     }
