@@ -10,7 +10,6 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Consumer;
 import org.osgi.framework.BundleContext;
 
@@ -139,21 +138,15 @@ final class NetDevice implements AutoCloseable {
     }
 
     /**
-     * A new TUN device, moved into {@code netns} (when not null) and named {@code device} there,
-     * with {@code addresses}, MTU {@code mtu} (when above 0), up: two {@code ip} processes.
+     * A new TUN device named {@code device}, made in {@code netns} when not null ({@link Tun#openIn}),
+     * with {@code addresses}, MTU {@code mtu} (when above 0), up: one {@code ip} process.
      */
     private static Tun create(String device, String netns, boolean offload, List<Cidr> addresses, int mtu,
                               Consumer<String> warn) throws IOException {
-        // In a namespace the device is created under a temporary name here and renamed there,
-        // so that every host can call its device the same.
-        String initial = netns == null ? device
-                : "ipb" + Long.toHexString(ThreadLocalRandom.current().nextLong() & 0xFFF_FFFF_FFFFL);
-        Tun tun = Tun.open(initial, offload);
+        Tun tun = netns == null ? Tun.open(device, offload) : Tun.openIn(netns, device, offload);
         try {
             List<String> lines = new ArrayList<>();
             if (netns != null) {
-                // One message: the kernel renames the device once it is in the namespace (rtnetlink.c, do_setlink).
-                IpRoute.run("link", "set", "dev", initial, "netns", netns, "name", device);
                 lines.add("link set dev lo up");
             }
             // The kernel makes no link-local address of its own: the stack's (RFC 4391 §8) is mirrored.
