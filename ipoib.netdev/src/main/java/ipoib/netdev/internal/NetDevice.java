@@ -14,7 +14,7 @@ import java.util.function.Consumer;
 import org.osgi.framework.BundleContext;
 
 /**
- * One bridged interface: the TUN device (moved into its namespace and renamed there), its
+ * One bridged interface: the TUN device (opened in its namespace under its name), its
  * configuration through {@link IpRoute}, the {@link Bridge} data path, and the reconciliation
  * of addresses and MTU ({@link #sync()}, run every few seconds):
  * <ul>

@@ -5,7 +5,7 @@ package ipoib.netdev.internal;
  * it one that records the packets). Buffers are raw native addresses, as {@link Tun}'s.
  */
 interface PacketDevice extends ReceiveCoalescing.Device {
-    /** The kernel's name of the device when it was opened (in a namespace: a temporary one). */
+    /** The kernel's name of the device when it was opened. */
     String name();
 
     /** Whether the kernel offloads checksums and segmentation: each packet then has a {@link VnetHeader}. */
