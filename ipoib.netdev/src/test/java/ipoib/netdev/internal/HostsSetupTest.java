@@ -35,6 +35,18 @@ class HostsSetupTest {
     }
 
     @Test
+    void aHostsLinkBindsTheBridgeServicesOfItsOwnLinkAndThoseOfNone() throws Exception {
+        java.util.Dictionary<String, Object> config = HostsSetup.linkConfiguration(17);
+        assertEquals("loop16", config.get("device"));
+        for (String reference : new String[] {"FrameHandler.target", "LinkListener.target"}) {
+            org.osgi.framework.Filter target = org.osgi.framework.FrameworkUtil.createFilter((String) config.get(reference));
+            assertEquals(true, target.matches(java.util.Map.of("ipoib.link", "ib10_1_ffff")), reference);
+            assertEquals(false, target.matches(java.util.Map.of("ipoib.link", "ib11_1_ffff")), reference);
+            assertEquals(true, target.matches(java.util.Map.of("ipoib.ethertype", 0x0806)), reference + ": a handler of every link");
+        }
+    }
+
+    @Test
     void host256RunsOnLoop255() {
         assertEquals("ibff_1_ffff", HostsSetup.linkName(256));
     }
