@@ -10,6 +10,8 @@
 # With IPOIB_SCALE_THREADS=1 it also prints the appliance's threads grouped by name.
 # Needs root, /dev/net/tun, iproute2, iperf3, python3. SECONDS: NETDEV_BENCH_SECONDS (default 5).
 # The namespaces are h1..hN: run it under flock /tmp/ipoib-netns.lock where others use them.
+# IPOIB_JAVA_OPTS is passed to the appliance as ./ipoib passes it; its -Dipoib.hosts.netns=PREFIX
+# names the namespaces PREFIX1..PREFIXN instead.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 secs="${NETDEV_BENCH_SECONDS:-5}"
@@ -19,6 +21,8 @@ appliance="$root/ipoib.appliance/target/ipoib.jar"
 for tool in ip iperf3 python3 ping; do
   command -v "$tool" >/dev/null || { echo "hosts bench: needs $tool (apt-get install iproute2 iperf3 python3 iputils-ping)" >&2; exit 2; }
 done
+prefix="$(printf '%s\n' ${IPOIB_JAVA_OPTS:-} | sed -n 's/^-Dipoib\.hosts\.netns=//p' | tail -1)"
+prefix="${prefix:-h}"
 counts=("$@")
 [ ${#counts[@]} -gt 0 ] || counts=(4 16 64 256)
 work="$(mktemp -d)"
@@ -36,14 +40,14 @@ address() { # K N -> hK's address, as HostsSetup assigns it
 rows=()
 for n in "${counts[@]}"; do
   for k in $(seq "$n"); do
-    [ ! -e "/run/netns/h$k" ] || { echo "hosts bench: namespace h$k exists (ip netns del h$k)" >&2; exit 2; }
+    [ ! -e "/run/netns/$prefix$k" ] || { echo "hosts bench: namespace $prefix$k exists (ip netns del $prefix$k)" >&2; exit 2; }
   done
   echo "hosts bench: --hosts $n" >&2
   rm -f "$work/in"; mkfifo "$work/in"
   sleep 100000 > "$work/in" & holder=$!; pids+=($holder)
   start=$(date +%s.%N)
   "$java" --enable-native-access=ALL-UNNAMED --sun-misc-unsafe-memory-access=allow -Dipoib.defaults=false \
-    -Dipoib.hosts="$n" -Dorg.osgi.service.http.port=0 -jar "$appliance" < "$work/in" > "$work/appliance.log" 2>&1 &
+    -Dipoib.hosts="$n" -Dorg.osgi.service.http.port=0 ${IPOIB_JAVA_OPTS:-} -jar "$appliance" < "$work/in" > "$work/appliance.log" 2>&1 &
   app=$!; pids+=($app)
   exec 3> "$work/in"
   echo "ipoib:netdev await 300" >&3
@@ -53,7 +57,7 @@ for n in "${counts[@]}"; do
   up=$(python3 -c "import sys; print('%.1f' % ($(date +%s.%N) - $start))")
   t0=$(date +%s.%N); failed=0
   for k in $(seq 2 "$n"); do
-    ip netns exec h1 ping -c 1 -W 5 "$(address "$k" "$n")" >/dev/null 2>&1 || failed=$((failed + 1))
+    ip netns exec "${prefix}1" ping -c 1 -W 5 "$(address "$k" "$n")" >/dev/null 2>&1 || failed=$((failed + 1))
   done
   pinged=$(python3 -c "print('%.1f' % ($(date +%s.%N) - $t0))")
   rss=$(awk '/^VmRSS/ { print $2 }' "/proc/$app/status")
@@ -64,9 +68,9 @@ for n in "${counts[@]}"; do
   fi
   tcp="-"
   if [ "$n" -ge 3 ]; then
-    ip netns exec h3 iperf3 -s -1 -p 5303 >/dev/null 2>&1 & s=$!
+    ip netns exec "${prefix}3" iperf3 -s -1 -p 5303 >/dev/null 2>&1 & s=$!
     sleep 0.5
-    tcp=$(ip netns exec h2 iperf3 -c "$(address 3 "$n")" -p 5303 -t "$secs" -J \
+    tcp=$(ip netns exec "${prefix}2" iperf3 -c "$(address 3 "$n")" -p 5303 -t "$secs" -J \
       | python3 -c 'import json,sys; print("%.2f" % (json.load(sys.stdin)["end"]["sum_received"]["bits_per_second"] / 1e9))') || tcp="failed"
     wait "$s" || true
   fi

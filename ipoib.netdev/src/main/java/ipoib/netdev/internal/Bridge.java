@@ -13,7 +13,6 @@ import ipoib.codec.ip.Ipv6HeaderChain;
 import ipoib.runtime.Clock;
 import ipoib.runtime.Counters;
 import ipoib.runtime.RateLimiter;
-import ipoib.runtime.Threads;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
@@ -27,8 +26,9 @@ import java.util.function.IntPredicate;
 /**
  * The data path between a TUN device and an IPoIB link.
  *
- * <p>Kernel to fabric (one reader thread per device): each packet read from the device is sent
- * by the stack. The device has no link-layer header and is point-to-point, so the next hop is
+ * <p>Kernel to fabric (a {@link DescriptorPoller} thread, shared by many devices, calls
+ * {@link #readable()} when the device has packets; it reads up to {@value #READ_BUDGET} into that
+ * thread's {@link ReadBuffers}): each packet read from the device is sent by the stack. The device has no link-layer header and is point-to-point, so the next hop is
  * the destination, on-link (as the host layer's routing), and it leaves as the host layer's
  * packets do, by the same decision ({@link NextHopKind#of}, with the subnet broadcasts of the
  * device's addresses): unicast to the resolver of its family (ARP, ND: path records, queueing
@@ -54,16 +54,22 @@ import java.util.function.IntPredicate;
  * Linux's GRO), flushed at the end of the poll. Nothing is allocated per packet
  * (multicast groups' InetAddresses are made once, by {@link GroupAddresses}).
  */
-final class Bridge implements StackAdapter.Receiver {
+final class Bridge implements StackAdapter.Receiver, DescriptorPoller.Reader {
     /**
      * Largest packet read from the device: an IPv4 or IPv6 packet of 64 KiB (with offload, the
      * kernel's largest TCP segment; without, the largest IPoIB MTU, 65520 in connected mode).
      */
     static final int READ_CAPACITY = 65536;
-    private static final int POLL_MILLIS = 100;
+    /** Packets read per turn before the poller serves its other devices (as NAPI's weight, 64). */
+    static final int READ_BUDGET = 64;
     /** One WARN per this many seconds for failed joins; the ones suppressed are counted in the next. */
     private static final long JOIN_WARN_SECONDS = 10;
 
+    /**
+     * Per reading thread (a poller's): what a read fills, shared by every device that thread
+     * reads, so that a device itself holds no read buffer.
+     */
+    private static final ThreadLocal<ReadBuffers> READ_BUFFERS = ThreadLocal.withInitial(ReadBuffers::new);
     /** A per-thread native buffer for frames whose receive buffer is on the Java heap. */
     private static final ThreadLocal<MemorySegment> COPIES =
             ThreadLocal.withInitial(() -> Arena.ofAuto().allocate(READ_CAPACITY, 8));
@@ -77,19 +83,12 @@ final class Bridge implements StackAdapter.Receiver {
     private final RateLimiter joinWarnings;
     /** Consecutive failed joins per group (entries go when the group's join succeeds). */
     private final Map<InetAddress, Integer> consecutiveJoinFailures = new java.util.concurrent.ConcurrentHashMap<>();
-    /** What a read fills: the device's header (with offload), then the packet. */
-    private final MemorySegment readBuffer;
-    private final MemorySegment packets;
-    private final Slices packetSlices;
-    /** With offload: the packets cut from an offloaded one are built here, one at a time; null without. */
-    private final Slices segments;
+    /** The reading thread's buffers while it reads this device ({@link #readable()}). */
+    private ReadBuffers.View in;
     private final Segmentation.Sink sendSegment;
     private final GroupAddresses groups = new GroupAddresses();
-    private final long readAddress;
-    private final MemorySegment pollfd;
     private final SubnetBroadcasts broadcasts = new SubnetBroadcasts();
-    private volatile boolean running;
-    private Thread reader;
+    private DescriptorPoller.Registration reading;
 
     private final Counters counters = new Counters();
     private final LongAdder txPackets = counter("tx_packets");
@@ -136,16 +135,9 @@ final class Bridge implements StackAdapter.Receiver {
             txResults[r.ordinal()] = counter("tx_" + r.name().toLowerCase(Locale.ROOT));
         }
         this.membership = new Membership(this::join, this::leave, new JoinBudget(clock), joinsOverBudget);
-        Arena arena = Arena.ofAuto();
-        this.readBuffer = arena.allocate(tun.headerLength() + READ_CAPACITY, 8);
-        this.readAddress = readBuffer.address();
-        this.packets = readBuffer.asSlice(tun.headerLength());
-        this.packetSlices = new Slices(packets);
-        this.segments = tun.offload() ? new Slices(arena.allocate(READ_CAPACITY, 8)) : null;
-        this.sendSegment = (buffer, length) -> send(length, segments);
+        this.sendSegment = (buffer, length) -> send(length, in.segments());
         this.coalescing = tun.offload() ? new ReceiveCoalescing(tun::write, rxCoalesced, rxSegmentsCoalesced, rxWriteErrors)
                 : null;
-        this.pollfd = arena.allocate(8, 8);
     }
 
     private LongAdder counter(String name) {
@@ -171,50 +163,51 @@ final class Bridge implements StackAdapter.Receiver {
         broadcasts.addresses = addresses.clone();
     }
 
-    void start() {
-        running = true;
-        reader = Threads.create("ipoib-netdev-" + device, true, this::readLoop);
-        reader.start();
+    /** Starts reading the device ({@code descriptor}) on one of the shared pollers. */
+    void start(int descriptor) throws java.io.IOException {
+        reading = TunPollers.register(descriptor, this);
     }
 
-    /** Stops the reader and waits for it, so that the descriptor can be closed safely. */
-    void stop() throws InterruptedException {
-        running = false;
-        Thread t = reader;
-        if (t != null) {
-            t.join(5000);
+    /** Stops reading the device; returns once a read in progress ended, so that the descriptor can be closed safely. */
+    void stop() {
+        DescriptorPoller.Registration r = reading;
+        reading = null;
+        if (r != null) {
+            r.close();
         }
     }
 
-    private void readLoop() {
-        while (running) {
-            readOnce();
+    /**
+     * The device has packets: reads up to {@value #READ_BUDGET} of them (fewer when it has no more)
+     * and sends each to the fabric; false when the descriptor failed (counted; the poller backs off).
+     */
+    @Override
+    public boolean readable() {
+        ReadBuffers.View view = READ_BUFFERS.get().view(tun.headerLength());
+        in = view;
+        for (int i = 0; i < READ_BUDGET; i++) {
+            int n = tun.read(view.address(), view.capacity());
+            if (n > 0) {
+                fromKernel(n);
+            } else if (n == -2) {
+                readErrors.increment();
+                return false;
+            } else {
+                break;
+            }
         }
-    }
-
-    /** One read from the device: the packet goes to the fabric, or it waits a while for one. */
-    void readOnce() {
-        int n = tun.read(readAddress, (int) readBuffer.byteSize());
-        if (n > 0) {
-            fromKernel(n);
-        } else if (n == -1) {
-            tun.awaitReadable(pollfd, POLL_MILLIS);
-        } else if (n == -2) {
-            // A failing descriptor polls as ready at once: back off instead of spinning.
-            readErrors.increment();
-            java.util.concurrent.locks.LockSupport.parkNanos(10_000_000L);
-        }
+        return true;
     }
 
     /** One read of {@code n} octets from the kernel (the device's header included), in the read buffer. */
-    void fromKernel(int n) {
+    private void fromKernel(int n) {
         int length = n - tun.headerLength();
         if (length <= 0) {
             txMalformed.increment();
         } else if (tun.offload()) {
             offloaded(length);
         } else {
-            send(length, packetSlices);
+            send(length, in.packets());
         }
     }
 
@@ -225,6 +218,8 @@ final class Bridge implements StackAdapter.Receiver {
      * too many UDP datagrams) drops the packet, counted.
      */
     private void offloaded(int length) {
+        MemorySegment readBuffer = in.readBuffer();
+        MemorySegment packets = in.packets().buffer;
         int gso = VnetHeader.gsoType(readBuffer);
         if (gso == VnetHeader.GSO_NONE) {
             if ((VnetHeader.flags(readBuffer) & VnetHeader.NEEDS_CHECKSUM) != 0) {
@@ -235,7 +230,7 @@ final class Bridge implements StackAdapter.Receiver {
                 }
                 txChecksumsCompleted.increment();
             }
-            send(length, packetSlices);
+            send(length, in.packets());
             return;
         }
         boolean tcp = gso == VnetHeader.GSO_TCPV4 || gso == VnetHeader.GSO_TCPV6;
@@ -246,8 +241,9 @@ final class Bridge implements StackAdapter.Receiver {
         boolean burst = stack.link().beginBurst();
         try {
             int size = VnetHeader.gsoSize(readBuffer);
-            int count = tcp ? Segmentation.tcp(packets, length, size, segments.buffer, sendSegment)
-                    : Segmentation.udp(packets, length, size, segments.buffer, sendSegment);
+            MemorySegment segments = in.segments().buffer;
+            int count = tcp ? Segmentation.tcp(packets, length, size, segments, sendSegment)
+                    : Segmentation.udp(packets, length, size, segments, sendSegment);
             if (count == Segmentation.REFUSED_SIZE) {
                 txGsoRefused.increment();
             } else if (count < 0) {
@@ -264,7 +260,7 @@ final class Bridge implements StackAdapter.Receiver {
     }
 
     /** One packet of {@code n} octets at the start of {@code from}'s buffer, to the fabric. */
-    private void send(int n, Slices from) {
+    private void send(int n, ReadBuffers.Slices from) {
         MemorySegment b = from.buffer;
         int version = IpVersion.of(b, 0);
         boolean v6;
@@ -442,26 +438,6 @@ final class Bridge implements StackAdapter.Receiver {
                 }
             }
             return false;
-        }
-    }
-
-    /** A buffer and its slices from offset 0, one per length, made once (no allocation per packet). */
-    private static final class Slices {
-        final MemorySegment buffer;
-        private final MemorySegment[] byLength;
-
-        Slices(MemorySegment buffer) {
-            this.buffer = buffer;
-            this.byLength = new MemorySegment[(int) Math.min(buffer.byteSize(), READ_CAPACITY) + 1];
-        }
-
-        MemorySegment of(int length) {
-            MemorySegment s = byLength[length];
-            if (s == null) {
-                s = buffer.asSlice(0, length);
-                byLength[length] = s;
-            }
-            return s;
         }
     }
 }

@@ -1,5 +1,6 @@
 package ipoib.netdev.internal;
 
+import ipoib.api.link.FrameHandler;
 import ipoib.runtime.LinkNames;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -73,6 +74,33 @@ public final class HostsSetup {
         return LinkNames.defaultName(host - 1, 1, 0xffff);
     }
 
+    /** The hosts' namespaces, made together before their devices come: {@code prefix}1..{@code prefix}{@code hosts}. */
+    static List<String> namespaces(String prefix, int hosts) {
+        List<String> namespaces = new ArrayList<>();
+        for (int k = 1; k <= hosts; k++) {
+            namespaces.add(prefix + k);
+        }
+        return namespaces;
+    }
+
+    /**
+     * The configuration of host {@code host}'s interface: port 1 of its HCA, the default partition,
+     * and reference targets that bind the link to the frame handlers and link listeners of no
+     * particular link and of its own alone (a bridge registers both for its link): without them
+     * every link would bind every bridge's services, N × N bindings for N hosts.
+     */
+    static Dictionary<String, Object> linkConfiguration(int host) {
+        String own = "(|(!(" + FrameHandler.LINK_PROPERTY + "=*))(" + FrameHandler.LINK_PROPERTY + "=" + linkName(host)
+                + "))";
+        Dictionary<String, Object> l = new Hashtable<>();
+        l.put("device", "loop" + (host - 1));
+        l.put("port", 1);
+        l.put("pkey", "0xffff");
+        l.put("FrameHandler.target", own);
+        l.put("LinkListener.target", own);
+        return l;
+    }
+
     @Activate
     public HostsSetup(BundleContext context, @Reference ConfigurationAdmin configurationAdmin,
                       @Reference(service = LoggerFactory.class) Logger log) {
@@ -108,10 +136,7 @@ public final class HostsSetup {
             if (existing != null && existing.length > 0) {
                 return;
             }
-            List<String> namespaces = new ArrayList<>();
-            for (int k = 1; k <= hosts; k++) {
-                namespaces.add(prefix + k);
-            }
+            List<String> namespaces = namespaces(prefix, hosts);
             try {
                 // All at once (one ip process), not one per device as each comes.
                 Namespaces.createMissing(namespaces);
@@ -124,16 +149,12 @@ public final class HostsSetup {
             fabric.update(f);
             for (int k = 1; k <= hosts; k++) {
                 String link = linkName(k);
-                Dictionary<String, Object> l = new Hashtable<>();
-                l.put("device", "loop" + (k - 1));
-                l.put("port", 1);
-                l.put("pkey", "0xffff");
-                configurationAdmin.getFactoryConfiguration("ipoib.link", "host" + k, "?").update(l);
+                configurationAdmin.getFactoryConfiguration("ipoib.link", "host" + k, "?").update(linkConfiguration(k));
                 Dictionary<String, Object> n = new Hashtable<>();
                 n.put("link", link);
                 n.put("link.target", "(ipoib.link=" + link + ")");
                 n.put("device", "ib0");
-                n.put("netns", prefix + k);
+                n.put("netns", namespaces.get(k - 1));
                 n.put("addresses", new String[] {address(k, hosts)});
                 configurationAdmin.getFactoryConfiguration(NetdevComponent.FACTORY_PID, link, "?").update(n);
             }

@@ -10,12 +10,11 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Consumer;
 import org.osgi.framework.BundleContext;
 
 /**
- * One bridged interface: the TUN device (moved into its namespace and renamed there), its
+ * One bridged interface: the TUN device (opened in its namespace under its name), its
  * configuration through {@link IpRoute}, the {@link Bridge} data path, and the reconciliation
  * of addresses and MTU ({@link #sync()}, run every few seconds):
  * <ul>
@@ -49,7 +48,7 @@ final class NetDevice implements AutoCloseable {
     private boolean closed;
 
     private NetDevice(String device, String netns, StackAdapter stack, Consumer<String> warn, Tun tun,
-                      BundleContext context) {
+                      BundleContext context) throws IOException {
         this.device = device;
         this.netns = netns;
         this.stack = stack;
@@ -58,7 +57,17 @@ final class NetDevice implements AutoCloseable {
         this.bridge = new Bridge(tun, device, stack, warn, Clock.SYSTEM);
         this.receiving = stack.receive(context, device, netns, bridge);
         this.metrics = stack.publishCounters(context, device, bridge::counters);
-        bridge.start();
+        try {
+            bridge.start(tun.descriptor());
+        } catch (IOException | RuntimeException e) {
+            try {
+                metrics.close();
+                receiving.close();
+            } catch (Exception closing) {
+                e.addSuppressed(closing);
+            }
+            throw e;
+        }
     }
 
     /**
@@ -129,21 +138,15 @@ final class NetDevice implements AutoCloseable {
     }
 
     /**
-     * A new TUN device, moved into {@code netns} (when not null) and named {@code device} there,
-     * with {@code addresses}, MTU {@code mtu} (when above 0), up: two {@code ip} processes.
+     * A new TUN device named {@code device}, made in {@code netns} when not null ({@link Tun#openIn}),
+     * with {@code addresses}, MTU {@code mtu} (when above 0), up: one {@code ip} process.
      */
     private static Tun create(String device, String netns, boolean offload, List<Cidr> addresses, int mtu,
                               Consumer<String> warn) throws IOException {
-        // In a namespace the device is created under a temporary name here and renamed there,
-        // so that every host can call its device the same.
-        String initial = netns == null ? device
-                : "ipb" + Long.toHexString(ThreadLocalRandom.current().nextLong() & 0xFFF_FFFF_FFFFL);
-        Tun tun = Tun.open(initial, offload);
+        Tun tun = netns == null ? Tun.open(device, offload) : Tun.openIn(netns, device, offload);
         try {
             List<String> lines = new ArrayList<>();
             if (netns != null) {
-                // One message: the kernel renames the device once it is in the namespace (rtnetlink.c, do_setlink).
-                IpRoute.run("link", "set", "dev", initial, "netns", netns, "name", device);
                 lines.add("link set dev lo up");
             }
             // The kernel makes no link-local address of its own: the stack's (RFC 4391 §8) is mirrored.
@@ -340,11 +343,7 @@ final class NetDevice implements AutoCloseable {
         } catch (Exception e) {
             warn.accept(device + ": " + e.getMessage());
         }
-        try {
-            bridge.stop();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        bridge.stop();
         bridge.membership().leaveAll();
         for (InetAddress a : fromKernel) {
             stack.removeAddress(a);

@@ -1,13 +1,11 @@
 package ipoib.netdev.internal;
 
-import java.lang.foreign.MemorySegment;
-
 /**
  * What the {@link Bridge} reads packets from and writes them to: a {@link Tun} device (tests give
  * it one that records the packets). Buffers are raw native addresses, as {@link Tun}'s.
  */
 interface PacketDevice extends ReceiveCoalescing.Device {
-    /** The kernel's name of the device when it was opened (in a namespace: a temporary one). */
+    /** The kernel's name of the device when it was opened. */
     String name();
 
     /** Whether the kernel offloads checksums and segmentation: each packet then has a {@link VnetHeader}. */
@@ -21,9 +19,6 @@ interface PacketDevice extends ReceiveCoalescing.Device {
 
     /** Writes one packet (after a header that asks for nothing, with offload); whether the kernel took it. */
     boolean write(long address, int length);
-
-    /** Waits at most {@code millis} until a packet can be read ({@code pollfd}: 8 octets of native memory). */
-    void awaitReadable(MemorySegment pollfd, int millis);
 
     boolean isClosed();
 }

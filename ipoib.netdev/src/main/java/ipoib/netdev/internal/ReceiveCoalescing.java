@@ -41,7 +41,8 @@ final class ReceiveCoalescing {
     private final LongAdder segmentsCoalesced;
     private final LongAdder writeErrors;
     private final MemorySegment header;
-    private final MemorySegment held;
+    /** Made with the first segment held: a device that never receives TCP holds no 64 KiB for it. */
+    private MemorySegment held;
     /** Octets held (0: nothing). */
     private int length;
     private int ipLength;
@@ -56,9 +57,7 @@ final class ReceiveCoalescing {
         this.coalesced = coalesced;
         this.segmentsCoalesced = segmentsCoalesced;
         this.writeErrors = writeErrors;
-        Arena arena = Arena.ofAuto();
-        this.header = arena.allocate(VnetHeader.LENGTH, 8);
-        this.held = arena.allocate(CAPACITY, 8);
+        this.header = Arena.ofAuto().allocate(VnetHeader.LENGTH, 8);
     }
 
     /**
@@ -165,6 +164,9 @@ final class ReceiveCoalescing {
     }
 
     private void hold(MemorySegment p, long at, int n, int ip) {
+        if (held == null) {
+            held = Arena.ofAuto().allocate(CAPACITY, 8);
+        }
         MemorySegment.copy(p, at, held, 0, n);
         length = n;
         ipLength = ip;

@@ -182,7 +182,9 @@ final class StackAdapter {
                 action.run();
             }
         };
-        ServiceRegistration<?> r = context.registerService(LinkListener.class, listener, null);
+        Hashtable<String, Object> p = new Hashtable<>();
+        p.put(FrameHandler.LINK_PROPERTY, link.name()); // for a link's LinkListener.target (HostsSetup)
+        ServiceRegistration<?> r = context.registerService(LinkListener.class, listener, p);
         return () -> unregister(r);
     }
 

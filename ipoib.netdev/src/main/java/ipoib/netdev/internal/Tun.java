@@ -18,7 +18,7 @@ import java.nio.file.Path;
 /**
  * A Linux TUN device ({@code IFF_TUN | IFF_NO_PI}: every read and write is one bare IP packet)
  * opened through {@code java.lang.foreign}: open(2) of {@code /dev/net/tun}, ioctl(2)
- * {@code TUNSETIFF}, and non-blocking read(2)/write(2) with poll(2) to wait.
+ * {@code TUNSETIFF}, and non-blocking read(2)/write(2); a {@link DescriptorPoller} waits for many devices at once.
  *
  * <p>With offload ({@code IFF_VNET_HDR} and {@code TUNSETOFFLOAD} of checksum and TCP
  * segmentation, as QEMU and vhost-net open their taps) every packet is preceded by a
@@ -53,7 +53,9 @@ final class Tun implements PacketDevice, AutoCloseable {
     private static final int O_RDWR = 2;
     private static final int O_NONBLOCK = 0x800;
     private static final int O_CLOEXEC = 0x80000;
-    private static final short POLLIN = 1;
+    private static final int O_RDONLY = 0;
+    /** setns(2)'s nstype for a network namespace (linux/sched.h). */
+    private static final int CLONE_NEWNET = 0x40000000;
     static final int EAGAIN = 11;
     private static final int EINTR = 4;
     /** IFNAMSIZ less the terminating NUL. */
@@ -81,8 +83,8 @@ final class Tun implements PacketDevice, AutoCloseable {
             FunctionDescriptor.of(ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT, ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG));
     private static final MethodHandle WRITEV = handle("writev",
             FunctionDescriptor.of(ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT, ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT));
-    private static final MethodHandle POLL = handle("poll",
-            FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.ADDRESS, ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT));
+    private static final MethodHandle SETNS = handle("setns",
+            FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_INT));
     private static final MethodHandle CLOSE = handle("close",
             FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT));
     private static final MethodHandle STRERROR = LINKER.downcallHandle(LIBC.find("strerror").orElseThrow(),
@@ -188,6 +190,67 @@ final class Tun implements PacketDevice, AutoCloseable {
                         + strerror(errno));
             }
             return new Tun(name, fd, offload);
+        } catch (IOException | RuntimeException | Error e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new IllegalStateException(t);
+        }
+    }
+
+    /**
+     * Creates a TUN device named {@code name} directly in network namespace {@code netns} (a name
+     * under {@code /run/netns}, as {@code ip netns add} makes it): a device belongs to the
+     * namespace of the thread that opens it (drivers/net/tun.c, {@code tun_chr_open} takes
+     * {@code current->nsproxy->net_ns}), so a thread of its own enters the namespace with
+     * setns(2), opens the device and ends (it would leave the namespace again, but a thread that
+     * entered one is never reused). No {@code ip link set netns} to move it, and every host's
+     * device has its name from the start.
+     */
+    static Tun openIn(String netns, String name, boolean offload) throws IOException {
+        Tun[] opened = new Tun[1];
+        Throwable[] failure = new Throwable[1];
+        Thread t = Thread.ofPlatform().name("ipoib-netdev-open").daemon(true).unstarted(() -> {
+            try {
+                enter(netns);
+                opened[0] = open(name, offload);
+            } catch (Throwable e) {
+                failure[0] = e;
+            }
+        });
+        t.start();
+        try {
+            t.join();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("creating device " + name + " in network namespace " + netns + ": interrupted", e);
+        }
+        if (failure[0] instanceof IOException e) {
+            throw e;
+        }
+        if (failure[0] instanceof RuntimeException e) {
+            throw e;
+        }
+        if (failure[0] != null) {
+            throw new IllegalStateException(failure[0]);
+        }
+        return opened[0];
+    }
+
+    /** Moves the calling (platform) thread into network namespace {@code netns}. */
+    private static void enter(String netns) throws IOException {
+        MemorySegment capture = CAPTURES.get();
+        String path = IpRoute.NETNS_DIR.resolve(netns).toString();
+        try (Arena arena = Arena.ofConfined()) {
+            int fd = (int) OPEN.invokeExact(capture, arena.allocateFrom(path), O_RDONLY | O_CLOEXEC);
+            if (fd < 0) {
+                throw new IOException("network namespace " + netns + ": open " + path + ": " + strerror(errno(capture)));
+            }
+            int r = (int) SETNS.invokeExact(capture, fd, CLONE_NEWNET);
+            int errno = errno(capture);
+            int ignored = (int) CLOSE.invokeExact(capture, fd);
+            if (r < 0) {
+                throw new IOException("network namespace " + netns + ": setns: " + strerror(errno));
+            }
         } catch (IOException | RuntimeException | Error e) {
             throw e;
         } catch (Throwable t) {
@@ -309,19 +372,6 @@ final class Tun implements PacketDevice, AutoCloseable {
                 return (long) WRITEV.invokeExact(capture, fd, iov.address(), 2) == VnetHeader.LENGTH + length;
             }
             return (long) WRITE.invokeExact(capture, fd, address, (long) length) == length;
-        } catch (Throwable t) {
-            throw new IllegalStateException(t);
-        }
-    }
-
-    /** Waits at most {@code millis} until a packet can be read. {@code pollfd} is 8 octets of native memory. */
-    @Override
-    public void awaitReadable(MemorySegment pollfd, int millis) {
-        pollfd.set(ValueLayout.JAVA_INT, 0, fd);
-        pollfd.set(ValueLayout.JAVA_SHORT, 4, POLLIN);
-        pollfd.set(ValueLayout.JAVA_SHORT, 6, (short) 0);
-        try {
-            int ignored = (int) POLL.invokeExact(CAPTURES.get(), pollfd, 1L, millis);
         } catch (Throwable t) {
             throw new IllegalStateException(t);
         }

@@ -29,6 +29,24 @@ class HostsSetupTest {
     }
 
     @Test
+    void theNamespacesMadeInAdvanceCarryThePrefixTheDevicesUse() {
+        assertEquals(java.util.List.of("s1", "s2", "s3"), HostsSetup.namespaces("s", 3));
+        assertEquals(java.util.List.of("h1"), HostsSetup.namespaces(HostsSetup.DEFAULT_NETNS_PREFIX, 1));
+    }
+
+    @Test
+    void aHostsLinkBindsTheBridgeServicesOfItsOwnLinkAndThoseOfNone() throws Exception {
+        java.util.Dictionary<String, Object> config = HostsSetup.linkConfiguration(17);
+        assertEquals("loop16", config.get("device"));
+        for (String reference : new String[] {"FrameHandler.target", "LinkListener.target"}) {
+            org.osgi.framework.Filter target = org.osgi.framework.FrameworkUtil.createFilter((String) config.get(reference));
+            assertEquals(true, target.matches(java.util.Map.of("ipoib.link", "ib10_1_ffff")), reference);
+            assertEquals(false, target.matches(java.util.Map.of("ipoib.link", "ib11_1_ffff")), reference);
+            assertEquals(true, target.matches(java.util.Map.of("ipoib.ethertype", 0x0806)), reference + ": a handler of every link");
+        }
+    }
+
+    @Test
     void host256RunsOnLoop255() {
         assertEquals("ibff_1_ffff", HostsSetup.linkName(256));
     }
