@@ -1,6 +1,9 @@
 // The console pages' live parts. Plain DOM; no framework, nothing fetched from elsewhere.
-//
-// The IPoIB page's chart: polls rates.json every 2 s and draws packets/s (rx, tx) and drops/s per
+// The console serves this script with its configured refresh interval (ipoib.console
+// refreshMillis) in place of the 2000 below.
+var REFRESH_MILLIS = 2000;
+
+// The IPoIB page's chart: polls rates.json every REFRESH_MILLIS and draws packets/s (rx, tx) and drops/s per
 // interface as SVG polylines.
 (function () {
   'use strict';
@@ -62,9 +65,12 @@
     request.open('GET', box.getAttribute('data-source'));
     request.onload = function () {
       if (request.status === 200) { draw(JSON.parse(request.responseText)); }
-      setTimeout(poll, 2000);
+      setTimeout(poll, REFRESH_MILLIS);
     };
-    request.onerror = function () { legend.textContent = 'console unreachable; retrying'; setTimeout(poll, 5000); };
+    request.onerror = function () {
+      legend.textContent = 'console unreachable; retrying';
+      setTimeout(poll, Math.max(REFRESH_MILLIS, 5000));
+    };
     request.send();
   }
   poll();
@@ -72,17 +78,21 @@
 
 
 // Every page with a #ipoib-refresh marker: polls the page's JSON (the marker's data-source) every
-// 2 s and redraws each table[data-live] from the JSON array of that name (cells in the order of
-// its data-columns), each [data-live-text] element's text from that JSON string, and each
-// [data-live-svg] element from the SVG at that address. The marker's data-refreshed counts the
-// redraws (a test waits for one); data-error says why the last poll failed.
+// REFRESH_MILLIS and redraws each table[data-live] from the JSON array of that name (cells in the
+// order of its data-columns; "outer/inner": the records of each outer record's inner array, with
+// the outer record's fields), each [data-live-text] element's text from that JSON string, and each
+// [data-live-svg] element from the SVG at that address. A table with a data-live-source is redrawn
+// from the JSON at that address instead. The marker's data-refreshed counts the rounds of polls
+// whose every answer was drawn (a test waits for one); data-error says why the last poll failed.
 (function () {
   'use strict';
   var marker = document.getElementById('ipoib-refresh');
   if (!marker) { return; }
 
+  // As the console draws a cell (Html.cell): a list's items separated by a space, a map as k=v pairs.
   function cell(value) {
     if (value === null || value === undefined) { return '-'; }
+    if (Array.isArray(value)) { return value.map(String).join(' '); }
     if (typeof value === 'object') {
       return Object.keys(value).map(function (k) { return k + '=' + value[k]; }).join('  ');
     }
@@ -105,36 +115,71 @@
     table.replaceChild(body, table.tBodies[0]);
   }
 
-  function get(url, then) {
+  function records(data, key) {
+    var slash = key.indexOf('/');
+    var outer = data[slash < 0 ? key : key.substring(0, slash)];
+    if (!Array.isArray(outer) || slash < 0) { return outer; }
+    var inner = key.substring(slash + 1), out = [];
+    outer.forEach(function (o) {
+      (o[inner] || []).forEach(function (i) { out.push(Object.assign({}, o, i)); });
+    });
+    return out;
+  }
+
+  function get(url, then, done) {
     var request = new XMLHttpRequest();
     request.open('GET', url);
     request.onload = function () {
-      if (request.status === 200) { then(request.responseText); } else { marker.setAttribute('data-error', url + ': ' + request.status); }
+      try {
+        if (request.status === 200) { then(request.responseText); } else { marker.setAttribute('data-error', url + ': ' + request.status); }
+      } catch (e) {
+        marker.setAttribute('data-error', url + ': ' + e);
+      }
+      done();
     };
-    request.onerror = function () { marker.setAttribute('data-error', url + ': unreachable'); };
+    request.onerror = function () { marker.setAttribute('data-error', url + ': unreachable'); done(); };
     request.send();
+  }
+
+  function redrawTables(tables, data) {
+    tables.forEach(function (table) {
+      var rows = records(data, table.getAttribute('data-live'));
+      if (Array.isArray(rows)) { redrawTable(table, rows); }
+    });
   }
 
   function redraw(text) {
     var data = JSON.parse(text);
-    document.querySelectorAll('table[data-live]').forEach(function (table) {
-      var rows = data[table.getAttribute('data-live')];
-      if (Array.isArray(rows)) { redrawTable(table, rows); }
-    });
+    redrawTables(document.querySelectorAll('table[data-live]:not([data-live-source])'), data);
     document.querySelectorAll('[data-live-text]').forEach(function (e) {
       var value = data[e.getAttribute('data-live-text')];
       if (typeof value === 'string' && e.textContent !== value) { e.textContent = value; }
     });
-    marker.setAttribute('data-refreshed', Number(marker.getAttribute('data-refreshed') || 0) + 1);
-    marker.removeAttribute('data-error');
   }
 
   function poll() {
-    get(marker.getAttribute('data-source'), redraw);
-    document.querySelectorAll('[data-live-svg]').forEach(function (e) {
-      get(e.getAttribute('data-live-svg'), function (svg) { e.innerHTML = svg; });
+    marker.removeAttribute('data-error');
+    var polls = [[marker.getAttribute('data-source'), redraw]];
+    var sources = {};
+    document.querySelectorAll('table[data-live-source]').forEach(function (table) {
+      var url = table.getAttribute('data-live-source');
+      (sources[url] = sources[url] || []).push(table);
     });
-    setTimeout(poll, 2000);
+    Object.keys(sources).forEach(function (url) {
+      polls.push([url, function (text) { redrawTables(sources[url], JSON.parse(text)); }]);
+    });
+    document.querySelectorAll('[data-live-svg]').forEach(function (e) {
+      polls.push([e.getAttribute('data-live-svg'), function (svg) { e.innerHTML = svg; }]);
+    });
+    var pending = polls.length;
+    function done() {
+      if (--pending > 0) { return; }
+      if (!marker.getAttribute('data-error')) {
+        marker.setAttribute('data-refreshed', Number(marker.getAttribute('data-refreshed') || 0) + 1);
+      }
+      setTimeout(poll, REFRESH_MILLIS);
+    }
+    polls.forEach(function (p) { get(p[0], p[1], done); });
   }
-  setTimeout(poll, 2000);
+  setTimeout(poll, REFRESH_MILLIS);
 }());

@@ -52,6 +52,14 @@ final class AccessPolicy {
     private final Set<String> hostNames;
     /** SHA-256 of the last Authorization header that matched: PBKDF2 runs once, not per request. */
     private volatile byte[] verified;
+    /**
+     * The SHA-256 of Authorization headers found wrong, at most {@value #REFUSED_KEPT}: a browser (or
+     * script) that repeats a stale password on every request costs one PBKDF2 derivation, not one
+     * per request; each new guess still costs one. A new configuration makes a new policy.
+     */
+    private final Set<java.nio.ByteBuffer> refused = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    private static final int REFUSED_KEPT = 64;
+    private final java.util.concurrent.atomic.AtomicLong derivations = new java.util.concurrent.atomic.AtomicLong();
 
     AccessPolicy(Credentials credentials, OpenDoors doors, Set<String> hostNames) {
         this.credentials = credentials;
@@ -181,6 +189,9 @@ final class AccessPolicy {
         if (known != null && MessageDigest.isEqual(known, digest)) {
             return true;
         }
+        if (refused.contains(java.nio.ByteBuffer.wrap(digest))) {
+            return false;
+        }
         String decoded;
         try {
             decoded = new String(Base64.getDecoder().decode(authorization.substring(6).strip()), StandardCharsets.UTF_8);
@@ -193,12 +204,22 @@ final class AccessPolicy {
         }
         boolean userOk = MessageDigest.isEqual(decoded.substring(0, colon).getBytes(StandardCharsets.UTF_8),
                 credentials.username().getBytes(StandardCharsets.UTF_8));
+        derivations.incrementAndGet();
         boolean passwordOk = credentials.hash().matches(decoded.substring(colon + 1));
         if (userOk & passwordOk) {
             verified = digest;
             return true;
         }
+        if (refused.size() >= REFUSED_KEPT) {
+            refused.clear();
+        }
+        refused.add(java.nio.ByteBuffer.wrap(digest));
         return false;
+    }
+
+    /** How many PBKDF2 derivations checking passwords took so far. */
+    long derivations() {
+        return derivations.get();
     }
 
     private static byte[] sha256(String s) {

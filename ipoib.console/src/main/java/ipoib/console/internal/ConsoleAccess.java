@@ -57,6 +57,7 @@ public final class ConsoleAccess implements Preprocessor {
     static final String HTTP_PID = "org.apache.felix.http";
     static final String HOST_PROPERTY = "org.apache.felix.http.host";
     static final String PORT_PROPERTY = "org.osgi.service.http.port";
+    static final int DEFAULT_REFRESH_MILLIS = 2000;
 
     private final PrintStream err = new PrintStream(new FileOutputStream(FileDescriptor.err), true, StandardCharsets.UTF_8);
     private final BundleContext context;
@@ -64,6 +65,7 @@ public final class ConsoleAccess implements Preprocessor {
     private final Logger log;
     private final AccessPolicy.OpenDoors doors;
     private volatile AccessPolicy policy;
+    private volatile int refreshMillis = DEFAULT_REFRESH_MILLIS;
     private boolean toldGenerated;
     private final LastGoodConfiguration lastGood;
 
@@ -157,6 +159,7 @@ public final class ConsoleAccess implements Preprocessor {
         AccessPolicy.Credentials credentials = !user.isEmpty() && hashText != null && !hashText.toString().isBlank()
                 ? new AccessPolicy.Credentials(user, PasswordHash.parse(hashText.toString()), true) : generated();
         policy = new AccessPolicy(credentials, doors, Set.of(config.hostNames()));
+        refreshMillis = config.refreshMillis();
         // What is in force, the password as its hash: a refused update is stored back to this.
         lastGood.accepted(stored);
         bind(text(config.host()), config.port());
@@ -236,6 +239,11 @@ public final class ConsoleAccess implements Preprocessor {
 
     AccessPolicy policy() {
         return policy;
+    }
+
+    /** How often the pages redraw, as configured ({@link ConsoleConfiguration#refreshMillis}). */
+    int refreshMillis() {
+        return refreshMillis;
     }
 
     @Override

@@ -5,7 +5,8 @@ import org.osgi.service.metatype.annotations.AttributeType;
 import org.osgi.service.metatype.annotations.ObjectClassDefinition;
 
 @ObjectClassDefinition(id = ConsoleAccess.PID, name = "ipoib console access",
-        description = "Who may use the web console and /metrics, and where the HTTP service listens.")
+        description = "Who may use the web console and /metrics, where the HTTP service listens, and how often "
+                + "the console's pages redraw.")
 public @interface ConsoleConfiguration {
 
     @AttributeDefinition(name = "User name", required = false,
@@ -37,4 +38,9 @@ public @interface ConsoleConfiguration {
             description = "DNS names clients may use in the Host header besides localhost and IP addresses "
                     + "(a browser page of another site that rebinds its name to this machine is refused).")
     String[] hostNames() default {};
+
+    @AttributeDefinition(name = "Refresh interval (ms)", min = "200", max = "60000", required = false,
+            description = "How often an open console page fetches its data and redraws its tables, texts, picture "
+                    + "and chart, in milliseconds (200..60000). A page loaded after a change uses the new interval.")
+    int refreshMillis() default ConsoleAccess.DEFAULT_REFRESH_MILLIS;
 }

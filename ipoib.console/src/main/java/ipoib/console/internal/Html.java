@@ -31,7 +31,22 @@ final class Html {
     }
 
     /**
-     * The marker that makes live.js redraw the page's tables from {@code <label>.json} every 2 s,
+     * A table cell as the console's script writes it too: a map as {@link #pairs}, a list's items
+     * separated by a space, null as "-".
+     */
+    static Object cell(Object value) {
+        if (value instanceof java.util.Map<?, ?> m) {
+            return pairs(m);
+        }
+        if (value instanceof java.util.Collection<?> c) {
+            return String.join(" ", c.stream().map(String::valueOf).toList());
+        }
+        return value;
+    }
+
+    /**
+     * The marker that makes live.js redraw the page's tables from {@code <label>.json} every
+     * {@link ConsoleConfiguration#refreshMillis} (2 s by default),
      * and the script itself (served by the IPoIB page of this bundle).
      */
     static void liveScript(StringBuilder out, jakarta.servlet.http.HttpServletRequest request, String label) {

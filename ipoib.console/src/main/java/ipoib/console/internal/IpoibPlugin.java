@@ -1,6 +1,7 @@
 package ipoib.console.internal;
 
 import ipoib.api.link.IpoibLink;
+import ipoib.api.listing.ListingSource;
 import ipoib.api.mcast.MulticastService;
 import ipoib.api.resolve.NeighbourResolver;
 import ipoib.api.resolve.PathInfo;
@@ -11,12 +12,12 @@ import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
-import java.io.InputStream;
 import java.net.InetAddress;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
@@ -28,7 +29,10 @@ import org.osgi.service.component.annotations.ReferencePolicyOption;
  * The Web Console's IPoIB page: interfaces with state and reason, counters, neighbours, multicast
  * groups, the path information of a destination on request (a POST: it sends queries), and the live packets/s and drops/s
  * chart (plain SVG and a small script served from this bundle; nothing from the internet). The
- * same tables are served as JSON at {@code ipoib.json}, from which the script redraws them.
+ * same tables are served as JSON at {@code ipoib.json}, from which the script redraws them; the
+ * connected-mode, path and netdev tables show the shell's listings ({@link ListingSource}), served
+ * as the shell's {@code --json} prints them at {@code ipoib/cm.json}, {@code ipoib/paths.json} and
+ * {@code ipoib/netdev.json}, and redrawn from there.
  */
 @Component(service = Servlet.class, property = {
         "felix.webconsole.label=" + IpoibPlugin.LABEL,
@@ -51,6 +55,21 @@ public final class IpoibPlugin extends HttpServlet {
     @Reference
     private LinkRates rates;
 
+    @Reference
+    private ConsoleAccess access;
+
+    /** The shell's listings by name ({@link ListingSource#NAME_PROPERTY}). */
+    private final transient Map<String, ListingSource> listings = new ConcurrentHashMap<>();
+
+    @Reference(cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC)
+    void addListing(ListingSource source, Map<String, Object> properties) {
+        listings.put(String.valueOf(properties.get(ListingSource.NAME_PROPERTY)), source);
+    }
+
+    void removeListing(ListingSource source) {
+        listings.values().removeIf(s -> s == source);
+    }
+
     @Override
     protected void doGet(HttpServletRequest request, HttpServletResponse response) throws IOException {
         String path = request.getPathInfo() == null ? "" : request.getPathInfo();
@@ -66,11 +85,24 @@ public final class IpoibPlugin extends HttpServlet {
             response.getWriter().write(rates.json());
             return;
         }
+        for (ListingTables.Listing listing : ListingTables.LISTINGS) {
+            if (path.endsWith("/" + listing.name() + ".json")) {
+                ListingSource source = listings.get(listing.name());
+                response.setHeader("Cache-Control", "no-store");
+                if (source == null) {
+                    response.sendError(HttpServletResponse.SC_NOT_FOUND, listing.absent());
+                    return;
+                }
+                response.setContentType("application/json;charset=UTF-8");
+                response.getWriter().write(JsonText.of(source.listing()));
+                return;
+            }
+        }
         if (path.endsWith("/live.js")) {
             response.setContentType("text/javascript;charset=UTF-8");
-            try (InputStream in = IpoibPlugin.class.getResourceAsStream("/ipoib/console/live.js")) {
-                in.transferTo(response.getOutputStream());
-            }
+            // Not cached: a page loaded after a change of the interval gets the new one.
+            response.setHeader("Cache-Control", "no-store");
+            response.getWriter().write(LiveScript.text(access.refreshMillis()));
             return;
         }
         response.setContentType("text/html;charset=UTF-8");
@@ -100,7 +132,7 @@ public final class IpoibPlugin extends HttpServlet {
         String root = rootAttribute != null ? rootAttribute.toString() : request.getContextPath() + "/" + LABEL;
         StringBuilder out = new StringBuilder();
         Map<String, Table> tables = tables();
-        // The tables below are redrawn from this JSON every 2 s by live.js.
+        // The tables below are redrawn from this JSON (or their own data-live-source) by live.js.
         out.append("<div id='ipoib-refresh' data-source='").append(Html.esc(root)).append(".json' hidden></div>\n");
 
         Html.heading(out, "Interfaces");
@@ -120,6 +152,7 @@ public final class IpoibPlugin extends HttpServlet {
         tables.get("neighbours").html(out);
         Html.heading(out, "Multicast groups");
         tables.get("groups").html(out);
+        ListingTables.html(out, root, listings);
 
         Html.heading(out, "Path information");
         out.append("<form method='post' action='").append(Html.esc(root)).append("' id='ipoib-path-form'>")

@@ -1,6 +1,7 @@
 package ipoib.console.internal;
 
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -9,9 +10,61 @@ import java.util.Map;
  * One table of a console page, drawn as HTML and given as JSON from the same rows: each column
  * has a JSON key and a heading. The HTML names the JSON key and the columns
  * ({@code data-live}, {@code data-columns}) so that the page's script redraws the rows from the
- * page's JSON without a reload.
+ * page's JSON without a reload: the array of that name, or with {@code outer/inner} the records of
+ * each outer record's inner array, the outer record's fields included. A table with a
+ * {@link #source} is redrawn from that JSON instead of the page's ({@code data-live-source}).
  */
-record Table(String id, String key, List<Column> columns, List<List<Object>> rows, String empty) {
+record Table(String id, String key, List<Column> columns, List<List<Object>> rows, String empty, String source) {
+
+    /** A table redrawn from the page's JSON. */
+    Table(String id, String key, List<Column> columns, List<List<Object>> rows, String empty) {
+        this(id, key, columns, rows, empty, null);
+    }
+
+    /**
+     * The table of a JSON object's records at {@code key} ({@code member} or {@code member/inner},
+     * see above), one row per record, the cells its fields of the columns' keys (missing: null).
+     */
+    static Table of(String id, String key, List<Column> columns, Map<String, ?> object, String empty, String source) {
+        List<List<Object>> rows = new ArrayList<>();
+        for (Map<?, ?> record : records(object, key)) {
+            List<Object> row = new ArrayList<>();
+            for (Column c : columns) {
+                row.add(record.get(c.key()));
+            }
+            rows.add(row);
+        }
+        return new Table(id, key, columns, rows, empty, source);
+    }
+
+    private static List<Map<?, ?>> records(Map<String, ?> object, String key) {
+        int slash = key.indexOf('/');
+        List<Map<?, ?>> outer = maps(object.get(slash < 0 ? key : key.substring(0, slash)));
+        if (slash < 0) {
+            return outer;
+        }
+        List<Map<?, ?>> out = new ArrayList<>();
+        for (Map<?, ?> o : outer) {
+            for (Map<?, ?> inner : maps(o.get(key.substring(slash + 1)))) {
+                Map<Object, Object> merged = new LinkedHashMap<>(o);
+                merged.putAll(inner);
+                out.add(merged);
+            }
+        }
+        return out;
+    }
+
+    private static List<Map<?, ?>> maps(Object value) {
+        List<Map<?, ?>> out = new ArrayList<>();
+        if (value instanceof Collection<?> c) {
+            for (Object o : c) {
+                if (o instanceof Map<?, ?> m) {
+                    out.add(m);
+                }
+            }
+        }
+        return out;
+    }
 
     record Column(String key, String heading) {}
 
@@ -48,7 +101,8 @@ record Table(String id, String key, List<Column> columns, List<List<Object>> row
         }
         out.append("<table class='tablesorter nicetable' id='").append(Html.esc(id)).append("' data-live='")
                 .append(Html.esc(key)).append("' data-columns='").append(Html.esc(keys)).append("' data-empty='")
-                .append(Html.esc(empty)).append("'><thead><tr>");
+                .append(Html.esc(empty)).append(source == null ? "" : "' data-live-source='" + Html.esc(source))
+                .append("'><thead><tr>");
         for (Column c : columns) {
             out.append("<th>").append(Html.esc(c.heading())).append("</th>");
         }
@@ -59,7 +113,7 @@ record Table(String id, String key, List<Column> columns, List<List<Object>> row
         for (List<Object> row : rows) {
             out.append("<tr>");
             for (Object cell : row) {
-                out.append("<td>").append(Html.esc(cell instanceof Map<?, ?> m ? Html.pairs(m) : cell)).append("</td>");
+                out.append("<td>").append(Html.esc(Html.cell(cell))).append("</td>");
             }
             out.append("</tr>\n");
         }

@@ -23,7 +23,8 @@ import org.osgi.service.component.annotations.ReferencePolicy;
 /**
  * The Web Console's Verbs page: every verbs provider (loopback, hardware) with its status, its
  * devices and ports, GIDs and P_Keys, or the reason there are none; as JSON at
- * {@code ipoib-verbs.json}: {@code {"providers":[{"name","available","reason","ports":[..]}]}}.
+ * {@code ipoib-verbs.json}: {@code {"providers":[{"name","available","reason","ports":[..]}]}},
+ * from which live.js redraws the page's two tables (providers, and every provider's ports).
  */
 @Component(service = Servlet.class, property = {
         "felix.webconsole.label=" + VerbsPlugin.LABEL,
@@ -38,36 +39,41 @@ public final class VerbsPlugin extends HttpServlet {
 
     @Override
     protected void doGet(HttpServletRequest request, HttpServletResponse response) throws IOException {
-        List<VerbsProvider> sorted = new ArrayList<>(providers);
-        sorted.sort(Comparator.comparing(VerbsProvider::name));
+        Map<String, Object> data = data();
         if (request.getRequestURI().endsWith("/" + LABEL + ".json")) {
-            List<Map<String, Object>> list = new ArrayList<>();
-            for (VerbsProvider p : sorted) {
-                Map<String, Object> provider = new LinkedHashMap<>();
-                provider.put("name", p.name());
-                provider.put("available", p.status().available());
-                provider.put("reason", p.status().reason());
-                provider.put("ports", ports(p).json());
-                list.add(provider);
-            }
             response.setContentType("application/json;charset=UTF-8");
             response.setHeader("Cache-Control", "no-store");
-            response.getWriter().write(JsonText.of(Map.of("providers", list)));
+            response.getWriter().write(JsonText.of(data));
             return;
         }
         response.setContentType("text/html;charset=UTF-8");
         StringBuilder out = new StringBuilder();
-        if (sorted.isEmpty()) {
-            out.append("<p class='statline' id='verbs-none'>no verbs provider is registered</p>");
-        }
-        for (VerbsProvider p : sorted) {
-            Html.heading(out, "Provider " + p.name());
-            out.append("<p class='statline' id='verbs-status-").append(Html.esc(p.name())).append("'>")
-                    .append(p.status().available() ? "available: " : "unavailable: ").append(Html.esc(p.status().reason()))
-                    .append("</p>\n");
-            ports(p).html(out);
-        }
+        Html.liveScript(out, request, LABEL);
+        Html.heading(out, "Providers");
+        Table.of("verbs-providers", "providers", Table.columns("name", "Provider", "available", "Available",
+                "reason", "Status"), data, "no verbs provider is registered", null).html(out);
+        Html.heading(out, "Ports");
+        Table.of("verbs-ports", "providers/ports", Table.columns("name", "Provider", "device", "Device",
+                "nodeGuid", "Node GUID", "port", "Port", "state", "State", "lid", "LID", "smLid", "SM LID",
+                "mtu", "MTU", "rate", "Rate", "gids", "GIDs", "pkeys", "P_Keys"), data,
+                "no devices (the providers' status says why)", null).html(out);
         response.getWriter().write(out.toString());
+    }
+
+    /** The page's data, {@code {"providers":[{"name","available","reason","ports":[..]}]}}, providers by name. */
+    private Map<String, Object> data() {
+        List<VerbsProvider> sorted = new ArrayList<>(providers);
+        sorted.sort(Comparator.comparing(VerbsProvider::name));
+        List<Map<String, Object>> list = new ArrayList<>();
+        for (VerbsProvider p : sorted) {
+            Map<String, Object> provider = new LinkedHashMap<>();
+            provider.put("name", p.name());
+            provider.put("available", p.status().available());
+            provider.put("reason", p.status().reason());
+            provider.put("ports", ports(p).json());
+            list.add(provider);
+        }
+        return Map.of("providers", list);
     }
 
     private static Table ports(VerbsProvider p) {

@@ -51,6 +51,23 @@ class AccessPolicyTest {
         assertEquals("local", open.decide(get("0:0:0:0:0:0:0:1", null, "[::1]:8080")).user());
     }
 
+    /** A stale password repeated on every request of a page costs one PBKDF2 derivation; a new guess one more. */
+    @Test
+    void aWrongPasswordRepeatedIsHashedOnce() {
+        AccessPolicy policy = generated(AccessPolicy.OpenDoors.NONE);
+        for (int i = 0; i < 5; i++) {
+            assertEquals(401, policy.decide(get("127.0.0.1", basic("ipoib", "stale"), "127.0.0.1:8080")).status());
+        }
+        assertEquals(1, policy.derivations());
+        assertEquals(401, policy.decide(get("127.0.0.1", basic("ipoib", "another guess"), "127.0.0.1:8080")).status());
+        assertEquals(2, policy.derivations());
+        assertEquals("ipoib", policy.decide(get("127.0.0.1", basic("ipoib", "generated-pw-1234"), "127.0.0.1:8080")).user());
+        assertEquals("ipoib", policy.decide(get("127.0.0.1", basic("ipoib", "generated-pw-1234"), "127.0.0.1:8080")).user());
+        assertEquals(3, policy.derivations(), "the right password is hashed once too");
+        assertEquals(401, policy.decide(get("127.0.0.1", basic("ipoib", "stale"), "127.0.0.1:8080")).status());
+        assertEquals(3, policy.derivations());
+    }
+
     @Test
     void configuredCredentialsAreNeededEvenOnLoopback() {
         AccessPolicy policy = configured();

@@ -21,6 +21,15 @@ class ConsoleConfigurationCheckTest {
     }
 
     @Test
+    void aRefreshIntervalOutsideItsRangeIsRefused() {
+        assertEquals("invalid ipoib.console property 'refreshMillis' value 50 is out of range: allowed 200..60000",
+                ConsoleAccess.refusal(Map.of("refreshMillis", 50)));
+        assertEquals("invalid ipoib.console property 'refreshMillis' value 60001 is out of range: allowed 200..60000",
+                ConsoleAccess.refusal(Map.of("refreshMillis", 60_001)));
+        assertNull(ConsoleAccess.refusal(Map.of("refreshMillis", 200)));
+    }
+
+    @Test
     void aValidConfigurationPasses() {
         assertNull(ConsoleAccess.refusal(Map.of("port", 8081, "host", "127.0.0.1", "username", "ops",
                 "password", "s3cret", "service.pid", "ipoib.console")));

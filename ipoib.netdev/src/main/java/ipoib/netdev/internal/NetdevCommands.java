@@ -116,11 +116,16 @@ public final class NetdevCommands {
         return out.toString();
     }
 
-    /**
-     * {@code ipoib:netdev --json}: {"devices": [...], "parked": [...], "reconciliationFailures": n},
-     * the fields of the text listing, every counter.
-     */
     private static String listJson() {
+        return JsonText.of(listing());
+    }
+
+    /**
+     * The {@code ipoib:netdev --json} object: {"devices": [...], "parked": [...],
+     * "reconciliationFailures": n}, the fields of the text listing, every counter; also the
+     * console's netdev tables ({@link NetdevListing}).
+     */
+    static Map<String, Object> listing() {
         List<Map<String, Object>> devices = new ArrayList<>();
         for (NetdevComponent c : Registry.all()) {
             NetDevice d = c.device();
@@ -133,8 +138,8 @@ public final class NetdevCommands {
             parked.add(JsonText.record("interface", p.link(), "device", p.device(),
                     "netns", p.netns().isEmpty() ? null : p.netns()));
         }
-        return JsonText.of(JsonText.record("devices", devices, "parked", parked,
-                "reconciliationFailures", Registry.syncFailures()));
+        return JsonText.record("devices", devices, "parked", parked,
+                "reconciliationFailures", Registry.syncFailures());
     }
 
     /** One device of {@code ipoib:netdev --json}; a device in the appliance's own namespace has netns null. */

@@ -42,19 +42,27 @@ public final class CmCommand {
         return out.toString();
     }
 
-    /**
-     * {@code ipoib:cm --json}: {"cm": [per interface: name, mode, and in connected mode serviceId,
-     * its set-up counters, connections [...] and the port CM agent's counters]}.
-     */
+    /** {@code ipoib:cm --json} of the interfaces named (at most one), or of all. */
     static String cmJson(List<IpoibLink> links, String... names) {
         if (names.length > 1) {
             throw usage("ipoib:cm [interface] [--json]", "expected at most one interface name");
         }
+        List<IpoibLink> shown = links.stream().filter(l -> names.length == 0 || l.name().equals(names[0])).toList();
+        if (shown.isEmpty()) {
+            throw usage("ipoib:cm [interface] [--json]",
+                    names.length == 1 ? "no interface '" + names[0] + "'" : "no interfaces");
+        }
+        return JsonText.of(listing(shown));
+    }
+
+    /**
+     * The {@code ipoib:cm --json} object of these interfaces: {"cm": [per interface: name, mode,
+     * and in connected mode serviceId, its set-up counters, connections [...] and the port CM
+     * agent's counters]}; also the console's CM tables ({@link CmListing}).
+     */
+    static Map<String, Object> listing(List<IpoibLink> links) {
         List<Map<String, Object>> records = new ArrayList<>();
         for (IpoibLink link : links) {
-            if (names.length == 1 && !link.name().equals(names[0])) {
-                continue;
-            }
             Map<String, Object> record = JsonText.record("name", link.name(), "mode", null);
             if (link instanceof LinkEngine engine) {
                 record.put("mode", engine.mode());
@@ -71,11 +79,7 @@ public final class CmCommand {
             }
             records.add(record);
         }
-        if (records.isEmpty()) {
-            throw usage("ipoib:cm [interface] [--json]",
-                    names.length == 1 ? "no interface '" + names[0] + "'" : "no interfaces");
-        }
-        return JsonText.of(JsonText.record("cm", records));
+        return JsonText.record("cm", records);
     }
 
     public static String describe(LinkEngine engine) {

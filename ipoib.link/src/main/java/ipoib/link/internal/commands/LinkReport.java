@@ -110,17 +110,25 @@ final class LinkReport {
         return JsonText.of(JsonText.record("links", records, "refused", refused));
     }
 
-    /** {@code ipoib:paths --json}: {"paths": [per interface: name, state, paths [...], counters {...}]}. */
+    /** {@code ipoib:paths --json} of the interfaces named (at most one), or of all. */
     String pathsJson(String... names) {
+        return JsonText.of(pathsListing(selected("ipoib:paths [interface] [--json]", names)));
+    }
+
+    /**
+     * The {@code ipoib:paths --json} object of these interfaces: {"paths": [per interface: name,
+     * state, paths [...], counters {...}]}; also the console's path tables ({@link PathsListing}).
+     */
+    static Map<String, Object> pathsListing(List<IpoibLink> links) {
         List<Map<String, Object>> records = new ArrayList<>();
-        for (IpoibLink link : selected("ipoib:paths [interface] [--json]", names)) {
+        for (IpoibLink link : links) {
             List<Map<String, Object>> paths = new ArrayList<>();
             link.paths().forEach((gid, r) -> paths.add(JsonText.record("destinationGid", gid,
                     "lid", r.destinationLid(), "serviceLevel", r.serviceLevel(), "mtu", r.mtu().bytes(), "rate", r.rate())));
             records.add(JsonText.record("name", link.name(), "state", link.state(), "paths", paths,
                     "counters", link instanceof LinkEngine engine ? engine.pathCounters() : Map.of()));
         }
-        return JsonText.of(JsonText.record("paths", records));
+        return JsonText.record("paths", records);
     }
 
     /** {@code ipoib:stats --json}: {"stats": [per interface], "resolvers": [per family]}; every counter, zero or not. */
