@@ -98,9 +98,6 @@ final class HeadlessChromium implements AutoCloseable {
         HeadlessChromium chromium = new HeadlessChromium(process, profile, socket);
         self[0] = chromium;
         chromium.call("Page.enable", "{}");
-        // The page behaves as focused whatever the headless window's focus: a key sent to it
-        // reaches the focused element (Enter on the confirmation) after any earlier navigation.
-        chromium.call("Emulation.setFocusEmulationEnabled", "{\"enabled\":true}");
         chromium.call("Emulation.setDeviceMetricsOverride",
                 "{\"width\":1280,\"height\":1600,\"deviceScaleFactor\":1,\"mobile\":false}");
         return chromium;
