@@ -267,8 +267,14 @@ public class ConsoleIT {
                 + " && document.activeElement.id)", v -> v.equals("complete fabric-confirm"));
         try {
             browser.pressEnter();
-            browser.await("the port down", "(document.getElementById('fabric-result') || {textContent: ''}).textContent"
-                    + " || location.href + ' ' + document.body.textContent.slice(0, 300)", v -> v.contains("loop1/1 DOWN"));
+            try {
+                browser.await("the port down", "(document.getElementById('fabric-result') || {textContent: ''}).textContent"
+                        + " || location.href + ' ' + document.body.textContent.slice(0, 300)", v -> v.contains("loop1/1 DOWN"));
+            } catch (AssertionError notDown) {
+                String err = appliance.stderr();
+                throw new AssertionError(notDown.getMessage() + "\nfabric:hcas:\n" + appliance.shell("fabric:hcas")
+                        + "\nthe appliance's last stderr:\n" + err.substring(Math.max(0, err.length() - 3000)), notDown);
+            }
             assertTrue(appliance.shell("ipoib:links").contains("DOWN"));
             // The Verbs page follows the port without a reload: DOWN now, ACTIVE once it is up again.
             browser.navigate(base + "/system/console/ipoib-verbs");
