@@ -27,7 +27,9 @@ import org.junit.Test;
  * browser (headless Chromium) and checked in the DOM, screenshots saved under
  * target/console-screenshots, /metrics checked by Prometheus' promtool, the anti-forgery
  * protection, the Gogo commands ipoib:events and ipoib:config, and the pages coming and going with
- * the bundles they show. Runs on the appliance the console's test classes share.
+ * the bundles they show. Runs on the appliance the console's test classes share, with the pages'
+ * refresh interval at 200 ms for the class (set back to the default of 2 s after it), so that a
+ * wait for a page to follow the stack is a wait for the stack.
  */
 public class ConsoleIT {
 
@@ -37,6 +39,8 @@ public class ConsoleIT {
     private static String auth;
     private static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
             .followRedirects(HttpClient.Redirect.NEVER).build();
+    /** The pages' refresh interval for this class (the default is 2 000 ms). */
+    private static final int REFRESH_MILLIS = 200;
     private static final Path SHOTS = Path.of(System.getProperty("basedir", "."), "target", "console-screenshots");
 
     @BeforeClass
@@ -60,6 +64,8 @@ public class ConsoleIT {
             assertTrue(up, up.contains("ib0_1_ffff UP") && up.contains("ib1_1_ffff UP"));
             String ping = appliance.shell("ipoib:ping -c 2 -i 0.2 10.0.0.2");
             assertTrue(ping, ping.contains("2 received"));
+            String refresh = appliance.shell("ipoib:config ipoib.console refreshMillis " + REFRESH_MILLIS);
+            assertTrue(refresh, refresh.contains("ipoib.console: refreshMillis = " + REFRESH_MILLIS));
         } finally {
             browser = starting.get(90, TimeUnit.SECONDS); // closed by stop() whatever happened
         }
@@ -68,8 +74,15 @@ public class ConsoleIT {
 
     @AfterClass
     public static void stop() throws Exception {
-        if (browser != null) {
-            browser.close();
+        try {
+            if (appliance != null) {
+                String back = appliance.shell("ipoib:config ipoib.console refreshMillis 2000");
+                assertTrue(back, back.contains("ipoib.console: refreshMillis = 2000"));
+            }
+        } finally {
+            if (browser != null) {
+                browser.close();
+            }
         }
     }
 
@@ -241,8 +254,8 @@ public class ConsoleIT {
                 + " f.action.value = 'down'; f.submit(); return 'sent'; })()");
         browser.await("the confirmation", "(document.getElementById('fabric-confirm-question') || {textContent: ''}).textContent",
                 v -> v.contains("Take port loop1/1 down?"));
-        browser.await("Confirm has the focus: Enter confirms", "String(document.activeElement && document.activeElement.id)",
-                v -> v.equals("fabric-confirm"));
+        browser.await("Confirm has the focus: Enter confirms", "document.readyState + ' ' + String(document.activeElement"
+                + " && document.activeElement.id)", v -> v.equals("complete fabric-confirm"));
         assertFalse("nothing done yet", appliance.shell("fabric:hcas").contains("DOWN"));
         browser.eval("document.getElementById('fabric-cancel').click()");
         browser.await("back on the page", "String(!!document.getElementById('fabric-port-form'))", v -> v.equals("true"));
@@ -250,24 +263,113 @@ public class ConsoleIT {
 
         browser.eval("(() => { const f = document.getElementById('fabric-port-form'); f.port.value = 'loop1/1';"
                 + " f.action.value = 'down'; f.submit(); return 'sent'; })()");
-        browser.await("the confirmation", "String(document.activeElement && document.activeElement.id)",
-                v -> v.equals("fabric-confirm"));
+        browser.await("the confirmation loaded, Confirm focused", "document.readyState + ' ' + String(document.activeElement"
+                + " && document.activeElement.id)", v -> v.equals("complete fabric-confirm"));
         try {
             browser.pressEnter();
-            browser.await("the port down", "(document.getElementById('fabric-result') || {textContent: ''}).textContent",
-                    v -> v.contains("loop1/1 DOWN"));
+            try {
+                browser.await("the port down", "(document.getElementById('fabric-result') || {textContent: ''}).textContent"
+                        + " || location.href + ' ' + document.body.textContent.slice(0, 300)", v -> v.contains("loop1/1 DOWN"));
+            } catch (AssertionError notDown) {
+                String err = appliance.stderr();
+                throw new AssertionError(notDown.getMessage() + "\nfabric:hcas:\n" + appliance.shell("fabric:hcas")
+                        + "\nthe appliance's last stderr:\n" + err.substring(Math.max(0, err.length() - 3000)), notDown);
+            }
             assertTrue(appliance.shell("ipoib:links").contains("DOWN"));
+            // The Verbs page follows the port without a reload: DOWN now, ACTIVE once it is up again.
+            browser.navigate(base + "/system/console/ipoib-verbs");
+            browser.eval("window.ipoibSamePage = 'yes'");
+            assertTrue(text("#verbs-ports"), text("#verbs-ports").contains("DOWN"));
+            appliance.shell("fabric:up loop1/1");
+            browser.await("loop1/1 ACTIVE again on the Verbs page", "document.getElementById('verbs-ports').textContent",
+                    v -> !v.contains("DOWN") && v.contains("loop1"));
+            assertEquals("the same page, never reloaded", "yes", browser.eval("window.ipoibSamePage"));
+            assertEquals("no poll failed", "null",
+                    browser.eval("document.getElementById('ipoib-refresh').getAttribute('data-error')"));
         } finally {
             appliance.shell("fabric:up loop1/1");
             assertTrue(appliance.shell("ipoib:await all 30").contains("ib1_1_ffff UP"));
         }
     }
 
+    /**
+     * The connected-mode, path and netdev listings: served as the shell's {@code --json} prints
+     * them, drawn as tables on the IPoIB page, and followed there without a reload (both interfaces
+     * switched to connected mode and a ping: the connection appears).
+     */
+    @Test
+    public void listingTablesShowTheShellsListingsAndFollowThemWithoutAReload() throws Exception {
+        assertTrue(appliance.shell("ipoib:await all 30").contains("ib1_1_ffff UP"));
+        assertTrue(appliance.shell("ipoib:ping -c 1 10.0.0.2").contains("1 received"));
+        for (String listing : new String[] {"cm", "paths", "netdev"}) {
+            HttpResponse<String> served = get("/system/console/ipoib/" + listing + ".json");
+            assertEquals(listing, 200, served.statusCode());
+            assertTrue(served.headers().firstValue("Content-Type").orElse("").startsWith("application/json"));
+            assertEquals("ipoib/" + listing + ".json is the shell's ipoib:" + listing + " --json",
+                    Json.parse(jsonLine(appliance.shell("ipoib:" + listing + " --json"))), Json.parse(served.body()));
+        }
+        String destination = jsonLine(appliance.shell("ipoib:paths ib0_1_ffff --json"))
+                .replaceAll("(?s).*\"destinationGid\":\"([^\"]+)\".*", "$1");
+        browser.navigate(base + "/system/console/ipoib");
+        browser.eval("window.ipoibSamePage = 'yes'");
+        String paths = text("#ipoib-paths");
+        assertTrue("ib0_1_ffff's path to " + destination + ": " + paths,
+                paths.contains("ib0_1_ffff") && paths.contains(destination));
+        assertTrue(text("#ipoib-path-counters"), text("#ipoib-path-counters").contains("ib1_1_ffff"));
+        assertTrue(text("#ipoib-netdev"), text("#ipoib-netdev").contains("no bridged interfaces"));
+        assertTrue(text("#ipoib-netdev-parked"), text("#ipoib-netdev-parked").contains("no parked devices"));
+        String cm = text("#ipoib-cm");
+        assertTrue(cm, cm.contains("ib0_1_ffff") && cm.contains("datagram") && !cm.contains("connected"));
+        assertTrue(text("#ipoib-cm-connections"), text("#ipoib-cm-connections").contains("no connections"));
+        try {
+            assertTrue(appliance.shell("ipoib:mode ib0_1_ffff connected").contains("mode connected configured"));
+            assertTrue(appliance.shell("ipoib:mode ib1_1_ffff connected").contains("mode connected configured"));
+            String up = appliance.shell("ipoib:await all 30");
+            assertTrue(up, up.contains("ib0_1_ffff UP") && up.contains("ib1_1_ffff UP"));
+            String ping = appliance.shell("ipoib:ping -c 1 -I ib0_1_ffff 10.0.0.2");
+            assertTrue(ping, ping.contains("1 received"));
+            browser.await("both interfaces in connected mode in the CM table", "document.getElementById('ipoib-cm').textContent",
+                    v -> !v.contains("datagram") && v.contains("0x"));
+            browser.await("ib0_1_ffff's connection to ib1_1_ffff, UP", "document.getElementById('ipoib-cm-connections').textContent",
+                    v -> v.contains("ib0_1_ffff") && v.contains("tx") && v.contains("UP"));
+            assertEquals("the same page, never reloaded", "yes", browser.eval("window.ipoibSamePage"));
+            assertEquals("no poll failed", "null",
+                    browser.eval("document.getElementById('ipoib-refresh').getAttribute('data-error')"));
+        } finally {
+            appliance.shell("ipoib:mode ib0_1_ffff datagram");
+            appliance.shell("ipoib:mode ib1_1_ffff datagram");
+            String back = appliance.shell("ipoib:await all 30");
+            assertTrue(back, back.contains("ib0_1_ffff UP") && back.contains("ib1_1_ffff UP"));
+        }
+    }
+
+    /** The one JSON line a listing command printed. */
+    private static String jsonLine(String output) {
+        return output.lines().map(String::strip).map(l -> l.substring(Math.max(0, l.indexOf('{'))))
+                .filter(l -> l.startsWith("{")).findFirst().orElseThrow(() -> new AssertionError("no JSON in " + output));
+    }
+
+    /** The pages' script comes with the configured interval; a value out of range is refused. */
+    @Test
+    public void theRefreshIntervalIsAConsoleSetting() throws Exception {
+        HttpResponse<String> script = get("/system/console/ipoib/live.js");
+        assertEquals(200, script.statusCode());
+        assertTrue("the interval set for this class", script.body().contains("var REFRESH_MILLIS = " + REFRESH_MILLIS + ";"));
+        assertEquals("never cached", "no-store", script.headers().firstValue("Cache-Control").orElse(""));
+        String refused = appliance.shell("ipoib:config ipoib.console refreshMillis 50");
+        assertTrue(refused, refused.contains("invalid ipoib.console property 'refreshMillis' value 50 is out of range: "
+                + "allowed 200..60000; nothing was changed"));
+        assertTrue(Pattern.compile("refreshMillis\\s+= " + REFRESH_MILLIS).matcher(appliance.shell("ipoib:config ipoib.console")).find());
+    }
+
     @Test
     public void verbsAndEventsPages() throws Exception {
         browser.navigate(base + "/system/console/ipoib-verbs");
-        String ports = text("#verbs-ports-loopback");
-        assertTrue(ports, ports.contains("loop0") && ports.contains("loop1") && ports.contains("ACTIVE"));
+        String ports = text("#verbs-ports");
+        assertTrue(ports, ports.contains("loopback") && ports.contains("loop0") && ports.contains("loop1")
+                && ports.contains("ACTIVE"));
+        String providers = text("#verbs-providers");
+        assertTrue(providers, providers.contains("loopback") && providers.contains("true"));
         browser.navigate(base + "/system/console/ipoib-events");
         String events = text("#ipoib-events");
         assertTrue(events, events.contains("ipoib/link/UP") && events.contains("ib0_1_ffff"));
@@ -353,7 +455,7 @@ public class ConsoleIT {
         java.util.List<Integer> refused = java.util.List.of(401, 401, 401, 401, 401);
         assertEquals("anonymous " + paths, refused, statuses(paths));
         assertEquals("a wrong password " + paths, refused, statuses(paths, "-u", "ipoib:guess"));
-        // Each wrong password costs the console a PBKDF2 hash: the default account is tried on two paths.
+        // A wrong password costs the console one PBKDF2 derivation, however often it is repeated.
         assertEquals("a default account", java.util.List.of(401, 401),
                 statuses(java.util.List.of("/metrics", "/system/console/ipoib"), "-u", "admin:admin"));
         assertEquals(java.util.List.of(200, 200), statuses(java.util.List.of("/metrics", "/system/console/ipoib"),
