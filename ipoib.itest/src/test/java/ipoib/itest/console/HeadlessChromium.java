@@ -154,15 +154,6 @@ final class HeadlessChromium implements AutoCloseable {
         return String.valueOf(result.get("value"));
     }
 
-    /** Presses and releases Enter on the element that has the focus, as a keyboard user does. */
-    void pressEnter() throws Exception {
-        for (String type : new String[] {"keyDown", "keyUp"}) {
-            call("Input.dispatchKeyEvent", "{\"type\":\"" + type + "\",\"key\":\"Enter\",\"code\":\"Enter\","
-                    + "\"windowsVirtualKeyCode\":13,\"nativeVirtualKeyCode\":13" + (type.equals("keyDown") ? ",\"text\":\"\\r\"" : "")
-                    + "}");
-        }
-    }
-
     /** Polls an expression until the condition holds on its value (60 s at most). */
     String await(String what, String expression, Predicate<String> condition) {
         String[] value = {null};
