@@ -42,7 +42,7 @@ public class ApplianceConsoleIT {
             return;
         }
         try {
-            terminal.type("\u0004");
+            terminal.typeAtThePrompt("\u0004", COMMAND_TIMEOUT);
             assertEquals("Ctrl-D stops the appliance", 0, terminal.awaitExit(COMMAND_TIMEOUT));
         } finally {
             terminal.close();

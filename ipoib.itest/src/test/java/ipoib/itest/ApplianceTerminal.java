@@ -155,6 +155,21 @@ final class ApplianceTerminal implements AutoCloseable {
         return text.replace("g! ", "");
     }
 
+    /**
+     * Types {@code keys} once the line editor waits at its prompt. JLine draws the prompt after it
+     * has put the terminal in raw mode, where Ctrl-D is a key it reads; typed while the previous
+     * command still runs, the terminal's canonical mode takes Ctrl-D as an end of file that no
+     * read waits for, and the editor later reads a NUL in its place.
+     */
+    void typeAtThePrompt(String keys, Duration timeout) throws IOException {
+        int from = output().length();
+        String marker = "@@prompt-" + (++markers);
+        type("echo " + marker + "\n");
+        int end = awaitOutput("\n" + marker + "\n", from, timeout);
+        awaitOutput("g! ", end, timeout);
+        type(keys);
+    }
+
     /** The appliance's JVM (the child of {@code script}). */
     ProcessHandle jvm() {
         Optional<ProcessHandle> java = process.toHandle().descendants()
