@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
@@ -83,13 +84,14 @@ class DescriptorPollerTest {
         return out.toString();
     }
 
-    private static void await(BooleanSupplier condition, String what) throws InterruptedException {
+    /** Polls the condition until it holds, parking briefly between looks (10 s at most). */
+    private static void await(BooleanSupplier condition, String what) {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (!condition.getAsBoolean()) {
             if (System.nanoTime() - deadline > 0) {
                 throw new AssertionError("not within 10 s: " + what);
             }
-            Thread.sleep(1);
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
         }
     }
 
