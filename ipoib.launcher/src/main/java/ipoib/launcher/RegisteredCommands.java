@@ -3,8 +3,10 @@ package ipoib.launcher;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import org.osgi.framework.BundleContext;
 import org.osgi.framework.InvalidSyntaxException;
@@ -19,6 +21,8 @@ import org.osgi.framework.ServiceReference;
 final class RegisteredCommands {
     private static final String FILTER = "(&(osgi.command.scope=*)(osgi.command.function=*))";
     private final BundleContext context;
+    /** The malformed declarations said already: each is reported once, not at every Tab. */
+    private final Set<String> reported = ConcurrentHashMap.newKeySet();
 
     RegisteredCommands(BundleContext context) {
         this.context = context;
@@ -49,11 +53,16 @@ final class RegisteredCommands {
         return commands;
     }
 
-    private static CommandForms forms(String function, List<String> entries) {
+    private CommandForms forms(String function, List<String> entries) {
         try {
             return CommandForms.of(function, entries);
         } catch (IllegalArgumentException malformed) {
-            // A command whose declaration is wrong still completes by name; its own test names the fault.
+            // A command whose declaration is wrong still completes by name; its author is told why.
+            String why = "ipoib: Tab completes " + function + "'s name only: its " + CommandForms.PROPERTY + " is refused: "
+                    + malformed.getMessage();
+            if (reported.add(why)) {
+                PromptLine.above(System.err, why);
+            }
             return CommandForms.of(function, List.of());
         }
     }

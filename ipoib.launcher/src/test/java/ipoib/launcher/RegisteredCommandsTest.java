@@ -110,6 +110,24 @@ class RegisteredCommandsTest {
     }
 
     @Test
+    void aMalformedDeclarationIsReportedOnceNamingTheCommandAndWhy() throws Exception {
+        Bundle bundle = commandBundle("broken.commands");
+        register(bundle, "broken", "bye", "bye on||off");
+        java.io.PrintStream stderr = System.err;
+        java.io.ByteArrayOutputStream said = new java.io.ByteArrayOutputStream();
+        System.setErr(new java.io.PrintStream(said, true, java.nio.charset.StandardCharsets.UTF_8));
+        try {
+            completer.words(List.of(""), 0);
+            completer.words(List.of("broken:bye", ""), 1);
+        } finally {
+            System.setErr(stderr);
+        }
+        String text = said.toString(java.nio.charset.StandardCharsets.UTF_8);
+        assertTrue(text.contains("bye") && text.contains(CommandForms.PROPERTY) && text.contains("empty alternative"), text);
+        assertEquals(1, text.lines().filter(l -> l.contains(CommandForms.PROPERTY)).count(), text);
+    }
+
+    @Test
     void theProjectsScopesComeFirstForACommandWithoutItsScope() throws Exception {
         Bundle bundle = commandBundle("two.scopes");
         register(bundle, "other", "links", "links elsewhere");
