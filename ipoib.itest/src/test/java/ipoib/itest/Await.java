@@ -2,6 +2,7 @@ package ipoib.itest;
 
 import java.time.Duration;
 import java.util.function.BooleanSupplier;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 
 /** Polls a condition until it holds or a timeout passes (no fixed sleeps in tests). */
@@ -15,6 +16,20 @@ public final class Await {
     public static void until(String what, Duration timeout, BooleanSupplier condition, Supplier<String> diagnostics) {
         // Park briefly instead of spinning: the threads being waited for share the few cores.
         until(what, timeout, Duration.ofMillis(1), condition, diagnostics);
+    }
+
+    /**
+     * Polls until what {@code look} finds is there (not null) and {@code holds}; returns it. Each
+     * look asks once, so a service replaced between two questions cannot answer with a null.
+     */
+    public static <T> T until(String what, Duration timeout, Supplier<T> look, Predicate<? super T> holds) {
+        java.util.concurrent.atomic.AtomicReference<T> seen = new java.util.concurrent.atomic.AtomicReference<>();
+        until(what, timeout, () -> {
+            T now = look.get();
+            seen.set(now);
+            return now != null && holds.test(now);
+        }, () -> String.valueOf(seen.get()));
+        return seen.get();
     }
 
     /**

@@ -315,8 +315,8 @@ public class HealingIT {
         try {
             partitions(5);
             Await.until("s found the broadcast group at scope 5", Duration.ofSeconds(20),
-                    () -> bed.link("s") != null && bed.link("s").state() == LinkState.UP
-                            && bed.link("s").broadcastGid().toString().equals("ff15:401b:8020::ffff:ffff"));
+                    () -> bed.link("s"), s -> s.state() == LinkState.UP
+                            && s.broadcastGid().toString().equals("ff15:401b:8020::ffff:ffff"));
             Await.until("the listener's group is joined under its new MGID", Duration.ofSeconds(20),
                     () -> multicast.groups("s").stream().anyMatch(g -> g.mgid().toString().equals("ff15:401b:8020::f02:9")
                             && g.joinState() == JoinState.FULL_MEMBER),

@@ -232,7 +232,7 @@ public class HotSwapIT {
             context.removeFrameworkListener(frameworkListener);
         }
         Await.until("a new multicast manager follows a and b", Duration.ofSeconds(10),
-                () -> current() != null && !current().counters("a").isEmpty() && !current().counters("b").isEmpty());
+                this::current, m -> !m.counters("a").isEmpty() && !m.counters("b").isEmpty());
         current().joinListener("b", LISTENED).toCompletableFuture().get(10, TimeUnit.SECONDS);
         bed.clearReceived();
         Await.until("a's multicast reaches b", Duration.ofSeconds(20), () -> {

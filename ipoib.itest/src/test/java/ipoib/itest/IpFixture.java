@@ -92,8 +92,7 @@ final class IpFixture {
 
     void awaitUp(String name) {
         Await.until(name + " UP", Duration.ofSeconds(20),
-                () -> link(name) != null && link(name).state() == LinkState.UP,
-                () -> link(name) == null ? "(no such link)" : link(name).state() + ": " + link(name).stateReason());
+                () -> link(name), l -> l.state() == LinkState.UP);
     }
 
     /** Sets properties of a singleton configuration (ipoib.arp, ipoib.nd, ipoib.verbs.loopback ...). */

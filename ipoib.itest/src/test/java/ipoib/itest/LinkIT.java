@@ -115,8 +115,7 @@ public class LinkIT {
 
     void awaitUp(String name) {
         Await.until(name + " UP", Duration.ofSeconds(20),
-                () -> link(name) != null && link(name).state() == LinkState.UP,
-                () -> link(name) == null ? "(no such link)" : link(name).state() + ": " + link(name).stateReason());
+                () -> link(name), l -> l.state() == LinkState.UP);
     }
 
     private ServiceRegistration<FrameHandler> handler() {

@@ -422,8 +422,7 @@ public class MulticastIT {
         assertTrue("a new service of a", bed.link("a") != before);
         try {
             Await.until("the listener's group joined on the new service", Duration.ofSeconds(20),
-                    () -> group("a", "239.7.7.7") != null && group("a", "239.7.7.7").joinState() == JoinState.FULL_MEMBER,
-                    () -> String.valueOf(group("a", "239.7.7.7")));
+                    () -> group("a", "239.7.7.7"), g -> g.joinState() == JoinState.FULL_MEMBER);
             assertEquals(1, group("a", "239.7.7.7").listeners());
             assertEquals(GroupOrigin.LISTENER, group("a", "239.7.7.7").origin());
         } finally {

@@ -113,7 +113,7 @@ public class NdIT {
         java.util.function.Supplier<ipoib.api.mcast.GroupInfo> group = () -> multicast.groups("a").stream()
                 .filter(g -> allNodes.equals(g.group())).findFirst().orElse(null);
         Await.until("ND listens to all-nodes on a", Duration.ofSeconds(15),
-                () -> group.get() != null && group.get().listeners() == 1, () -> String.valueOf(group.get()));
+                group, g -> g.listeners() == 1);
         org.osgi.framework.Bundle linkBundle = java.util.Arrays.stream(context.getBundles())
                 .filter(b -> "ipoib.link".equals(b.getSymbolicName())).findFirst().orElseThrow();
         linkBundle.stop();
@@ -122,8 +122,7 @@ public class NdIT {
         ip.awaitUp("b");
         awaitState("a", linkLocal("a"), AddressState.PREFERRED);
         Await.until("all-nodes joined again on a", Duration.ofSeconds(15),
-                () -> group.get() != null && group.get().joinState() == ipoib.api.JoinState.FULL_MEMBER,
-                () -> String.valueOf(group.get()));
+                group, g -> g.joinState() == ipoib.api.JoinState.FULL_MEMBER);
         assertEquals(String.valueOf(group.get()), 1, group.get().listeners());
     }
 

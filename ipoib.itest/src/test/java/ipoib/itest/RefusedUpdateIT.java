@@ -170,7 +170,7 @@ public class RefusedUpdateIT {
         Object defaults = fabric().getProperty("service.id");
         ip.configure("ipoib.verbs.fabric", "saRetries", 4);
         Await.until("the provider with saRetries 4 replaces the one with the defaults", Duration.ofSeconds(10),
-                () -> fabric() != null && !defaults.equals(fabric().getProperty("service.id")));
+                () -> replaces(defaults));
         ServiceReference<VerbsProvider> before = fabric();
         ip.configure("ipoib.verbs.fabric", "verbsLibrary", "/tmp/evil.so");
         Await.until("the WARN line", Duration.ofSeconds(10), () -> warnings("ipoib.verbs.fabric: configuration refused: "
@@ -185,8 +185,8 @@ public class RefusedUpdateIT {
 
         // A good value replaces the provider.
         ip.configure("ipoib.verbs.fabric", "saRetries", 5);
-        Await.until("a new provider", Duration.ofSeconds(10), () -> fabric() != null
-                && !before.getProperty("service.id").equals(fabric().getProperty("service.id")));
+        Object replaced = before.getProperty("service.id");
+        Await.until("a new provider", Duration.ofSeconds(10), () -> replaces(replaced));
         configurationAdmin.getConfiguration("ipoib.verbs.fabric", "?").delete();
     }
 
@@ -213,6 +213,15 @@ public class RefusedUpdateIT {
             assertEquals("no error logged", 0, errors(c[0]));
         }
         assertNotNull("IPv4 resolves", ip.ping("a", B, Duration.ofSeconds(5)));
+    }
+
+    /**
+     * Whether a fabric provider other than {@code oldId} is registered now. A replacement
+     * unregisters the old provider before it registers the new one, so this looks once.
+     */
+    private boolean replaces(Object oldId) {
+        ServiceReference<VerbsProvider> now = fabric();
+        return now != null && !oldId.equals(now.getProperty("service.id"));
     }
 
     private ServiceReference<VerbsProvider> fabric() {

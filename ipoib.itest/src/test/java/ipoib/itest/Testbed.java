@@ -100,8 +100,7 @@ final class Testbed {
     void awaitUp(String... names) {
         for (String name : names) {
             Await.until(name + " UP", Duration.ofSeconds(20),
-                    () -> link(name) != null && link(name).state() == LinkState.UP,
-                    () -> link(name) == null ? "(no such link)" : link(name).state() + ": " + link(name).stateReason());
+                    () -> link(name), l -> l.state() == LinkState.UP);
         }
     }
 
