@@ -140,7 +140,7 @@ public final class ConfigKnobs {
         }
         Dictionary<String, Object> stored = factory || existing == null ? null : existing.getProperties();
         return ConfigListingJson.of(pid, existing == null ? null : existing.getFactoryPid(), factory, configurations,
-                described, stored);
+                described, stored, factory ? null : verdicts.standing(pid));
     }
 
     private Described described(String pid, String metaPid) {
@@ -286,19 +286,29 @@ public final class ConfigKnobs {
         StringBuilder out = new StringBuilder();
         out.append(pid).append(": ").append(described.ocd().getName())
                 .append(existing == null ? "  (not configured: defaults in force)" : "").append('\n');
+        StandingRefusal refusal = verdicts.standing(pid);
+        Map<String, Object> refused = refusal == null ? Map.of() : refusal.refusedValues();
+        if (refusal != null) {
+            out.append("    last update refused: ").append(refusal.refusal().why())
+                    .append("; the values in force are listed\n");
+        }
         for (AttributeDefinition ad : described.ocd().getAttributeDefinitions(ObjectClassDefinition.ALL)) {
             Object value = props == null ? null : props.get(ad.getID());
             String[] def = ad.getDefaultValue();
-            out.append(String.format("    %-32s %-28s allowed %-30s default %s%n", ad.getID(),
+            out.append(String.format("    %-32s %-28s allowed %-30s default %s", ad.getID(),
                     value == null ? "(default)" : "= " + display(described, ad.getID(), value),
                     allowed(ad, described.check() == null ? null : described.check().attribute(ad.getID())),
                     def == null || String.join("|", def).isEmpty() ? "(empty)"
                             : ad.getType() == AttributeDefinition.PASSWORD ? "(hidden)" : String.join("|", def)));
+            if (refused.containsKey(ad.getID())) {
+                out.append("  refused ").append(ShownValue.cut(display(described, ad.getID(), refused.get(ad.getID()))));
+            }
+            out.append('\n');
         }
         return out.toString();
     }
 
-    private static String display(Described described, String property, Object value) {
+    static String display(Described described, String property, Object value) {
         AttributeDefinition ad = attribute(described.ocd(), property);
         if (ad != null && ad.getType() == AttributeDefinition.PASSWORD) {
             return "********";

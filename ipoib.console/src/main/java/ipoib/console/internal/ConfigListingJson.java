@@ -23,9 +23,11 @@ final class ConfigListingJson {
      * @param factory whether {@code pid} is a factory PID itself (its records then show the defaults)
      * @param configurations a factory PID's configurations
      * @param stored the stored properties, or null when none are (the defaults are in force)
+     * @param refusal the PID's standing refusal, or null
      */
     static String of(String pid, String factoryPid, boolean factory, List<String> configurations,
-            ConfigKnobs.Described described, Dictionary<String, Object> stored) {
+            ConfigKnobs.Described described, Dictionary<String, Object> stored, StandingRefusal refusal) {
+        Map<String, Object> refused = refusal == null ? Map.of() : refusal.refusedValues();
         List<Map<String, Object>> properties = new ArrayList<>();
         for (AttributeDefinition ad : described.ocd().getAttributeDefinitions(ObjectClassDefinition.ALL)) {
             ConfigAttribute attribute = described.check() == null ? null : described.check().attribute(ad.getID());
@@ -41,11 +43,12 @@ final class ConfigListingJson {
                     "range", ConfigKnobs.allowed(ad, attribute),
                     "options", options == null ? List.of() : Arrays.asList(options),
                     "default", hidden ? null : defaultValue,
-                    "description", ad.getDescription()));
+                    "description", ad.getDescription(),
+                    "refused", hidden || !refused.containsKey(ad.getID()) ? null : typed(refused.get(ad.getID()))));
         }
         return JsonText.of(JsonText.record("pid", pid, "name", described.ocd().getName(), "factoryPid", factoryPid,
                 "factory", factory, "configured", stored != null, "configurations", configurations,
-                "properties", properties));
+                "refusal", refusal == null ? null : refusal.refusal().why(), "properties", properties));
     }
 
     private static Object typed(Object value) {

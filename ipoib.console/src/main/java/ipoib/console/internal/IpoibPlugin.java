@@ -58,6 +58,9 @@ public final class IpoibPlugin extends HttpServlet {
     @Reference
     private ConsoleAccess access;
 
+    @Reference
+    private VerdictBoard verdicts;
+
     /** The shell's listings by name ({@link ListingSource#NAME_PROPERTY}). */
     private final transient Map<String, ListingSource> listings = new ConcurrentHashMap<>();
 
@@ -116,7 +119,7 @@ public final class IpoibPlugin extends HttpServlet {
         response.getWriter().write(page(request, true));
     }
 
-    /** The page's data as JSON: {@code {"links":[..],"counters":[..],"neighbours":[..],"groups":[..]}}. */
+    /** The page's data as JSON: {@code {"links":[..],"counters":[..],"neighbours":[..],"groups":[..],"refused":[..]}}. */
     String json() {
         Map<String, Object> out = new LinkedHashMap<>();
         tables().forEach((key, table) -> out.put(key, table.json()));
@@ -124,7 +127,10 @@ public final class IpoibPlugin extends HttpServlet {
     }
 
     private Map<String, Table> tables() {
-        return StackTables.of(links, resolvers.byFamily().values(), multicast);
+        Map<String, Table> tables = new LinkedHashMap<>(StackTables.of(links, resolvers.byFamily().values(), multicast));
+        Table refused = RefusedTable.of(verdicts.standing());
+        tables.put(refused.key(), refused);
+        return tables;
     }
 
     String page(HttpServletRequest request, boolean resolve) {
@@ -153,6 +159,8 @@ public final class IpoibPlugin extends HttpServlet {
         Html.heading(out, "Multicast groups");
         tables.get("groups").html(out);
         ListingTables.html(out, root, listings);
+        Html.heading(out, "Refused configurations");
+        tables.get("refused").html(out);
 
         Html.heading(out, "Path information");
         out.append("<form method='post' action='").append(Html.esc(root)).append("' id='ipoib-path-form'>")

@@ -24,8 +24,8 @@ import org.osgi.service.component.annotations.ReferencePolicyOption;
 /**
  * The stack in the Felix status dump ({@code org.apache.felix.inventory}: the Web Console's
  * Status page, {@code /system/console/config/configuration-status.txt} and its zip, and alone at
- * {@code /system/console/status-ipoib.txt} and {@code .json}): the interfaces, counters, neighbours and groups of the IPoIB page and
- * every verbs provider's ports.
+ * {@code /system/console/status-ipoib.txt} and {@code .json}): the interfaces, counters,
+ * neighbours, groups and refused configurations of the IPoIB page and every verbs provider's ports.
  */
 @Component(service = InventoryPrinter.class, property = {
         InventoryPrinter.NAME + "=ipoib",
@@ -43,6 +43,9 @@ public final class StackInventory implements InventoryPrinter {
     @Reference
     private Resolvers resolvers;
 
+    @Reference
+    private VerdictBoard verdicts;
+
     @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC,
             policyOption = ReferencePolicyOption.GREEDY)
     private volatile MulticastService multicast;
@@ -52,6 +55,8 @@ public final class StackInventory implements InventoryPrinter {
         Map<String, Table> tables = new LinkedHashMap<>(StackTables.of(links, resolvers.byFamily().values(), multicast));
         Table ports = ports(providers);
         tables.put(ports.key(), ports);
+        Table refused = RefusedTable.of(verdicts.standing());
+        tables.put(refused.key(), refused);
         if (format == Format.JSON) {
             Map<String, Object> json = new LinkedHashMap<>();
             tables.forEach((key, table) -> json.put(key, table.json()));

@@ -5,6 +5,8 @@ import ipoib.runtime.config.StoredProperties;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Deque;
+import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.osgi.service.component.annotations.Component;
@@ -12,7 +14,9 @@ import org.osgi.service.component.annotations.Component;
 /**
  * The components' verdicts on the configurations they were given, kept for whoever stored one and
  * waits for its outcome ({@code ipoib:config}): the last few, numbered, so that a refusal followed
- * at once by the write-back of the configuration in force is not missed.
+ * at once by the write-back of the configuration in force is not missed. Each PID's last refusal
+ * stands, for the listings, until its component takes another configuration than the one in force
+ * when it refused (the write-back of that one, or a user storing it again, does not end it).
  */
 @Component(service = {ConfigurationVerdicts.class, VerdictBoard.class})
 public final class VerdictBoard implements ConfigurationVerdicts {
@@ -27,16 +31,40 @@ public final class VerdictBoard implements ConfigurationVerdicts {
     }
 
     private final Deque<Verdict> verdicts = new ArrayDeque<>();
+    /** Each PID's last taken configuration, as its component was given it. */
+    private final Map<String, Map<String, Object>> taken = new HashMap<>();
+    private final Map<String, StandingRefusal> standing = new HashMap<>();
     private long next;
 
     @Override
     public synchronized void accepted(String pid, Map<String, Object> properties) {
-        add(new Verdict(next++, pid, Map.copyOf(properties), null, null));
+        Map<String, Object> copy = Map.copyOf(properties);
+        add(new Verdict(next++, pid, copy, null, null));
+        taken.put(pid, copy);
+        StandingRefusal refusal = standing.get(pid);
+        if (refusal != null && refusal.inForce() == null) {
+            // Nothing was taken before the refusal: the first configuration taken after it is its write-back.
+            standing.put(pid, new StandingRefusal(refusal.refusal(), copy));
+        } else if (refusal != null && !StoredProperties.same(copy, refusal.inForce())) {
+            standing.remove(pid);
+        }
     }
 
     @Override
     public synchronized void refused(String pid, Map<String, Object> properties, String why, Map<String, Object> inForce) {
-        add(new Verdict(next++, pid, Map.copyOf(properties), why, inForce == null ? null : Map.copyOf(inForce)));
+        Verdict verdict = new Verdict(next++, pid, Map.copyOf(properties), why, inForce == null ? null : Map.copyOf(inForce));
+        add(verdict);
+        standing.put(pid, new StandingRefusal(verdict, taken.get(pid)));
+    }
+
+    /** The refusal standing for {@code pid}, or null. */
+    synchronized StandingRefusal standing(String pid) {
+        return standing.get(pid);
+    }
+
+    /** The refusals standing, by PID. */
+    synchronized List<StandingRefusal> standing() {
+        return standing.values().stream().sorted(java.util.Comparator.comparing(r -> r.refusal().pid())).toList();
     }
 
     private void add(Verdict verdict) {

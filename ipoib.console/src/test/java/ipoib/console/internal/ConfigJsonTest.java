@@ -64,6 +64,10 @@ class ConfigJsonTest {
 
     /** ipoib:config over one bundle describing {@code ipoib.mcast}, stored as {@code stored} (null: not configured). */
     private static ConsoleCommands commands(Hashtable<String, Object> stored) {
+        return commands(stored, new VerdictBoard());
+    }
+
+    private static ConsoleCommands commands(Hashtable<String, Object> stored, VerdictBoard verdicts) {
         MetaTypeInformation info = proxy(MetaTypeInformation.class, m -> switch (m) {
             case "getPids" -> new String[] {"ipoib.mcast"};
             case "getFactoryPids" -> new String[0];
@@ -80,7 +84,7 @@ class ConfigJsonTest {
         });
         ConfigurationAdmin admin = proxy(ConfigurationAdmin.class, m -> m.equals("listConfigurations") && stored != null
                 ? new Configuration[] {configuration} : null);
-        return new ConsoleCommands(new EventRing(), new ConfigKnobs(context, admin, metaType, new VerdictBoard()));
+        return new ConsoleCommands(new EventRing(), new ConfigKnobs(context, admin, metaType, verdicts));
     }
 
     private static JsonObject parse(String text) {
@@ -99,7 +103,7 @@ class ConfigJsonTest {
         Hashtable<String, Object> stored = new Hashtable<>(Map.of("service.pid", "ipoib.mcast", "auditSeconds", 120,
                 "partitions", new String[] {"x", "y"}, "password", "not shown"));
         JsonObject json = parse(commands(stored).config("ipoib.mcast", "--json"));
-        assertEquals(Set.of("pid", "name", "factoryPid", "factory", "configured", "configurations", "properties"),
+        assertEquals(Set.of("pid", "name", "factoryPid", "factory", "configured", "configurations", "refusal", "properties"),
                 json.keySet());
         assertEquals("ipoib.mcast", json.getString("pid"));
         assertEquals("IPoIB multicast", json.getString("name"));
@@ -109,7 +113,10 @@ class ConfigJsonTest {
         assertEquals(5, json.getJsonArray("properties").size());
 
         JsonObject audit = property(json, "auditSeconds");
-        assertEquals(Set.of("name", "value", "stored", "type", "range", "options", "default", "description"), audit.keySet());
+        assertEquals(Set.of("name", "value", "stored", "type", "range", "options", "default", "description", "refused"),
+                audit.keySet());
+        assertTrue(json.isNull("refusal"));
+        assertTrue(audit.isNull("refused"));
         assertEquals(120, audit.getInt("value"));
         assertTrue(audit.getBoolean("stored"));
         assertEquals("Integer", audit.getString("type"));
@@ -164,5 +171,36 @@ class ConfigJsonTest {
                 () -> commands(null).config("ipoib.nothing", "--json"));
         assertTrue(e.getMessage().startsWith("no metatype describes PID 'ipoib.nothing'; described PIDs: ipoib.mcast"),
                 e.getMessage());
+    }
+
+    /**
+     * A value stored past {@code ipoib:config} (the Web Console's form, {@code cm:}) and refused by
+     * the component: the listing shows the values in force, and which value was refused and why.
+     */
+    @Test
+    void aRefusedUpdateIsListedNextToTheValuesInForce() throws Exception {
+        VerdictBoard verdicts = new VerdictBoard();
+        Map<String, Object> inForce = Map.of("auditSeconds", 120, "pendingFramesPerGroup", 64, "mode", "datagram");
+        verdicts.accepted("ipoib.mcast", inForce);
+        verdicts.refused("ipoib.mcast", Map.of("auditSeconds", 0, "pendingFramesPerGroup", 64, "mode", "datagram"),
+                "invalid ipoib.mcast property 'auditSeconds' value 0: allowed 1..3600", Map.of("auditSeconds", 120));
+        verdicts.accepted("ipoib.mcast", inForce); // the configuration in force, stored again
+        Hashtable<String, Object> stored = new Hashtable<>(Map.of("service.pid", "ipoib.mcast", "auditSeconds", 120));
+
+        JsonObject json = parse(commands(stored, verdicts).config("ipoib.mcast", "--json"));
+        assertEquals("invalid ipoib.mcast property 'auditSeconds' value 0: allowed 1..3600", json.getString("refusal"));
+        assertEquals(120, property(json, "auditSeconds").getInt("value"));
+        assertEquals(0, property(json, "auditSeconds").getInt("refused"));
+        assertTrue(property(json, "pendingFramesPerGroup").isNull("refused"), "not refused: the same as in force");
+
+        String text = commands(stored, verdicts).config("ipoib.mcast");
+        assertTrue(text.contains("last update refused: invalid ipoib.mcast property 'auditSeconds' value 0: allowed 1..3600"),
+                text);
+        String audit = text.lines().filter(l -> l.strip().startsWith("auditSeconds")).findFirst().orElseThrow();
+        assertTrue(audit.contains("= 120") && audit.endsWith("refused 0"), audit);
+
+        verdicts.accepted("ipoib.mcast", Map.of("auditSeconds", 30, "pendingFramesPerGroup", 64, "mode", "datagram"));
+        assertTrue(parse(commands(stored, verdicts).config("ipoib.mcast", "--json")).isNull("refusal"),
+                "another configuration taken: the refusal no longer stands");
     }
 }

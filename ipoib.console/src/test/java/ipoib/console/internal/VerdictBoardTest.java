@@ -57,4 +57,31 @@ class VerdictBoardTest {
         board.accepted("ipoib.mcast", Map.of("maxGroupsPerLink", 64));
         assertEquals(false, waiting.get(30, TimeUnit.SECONDS).refused());
     }
+
+    @Test
+    void aRefusalStandsThroughItsWriteBackUntilAnotherConfigurationIsTaken() {
+        board.accepted("ipoib.arp", Map.of("requests", 3, "retransmitMillis", 500));
+        board.refused("ipoib.arp", Map.of("requests", 0, "retransmitMillis", 500), "bad requests", Map.of("requests", 3));
+        board.accepted("ipoib.arp", Map.of("requests", 3, "retransmitMillis", 500));
+        StandingRefusal standing = board.standing("ipoib.arp");
+        assertEquals("bad requests", standing.refusal().why());
+        assertEquals(Map.of("requests", 0), standing.refusedValues());
+        assertEquals(Map.of("requests", 3), standing.inForceValues());
+        assertEquals(java.util.List.of(standing), board.standing());
+
+        board.accepted("ipoib.arp", Map.of("requests", 4, "retransmitMillis", 500));
+        assertNull(board.standing("ipoib.arp"));
+        assertEquals(java.util.List.of(), board.standing());
+    }
+
+    /** Nothing taken before the refusal (the defaults ran): what is taken next is its write-back. */
+    @Test
+    void withNothingTakenBeforeTheFirstConfigurationTakenAfterIsTheWriteBack() {
+        board.refused("ipoib.nd", Map.of("autoconf", "2"), "bad autoconf", Map.of());
+        assertEquals(Map.of("autoconf", "2"), board.standing("ipoib.nd").refusedValues());
+        board.accepted("ipoib.nd", Map.of("autoconf", true));
+        assertEquals(Map.of("autoconf", true), board.standing("ipoib.nd").inForceValues());
+        board.accepted("ipoib.nd", Map.of("autoconf", false));
+        assertNull(board.standing("ipoib.nd"));
+    }
 }

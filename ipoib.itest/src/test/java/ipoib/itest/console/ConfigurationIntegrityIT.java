@@ -94,6 +94,12 @@ public class ConfigurationIntegrityIT {
             assertTrue(line, line.contains("WARN") && line.contains(shown) && line.contains(c[4])
                     && line.endsWith("; the configuration in force stays and is stored again") && line.length() < 400);
             awaitListed(c[0], c[1], c[2]);
+            String row = listing(c[0]).lines().filter(l -> l.strip().startsWith(c[1] + " ")).findFirst().orElseThrow();
+            assertTrue("the listing shows the refused value next to the one in force: " + row, row.endsWith("refused " + shown));
+            String whole = appliance.shell("ipoib:config " + c[0]);
+            assertTrue(whole, whole.contains("last update refused: invalid " + c[0] + " property '" + c[1] + "'"));
+            String page = curl(base, "/system/console/ipoib.json", "-H", "Authorization: " + auth);
+            assertTrue("the IPoIB page's refused configurations: " + page, page.contains("\"pid\":\"" + c[0] + "\""));
         }
         // They run with what is in force: the host answers with TTL 9, the interfaces reach each other.
         String ping = appliance.shell("ipoib:ping -c 2 -i 0.2 10.0.0.2");
@@ -102,6 +108,13 @@ public class ConfigurationIntegrityIT {
         for (String command : restore) {
             assertTrue(command, appliance.shell(command).contains(" = "));
         }
+        // Another configuration taken: no refusal stands any more.
+        String page = curl(base, "/system/console/ipoib.json", "-H", "Authorization: " + auth);
+        for (String[] c : cases) {
+            assertTrue(c[0] + " no longer listed as refused: " + page, !page.contains("\"pid\":\"" + c[0] + "\""));
+        }
+        String arp = appliance.shell("ipoib:config ipoib.arp");
+        assertTrue(arp, !arp.contains("refused"));
     }
 
     /** The default {@code ipoib:config} shows for a property. */

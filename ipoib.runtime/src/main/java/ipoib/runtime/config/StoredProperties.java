@@ -59,11 +59,16 @@ public final class StoredProperties {
             return false;
         }
         for (String k : a.keySet()) {
-            if (!Objects.equals(normal(a.get(k)), normal(b.get(k)))) {
+            if (!sameValue(a.get(k), b.get(k))) {
                 return false;
             }
         }
         return true;
+    }
+
+    /** Equal values; arrays and collections compared by their elements. */
+    public static boolean sameValue(Object a, Object b) {
+        return Objects.equals(normal(a), normal(b));
     }
 
     private static Object normal(Object v) {
