@@ -2,7 +2,6 @@ package ipoib.itest;
 
 import static org.ops4j.pax.exam.CoreOptions.bundle;
 import static org.ops4j.pax.exam.CoreOptions.composite;
-import static org.ops4j.pax.exam.CoreOptions.junitBundles;
 import static org.ops4j.pax.exam.CoreOptions.systemProperty;
 
 import java.io.File;
@@ -15,7 +14,8 @@ import org.ops4j.pax.exam.Option;
 /**
  * The runtime every Pax Exam test class starts: Felix with the same services as the appliance
  * (SCR, ConfigAdmin, Metatype, EventAdmin, Log, Gogo runtime) and the project's bundles, taken
- * from the reactor by path. Extend {@link #runtime(String...)} with the bundles a test needs.
+ * from the reactor by path, and Pax Exam's own bundles ({@link ExamBundles}); every jar is
+ * installed by reference. Extend {@link #runtime(String...)} with the bundles a test needs.
  */
 public final class OsgiTestSupport {
     private OsgiTestSupport() {}
@@ -27,7 +27,7 @@ public final class OsgiTestSupport {
             project[i] = reactorBundle(projectBundles[i]);
         }
         return composite(
-                junitBundles(),
+                ExamBundles.options(),
                 systemProperty("org.ops4j.pax.logging.DefaultServiceLog.level").value("WARN"),
                 reactorBundle("promise"), reactorBundle("function"), reactorBundle("component"),
                 reactorBundle("log"), reactorBundle("configadmin"), reactorBundle("metatype"),
@@ -54,13 +54,17 @@ public final class OsgiTestSupport {
         return Path.of(System.getProperty("ipoib.capture.dir"));
     }
 
-    /** A bundle whose path the build passes as system property {@code bundle.<name>}. */
+    /**
+     * A bundle whose path the build passes as system property {@code bundle.<name>}, installed by
+     * reference: Felix reads the jar where the build left it instead of copying it into the
+     * framework's fresh storage, which every test class's framework would otherwise do again.
+     */
     public static Option reactorBundle(String name) {
         String path = System.getProperty("bundle." + name);
         if (path == null || !new File(path).isFile()) {
             throw new IllegalStateException("bundle '" + name + "' not found: system property bundle." + name + "="
                     + path + " (run the tests through Maven: ./ipoib test)");
         }
-        return bundle(new File(path).toURI().toString());
+        return bundle("reference:" + new File(path).toURI());
     }
 }
