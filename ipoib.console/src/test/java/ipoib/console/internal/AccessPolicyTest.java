@@ -86,6 +86,8 @@ class AccessPolicyTest {
         AccessPolicy policy = configured();
         assertEquals(401, policy.decide(get("192.0.2.7", null, "192.0.2.1:8080")).status());
         assertEquals(401, policy.decide(get("192.0.2.7", basic("op", "wrong"), "192.0.2.1:8080")).status());
+        assertEquals(401, policy.decide(get("192.0.2.7", basic("admin", "admin"), "192.0.2.1:8080")).status(),
+                "the Web Console's own default is no user here");
         assertEquals(401, policy.decide(get("192.0.2.7", "Basic !!!", "192.0.2.1:8080")).status());
         assertEquals("op", policy.decide(get("192.0.2.7", basic("op", "pw-of-the-operator"), "192.0.2.1:8080")).user());
         // Verified once, then remembered: the same header again is let in.
