@@ -136,8 +136,10 @@ public class OpenSmHostsIT {
         String osm2 = linkLocal("osm2") + "%ib0";
         long asked = System.nanoTime();
         String[] probe = {""};
+        // A request every 0.2 s until the first reply (ping's -w deadline with -c 1): a request lost while
+        // the neighbour and its path are resolved costs 0.2 s, not a whole -W timeout.
         await("a first IPv6 echo reply from osm2", () -> (probe[0] = Sh.run(10, Sh.in("osm1", "ping", "-6", "-c", "1",
-                "-W", "1", osm2)).output()).contains(" 0% packet loss"), () -> probe[0]);
+                "-i", "0.2", "-w", "5", osm2)).output()).contains(" 1 received"), () -> probe[0]);
         System.out.println("OpenSmHostsIT: the first IPv6 echo reply from a new neighbour after "
                 + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - asked) + " ms");
         NetdevHosts.ping("osm1", "-6", osm2);
