@@ -89,10 +89,13 @@ public class ApplianceSignalIT {
             assertFalse("network namespace " + prefix + k + " exists already (ip netns del " + prefix + k + ")",
                     namespace(prefix + k));
         }
+        long started = System.nanoTime();
         try (IpoibCommand ipoib = IpoibCommand.start(Map.of(), List.of("-Dipoib.hosts.netns=" + prefix),
                 "--hosts", String.valueOf(HOSTS))) {
             ipoib.send("ipoib:netdev await 60\necho ready\n");
             ipoib.awaitOut("g! echo ready\nready\n", 120);
+            System.out.println("ApplianceSignalIT: " + HOSTS + " hosts up " + (System.nanoTime() - started) / 1_000_000
+                    + " ms after ./ipoib was started (the " + SIGNALS.size() + " appliances start at once)");
             String list = ipoib.out();
             assertTrue(list, list.contains("ib1_1_ffff: device ib0  netns " + prefix + "2  mtu 2044  link UP"));
             for (int k = 1; k <= HOSTS; k++) {
