@@ -124,14 +124,18 @@ public class PrometheusScrapeIT {
         assertTrue(appliance.shell("ipoib:await all 30").contains("ib1_1_ffff UP"));
         Await.until("prometheus to scrape the appliance (up == 1)", Duration.ofSeconds(60), Duration.ofMillis(200),
                 () -> query("up{job=\"ipoib\"}") == 1, PrometheusScrapeIT::log);
-        System.out.println("PrometheusScrapeIT: up == 1 " + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started)
+        long upAt = System.nanoTime();
+        System.out.println("PrometheusScrapeIT: up == 1 " + TimeUnit.NANOSECONDS.toMillis(upAt - started)
                 + " ms after prometheus was started");
         String ping = appliance.shell("ipoib:ping -c 5 -i 0.2 10.0.0.2");
         assertTrue(ping, ping.contains("5 received"));
         // The echo requests arrive on ib1_1_ffff: the counter's rate over the last seconds is above 0.
         String rate = "rate(ipoib_link_rx_packets_total{interface=\"ib1_1_ffff\"}[10s])";
+        long pinged = System.nanoTime();
         Await.until(rate + " > 0", Duration.ofSeconds(30), Duration.ofMillis(200), () -> query(rate) > 0,
                 () -> "last answer " + query(rate) + "\n" + log());
+        System.out.println("PrometheusScrapeIT: the ping took " + TimeUnit.NANOSECONDS.toMillis(pinged - upAt)
+                + " ms, its rate above 0 " + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - pinged) + " ms after it");
         // The ping's path and the broadcast joins were timed: the histograms have observations.
         for (String promql : new String[] {"sum(ipoib_sa_client_round_trip_duration_seconds_count)",
                 "ipoib_link_broadcast_join_duration_seconds_count{interface=\"ib0_1_ffff\"}",
