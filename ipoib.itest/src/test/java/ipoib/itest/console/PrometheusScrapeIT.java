@@ -68,8 +68,9 @@ public class PrometheusScrapeIT {
                 "--storage.tsdb.path=" + dir.resolve("data"), "--web.listen-address=127.0.0.1:" + port,
                 "--log.level=warn").redirectErrorStream(true).redirectOutput(dir.resolve("prometheus.log").toFile())
                 .start();
-        // While prometheus starts: the appliance's first /metrics, which loads and compiles the writers
-        // and takes longer than the scrape timeout on a loaded machine; prometheus' first scrape then
+        // prometheus scrapes a target first about 5 s after its start (its scrape manager applies targets
+        // on a 5 s tick); in that window the appliance's first /metrics, which loads and compiles the
+        // writers and takes longer than the scrape timeout on a loaded machine: the first scrape then
         // meets a warm one instead of timing out and waiting for the next interval.
         HttpResponse<String> first = HTTP.send(HttpRequest.newBuilder(URI.create(appliance.baseUrl() + "/metrics"))
                 .header("Authorization", RunningAppliance.basic(credentials[0], credentials[1]))
