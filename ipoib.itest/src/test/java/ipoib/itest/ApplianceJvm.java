@@ -35,18 +35,14 @@ public final class ApplianceJvm {
 
     /**
      * Class data sharing for a fork of the appliance jar under test ({@code appliance.jar}):
-     * the classes the first fork loaded, archived when it ended ({@link SharedClassArchive}).
+     * the classes a training fork loaded from start to exit ({@link SharedClassArchive}).
      */
     public static List<String> sharedClasses() {
-        return SharedClassArchive.options(true);
+        return SharedClassArchive.options();
     }
 
-    /**
-     * {@link #options()} for an appliance that runs until the test JVM ends: it uses the shared
-     * class archive when there is one but does not make it (the others would wait for it in vain).
-     */
+    /** {@link #options()} for an appliance that runs until the test JVM ends. */
     public static List<String> optionsUntilTheEnd() {
-        return java.util.stream.Stream.of(REQUIRED, SHORT_LIVED, SharedClassArchive.options(false))
-                .flatMap(List::stream).toList();
+        return options();
     }
 }

@@ -6,7 +6,6 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -15,35 +14,41 @@ import java.util.List;
  * bundle's class loader defines them) are archived once, and every later fork maps the archive
  * instead of parsing and verifying them again, about a tenth of a start's CPU.
  *
- * <p>The first fork is started with {@code -XX:ArchiveClassesAtExit}, to a file of its own, and
- * writes the archive when it ends; once no process is running with that option, the file is
- * moved to its place, and the forks started after that use it ({@code -XX:SharedArchiveFile}).
- * A fork killed before it wrote the archive leaves none, and the next fork makes it. The archive
- * is named after the appliance jar (path, size, time) and the JDK: it is only valid with them.
- * The JVM's CDS messages are off: a fork's output is what the tests read.
+ * <p>The archive is made by a fork of its own, before the first fork that would use it: the
+ * appliance started with {@code -XX:ArchiveClassesAtExit} and a script that stops the framework
+ * ({@code stop 0}), after which bnd's launcher exits with its status for a stopped framework. The
+ * archive is written while the JVM exits, and the JDK (25.0.3) crashes when another thread resolves
+ * a lambda meanwhile (SIGSEGV in {@code LambdaProxyClassDictionary::find_lambda_proxy_class}, status
+ * 134; seen in 4 of 7 appliances that exited with their loops running: a virtual thread's
+ * {@code VirtualThread.afterYield}, the loopback SA's thread). Once the framework has stopped, no
+ * bundle's thread runs; and no test's fork writes the archive, so none ends with a status its
+ * test does not expect. The archive is used only when its training ended as planned; a training
+ * that fails leaves none, and the forks start without one.
+ * The archive is named after the appliance jar (path, size, time) and the JDK: it is only valid
+ * with them. The JVM's CDS messages are off: a fork's output is what the tests read.
  */
 final class SharedClassArchive {
     private SharedClassArchive() {}
 
     /** Checksums written and checked: an archive cut short (its fork killed while writing it) is not used. */
     private static final List<String> QUIET = List.of("-XX:+VerifySharedSpaces", "-Xlog:cds*=off", "-Xlog:aot*=off");
-    private static int made;
+    /** How long the training fork may take: one start and exit of the appliance on a loaded machine. */
+    private static final long TRAINING_SECONDS = 300;
     /** Whether the archives of other jars (earlier builds) have been removed, once per test JVM. */
     private static boolean swept;
-    /** The file the training fork writes; null when none is running. */
-    private static Path training;
+    /** Whether a training fork failed in this test JVM: not tried again, the forks start without an archive. */
+    private static boolean trainingFailed;
 
     /**
-     * The options of the next fork: use the archive, or make it (when {@code mayMake}: a fork that
-     * ends long before the test JVM, so that the others get the archive), or neither.
+     * The options of the next fork: use the archive, made first by a training fork when there is
+     * none; none when its training failed.
      */
-    static synchronized List<String> options(boolean mayMake) {
+    static synchronized List<String> options() {
         File jar = new File(System.getProperty("appliance.jar", "missing"));
         if (!jar.isFile()) {
             return List.of();
         }
-        Path archive = directory().resolve("appliance-" + Integer.toHexString(List.of(jar.getAbsolutePath(), jar.length(),
-                jar.lastModified(), System.getProperty("java.home"), Runtime.version().toString()).hashCode()) + ".jsa");
+        Path archive = archive(directory(), jar);
         if (!swept) {
             sweep(archive.getFileName().toString());
             swept = true;
@@ -51,22 +56,72 @@ final class SharedClassArchive {
         if (Files.isRegularFile(archive)) {
             return join("-XX:SharedArchiveFile=" + archive);
         }
-        if (training != null && running("-XX:ArchiveClassesAtExit=" + training)) {
+        if (trainingFailed) {
             return QUIET;
         }
-        training = null;
-        // Written by a fork that has ended, of this test JVM or an earlier one (the fork that made it may
-        // have lived until its JVM ended); a fork killed before it wrote one left none.
-        Path written = written(archive.getFileName() + ".");
-        if (written != null) {
-            move(written, archive);
+        if (train(jar, archive)) {
             return join("-XX:SharedArchiveFile=" + archive);
         }
-        if (!mayMake) {
-            return QUIET;
+        trainingFailed = true;
+        return QUIET;
+    }
+
+    /** The archive of {@code jar} in {@code dir}, named after the jar and the JDK. */
+    static Path archive(Path dir, File jar) {
+        return dir.resolve("appliance-" + Integer.toHexString(List.of(jar.getAbsolutePath(), jar.length(),
+                jar.lastModified(), System.getProperty("java.home"), Runtime.version().toString()).hashCode()) + ".jsa");
+    }
+
+    /** bnd's launcher's exit status when the framework was stopped (LauncherConstants.STOPPED). */
+    private static final int FRAMEWORK_STOPPED = 117;
+
+    /**
+     * Starts the appliance {@code jar} with a script that stops the framework, writing the classes
+     * it loaded to {@code archive} at its exit; true when it ended so and wrote it. Its output is
+     * kept next to the archive ({@code .log}) for when it fails.
+     */
+    static boolean train(File jar, Path archive) {
+        Path dir = archive.getParent();
+        Path part = dir.resolve(archive.getFileName() + "." + ProcessHandle.current().pid() + ".part");
+        Path script = dir.resolve("stop.gosh");
+        Path log = dir.resolve(archive.getFileName() + ".log");
+        try {
+            Files.writeString(script, "stop 0\n");
+            List<String> command = new java.util.ArrayList<>(List.of(
+                    Path.of(System.getProperty("java.home"), "bin", "java").toString()));
+            command.addAll(ApplianceJvm.REQUIRED);
+            command.addAll(ApplianceJvm.SHORT_LIVED);
+            command.add("-XX:ArchiveClassesAtExit=" + part);
+            command.addAll(QUIET);
+            // The script runner leaves the exit to the launcher (ipoib.script.exit=false).
+            command.addAll(List.of("-Dorg.osgi.service.http.port=0", "-Dipoib.script=" + script,
+                    "-Dipoib.script.exit=false", "-Dgosh.args=--nointeractive --noshutdown", "-jar", jar.getPath()));
+            Process training = new ProcessBuilder(command).redirectErrorStream(true)
+                    .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
+                    .redirectOutput(log.toFile()).start();
+            if (!training.waitFor(TRAINING_SECONDS, java.util.concurrent.TimeUnit.SECONDS)) {
+                training.destroyForcibly().waitFor();
+                Files.writeString(log, "\n(no exit within " + TRAINING_SECONDS + " s)\n",
+                        java.nio.file.StandardOpenOption.APPEND);
+                return false;
+            }
+            if (training.exitValue() != FRAMEWORK_STOPPED || !Files.isRegularFile(part)) {
+                return false;
+            }
+            move(part, archive);
+            return true;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        } finally {
+            try {
+                Files.deleteIfExists(part);
+            } catch (IOException ignored) {
+                // Removed with target/ at the next clean build.
+            }
         }
-        training = directory().resolve(archive.getFileName() + "." + ProcessHandle.current().pid() + "." + (++made) + ".part");
-        return join("-XX:ArchiveClassesAtExit=" + training);
     }
 
     /** Removes what earlier builds' jars left (about 23 MB each); a fork still mapping one keeps its mapping. */
@@ -80,24 +135,8 @@ final class SharedClassArchive {
         }
     }
 
-    /** A part file of this archive that no running process is writing, or null. */
-    private static Path written(String prefix) {
-        try (var files = Files.list(directory())) {
-            return files.filter(f -> f.getFileName().toString().startsWith(prefix) && f.toString().endsWith(".part"))
-                    .filter(f -> !running("-XX:ArchiveClassesAtExit=" + f)).findFirst().orElse(null);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-    }
-
     private static List<String> join(String option) {
         return java.util.stream.Stream.concat(java.util.stream.Stream.of(option), QUIET.stream()).toList();
-    }
-
-    /** Whether a process runs with this argument (the fork itself, or the JVM that ./ipoib became). */
-    private static boolean running(String argument) {
-        return ProcessHandle.allProcesses().anyMatch(p -> p.info().arguments()
-                .map(a -> Arrays.asList(a).contains(argument)).orElse(false));
     }
 
     private static Path directory() {
