@@ -145,16 +145,15 @@ final class IpoibCommand implements AutoCloseable {
 
     @Override
     public void close() throws Exception {
-        if (process.isAlive()) {
-            // Leaves as a user does, so that what it made is removed.
-            try {
-                in.close();
-            } catch (IOException ignored) {
-                // Already gone.
-            }
-            if (!process.waitFor(60, TimeUnit.SECONDS)) {
-                process.destroyForcibly().waitFor();
-            }
+        // Leaves as a user does, so that what it made is removed; closed after the exit too, for
+        // what still reads it (the cat of a process substitution).
+        try {
+            in.close();
+        } catch (IOException ignored) {
+            // Already gone.
+        }
+        if (process.isAlive() && !process.waitFor(60, TimeUnit.SECONDS)) {
+            process.destroyForcibly().waitFor();
         }
         out.delete();
         err.delete();
