@@ -33,9 +33,9 @@ import org.junit.rules.TemporaryFolder;
  * <p>The script runs in a copy of the workspace with a stand-in for Maven on the PATH that
  * records how it was called and prints what the test feeds it through a FIFO (Maven's reactor
  * lines, libFuzzer's statistics, the soak's event lines), so the test decides when each line
- * comes; its "build" of the appliance is a stand-in jar (what is tested is the script, not the
- * appliance, which runs through {@code ./ipoib} in ApplianceScriptIT) that prints the script it
- * was given, as the appliance does, and ends. One test runs the real Maven, for its console
+ * comes; its "build" of the appliance is a stand-in jar ({@link StandInAppliance}: what is tested
+ * is the script, not the appliance, which runs through {@code ./ipoib} in ApplianceScriptIT) that
+ * prints the script it was given, as the appliance does, and ends. One test runs the real Maven, for its console
  * library's escape codes.
  */
 public class IpoibProgressIT {
@@ -162,46 +162,27 @@ public class IpoibProgressIT {
         }
     }
 
-    /** The stand-in appliance, compiled once per test JVM. */
+    /** The stand-in appliance's jar, made once per test JVM. */
     private static Path standIn;
 
     /**
-     * A jar that does what the appliance does with a script given as a file, in short: echoes each
-     * line after {@code g! }, and prints the web console's address line as the appliance does at start.
+     * A jar of {@link StandInAppliance}, the class the test build compiled (javac in the test JVM
+     * would cost about 2 s of CPU).
      */
     private static synchronized Path standIn() throws IOException {
         if (standIn != null) {
             return standIn;
         }
-        Path dir = Files.createTempDirectory("ipoib-stand-in-");
-        Path source = dir.resolve("StandIn.java");
-        Files.writeString(source, """
-                import java.nio.file.Files;
-                import java.nio.file.Path;
-
-                public class StandIn {
-                    public static void main(String[] args) throws Exception {
-                        System.out.println("ipoib: web console at http://127.0.0.1:0/system/console/ipoib (stand-in)");
-                        String script = System.getProperty("ipoib.script");
-                        for (String line : Files.readAllLines(Path.of(script))) {
-                            System.out.println("g! " + line);
-                            if (line.startsWith("echo ")) {
-                                System.out.println(line.substring(5));
-                            }
-                        }
-                    }
-                }
-                """);
-        javax.tools.JavaCompiler javac = javax.tools.ToolProvider.getSystemJavaCompiler();
-        assertEquals("javac of the stand-in appliance", 0, javac.run(null, null, null, "-d", dir.toString(),
-                source.toString()));
+        String entry = StandInAppliance.class.getName().replace('.', '/') + ".class";
         java.util.jar.Manifest manifest = new java.util.jar.Manifest();
         manifest.getMainAttributes().put(java.util.jar.Attributes.Name.MANIFEST_VERSION, "1.0");
-        manifest.getMainAttributes().put(java.util.jar.Attributes.Name.MAIN_CLASS, "StandIn");
-        Path jar = dir.resolve("ipoib.jar");
-        try (java.util.jar.JarOutputStream out = new java.util.jar.JarOutputStream(Files.newOutputStream(jar), manifest)) {
-            out.putNextEntry(new java.util.jar.JarEntry("StandIn.class"));
-            out.write(Files.readAllBytes(dir.resolve("StandIn.class")));
+        manifest.getMainAttributes().put(java.util.jar.Attributes.Name.MAIN_CLASS, StandInAppliance.class.getName());
+        Path jar = Files.createTempDirectory("ipoib-stand-in-").resolve("ipoib.jar");
+        try (InputStream in = StandInAppliance.class.getClassLoader().getResourceAsStream(entry);
+                java.util.jar.JarOutputStream out = new java.util.jar.JarOutputStream(Files.newOutputStream(jar), manifest)) {
+            assertTrue("the stand-in's class " + entry, in != null);
+            out.putNextEntry(new java.util.jar.JarEntry(entry));
+            in.transferTo(out);
             out.closeEntry();
         }
         standIn = jar;
