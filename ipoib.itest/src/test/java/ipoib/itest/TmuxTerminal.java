@@ -77,10 +77,39 @@ final class TmuxTerminal implements AutoCloseable {
         tmux("send-keys", "-t", "ipoib", "-l", text);
     }
 
+    /**
+     * Types many lines ahead, each ended by a line feed as Enter ends it, without waiting for
+     * them to run; in pieces, as tmux takes a command of at most 16 KB.
+     */
+    void typeLines(String lines) throws IOException, InterruptedException {
+        int from = 0;
+        while (from < lines.length()) {
+            int to = Math.min(lines.length(), from + 4096);
+            int end = lines.lastIndexOf('\n', to - 1);
+            to = end >= from ? end + 1 : to;
+            type(lines.substring(from, to));
+            from = to;
+        }
+    }
+
     /** The screen and its scrollback as rendered, wrapped lines joined, trailing blank lines left out. */
     String screen() {
+        return capture("-");
+    }
+
+    /**
+     * The screen and the last {@value #RECENT} lines above it: what a wait for the end of a command
+     * reads, as the whole scrollback grows to thousands of lines over a session.
+     */
+    private String recent() {
+        return capture("-" + RECENT);
+    }
+
+    private static final int RECENT = 500;
+
+    private String capture(String start) {
         try {
-            return tmux("capture-pane", "-p", "-J", "-S", "-", "-t", "ipoib").stripTrailing();
+            return tmux("capture-pane", "-p", "-J", "-S", start, "-t", "ipoib").stripTrailing();
         } catch (IOException | InterruptedException e) {
             throw new AssertionError("tmux capture-pane", e);
         }
@@ -114,13 +143,35 @@ final class TmuxTerminal implements AutoCloseable {
         type("echo " + marker);
         keys("Enter");
         Pattern done = Pattern.compile("(?m)^" + marker + "$");
-        String screen = awaitScreen("'" + command + "' to end", timeout, s -> done.matcher(s).find());
-        String[] lines = screen.split("\n");
+        String[] recent = {""};
+        Await.until("'" + command + "' to end", timeout, POLL, () -> done.matcher(recent[0] = recent()).find(),
+                () -> "; the screen:\n" + recent[0]);
+        String[] lines = screen().split("\n");
         StringBuilder out = new StringBuilder();
         for (int i = from; i < lines.length && !lines[i].equals(marker); i++) {
             out.append(lines[i]).append('\n');
         }
         return out.toString();
+    }
+
+    /**
+     * Types {@code keys} (tmux's names) once the line editor waits at its prompt, the command before
+     * ended: JLine draws the prompt after it has put the terminal in raw mode, where Ctrl-D is a key
+     * it reads; typed while a command still runs, the terminal's canonical mode would take Ctrl-D as
+     * an end of file no read waits for.
+     */
+    void keysAtThePrompt(Duration timeout, String... keys) throws IOException, InterruptedException {
+        command("echo at-the-prompt", timeout);
+        awaitScreen("the g! prompt", timeout, s -> lastLine(s).equals("g!"));
+        keys(keys);
+    }
+
+    /** The appliance's JVM (a child of the shell tmux runs in its pane). */
+    ProcessHandle jvm() throws IOException, InterruptedException {
+        long shell = Long.parseLong(tmux("display-message", "-p", "-t", "ipoib", "#{pane_pid}").strip());
+        return ProcessHandle.of(shell).stream().flatMap(ProcessHandle::descendants)
+                .filter(p -> p.info().command().map(c -> c.endsWith("/java")).orElse(false)).findFirst()
+                .orElseThrow(() -> new AssertionError("no java process in the tmux pane"));
     }
 
     /** Waits for the appliance to end; returns its exit status. */
