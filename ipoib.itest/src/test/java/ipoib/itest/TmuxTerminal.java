@@ -18,6 +18,8 @@ import java.util.regex.Pattern;
  */
 final class TmuxTerminal implements AutoCloseable {
     private static final Duration POLL = Duration.ofMillis(100);
+    /** A command's end is looked for more often: a look reads the last lines only. */
+    private static final Duration COMMAND_POLL = Duration.ofMillis(30);
     private final String socket;
     private final Path directory;
     private int markers;
@@ -133,22 +135,38 @@ final class TmuxTerminal implements AutoCloseable {
 
     /**
      * Types a command and Enter, then a marker's echo, and waits for the marker's line: returns the
-     * lines from the command's prompt line to the marker's prompt line.
+     * lines from the command's prompt line to the marker's prompt line. The keys go in one call of
+     * tmux, and the wait reads the screen with the lines just above it, not the whole scrollback,
+     * which grows to thousands of lines over a session.
      */
     String command(String command, Duration timeout) throws IOException, InterruptedException {
-        int from = screen().split("\n").length - 1; // the prompt line the command is typed at
         String marker = "@@done-" + (++markers);
-        type(command);
-        keys("Enter");
-        type("echo " + marker);
-        keys("Enter");
+        tmux("send-keys", "-t", "ipoib", "-l", command, ";", "send-keys", "-t", "ipoib", "Enter", ";",
+                "send-keys", "-t", "ipoib", "-l", "echo " + marker, ";", "send-keys", "-t", "ipoib", "Enter");
         Pattern done = Pattern.compile("(?m)^" + marker + "$");
         String[] recent = {""};
-        Await.until("'" + command + "' to end", timeout, POLL, () -> done.matcher(recent[0] = recent()).find(),
+        Await.until("'" + command + "' to end", timeout, COMMAND_POLL, () -> done.matcher(recent[0] = recent()).find(),
                 () -> "; the screen:\n" + recent[0]);
-        String[] lines = screen().split("\n");
+        String output = between(recent[0], command, marker);
+        return output != null ? output : between(screen(), command, marker);
+    }
+
+    /** The lines from the last prompt line with {@code command} before the marker's line to it, or null. */
+    private static String between(String screen, String command, String marker) {
+        String[] lines = screen.split("\n");
+        int end = lines.length - 1;
+        while (end >= 0 && !lines[end].equals(marker)) {
+            end--;
+        }
+        int start = end - 1;
+        while (start >= 0 && !lines[start].stripTrailing().equals(("g! " + command).stripTrailing())) {
+            start--;
+        }
+        if (start < 0) {
+            return null;
+        }
         StringBuilder out = new StringBuilder();
-        for (int i = from; i < lines.length && !lines[i].equals(marker); i++) {
+        for (int i = start; i < end; i++) {
             out.append(lines[i]).append('\n');
         }
         return out.toString();
