@@ -34,8 +34,8 @@ import org.junit.rules.TemporaryFolder;
  * {@code ipoib.defaults=false} does), and a script from a process substitution whose pipe stays
  * open, ended by {@code exit 3}. Only the script file's appliance has the default interfaces: the
  * others' commands do not need them. They share nothing (each has its own console port and home):
- * the script file runs while the other two run one after the other, two appliances at a time as
- * the machines have two cores or more. What does not need a process of its own (the error of a
+ * the three run at the same time, so that both cores of the machines stay busy until the last
+ * ends (one after the other, the last ran alone on one core). What does not need a process of its own (the error of a
  * command that throws, an unknown command, {@code exit} with and without a status, {@code start}
  * by symbolic name) is tested on Gogo's runtime in {@code ScriptRunnerTest}.
  */
@@ -72,8 +72,8 @@ public class ApplianceScriptIT {
     private static Run script;
     private static Future<Run> failing;
     private static Future<Run> substituted;
-    /** Runs the two appliances other than the script file's, one at a time. */
-    private static final ExecutorService FORKS = Executors.newSingleThreadExecutor(r -> {
+    /** Runs the two appliances other than the script file's. */
+    private static final ExecutorService FORKS = Executors.newFixedThreadPool(2, r -> {
         Thread t = new Thread(r, "ApplianceScriptIT-forks");
         t.setDaemon(true);
         return t;
