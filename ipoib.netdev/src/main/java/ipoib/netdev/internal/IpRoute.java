@@ -130,7 +130,7 @@ final class IpRoute {
 
     /**
      * Runs {@code before} (e.g. an MTU change; none when empty), then reads the device's addresses
-     * and groups, in one process.
+     * and groups, in one process (the reconciliation reads them without one: {@link KernelState}).
      */
     static State state(String netns, String device, List<String> before) throws IOException {
         List<String> lines = new ArrayList<>(before);

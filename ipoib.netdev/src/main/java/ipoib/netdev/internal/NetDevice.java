@@ -35,6 +35,8 @@ final class NetDevice implements AutoCloseable {
     private final StackAdapter stack;
     private final Consumer<String> warn;
     private final Tun tun;
+    /** The device's addresses and groups, read in the process (no {@code ip} per reconciliation). */
+    private final KernelState kernel;
     private final Bridge bridge;
     private final AutoCloseable receiving;
     private final AutoCloseable metrics;
@@ -48,12 +50,13 @@ final class NetDevice implements AutoCloseable {
     private boolean closed;
 
     private NetDevice(String device, String netns, StackAdapter stack, Consumer<String> warn, Tun tun,
-                      BundleContext context) throws IOException {
+                      KernelState kernel, BundleContext context) throws IOException {
         this.device = device;
         this.netns = netns;
         this.stack = stack;
         this.warn = warn;
         this.tun = tun;
+        this.kernel = kernel;
         this.bridge = new Bridge(tun, device, stack, warn, Clock.SYSTEM);
         this.receiving = stack.receive(context, device, netns, bridge);
         this.metrics = stack.publishCounters(context, device, bridge::counters);
@@ -82,6 +85,7 @@ final class NetDevice implements AutoCloseable {
                           List<Cidr> addresses, boolean offload, ParkedDevices.Parked parked, Consumer<String> warn,
                           Consumer<String> info) throws IOException {
         Tun tun = null;
+        KernelState kernel = null;
         try {
             String missing = Tun.missingPrivilege();
             if (missing != null) {
@@ -114,7 +118,8 @@ final class NetDevice implements AutoCloseable {
                 IpRoute.batch(netns, false, lines).orThrow(netns);
                 linkMtu = 0;
             }
-            NetDevice d = new NetDevice(device, netns, stack, warn, tun, context);
+            kernel = KernelState.open(netns, device);
+            NetDevice d = new NetDevice(device, netns, stack, warn, tun, kernel, context);
             d.mtu = linkMtu;
             if (kept != null) {
                 for (String a : kept) {
@@ -124,6 +129,9 @@ final class NetDevice implements AutoCloseable {
             }
             return d;
         } catch (IOException | RuntimeException e) {
+            if (kernel != null) {
+                kernel.close();
+            }
             if (tun != null) {
                 tun.close();
             } else if (parked != null) {
@@ -218,11 +226,11 @@ final class NetDevice implements AutoCloseable {
         try {
             int linkMtu = stack.mtu();
             boolean newMtu = linkMtu > 0 && linkMtu != mtu;
-            IpRoute.State state = IpRoute.state(netns, device,
-                    newMtu ? List.of("link set dev " + device + " mtu " + linkMtu) : List.of());
             if (newMtu) {
+                IpRoute.batch(netns, false, List.of("link set dev " + device + " mtu " + linkMtu)).orThrow(netns);
                 mtu = linkMtu;
             }
+            IpRoute.State state = kernel.read();
             List<Cidr> kernel = parse(state.addresses());
             List<InterfaceAddress> table = stack.addresses();
             Set<InetAddress> inTable = new HashSet<>();
@@ -309,6 +317,7 @@ final class NetDevice implements AutoCloseable {
             warn.accept(e.getMessage());
         }
         closed = true;
+        kernel.close();
         List<String> stackAddresses = new ArrayList<>();
         for (InetAddress a : fromStack) {
             stackAddresses.add(a.getHostAddress().replaceFirst("%.*", ""));
@@ -329,6 +338,7 @@ final class NetDevice implements AutoCloseable {
         }
         detach();
         closed = true;
+        kernel.close();
         tun.close();
     }
 

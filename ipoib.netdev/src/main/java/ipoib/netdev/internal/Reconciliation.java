@@ -6,8 +6,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 /**
- * The one control loop on which the bundle's devices are reconciled with the kernel (a few
- * {@code ip} commands every few seconds), there while a device is: {@link #idle} closes it with
+ * The one control loop on which the bundle's devices are reconciled with the kernel (every few
+ * seconds; read in the process, {@link KernelState}), there while a device is: {@link #idle} closes it with
  * the last device, so that an updated bundle leaves no thread of its old class loader behind, and
  * the next device starts a new one. Its timers run on the loop's clock, so a test drives them on
  * a manual one.

@@ -207,12 +207,27 @@ final class Tun implements PacketDevice, AutoCloseable {
      * device has its name from the start.
      */
     static Tun openIn(String netns, String name, boolean offload) throws IOException {
-        Tun[] opened = new Tun[1];
+        return inside(netns, "creating device " + name, () -> open(name, offload));
+    }
+
+    /** What {@link #inside} runs in the namespace. */
+    interface InNamespace<T> {
+        T run() throws IOException;
+    }
+
+    /**
+     * Runs {@code task} on a platform thread of its own that entered network namespace
+     * {@code netns} and ends with it (a thread that entered a namespace is never reused), and
+     * returns its result: a descriptor it opens (a device, a socket, a {@code /proc/thread-self/net}
+     * file) belongs to that namespace for its life. {@code what} names the task in an interruption.
+     */
+    static <T> T inside(String netns, String what, InNamespace<T> task) throws IOException {
+        Object[] result = new Object[1];
         Throwable[] failure = new Throwable[1];
         Thread t = Thread.ofPlatform().name("ipoib-netdev-open").daemon(true).unstarted(() -> {
             try {
                 enter(netns);
-                opened[0] = open(name, offload);
+                result[0] = task.run();
             } catch (Throwable e) {
                 failure[0] = e;
             }
@@ -222,7 +237,7 @@ final class Tun implements PacketDevice, AutoCloseable {
             t.join();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new IOException("creating device " + name + " in network namespace " + netns + ": interrupted", e);
+            throw new IOException(what + " in network namespace " + netns + ": interrupted", e);
         }
         if (failure[0] instanceof IOException e) {
             throw e;
@@ -233,7 +248,9 @@ final class Tun implements PacketDevice, AutoCloseable {
         if (failure[0] != null) {
             throw new IllegalStateException(failure[0]);
         }
-        return opened[0];
+        @SuppressWarnings("unchecked")
+        T value = (T) result[0];
+        return value;
     }
 
     /** Moves the calling (platform) thread into network namespace {@code netns}. */
