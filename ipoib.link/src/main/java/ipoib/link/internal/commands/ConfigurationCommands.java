@@ -256,8 +256,11 @@ final class ConfigurationCommands {
         return changing;
     }
 
-    /** Names of ipoib.link configurations that name their interface and have no interface yet. */
-    private List<String> configuredWithoutLink() {
+    /**
+     * Names of ipoib.link configurations that name their interface and have no interface yet. An
+     * empty name (the metatype's default) names none: the component derives it, as for no name.
+     */
+    List<String> configuredWithoutLink() {
         Configuration[] configurations;
         try {
             configurations = configurationAdmin.listConfigurations(
@@ -273,7 +276,7 @@ final class ConfigurationCommands {
             Object name = c.getProperties() == null ? null : c.getProperties().get("name");
             // A refused configuration (ipoib:links shows why) is not waited for: it cannot come up.
             boolean refused = LinkClaims.INSTANCE.refusals().stream().anyMatch(r -> r.name().equals(name));
-            if (name != null && !refused && links.stream().noneMatch(l -> l.name().equals(name))) {
+            if (name != null && !name.toString().isBlank() && !refused && links.stream().noneMatch(l -> l.name().equals(name))) {
                 pending.add(name.toString());
             }
         }
