@@ -187,6 +187,50 @@ public class ConsoleIT {
         assertEquals("no poll failed", "null", browser.eval("document.getElementById('ipoib-refresh').getAttribute('data-error')"));
     }
 
+    /**
+     * A poll that gets no answer holds up neither the page's other tables nor its next polls: while
+     * the CM listing is left unanswered, the page says so and a flushed neighbour still leaves the
+     * neighbours table; answered again, whole rounds of polls succeed. The same for polls refused for
+     * want of credentials, which a browser keeps waiting at its login prompt.
+     */
+    @Test
+    public void aPollWithoutAnAnswerHoldsUpNeitherTheOtherTablesNorTheNextPolls() throws Exception {
+        assertTrue(appliance.shell("ipoib:await all 30").contains("ib1_1_ffff UP"));
+        assertTrue(appliance.shell("ipoib:ping -c 1 10.0.0.2").contains("1 received"));
+        browser.navigate(base + "/system/console/ipoib");
+        browser.eval("window.ipoibSamePage = 'yes'");
+        String error = "document.getElementById('ipoib-refresh').getAttribute('data-error')";
+        String neighbours = "document.getElementById('ipoib-neighbours').textContent";
+        try {
+            browser.leaveUnanswered("*/system/console/ipoib/cm.json");
+            browser.await("the page names the poll without an answer", error,
+                    v -> v.contains("ipoib/cm.json: no answer within"));
+            appliance.shell("ipoib:neigh flush");
+            browser.await("10.0.0.2 gone from the neighbours table while cm.json is unanswered", neighbours,
+                    v -> !v.contains("10.0.0.2"));
+        } finally {
+            browser.answerRequestsAgain();
+        }
+        awaitAWholeRoundOfPolls();
+        try {
+            browser.forgetAuthorization();
+            browser.await("the page names the polls left at the login prompt", error, v -> v.contains("ipoib.json: "));
+        } finally {
+            browser.authorize(auth);
+        }
+        assertTrue(appliance.shell("ipoib:ping -c 1 10.0.0.2").contains("1 received"));
+        browser.await("10.0.0.2 back in the neighbours table", neighbours, v -> v.contains("10.0.0.2") && v.contains("RESOLVED"));
+        awaitAWholeRoundOfPolls();
+        assertEquals("the same page, never reloaded", "yes", browser.eval("window.ipoibSamePage"));
+    }
+
+    /** Waits for a round of the open page's polls, begun from now on, whose every answer was drawn. */
+    private static void awaitAWholeRoundOfPolls() throws Exception {
+        String rounds = "Number(document.getElementById('ipoib-refresh').getAttribute('data-refreshed'))";
+        long before = Long.parseLong(browser.eval(rounds));
+        browser.await("a round of polls with every answer drawn", rounds, v -> Long.parseLong(v) > before + 1);
+    }
+
     /** Each page's data as JSON at its label + .json, parsed as JSON. */
     @Test
     public void everyPageHasItsDataAsJson() throws Exception {

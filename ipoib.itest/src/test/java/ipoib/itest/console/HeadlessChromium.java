@@ -142,6 +142,25 @@ final class HeadlessChromium implements AutoCloseable {
                 v -> v.equals("true"));
     }
 
+    /**
+     * Leaves every request of the page whose address matches {@code urlPattern} (DevTools' Fetch
+     * patterns: {@code *} any characters) without an answer, as a server that never answers does,
+     * until {@link #answerRequestsAgain}.
+     */
+    void leaveUnanswered(String urlPattern) throws Exception {
+        call("Fetch.enable", "{\"patterns\":[{\"urlPattern\":" + Json.quote(urlPattern) + "}]}");
+    }
+
+    /** Requests are answered again from now on. */
+    void answerRequestsAgain() throws Exception {
+        call("Fetch.disable", "{}");
+    }
+
+    /** Requests go without the Authorization header (answered 401) until {@link #authorize} again. */
+    void forgetAuthorization() throws Exception {
+        call("Network.setExtraHTTPHeaders", "{\"headers\":{}}");
+    }
+
     /** Evaluates an expression in the page; the result as a string. */
     @SuppressWarnings("unchecked")
     String eval(String expression) throws Exception {
