@@ -101,12 +101,19 @@ public class ConsoleIT {
         return browser.eval("(document.querySelector('" + selector + "') || {textContent: 'MISSING'}).textContent");
     }
 
+    /**
+     * The IPoIB page: interfaces, neighbours, groups and the live chart, drawn by the bundle's script
+     * from rates.json; its tables and chart follow the stack without a reload (a flushed neighbour
+     * leaves the table, a ping brings it back and shows in the chart).
+     */
     @Test
-    public void ipoibPageShowsInterfacesNeighboursGroupsAndLiveCounters() throws Exception {
+    public void ipoibPageShowsTheStackAndFollowsItWithoutAReload() throws Exception {
         // Other tests of the class restart bundles: the interfaces and the neighbour are made sure of here.
         assertTrue(appliance.shell("ipoib:await all 30").contains("ib1_1_ffff UP"));
         assertTrue(appliance.shell("ipoib:ping -c 1 10.0.0.2").contains("1 received"));
         browser.navigate(base + "/system/console/ipoib");
+        // A reload would drop this property of the page's window.
+        browser.eval("window.ipoibSamePage = 'yes'");
         String links = text("#ipoib-links");
         assertTrue(links, links.contains("ib0_1_ffff") && links.contains("ib1_1_ffff") && links.contains("UP"));
         String neighbours = text("#ipoib-neighbours");
@@ -114,16 +121,23 @@ public class ConsoleIT {
                 neighbours.contains("10.0.0.2") && neighbours.contains("RESOLVED"));
         String groups = text("#ipoib-groups");
         assertTrue("the broadcast group of P_Key 0xffff: " + groups, groups.contains("ff12:401b:ffff::ffff:ffff"));
-        // The live chart is drawn by the bundle's script from rates.json, without a reload.
         browser.await("live chart lines for both interfaces",
                 "document.querySelectorAll('#ipoib-live-chart polyline').length", v -> Integer.parseInt(v) >= 6);
         String legend = text("#ipoib-live-legend");
         assertTrue(legend, legend.contains("ib0_1_ffff: rx") && legend.contains("ib1_1_ffff: rx"));
-        // Traffic now shows in the next samples: the chart's rx line of ib1 rises above zero.
+
+        appliance.shell("ipoib:neigh flush");
+        browser.await("10.0.0.2 gone from the neighbours table", "document.getElementById('ipoib-neighbours').textContent",
+                v -> !v.contains("10.0.0.2"));
         appliance.shell("ipoib:ping -c 3 -i 0.2 10.0.0.2");
+        browser.await("10.0.0.2 back in the neighbours table", "document.getElementById('ipoib-neighbours').textContent",
+                v -> v.contains("10.0.0.2") && v.contains("RESOLVED"));
+        // The ping's traffic shows in the next samples: the chart's rx line of ib1 rises above zero.
         browser.await("rx packets/s above zero in the page", "document.getElementById('ipoib-live-legend').textContent",
                 v -> Pattern.compile("ib1_1_ffff: rx [1-9]").matcher(v).find()
                         || maxOfSeries("ib1_1_ffff") > 0);
+        assertEquals("the same page, never reloaded", "yes", browser.eval("window.ipoibSamePage"));
+        assertEquals("no poll failed", "null", browser.eval("document.getElementById('ipoib-refresh').getAttribute('data-error')"));
         browser.screenshot(SHOTS.resolve("ipoib.png"));
         assertTrue(Files.size(SHOTS.resolve("ipoib.png")) > 10_000);
     }
@@ -166,25 +180,6 @@ public class ConsoleIT {
         browser.eval("document.getElementById('fabric-clear-form').submit()");
         browser.await("faults cleared", "location.search", v -> v.contains("cleared"));
         assertTrue(appliance.shell("fabric:faults").contains("loop1/1: loss=0%"));
-    }
-
-    /** The IPoIB page's tables follow the stack without a reload: a flushed neighbour leaves them, a ping brings it back. */
-    @Test
-    public void ipoibPageTablesFollowTheStackWithoutAReload() throws Exception {
-        assertTrue(appliance.shell("ipoib:await all 30").contains("ib1_1_ffff UP"));
-        assertTrue(appliance.shell("ipoib:ping -c 1 10.0.0.2").contains("1 received"));
-        browser.navigate(base + "/system/console/ipoib");
-        assertTrue(text("#ipoib-neighbours").contains("10.0.0.2"));
-        // A reload would drop this property of the page's window.
-        browser.eval("window.ipoibSamePage = 'yes'");
-        appliance.shell("ipoib:neigh flush");
-        browser.await("10.0.0.2 gone from the neighbours table", "document.getElementById('ipoib-neighbours').textContent",
-                v -> !v.contains("10.0.0.2"));
-        appliance.shell("ipoib:ping -c 1 10.0.0.2");
-        browser.await("10.0.0.2 back in the neighbours table", "document.getElementById('ipoib-neighbours').textContent",
-                v -> v.contains("10.0.0.2") && v.contains("RESOLVED"));
-        assertEquals("the same page, never reloaded", "yes", browser.eval("window.ipoibSamePage"));
-        assertEquals("no poll failed", "null", browser.eval("document.getElementById('ipoib-refresh').getAttribute('data-error')"));
     }
 
     /**
@@ -421,10 +416,6 @@ public class ConsoleIT {
         browser.navigate(base + "/system/console/ipoib-events");
         String events = text("#ipoib-events");
         assertTrue(events, events.contains("ipoib/link/UP") && events.contains("ib0_1_ffff"));
-        // The Web Console's configuration page lists the project's PIDs from their metatype.
-        browser.navigate(base + "/system/console/configMgr");
-        browser.await("the configuration page lists ipoib.console and ipoib.arp", "document.body.textContent",
-                v -> v.contains("ipoib console access") && v.contains("ipoib.arp"));
     }
 
     @Test
@@ -570,8 +561,11 @@ public class ConsoleIT {
         assertEquals("no bundle was installed", before.lines().count(), appliance.shell("lb").lines().count());
         assertFalse(appliance.shell("ipoib:config ipoib.arp").contains("1234"));
 
-        // The Web Console's own page, whose script knows nothing of the token, still saves a configuration.
+        // The Web Console's configuration page lists the project's PIDs from their metatype; its own
+        // script, which knows nothing of the token, still saves a configuration.
         browser.navigate(base + "/system/console/configMgr");
+        browser.await("the configuration page lists ipoib.console and ipoib.arp", "document.body.textContent",
+                v -> v.contains("ipoib console access") && v.contains("ipoib.arp"));
         browser.eval("(() => { $.post('" + base + "/system/console/configMgr/ipoib.arp', {apply: 'true', action: "
                 + "'ajaxConfigManager', propertylist: 'retransmitMillis', retransmitMillis: '1700'}); return 'sent'; })()");
         Await.until("retransmitMillis = 1700 stored through the Web Console's page", Duration.ofSeconds(60),

@@ -32,6 +32,7 @@ final class HeadlessChromium implements AutoCloseable {
     private final WebSocket socket;
     private final AtomicInteger ids = new AtomicInteger();
     private final Map<Integer, CompletableFuture<Map<String, Object>>> pending = new ConcurrentHashMap<>();
+    private static final Duration LOOK_EVERY = Duration.ofMillis(10);
 
     private HeadlessChromium(Process process, Path profile, WebSocket socket) {
         this.process = process;
@@ -173,10 +174,14 @@ final class HeadlessChromium implements AutoCloseable {
         return String.valueOf(result.get("value"));
     }
 
-    /** Polls an expression until the condition holds on its value (60 s at most). */
+    /**
+     * Polls an expression until the condition holds on its value (60 s at most), every 10 ms: each
+     * look is a round trip the page's renderer answers, and looking every millisecond took the
+     * cores from the page and the appliance being waited for.
+     */
     String await(String what, String expression, Predicate<String> condition) {
         String[] value = {null};
-        Await.until(what, Duration.ofSeconds(60), () -> {
+        Await.until(what, Duration.ofSeconds(60), LOOK_EVERY, () -> {
             try {
                 value[0] = eval(expression);
                 return condition.test(value[0]);
