@@ -235,7 +235,7 @@ public class ConsoleIT {
                 ipoib.headers().firstValue("Content-Type").orElse("").startsWith("application/json"));
         @SuppressWarnings("unchecked")
         java.util.Map<String, Object> stack = (java.util.Map<String, Object>) Json.parse(ipoib.body());
-        assertEquals(java.util.List.of("links", "counters", "neighbours", "groups"), java.util.List.copyOf(stack.keySet()));
+        assertEquals(java.util.List.of("links", "counters", "neighbours", "groups", "refused"), java.util.List.copyOf(stack.keySet()));
         String links = String.valueOf(stack.get("links"));
         assertTrue(links, links.contains("interface=ib0_1_ffff") && links.contains("state=UP"));
         for (String page : new String[] {"ipoib-verbs", "ipoib-events", "ipoib-fabric"}) {
@@ -535,16 +535,28 @@ public class ConsoleIT {
         assertEquals(403, curl(pid, "-X", "POST", "-d", form, "-H", "Authorization: " + auth).status());
         Curl applied = curl(pid, "-X", "POST", "-d", form + "&ipoib_token=" + token(), "-H", "Authorization: " + auth);
         assertTrue(applied.status() + " " + applied.body(), applied.status() < 400);
-        // The provider refuses what the form stored, keeps running and stores its configuration in force again.
+        // The provider refuses what the form stored, keeps running and stores its configuration in force
+        // again; the listing shows the refused value beside the one in force.
         String refused = "ipoib.verbs.fabric: configuration refused: invalid fabric provider property 'verbsLibrary' value '"
                 + dir.resolve("evil.so") + "'";
         Await.until("the refusal and the configuration in force stored again", Duration.ofSeconds(60),
-                () -> appliance.stderr().contains(refused) && !shell("ipoib:config ipoib.verbs.fabric").contains("evil.so"),
+                () -> appliance.stderr().contains(refused)
+                        && !inForce(shell("ipoib:config ipoib.verbs.fabric"), "verbsLibrary").contains("evil.so"),
                 () -> appliance.stderr());
         String line = appliance.stderr().lines().filter(l -> l.contains(refused)).findFirst().orElse("none");
         assertTrue(line, line.contains("nothing was loaded"));
-        assertFalse(appliance.shell("ipoib:config ipoib.verbs.fabric").contains("evil.so"));
+        String listing = appliance.shell("ipoib:config ipoib.verbs.fabric");
+        assertFalse(listing, inForce(listing, "verbsLibrary").contains("evil.so"));
+        assertTrue(listing, listing.contains("last update refused: "));
         assertFalse("the library's constructor ran", Files.exists(marker));
+    }
+
+    /** A property's row of an {@code ipoib:config} listing without the refused value shown beside it. */
+    private static String inForce(String listing, String property) {
+        String row = listing.lines().map(String::strip).filter(l -> l.startsWith(property + " ")).findFirst()
+                .orElseThrow(() -> new AssertionError("no row " + property + " in\n" + listing));
+        int refused = row.indexOf("  refused ");
+        return refused < 0 ? row : row.substring(0, refused);
     }
 
     @Test
