@@ -56,9 +56,12 @@ final class HeadlessChromium implements AutoCloseable {
                     + "(apt-get install chromium; ./ipoib test and .ci/run install it)");
         }
         Path profile = Files.createTempDirectory("ipoib-chromium-");
+        // Without the back/forward cache: pages left behind there sent their polls without the
+        // Authorization header of Network.setExtraHTTPHeaders, and each 401 kept one of Chromium's
+        // six connections to the console at the login prompt for 20-60 s.
         Process process = new ProcessBuilder(binary, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
                 "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                "--disable-dev-shm-usage", "--hide-scrollbars", "--user-data-dir=" + profile,
+                "--disable-dev-shm-usage", "--hide-scrollbars", "--disable-features=BackForwardCache", "--user-data-dir=" + profile,
                 "--remote-debugging-address=127.0.0.1", "--remote-debugging-port=0", "--window-size=1280,1600",
                 "about:blank")
                 .redirectErrorStream(true).redirectOutput(profile.resolve("chromium.log").toFile()).start();
