@@ -3,6 +3,28 @@
 // refreshMillis) in place of the 2000 below.
 var REFRESH_MILLIS = 2000;
 
+// Every request of the script: fetched past the browser's HTTP cache and given up after
+// TIMEOUT_MILLIS, so that a request left waiting (an unanswered login prompt, a lost connection)
+// holds up neither the next poll nor another request for the same address. Through the cache,
+// Chromium makes a GET wait up to 20 s while another GET of the same address holds its cache
+// entry (net/http/http_cache_transaction.cc, HttpCache::Transaction::DoAddToEntry,
+// ERR_CACHE_LOCK_TIMEOUT). load(url) resolves to the answer's text and rejects with why not.
+var TIMEOUT_MILLIS = Math.max(5 * REFRESH_MILLIS, 3000);
+function load(url) {
+  'use strict';
+  var abort = new AbortController();
+  var timer = setTimeout(function () { abort.abort(); }, TIMEOUT_MILLIS);
+  return fetch(url, { cache: 'no-store', credentials: 'same-origin', signal: abort.signal })
+    .then(function (response) {
+      if (response.status !== 200) { throw new Error('HTTP ' + response.status); }
+      return response.text();
+    })
+    .catch(function (e) {
+      throw abort.signal.aborted ? new Error('no answer within ' + TIMEOUT_MILLIS + ' ms') : e;
+    })
+    .finally(function () { clearTimeout(timer); });
+}
+
 // The IPoIB page's chart: polls rates.json every REFRESH_MILLIS and draws packets/s (rx, tx) and drops/s per
 // interface as SVG polylines.
 (function () {
@@ -60,18 +82,15 @@ var REFRESH_MILLIS = 2000;
     box.setAttribute('data-samples', names.length ? data.links[names[0]].rx.length : 0);
   }
 
+  // The next poll is scheduled whatever became of this one.
   function poll() {
-    var request = new XMLHttpRequest();
-    request.open('GET', box.getAttribute('data-source'));
-    request.onload = function () {
-      if (request.status === 200) { draw(JSON.parse(request.responseText)); }
+    load(box.getAttribute('data-source')).then(function (text) {
+      draw(JSON.parse(text));
       setTimeout(poll, REFRESH_MILLIS);
-    };
-    request.onerror = function () {
-      legend.textContent = 'console unreachable; retrying';
+    }).catch(function (e) {
+      legend.textContent = 'console unreachable (' + e.message + '); retrying';
       setTimeout(poll, Math.max(REFRESH_MILLIS, 5000));
-    };
-    request.send();
+    });
   }
   poll();
 }());
@@ -83,7 +102,8 @@ var REFRESH_MILLIS = 2000;
 // the outer record's fields), each [data-live-text] element's text from that JSON string, and each
 // [data-live-svg] element from the SVG at that address. A table with a data-live-source is redrawn
 // from the JSON at that address instead. The marker's data-refreshed counts the rounds of polls
-// whose every answer was drawn (a test waits for one); data-error says why the last poll failed.
+// whose every answer was drawn (a test waits for one); data-error says why a poll of the last
+// round failed (its answer's status, no answer within TIMEOUT_MILLIS, a network error).
 (function () {
   'use strict';
   var marker = document.getElementById('ipoib-refresh');
@@ -126,19 +146,11 @@ var REFRESH_MILLIS = 2000;
     return out;
   }
 
-  function get(url, then, done) {
-    var request = new XMLHttpRequest();
-    request.open('GET', url);
-    request.onload = function () {
-      try {
-        if (request.status === 200) { then(request.responseText); } else { marker.setAttribute('data-error', url + ': ' + request.status); }
-      } catch (e) {
-        marker.setAttribute('data-error', url + ': ' + e);
-      }
-      done();
-    };
-    request.onerror = function () { marker.setAttribute('data-error', url + ': unreachable'); done(); };
-    request.send();
+  // Settles once whatever the answer: drawn, refused, failed, timed out.
+  function get(url, then) {
+    return load(url).then(then).catch(function (e) {
+      marker.setAttribute('data-error', url + ': ' + (e && e.message || e));
+    });
   }
 
   function redrawTables(tables, data) {
@@ -171,15 +183,13 @@ var REFRESH_MILLIS = 2000;
     document.querySelectorAll('[data-live-svg]').forEach(function (e) {
       polls.push([e.getAttribute('data-live-svg'), function (svg) { e.innerHTML = svg; }]);
     });
-    var pending = polls.length;
-    function done() {
-      if (--pending > 0) { return; }
+    // Every get settles within TIMEOUT_MILLIS, so the next round always comes.
+    Promise.all(polls.map(function (p) { return get(p[0], p[1]); })).then(function () {
       if (!marker.getAttribute('data-error')) {
         marker.setAttribute('data-refreshed', Number(marker.getAttribute('data-refreshed') || 0) + 1);
       }
       setTimeout(poll, REFRESH_MILLIS);
-    }
-    polls.forEach(function (p) { get(p[0], p[1], done); });
+    });
   }
   setTimeout(poll, REFRESH_MILLIS);
 }());

@@ -101,12 +101,19 @@ public class ConsoleIT {
         return browser.eval("(document.querySelector('" + selector + "') || {textContent: 'MISSING'}).textContent");
     }
 
+    /**
+     * The IPoIB page: interfaces, neighbours, groups and the live chart, drawn by the bundle's script
+     * from rates.json; its tables and chart follow the stack without a reload (a flushed neighbour
+     * leaves the table, a ping brings it back and shows in the chart).
+     */
     @Test
-    public void ipoibPageShowsInterfacesNeighboursGroupsAndLiveCounters() throws Exception {
+    public void ipoibPageShowsTheStackAndFollowsItWithoutAReload() throws Exception {
         // Other tests of the class restart bundles: the interfaces and the neighbour are made sure of here.
         assertTrue(appliance.shell("ipoib:await all 30").contains("ib1_1_ffff UP"));
         assertTrue(appliance.shell("ipoib:ping -c 1 10.0.0.2").contains("1 received"));
         browser.navigate(base + "/system/console/ipoib");
+        // A reload would drop this property of the page's window.
+        browser.eval("window.ipoibSamePage = 'yes'");
         String links = text("#ipoib-links");
         assertTrue(links, links.contains("ib0_1_ffff") && links.contains("ib1_1_ffff") && links.contains("UP"));
         String neighbours = text("#ipoib-neighbours");
@@ -114,16 +121,23 @@ public class ConsoleIT {
                 neighbours.contains("10.0.0.2") && neighbours.contains("RESOLVED"));
         String groups = text("#ipoib-groups");
         assertTrue("the broadcast group of P_Key 0xffff: " + groups, groups.contains("ff12:401b:ffff::ffff:ffff"));
-        // The live chart is drawn by the bundle's script from rates.json, without a reload.
         browser.await("live chart lines for both interfaces",
                 "document.querySelectorAll('#ipoib-live-chart polyline').length", v -> Integer.parseInt(v) >= 6);
         String legend = text("#ipoib-live-legend");
         assertTrue(legend, legend.contains("ib0_1_ffff: rx") && legend.contains("ib1_1_ffff: rx"));
-        // Traffic now shows in the next samples: the chart's rx line of ib1 rises above zero.
+
+        appliance.shell("ipoib:neigh flush");
+        browser.await("10.0.0.2 gone from the neighbours table", "document.getElementById('ipoib-neighbours').textContent",
+                v -> !v.contains("10.0.0.2"));
         appliance.shell("ipoib:ping -c 3 -i 0.2 10.0.0.2");
+        browser.await("10.0.0.2 back in the neighbours table", "document.getElementById('ipoib-neighbours').textContent",
+                v -> v.contains("10.0.0.2") && v.contains("RESOLVED"));
+        // The ping's traffic shows in the next samples: the chart's rx line of ib1 rises above zero.
         browser.await("rx packets/s above zero in the page", "document.getElementById('ipoib-live-legend').textContent",
                 v -> Pattern.compile("ib1_1_ffff: rx [1-9]").matcher(v).find()
                         || maxOfSeries("ib1_1_ffff") > 0);
+        assertEquals("the same page, never reloaded", "yes", browser.eval("window.ipoibSamePage"));
+        assertEquals("no poll failed", "null", browser.eval("document.getElementById('ipoib-refresh').getAttribute('data-error')"));
         browser.screenshot(SHOTS.resolve("ipoib.png"));
         assertTrue(Files.size(SHOTS.resolve("ipoib.png")) > 10_000);
     }
@@ -168,23 +182,48 @@ public class ConsoleIT {
         assertTrue(appliance.shell("fabric:faults").contains("loop1/1: loss=0%"));
     }
 
-    /** The IPoIB page's tables follow the stack without a reload: a flushed neighbour leaves them, a ping brings it back. */
+    /**
+     * A poll that gets no answer holds up neither the page's other tables nor its next polls: while
+     * the CM listing is left unanswered, the page says so and a flushed neighbour still leaves the
+     * neighbours table; answered again, whole rounds of polls succeed. The same for polls refused for
+     * want of credentials, which a browser keeps waiting at its login prompt.
+     */
     @Test
-    public void ipoibPageTablesFollowTheStackWithoutAReload() throws Exception {
+    public void aPollWithoutAnAnswerHoldsUpNeitherTheOtherTablesNorTheNextPolls() throws Exception {
         assertTrue(appliance.shell("ipoib:await all 30").contains("ib1_1_ffff UP"));
         assertTrue(appliance.shell("ipoib:ping -c 1 10.0.0.2").contains("1 received"));
         browser.navigate(base + "/system/console/ipoib");
-        assertTrue(text("#ipoib-neighbours").contains("10.0.0.2"));
-        // A reload would drop this property of the page's window.
         browser.eval("window.ipoibSamePage = 'yes'");
-        appliance.shell("ipoib:neigh flush");
-        browser.await("10.0.0.2 gone from the neighbours table", "document.getElementById('ipoib-neighbours').textContent",
-                v -> !v.contains("10.0.0.2"));
-        appliance.shell("ipoib:ping -c 1 10.0.0.2");
-        browser.await("10.0.0.2 back in the neighbours table", "document.getElementById('ipoib-neighbours').textContent",
-                v -> v.contains("10.0.0.2") && v.contains("RESOLVED"));
+        String error = "document.getElementById('ipoib-refresh').getAttribute('data-error')";
+        String neighbours = "document.getElementById('ipoib-neighbours').textContent";
+        try {
+            browser.leaveUnanswered("*/system/console/ipoib/cm.json");
+            browser.await("the page names the poll without an answer", error,
+                    v -> v.contains("ipoib/cm.json: no answer within"));
+            appliance.shell("ipoib:neigh flush");
+            browser.await("10.0.0.2 gone from the neighbours table while cm.json is unanswered", neighbours,
+                    v -> !v.contains("10.0.0.2"));
+        } finally {
+            browser.answerRequestsAgain();
+        }
+        awaitAWholeRoundOfPolls();
+        try {
+            browser.forgetAuthorization();
+            browser.await("the page names the polls left at the login prompt", error, v -> v.contains("ipoib.json: "));
+        } finally {
+            browser.authorize(auth);
+        }
+        assertTrue(appliance.shell("ipoib:ping -c 1 10.0.0.2").contains("1 received"));
+        browser.await("10.0.0.2 back in the neighbours table", neighbours, v -> v.contains("10.0.0.2") && v.contains("RESOLVED"));
+        awaitAWholeRoundOfPolls();
         assertEquals("the same page, never reloaded", "yes", browser.eval("window.ipoibSamePage"));
-        assertEquals("no poll failed", "null", browser.eval("document.getElementById('ipoib-refresh').getAttribute('data-error')"));
+    }
+
+    /** Waits for a round of the open page's polls, begun from now on, whose every answer was drawn. */
+    private static void awaitAWholeRoundOfPolls() throws Exception {
+        String rounds = "Number(document.getElementById('ipoib-refresh').getAttribute('data-refreshed'))";
+        long before = Long.parseLong(browser.eval(rounds));
+        browser.await("a round of polls with every answer drawn", rounds, v -> Long.parseLong(v) > before + 1);
     }
 
     /** Each page's data as JSON at its label + .json, parsed as JSON. */
@@ -196,7 +235,7 @@ public class ConsoleIT {
                 ipoib.headers().firstValue("Content-Type").orElse("").startsWith("application/json"));
         @SuppressWarnings("unchecked")
         java.util.Map<String, Object> stack = (java.util.Map<String, Object>) Json.parse(ipoib.body());
-        assertEquals(java.util.List.of("links", "counters", "neighbours", "groups"), java.util.List.copyOf(stack.keySet()));
+        assertEquals(java.util.List.of("links", "counters", "neighbours", "groups", "refused"), java.util.List.copyOf(stack.keySet()));
         String links = String.valueOf(stack.get("links"));
         assertTrue(links, links.contains("interface=ib0_1_ffff") && links.contains("state=UP"));
         for (String page : new String[] {"ipoib-verbs", "ipoib-events", "ipoib-fabric"}) {
@@ -377,10 +416,6 @@ public class ConsoleIT {
         browser.navigate(base + "/system/console/ipoib-events");
         String events = text("#ipoib-events");
         assertTrue(events, events.contains("ipoib/link/UP") && events.contains("ib0_1_ffff"));
-        // The Web Console's configuration page lists the project's PIDs from their metatype.
-        browser.navigate(base + "/system/console/configMgr");
-        browser.await("the configuration page lists ipoib.console and ipoib.arp", "document.body.textContent",
-                v -> v.contains("ipoib console access") && v.contains("ipoib.arp"));
     }
 
     @Test
@@ -500,16 +535,28 @@ public class ConsoleIT {
         assertEquals(403, curl(pid, "-X", "POST", "-d", form, "-H", "Authorization: " + auth).status());
         Curl applied = curl(pid, "-X", "POST", "-d", form + "&ipoib_token=" + token(), "-H", "Authorization: " + auth);
         assertTrue(applied.status() + " " + applied.body(), applied.status() < 400);
-        // The provider refuses what the form stored, keeps running and stores its configuration in force again.
+        // The provider refuses what the form stored, keeps running and stores its configuration in force
+        // again; the listing shows the refused value beside the one in force.
         String refused = "ipoib.verbs.fabric: configuration refused: invalid fabric provider property 'verbsLibrary' value '"
                 + dir.resolve("evil.so") + "'";
         Await.until("the refusal and the configuration in force stored again", Duration.ofSeconds(60),
-                () -> appliance.stderr().contains(refused) && !shell("ipoib:config ipoib.verbs.fabric").contains("evil.so"),
+                () -> appliance.stderr().contains(refused)
+                        && !inForce(shell("ipoib:config ipoib.verbs.fabric"), "verbsLibrary").contains("evil.so"),
                 () -> appliance.stderr());
         String line = appliance.stderr().lines().filter(l -> l.contains(refused)).findFirst().orElse("none");
         assertTrue(line, line.contains("nothing was loaded"));
-        assertFalse(appliance.shell("ipoib:config ipoib.verbs.fabric").contains("evil.so"));
+        String listing = appliance.shell("ipoib:config ipoib.verbs.fabric");
+        assertFalse(listing, inForce(listing, "verbsLibrary").contains("evil.so"));
+        assertTrue(listing, listing.contains("last update refused: "));
         assertFalse("the library's constructor ran", Files.exists(marker));
+    }
+
+    /** A property's row of an {@code ipoib:config} listing without the refused value shown beside it. */
+    private static String inForce(String listing, String property) {
+        String row = listing.lines().map(String::strip).filter(l -> l.startsWith(property + " ")).findFirst()
+                .orElseThrow(() -> new AssertionError("no row " + property + " in\n" + listing));
+        int refused = row.indexOf("  refused ");
+        return refused < 0 ? row : row.substring(0, refused);
     }
 
     @Test
@@ -526,8 +573,11 @@ public class ConsoleIT {
         assertEquals("no bundle was installed", before.lines().count(), appliance.shell("lb").lines().count());
         assertFalse(appliance.shell("ipoib:config ipoib.arp").contains("1234"));
 
-        // The Web Console's own page, whose script knows nothing of the token, still saves a configuration.
+        // The Web Console's configuration page lists the project's PIDs from their metatype; its own
+        // script, which knows nothing of the token, still saves a configuration.
         browser.navigate(base + "/system/console/configMgr");
+        browser.await("the configuration page lists ipoib.console and ipoib.arp", "document.body.textContent",
+                v -> v.contains("ipoib console access") && v.contains("ipoib.arp"));
         browser.eval("(() => { $.post('" + base + "/system/console/configMgr/ipoib.arp', {apply: 'true', action: "
                 + "'ajaxConfigManager', propertylist: 'retransmitMillis', retransmitMillis: '1700'}); return 'sent'; })()");
         Await.until("retransmitMillis = 1700 stored through the Web Console's page", Duration.ofSeconds(60),

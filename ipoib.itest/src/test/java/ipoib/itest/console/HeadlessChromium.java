@@ -32,6 +32,7 @@ final class HeadlessChromium implements AutoCloseable {
     private final WebSocket socket;
     private final AtomicInteger ids = new AtomicInteger();
     private final Map<Integer, CompletableFuture<Map<String, Object>>> pending = new ConcurrentHashMap<>();
+    private static final Duration LOOK_EVERY = Duration.ofMillis(10);
 
     private HeadlessChromium(Process process, Path profile, WebSocket socket) {
         this.process = process;
@@ -55,9 +56,12 @@ final class HeadlessChromium implements AutoCloseable {
                     + "(apt-get install chromium; ./ipoib test and .ci/run install it)");
         }
         Path profile = Files.createTempDirectory("ipoib-chromium-");
+        // Without the back/forward cache: pages left behind there sent their polls without the
+        // Authorization header of Network.setExtraHTTPHeaders, and each 401 kept one of Chromium's
+        // six connections to the console at the login prompt for 20-60 s.
         Process process = new ProcessBuilder(binary, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
                 "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                "--disable-dev-shm-usage", "--hide-scrollbars", "--user-data-dir=" + profile,
+                "--disable-dev-shm-usage", "--hide-scrollbars", "--disable-features=BackForwardCache", "--user-data-dir=" + profile,
                 "--remote-debugging-address=127.0.0.1", "--remote-debugging-port=0", "--window-size=1280,1600",
                 "about:blank")
                 .redirectErrorStream(true).redirectOutput(profile.resolve("chromium.log").toFile()).start();
@@ -142,6 +146,25 @@ final class HeadlessChromium implements AutoCloseable {
                 v -> v.equals("true"));
     }
 
+    /**
+     * Leaves every request of the page whose address matches {@code urlPattern} (DevTools' Fetch
+     * patterns: {@code *} any characters) without an answer, as a server that never answers does,
+     * until {@link #answerRequestsAgain}.
+     */
+    void leaveUnanswered(String urlPattern) throws Exception {
+        call("Fetch.enable", "{\"patterns\":[{\"urlPattern\":" + Json.quote(urlPattern) + "}]}");
+    }
+
+    /** Requests are answered again from now on. */
+    void answerRequestsAgain() throws Exception {
+        call("Fetch.disable", "{}");
+    }
+
+    /** Requests go without the Authorization header (answered 401) until {@link #authorize} again. */
+    void forgetAuthorization() throws Exception {
+        call("Network.setExtraHTTPHeaders", "{\"headers\":{}}");
+    }
+
     /** Evaluates an expression in the page; the result as a string. */
     @SuppressWarnings("unchecked")
     String eval(String expression) throws Exception {
@@ -154,10 +177,14 @@ final class HeadlessChromium implements AutoCloseable {
         return String.valueOf(result.get("value"));
     }
 
-    /** Polls an expression until the condition holds on its value (60 s at most). */
+    /**
+     * Polls an expression until the condition holds on its value (60 s at most), every 10 ms: each
+     * look is a round trip the page's renderer answers, and looking every millisecond took the
+     * cores from the page and the appliance being waited for.
+     */
     String await(String what, String expression, Predicate<String> condition) {
         String[] value = {null};
-        Await.until(what, Duration.ofSeconds(60), () -> {
+        Await.until(what, Duration.ofSeconds(60), LOOK_EVERY, () -> {
             try {
                 value[0] = eval(expression);
                 return condition.test(value[0]);
