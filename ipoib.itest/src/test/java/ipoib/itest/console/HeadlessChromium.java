@@ -160,10 +160,6 @@ final class HeadlessChromium implements AutoCloseable {
         call("Fetch.disable", "{}");
     }
 
-    /** Requests go without the Authorization header (answered 401) until {@link #authorize} again. */
-    void forgetAuthorization() throws Exception {
-        call("Network.setExtraHTTPHeaders", "{\"headers\":{}}");
-    }
 
     /** Evaluates an expression in the page; the result as a string. */
     @SuppressWarnings("unchecked")
