@@ -171,9 +171,18 @@ final class Namespaces {
      */
     static List<String> cleanup() throws IOException {
         List<String> done = new ArrayList<>();
-        for (Note n : notes()) {
+        List<Note> notes = notes();
+        for (Note n : notes) {
             if (applianceRunning(n.pid())) {
                 done.add(n.netns() + ": kept (appliance " + n.pid() + " is running)");
+                continue;
+            }
+            Long running = runningOwner(notes, n.netns());
+            if (running != null) {
+                // A dead appliance's note of a namespace deleted by hand and made again: the namespace is the running one's.
+                Files.deleteIfExists(n.path());
+                done.add(n.netns() + ": note of appliance " + n.pid() + " removed (appliance " + running
+                        + " owns the namespace)");
                 continue;
             }
             if (IpRoute.namespaceExists(n.netns())) {
@@ -194,10 +203,28 @@ final class Namespaces {
                 .orElse(false);
     }
 
-    /** The process id another appliance noted for {@code netns}, or null. */
+    /**
+     * The process id another appliance noted for {@code netns}, or null: a running one's before a
+     * dead one's (a dead appliance's note may outlive its namespace, made again by another).
+     */
     private static Long owner(String netns) {
-        for (Note n : notes()) {
+        List<Note> notes = notes();
+        Long running = runningOwner(notes, netns);
+        if (running != null) {
+            return running;
+        }
+        for (Note n : notes) {
             if (n.netns().equals(netns) && n.pid() != SELF) {
+                return n.pid();
+            }
+        }
+        return null;
+    }
+
+    /** The running appliance of {@code notes} that owns {@code netns}, or null. */
+    private static Long runningOwner(List<Note> notes, String netns) {
+        for (Note n : notes) {
+            if (n.netns().equals(netns) && applianceRunning(n.pid())) {
                 return n.pid();
             }
         }
