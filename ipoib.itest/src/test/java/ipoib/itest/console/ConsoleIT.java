@@ -542,6 +542,10 @@ public class ConsoleIT {
         String listing = appliance.shell("ipoib:config ipoib.verbs.fabric");
         assertFalse(listing, inForce(listing, "verbsLibrary").contains("evil.so"));
         assertTrue(listing, listing.contains("last update refused: "));
+        browser.navigate(base + "/system/console/ipoib");
+        String table = text("#ipoib-refused");
+        assertTrue("the IPoIB page's refused configurations: " + table, table.contains("ipoib.verbs.fabric")
+                && table.contains("verbsLibrary = " + dir.resolve("evil.so")));
         assertFalse("the library's constructor ran", Files.exists(marker));
     }
 
