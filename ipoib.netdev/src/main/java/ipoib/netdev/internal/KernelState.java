@@ -73,8 +73,6 @@ final class KernelState implements AutoCloseable {
             FunctionDescriptor.of(ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT, ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG));
     private static final MethodHandle LSEEK = handle("lseek",
             FunctionDescriptor.of(ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT, ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT));
-    private static final MethodHandle CLOSE = handle("close",
-            FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT));
 
     private static MethodHandle handle(String name, FunctionDescriptor descriptor, Linker.Option... extra) {
         Linker.Option[] options = new Linker.Option[extra.length + 1];
@@ -382,13 +380,8 @@ final class KernelState implements AutoCloseable {
     }
 
     private static void closeQuietly(int fd) {
-        if (fd < 0) {
-            return;
-        }
-        try {
-            int ignored = (int) CLOSE.invokeExact(CAPTURES.get(), fd);
-        } catch (Throwable t) {
-            throw new IllegalStateException(t);
+        if (fd >= 0) {
+            Tun.closeDescriptor(fd);
         }
     }
 

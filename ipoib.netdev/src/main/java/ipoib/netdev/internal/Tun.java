@@ -406,6 +406,11 @@ final class Tun implements PacketDevice, AutoCloseable {
             return;
         }
         closed = true;
+        closeDescriptor(fd);
+    }
+
+    /** close(2) of a descriptor this process opened; its error, if any, changes nothing for the caller. */
+    static void closeDescriptor(int fd) {
         try {
             int ignored = (int) CLOSE.invokeExact(CAPTURES.get(), fd);
         } catch (Throwable t) {
