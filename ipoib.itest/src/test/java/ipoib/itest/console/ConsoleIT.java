@@ -363,6 +363,11 @@ public class ConsoleIT {
             assertTrue(appliance.shell("ipoib:mode ib1_1_ffff connected").contains("mode connected configured"));
             String up = appliance.shell("ipoib:await all 30");
             assertTrue(up, up.contains("ib0_1_ffff UP") && up.contains("ib1_1_ffff UP"));
+            // A frame goes over a connection once the sender knows the peer's connected-mode flag, which
+            // the peer's gratuitous ARP after its switch brings; until then it goes over UD, as in Linux.
+            Await.until("ib0_1_ffff's neighbour 10.0.0.2 with the connected-mode flag, or none", Duration.ofSeconds(30),
+                    Duration.ofMillis(100), () -> connectedFlagKnownOrUnresolved("ib0_1_ffff", "10.0.0.2"),
+                    () -> shell("ipoib:neigh"));
             String ping = appliance.shell("ipoib:ping -c 1 -I ib0_1_ffff 10.0.0.2");
             assertTrue(ping, ping.contains("1 received"));
             browser.await("both interfaces in connected mode in the CM table", "document.getElementById('ipoib-cm').textContent",
@@ -381,6 +386,23 @@ public class ConsoleIT {
     }
 
     /** The one JSON line a listing command printed. */
+    /**
+     * Whether {@code link}'s entry for {@code address} is absent or carries the connected-mode flag
+     * in its link-layer address (0x80 of the first octet, Linux's IPOIB_FLAGS_RC).
+     */
+    private static boolean connectedFlagKnownOrUnresolved(String link, String address) {
+        @SuppressWarnings("unchecked")
+        java.util.Map<String, Object> json = (java.util.Map<String, Object>) Json.parse(
+                jsonLine(shell("ipoib:neigh " + link + " --json")));
+        for (Object o : (java.util.List<?>) json.get("neighbours")) {
+            java.util.Map<?, ?> n = (java.util.Map<?, ?>) o;
+            if (address.equals(n.get("address")) && n.get("linkAddress") instanceof String l) {
+                return (Integer.parseInt(l.substring(0, 2), 16) & 0x80) != 0;
+            }
+        }
+        return true;
+    }
+
     private static String jsonLine(String output) {
         return output.lines().map(String::strip).map(l -> l.substring(Math.max(0, l.indexOf('{'))))
                 .filter(l -> l.startsWith("{")).findFirst().orElseThrow(() -> new AssertionError("no JSON in " + output));
