@@ -9,6 +9,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import org.osgi.service.cm.ConfigurationEvent;
+import org.osgi.service.cm.ConfigurationListener;
 import org.osgi.service.component.annotations.Component;
 
 /**
@@ -16,10 +18,11 @@ import org.osgi.service.component.annotations.Component;
  * waits for its outcome ({@code ipoib:config}): the last few, numbered, so that a refusal followed
  * at once by the write-back of the configuration in force is not missed. Each PID's last refusal
  * stands, for the listings, until its component takes another configuration than the one in force
- * when it refused (the write-back of that one, or a user storing it again, does not end it).
+ * when it refused (the write-back of that one, or a user storing it again, does not end it), or
+ * its configuration is deleted: what is kept per PID is bounded by the configurations that exist.
  */
-@Component(service = {ConfigurationVerdicts.class, VerdictBoard.class})
-public final class VerdictBoard implements ConfigurationVerdicts {
+@Component(service = {ConfigurationVerdicts.class, VerdictBoard.class, ConfigurationListener.class})
+public final class VerdictBoard implements ConfigurationVerdicts, ConfigurationListener {
 
     private static final int KEPT = 64;
 
@@ -55,6 +58,15 @@ public final class VerdictBoard implements ConfigurationVerdicts {
         Verdict verdict = new Verdict(next++, pid, Map.copyOf(properties), why, inForce == null ? null : Map.copyOf(inForce));
         add(verdict);
         standing.put(pid, new StandingRefusal(verdict, taken.get(pid)));
+    }
+
+    /** A deleted configuration's PID is forgotten (factory configurations come and go). */
+    @Override
+    public synchronized void configurationEvent(ConfigurationEvent event) {
+        if (event.getType() == ConfigurationEvent.CM_DELETED) {
+            taken.remove(event.getPid());
+            standing.remove(event.getPid());
+        }
     }
 
     /** The refusal standing for {@code pid}, or null. */

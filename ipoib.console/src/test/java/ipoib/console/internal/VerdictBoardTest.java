@@ -84,4 +84,21 @@ class VerdictBoardTest {
         board.accepted("ipoib.nd", Map.of("autoconf", false));
         assertNull(board.standing("ipoib.nd"));
     }
+
+    /** What is kept per PID goes with its configuration: factory configurations come and go. */
+    @Test
+    void aDeletedConfigurationIsForgotten() {
+        board.accepted("ipoib.link~a", Map.of("port", 1));
+        board.refused("ipoib.link~a", Map.of("port", 9), "no port 9", Map.of("port", 1));
+        @SuppressWarnings("unchecked")
+        org.osgi.framework.ServiceReference<org.osgi.service.cm.ConfigurationAdmin> admin =
+                (org.osgi.framework.ServiceReference<org.osgi.service.cm.ConfigurationAdmin>) java.lang.reflect.Proxy.newProxyInstance(
+                        getClass().getClassLoader(), new Class<?>[] {org.osgi.framework.ServiceReference.class}, (p, m, a) -> null);
+        org.osgi.service.cm.ConfigurationEvent deleted = new org.osgi.service.cm.ConfigurationEvent(admin,
+                org.osgi.service.cm.ConfigurationEvent.CM_DELETED, "ipoib.link", "ipoib.link~a");
+        board.configurationEvent(deleted);
+        assertNull(board.standing("ipoib.link~a"));
+        board.refused("ipoib.link~a", Map.of("port", 9), "no port 9", null);
+        assertNull(board.standing("ipoib.link~a").inForce(), "what was taken before the deletion is gone too");
+    }
 }
