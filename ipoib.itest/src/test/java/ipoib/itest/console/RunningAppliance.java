@@ -38,13 +38,15 @@ public final class RunningAppliance implements AutoCloseable {
     private final OutputStream stdin;
     private final AtomicInteger markers = new AtomicInteger();
     private final Path home;
+    private final int port;
     private Path captures;
 
     private static RunningAppliance shared;
 
-    private RunningAppliance(Process process, Path home) {
+    private RunningAppliance(Process process, Path home, int port) {
         this.process = process;
         this.home = home;
+        this.port = port;
         this.stdin = process.getOutputStream();
         pump(process.getInputStream(), out);
         pump(process.getErrorStream(), err);
@@ -88,7 +90,7 @@ public final class RunningAppliance implements AutoCloseable {
         }
         command.add("-jar");
         command.add(appliance.getPath());
-        return new RunningAppliance(new ProcessBuilder(command).start(), home);
+        return new RunningAppliance(new ProcessBuilder(command).start(), home, port);
     }
 
     /**
@@ -132,6 +134,11 @@ public final class RunningAppliance implements AutoCloseable {
             throw new AssertionError("the appliance ended without printing the console's address; stderr:\n" + err);
         }
         return m.group(1);
+    }
+
+    /** The console's port the appliance was started with. */
+    int port() {
+        return port;
     }
 
     /** The home directory the appliance was started with (its generated password lives under it). */

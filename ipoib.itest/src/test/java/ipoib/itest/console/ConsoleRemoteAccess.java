@@ -29,10 +29,11 @@ import org.junit.Test;
  * A client that is not on the loopback address: refused while no credentials are configured,
  * then let in only with the configured user name and password, which from then on are needed on
  * the loopback address too and are stored only as a salted hash. The appliance listens on every
- * address for this test (a launch property), and the client connects to this machine's own
- * non-loopback address, so that the connection's remote address is not a loopback one.
+ * address for this test (a launch property; {@link ConsoleFixture#remote}, its own appliance, started
+ * with the console's other fixtures), and the client connects to this machine's own non-loopback
+ * address, so that the connection's remote address is not a loopback one.
  */
-public class ConsoleRemoteAccessIT {
+public class ConsoleRemoteAccess {
 
     private static RunningAppliance appliance;
     private static String local;
@@ -42,13 +43,11 @@ public class ConsoleRemoteAccessIT {
     @BeforeClass
     public static void start() throws Exception {
         InetAddress own = ownAddress();
-        int port = RunningAppliance.freePort();
-        // Without the default interfaces: who may use the console does not depend on them.
-        appliance = RunningAppliance.start(port, "org.apache.felix.http.host=0.0.0.0", "ipoib.defaults=false");
+        appliance = ConsoleFixture.remote();
         String printed = appliance.baseUrl();
-        assertTrue(printed, printed.endsWith(":" + port));
-        local = "http://127.0.0.1:" + port;
-        remote = "http://" + own.getHostAddress() + ":" + port;
+        assertTrue(printed, printed.endsWith(":" + appliance.port()));
+        local = "http://127.0.0.1:" + appliance.port();
+        remote = "http://" + own.getHostAddress() + ":" + appliance.port();
     }
 
     /** This machine's IPv4 address on a non-loopback interface that is up. */
@@ -74,9 +73,7 @@ public class ConsoleRemoteAccessIT {
 
     @AfterClass
     public static void stop() throws Exception {
-        if (appliance != null) {
-            appliance.close();
-        }
+        ConsoleFixture.closeRemote();
     }
 
     private static HttpResponse<String> get(String url, String user, String password) throws Exception {

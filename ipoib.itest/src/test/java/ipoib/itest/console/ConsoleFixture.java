@@ -1,0 +1,159 @@
+package ipoib.itest.console;
+
+import java.io.IOException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * What the console's scenarios run against, each started once: the shared appliance
+ * ({@link RunningAppliance#shared}), a second appliance listening on every address without the
+ * default interfaces ({@link #remote}), headless Chromium ({@link #browser}) and prometheus
+ * scraping the shared appliance ({@link #prometheus}). {@link #startAll} starts them all at the
+ * same time, so that the second appliance boots and prometheus waits out its first 5 s while the
+ * pages are tested; a scenario run on its own starts only what it asks for. Each is closed by the
+ * one scenario class that uses it, or by {@link #stopAll}.
+ */
+final class ConsoleFixture {
+    private static RunningAppliance remote;
+    private static CompletableFuture<HeadlessChromium> browser;
+    private static CompletableFuture<ScrapingPrometheus> prometheus;
+
+    private ConsoleFixture() {}
+
+    /** Starts everything; returns at once (the appliances and the rest boot in the background). */
+    static synchronized void startAll() throws IOException {
+        RunningAppliance.shared();
+        remoteAppliance();
+        browserFuture();
+        prometheusFuture();
+    }
+
+    /** The appliance listening on every address ({@code org.apache.felix.http.host=0.0.0.0}), without the default interfaces. */
+    static synchronized RunningAppliance remote() throws IOException {
+        return remoteAppliance();
+    }
+
+    private static RunningAppliance remoteAppliance() throws IOException {
+        if (remote == null) {
+            // Without the default interfaces: who may use the console does not depend on them.
+            remote = RunningAppliance.start(RunningAppliance.freePort(), "org.apache.felix.http.host=0.0.0.0",
+                    "ipoib.defaults=false");
+        }
+        return remote;
+    }
+
+    /** Starts chromium unless it runs or is starting; returns at once. */
+    static void startBrowser() {
+        browserFuture();
+    }
+
+    static HeadlessChromium browser() throws Exception {
+        return join(browserFuture(), "chromium");
+    }
+
+    private static synchronized CompletableFuture<HeadlessChromium> browserFuture() {
+        if (browser == null) {
+            browser = inBackground("chromium", HeadlessChromium::start);
+        }
+        return browser;
+    }
+
+    static ScrapingPrometheus prometheus() throws Exception {
+        return join(prometheusFuture(), "prometheus");
+    }
+
+    private static synchronized CompletableFuture<ScrapingPrometheus> prometheusFuture() {
+        if (prometheus == null) {
+            prometheus = inBackground("prometheus", () -> ScrapingPrometheus.scraping(RunningAppliance.shared()));
+        }
+        return prometheus;
+    }
+
+    static synchronized void closeRemote() throws IOException {
+        if (remote != null) {
+            remote.close();
+            remote = null;
+        }
+    }
+
+    static void closeBrowser() throws Exception {
+        close(takeBrowser());
+    }
+
+    static void closePrometheus() throws Exception {
+        close(takePrometheus());
+    }
+
+    /** Closes whatever is still running but the shared appliance (which runs until the test JVM ends). */
+    static void stopAll() throws Exception {
+        try {
+            closeRemote();
+        } finally {
+            try {
+                closeBrowser();
+            } finally {
+                closePrometheus();
+            }
+        }
+    }
+
+    private static synchronized CompletableFuture<HeadlessChromium> takeBrowser() {
+        CompletableFuture<HeadlessChromium> b = browser;
+        browser = null;
+        return b;
+    }
+
+    private static synchronized CompletableFuture<ScrapingPrometheus> takePrometheus() {
+        CompletableFuture<ScrapingPrometheus> p = prometheus;
+        prometheus = null;
+        return p;
+    }
+
+    /** Closes what the future brought, once it has (a start that failed leaves nothing to close). */
+    private static void close(CompletableFuture<? extends AutoCloseable> started) throws Exception {
+        if (started == null) {
+            return;
+        }
+        AutoCloseable c;
+        try {
+            c = started.get(90, TimeUnit.SECONDS);
+        } catch (ExecutionException failed) {
+            return;
+        }
+        c.close();
+    }
+
+    interface Start<T> {
+        T start() throws Exception;
+    }
+
+    /** Runs a start on a thread of its own (the common pool has one thread on two cores). */
+    private static <T> CompletableFuture<T> inBackground(String what, Start<T> start) {
+        CompletableFuture<T> f = new CompletableFuture<>();
+        Thread t = new Thread(() -> {
+            try {
+                f.complete(start.start());
+            } catch (Throwable e) {
+                f.completeExceptionally(e);
+            }
+        }, "starting " + what);
+        t.setDaemon(true);
+        t.start();
+        return f;
+    }
+
+    private static <T> T join(CompletableFuture<T> started, String what) throws Exception {
+        try {
+            return started.get(90, TimeUnit.SECONDS);
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof AssertionError a) {
+                throw a;
+            }
+            throw new AssertionError("starting " + what, e.getCause());
+        } catch (TimeoutException e) {
+            throw new AssertionError(what + " not started within 90 s", e);
+        }
+    }
+}
