@@ -10,38 +10,62 @@ import java.util.concurrent.TimeoutException;
  * What the console's scenarios run against, each started once: the shared appliance
  * ({@link RunningAppliance#shared}), a second appliance listening on every address without the
  * default interfaces ({@link #remote}), headless Chromium ({@link #browser}) and prometheus
- * scraping the shared appliance ({@link #prometheus}). {@link #startAll} starts them all at the
- * same time, so that the second appliance boots and prometheus waits out its first 5 s while the
- * pages are tested; a scenario run on its own starts only what it asks for. Each is closed by the
- * one scenario class that uses it, or by {@link #stopAll}.
+ * scraping the shared appliance ({@link #prometheus}). {@link #startAll} starts them all before
+ * the first scenario, so that the second appliance boots and prometheus waits out its first 5 s
+ * while the pages are tested; a scenario run on its own starts only what it asks for. Each is
+ * closed by the one scenario class that uses it, or by {@link #stopAll}.
  */
 final class ConsoleFixture {
-    private static RunningAppliance remote;
+    private static CompletableFuture<RunningAppliance> remote;
     private static CompletableFuture<HeadlessChromium> browser;
     private static CompletableFuture<ScrapingPrometheus> prometheus;
 
     private ConsoleFixture() {}
 
-    /** Starts everything; returns at once (the appliances and the rest boot in the background). */
+    /**
+     * Starts everything; returns at once. Chromium starts with the shared appliance; the second
+     * appliance and prometheus once the shared one is up, so that the two appliances do not boot on
+     * the same cores at the same time: the second boots while the first one's pages are tested.
+     */
     static synchronized void startAll() throws IOException {
-        RunningAppliance.shared();
-        remoteAppliance();
-        browserFuture();
-        prometheusFuture();
+        long started = System.nanoTime();
+        RunningAppliance shared = RunningAppliance.shared();
+        tell(browserFuture(), "chromium", started);
+        if (remote == null) {
+            remote = inBackground("the appliance listening on every address", () -> {
+                shared.baseUrl();
+                tell(CompletableFuture.completedFuture(shared), "the shared appliance's console", started);
+                RunningAppliance r = startRemote();
+                r.baseUrl();
+                return r;
+            });
+            tell(remote, "the second appliance's console", started);
+        }
+        tell(prometheusFuture(), "prometheus (started, /metrics warm)", started);
+    }
+
+    /** Says on stdout when a fixture is ready: where the suite's start goes. */
+    private static void tell(CompletableFuture<?> ready, String what, long since) {
+        ready.whenComplete((r, e) -> System.out.println("ConsoleFixture: " + what + (e == null ? " ready " : " failed ")
+                + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - since) + " ms after the suite started"));
     }
 
     /** The appliance listening on every address ({@code org.apache.felix.http.host=0.0.0.0}), without the default interfaces. */
-    static synchronized RunningAppliance remote() throws IOException {
-        return remoteAppliance();
+    static RunningAppliance remote() throws Exception {
+        CompletableFuture<RunningAppliance> r;
+        synchronized (ConsoleFixture.class) {
+            if (remote == null) {
+                remote = CompletableFuture.completedFuture(startRemote());
+            }
+            r = remote;
+        }
+        return join(r, "the appliance listening on every address");
     }
 
-    private static RunningAppliance remoteAppliance() throws IOException {
-        if (remote == null) {
-            // Without the default interfaces: who may use the console does not depend on them.
-            remote = RunningAppliance.start(RunningAppliance.freePort(), "org.apache.felix.http.host=0.0.0.0",
-                    "ipoib.defaults=false");
-        }
-        return remote;
+    private static RunningAppliance startRemote() throws IOException {
+        // Without the default interfaces: who may use the console does not depend on them.
+        return RunningAppliance.start(RunningAppliance.freePort(), "org.apache.felix.http.host=0.0.0.0",
+                "ipoib.defaults=false");
     }
 
     /** Starts chromium unless it runs or is starting; returns at once. */
@@ -71,11 +95,8 @@ final class ConsoleFixture {
         return prometheus;
     }
 
-    static synchronized void closeRemote() throws IOException {
-        if (remote != null) {
-            remote.close();
-            remote = null;
-        }
+    static void closeRemote() throws Exception {
+        close(takeRemote());
     }
 
     static void closeBrowser() throws Exception {
@@ -97,6 +118,12 @@ final class ConsoleFixture {
                 closePrometheus();
             }
         }
+    }
+
+    private static synchronized CompletableFuture<RunningAppliance> takeRemote() {
+        CompletableFuture<RunningAppliance> r = remote;
+        remote = null;
+        return r;
     }
 
     private static synchronized CompletableFuture<HeadlessChromium> takeBrowser() {

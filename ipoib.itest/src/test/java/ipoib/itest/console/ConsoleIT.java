@@ -6,8 +6,8 @@ import org.junit.runner.RunWith;
 import org.junit.runners.Suite;
 
 /**
- * The web console's scenarios on one set of fixtures ({@link ConsoleFixture}), all started at
- * once before the first: the pages in a real browser ({@link ConsolePages}), a client from a
+ * The web console's scenarios on one set of fixtures ({@link ConsoleFixture}), started before
+ * the first: the pages in a real browser ({@link ConsolePages}), a client from a
  * non-loopback address ({@link ConsoleRemoteAccess}, on its own appliance) and a prometheus server
  * scraping {@code /metrics} ({@link PrometheusScrape}, last: prometheus has scraped meanwhile).
  */
