@@ -34,9 +34,14 @@ final class ConsoleFixture {
         if (remote == null) {
             remote = inBackground("the appliance listening on every address", () -> {
                 shared.baseUrl();
-                tell(CompletableFuture.completedFuture(shared), "the shared appliance's console", started);
+                say("the shared appliance's console ready", started);
                 RunningAppliance r = startRemote();
-                r.baseUrl();
+                try {
+                    r.baseUrl();
+                } catch (AssertionError notStarted) {
+                    r.close();
+                    throw notStarted;
+                }
                 return r;
             });
             tell(remote, "the second appliance's console", started);
@@ -46,8 +51,12 @@ final class ConsoleFixture {
 
     /** Says on stdout when a fixture is ready: where the suite's start goes. */
     private static void tell(CompletableFuture<?> ready, String what, long since) {
-        ready.whenComplete((r, e) -> System.out.println("ConsoleFixture: " + what + (e == null ? " ready " : " failed ")
-                + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - since) + " ms after the suite started"));
+        ready.whenComplete((r, e) -> say(what + (e == null ? " ready" : " failed"), since));
+    }
+
+    private static void say(String what, long since) {
+        System.out.println("ConsoleFixture: " + what + " " + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - since)
+                + " ms after the suite started");
     }
 
     /** The appliance listening on every address ({@code org.apache.felix.http.host=0.0.0.0}), without the default interfaces. */
