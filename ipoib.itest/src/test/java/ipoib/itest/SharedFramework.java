@@ -1,0 +1,159 @@
+package ipoib.itest;
+
+import ipoib.api.link.IpoibLink;
+import ipoib.api.verbs.VerbsProvider;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.stream.Collectors;
+import org.junit.rules.TestRule;
+import org.junit.runner.Description;
+import org.junit.runners.model.Statement;
+import org.osgi.framework.Bundle;
+import org.osgi.framework.BundleContext;
+import org.osgi.framework.Constants;
+import org.osgi.framework.FrameworkUtil;
+import org.osgi.framework.ServiceReference;
+import org.osgi.service.cm.Configuration;
+import org.osgi.service.cm.ConfigurationAdmin;
+import org.osgi.service.log.LogLevel;
+import org.osgi.service.log.admin.LoggerAdmin;
+import org.osgi.service.log.admin.LoggerContext;
+
+/**
+ * The state a test class of {@link SharedFrameworkIT} finds: as a framework of its own would be.
+ * The classes share one framework (its start, about a second of installing and starting the
+ * bundles and activating their components, is most of a small class's time), so before the first
+ * test of each class this rule puts back what the class before it changed: every configuration
+ * deleted, every project bundle but the api restarted (a fresh loopback fabric: no faults, port
+ * or P_Key changes, switches; no interfaces, addresses, neighbours or groups), every bundle
+ * active again, the log levels as the framework started. It then checks what no restart undoes:
+ * a service the previous class registered and did not unregister fails the class, naming it.
+ * A class in the suite declares it as a rule: {@code @Rule public final SharedFramework
+ * framework = new SharedFramework();}.
+ */
+public final class SharedFramework implements TestRule {
+    private static final Duration SETTLE = Duration.ofSeconds(20);
+    /** The class whose tests ran last in this framework, or null before the first. */
+    private static Class<?> previous;
+    /** The probe's own services (Pax Exam's invokers) when the first class began. */
+    private static Set<Long> probeServices;
+    /** The log levels of the root logger context when the first class began. */
+    private static Map<String, LogLevel> logLevels;
+
+    @Override
+    public Statement apply(Statement base, Description description) {
+        return new Statement() {
+            @Override
+            public void evaluate() throws Throwable {
+                enter(description.getTestClass());
+                base.evaluate();
+            }
+        };
+    }
+
+    private static synchronized void enter(Class<?> testClass) throws Exception {
+        BundleContext context = FrameworkUtil.getBundle(SharedFramework.class).getBundleContext();
+        LoggerAdmin loggerAdmin = service(context, LoggerAdmin.class);
+        if (previous == null) {
+            probeServices = serviceIds(context.getBundle());
+            logLevels = new HashMap<>(loggerAdmin.getLoggerContext(null).getLogLevels());
+        } else if (previous != testClass) {
+            Class<?> left = previous;
+            previous = testClass;
+            reset(context, loggerAdmin);
+            Set<Long> registered = serviceIds(context.getBundle());
+            registered.removeAll(probeServices);
+            if (!registered.isEmpty()) {
+                // Reported once, by the first test of the next class: the classes after it run on.
+                probeServices.addAll(registered);
+                throw new AssertionError(left.getSimpleName() + " left services registered in the shared framework: "
+                        + describe(context, registered));
+            }
+        }
+        previous = testClass;
+    }
+
+    /** Back to the framework's state after its start, as far as the project bundles keep state. */
+    private static void reset(BundleContext context, LoggerAdmin loggerAdmin) throws Exception {
+        ConfigurationAdmin configurationAdmin = service(context, ConfigurationAdmin.class);
+        Configuration[] configurations = configurationAdmin.listConfigurations(null);
+        if (configurations != null) {
+            for (Configuration c : configurations) {
+                c.delete();
+            }
+        }
+        List<Bundle> project = Arrays.stream(context.getBundles())
+                .filter(b -> b.getSymbolicName().startsWith("ipoib.") && !b.getSymbolicName().equals("ipoib.api")
+                        && b.getHeaders().get(Constants.FRAGMENT_HOST) == null)
+                .sorted(Comparator.comparingLong(Bundle::getBundleId))
+                .collect(Collectors.toCollection(ArrayList::new));
+        for (int i = project.size() - 1; i >= 0; i--) {
+            project.get(i).stop();
+        }
+        for (Bundle b : project) {
+            b.start();
+        }
+        LoggerContext root = loggerAdmin.getLoggerContext(null);
+        root.setLogLevels(logLevels);
+
+        Await.until("every bundle active", SETTLE, () -> Arrays.stream(context.getBundles())
+                .allMatch(b -> b.getState() == Bundle.ACTIVE || b.getHeaders().get(Constants.FRAGMENT_HOST) != null));
+        Await.until("no configuration", SETTLE, () -> {
+            try {
+                return configurationAdmin.listConfigurations(null) == null;
+            } catch (Exception e) {
+                throw new AssertionError(e);
+            }
+        });
+        Await.until("no interface", SETTLE, () -> {
+            try {
+                return context.getServiceReferences(IpoibLink.class, null).isEmpty();
+            } catch (Exception e) {
+                throw new AssertionError(e);
+            }
+        });
+        if (project.stream().anyMatch(b -> b.getSymbolicName().equals("ipoib.verbs.loopback"))) {
+            Await.until("the loopback fabric with its default two HCAs", SETTLE, () -> {
+                try {
+                    var refs = context.getServiceReferences(VerbsProvider.class, "(" + VerbsProvider.NAME_PROPERTY + "=loopback)");
+                    return !refs.isEmpty() && context.getService(refs.iterator().next()).devices().size() == 2;
+                } catch (Exception e) {
+                    return false;
+                }
+            });
+        }
+    }
+
+    private static Set<Long> serviceIds(Bundle bundle) {
+        ServiceReference<?>[] refs = bundle.getRegisteredServices();
+        Set<Long> ids = new TreeSet<>();
+        if (refs != null) {
+            for (ServiceReference<?> r : refs) {
+                ids.add((Long) r.getProperty(Constants.SERVICE_ID));
+            }
+        }
+        return ids;
+    }
+
+    private static String describe(BundleContext context, Set<Long> ids) {
+        return Arrays.stream(context.getBundle().getRegisteredServices())
+                .filter(r -> ids.contains((Long) r.getProperty(Constants.SERVICE_ID)))
+                .map(r -> Arrays.toString((String[]) r.getProperty(Constants.OBJECTCLASS)))
+                .collect(Collectors.joining(", "));
+    }
+
+    private static <T> T service(BundleContext context, Class<T> type) {
+        ServiceReference<T> ref = context.getServiceReference(type);
+        if (ref == null) {
+            throw new AssertionError("no " + type.getName() + " in the framework");
+        }
+        return context.getService(ref);
+    }
+}
