@@ -38,7 +38,8 @@ public final class OsgiTestSupport {
 
     /**
      * The one configuration of the classes in {@link SharedFrameworkIT}, which share a framework:
-     * the loopback and fabric providers, the link, multicast, ARP, ND and host bundles, no default
+     * the launcher (its script runner and commands, no console), the loopback and fabric
+     * providers, the link, multicast, ARP, ND and host bundles, no default
      * interfaces, and a capture directory ({@link #captureDirectory()}). The same options on every
      * call, as Pax Exam's per-suite strategy starts the framework with the first class's.
      */
@@ -49,8 +50,8 @@ public final class OsgiTestSupport {
             }
         }
         return new Option[] {
-            runtime("ipoib.codec", "ipoib.verbs.loopback", "ipoib.verbs.fabric", "ipoib.link", "ipoib.mcast",
-                    "ipoib.arp", "ipoib.nd", "ipoib.host"),
+            runtime("ipoib.launcher", "ipoib.codec", "ipoib.verbs.loopback", "ipoib.verbs.fabric", "ipoib.link",
+                    "ipoib.mcast", "ipoib.arp", "ipoib.nd", "ipoib.host"),
             systemProperty("ipoib.defaults").value("false"), sharedCaptureDirectory};
     }
 

@@ -15,7 +15,7 @@ import org.junit.runners.Suite.SuiteClasses;
  */
 @RunWith(Suite.class)
 @SuiteClasses({
-    LoopbackProviderIT.class, CaptureIT.class, LinkIT.class, HealingIT.class, HotSwapIT.class,
+    FoundationIT.class, LoopbackProviderIT.class, CaptureIT.class, LinkIT.class, HealingIT.class, HotSwapIT.class,
     ConnectedModeIT.class, PartitionIT.class, ResolverHotSwapIT.class, BundleUpdateIT.class,
     SwitchedTopologyIT.class, RefusedUpdateIT.class, FabricProviderIT.class
 })
