@@ -14,7 +14,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import javax.inject.Inject;
 import org.apache.felix.service.command.CommandProcessor;
-import org.junit.Rule;
+import org.junit.ClassRule;
 import org.junit.Test;
 import org.junit.runner.RunWith;
 import org.ops4j.pax.exam.Configuration;
@@ -41,8 +41,9 @@ import org.osgi.service.cm.ConfigurationAdmin;
 @RunWith(PaxExam.class)
 @ExamReactorStrategy(PerSuite.class)
 public class BundleUpdateIT {
-    @Rule
-    public final SharedFramework framework = new SharedFramework();
+    @ClassRule
+    public static final SharedFramework SHARED = new SharedFramework("ipoib.codec", "ipoib.verbs.loopback", "ipoib.link", "ipoib.arp",
+            "ipoib.nd");
     private static final String[] UPDATED = {"ipoib.verbs.loopback", "ipoib.link"};
     private static final int UPDATES = 5;
 

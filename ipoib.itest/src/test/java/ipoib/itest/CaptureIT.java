@@ -27,7 +27,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import javax.inject.Inject;
 import org.apache.felix.service.command.CommandProcessor;
-import org.junit.Rule;
+import org.junit.ClassRule;
 import org.junit.Test;
 import org.junit.runner.RunWith;
 import org.ops4j.pax.exam.Configuration;
@@ -46,8 +46,8 @@ import org.osgi.service.cm.ConfigurationAdmin;
 @RunWith(PaxExam.class)
 @ExamReactorStrategy(PerSuite.class)
 public class CaptureIT {
-    @Rule
-    public final SharedFramework framework = new SharedFramework();
+    @ClassRule
+    public static final SharedFramework SHARED = new SharedFramework("ipoib.codec", "ipoib.verbs.loopback", "ipoib.link");
 
     @Inject
     BundleContext context;

@@ -12,7 +12,7 @@ import java.util.Dictionary;
 import java.util.Hashtable;
 import javax.inject.Inject;
 import org.apache.felix.service.command.CommandProcessor;
-import org.junit.Rule;
+import org.junit.ClassRule;
 import org.junit.Test;
 import org.junit.runner.RunWith;
 import org.ops4j.pax.exam.Configuration;
@@ -35,8 +35,8 @@ import org.osgi.service.cm.ConfigurationAdmin;
 @RunWith(PaxExam.class)
 @ExamReactorStrategy(PerSuite.class)
 public class FabricProviderIT {
-    @Rule
-    public final SharedFramework framework = new SharedFramework();
+    @ClassRule
+    public static final SharedFramework SHARED = new SharedFramework("ipoib.codec", "ipoib.verbs.fabric");
     private static final String PID = "ipoib.verbs.fabric";
 
     @Inject

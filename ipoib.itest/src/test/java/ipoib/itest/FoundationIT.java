@@ -13,7 +13,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import javax.inject.Inject;
-import org.junit.Rule;
+import org.junit.ClassRule;
 import org.junit.Test;
 import org.junit.runner.RunWith;
 import org.ops4j.pax.exam.Configuration;
@@ -44,8 +44,8 @@ import org.osgi.service.metatype.MetaTypeService;
 @RunWith(PaxExam.class)
 @ExamReactorStrategy(PerSuite.class)
 public class FoundationIT {
-    @Rule
-    public final SharedFramework framework = new SharedFramework();
+    @ClassRule
+    public static final SharedFramework SHARED = new SharedFramework();
 
     @Inject
     BundleContext context;

@@ -20,7 +20,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import javax.inject.Inject;
 import org.apache.felix.service.command.CommandProcessor;
-import org.junit.Rule;
+import org.junit.ClassRule;
 import org.junit.Test;
 import org.junit.runner.RunWith;
 import org.ops4j.pax.exam.Configuration;
@@ -47,8 +47,8 @@ import org.osgi.service.log.LogReaderService;
 @RunWith(PaxExam.class)
 @ExamReactorStrategy(PerSuite.class)
 public class HotSwapIT {
-    @Rule
-    public final SharedFramework framework = new SharedFramework();
+    @ClassRule
+    public static final SharedFramework SHARED = new SharedFramework("ipoib.codec", "ipoib.verbs.loopback", "ipoib.link", "ipoib.mcast");
     private static final InetAddress LISTENED = InetAddress.ofLiteral("239.3.0.1");
     private static final InetAddress SEND_ONLY = InetAddress.ofLiteral("239.3.0.2");
     private static final InetAddress NOBODY = InetAddress.ofLiteral("239.3.0.3");

@@ -21,7 +21,7 @@ import java.util.Enumeration;
 import java.util.Hashtable;
 import javax.inject.Inject;
 import org.apache.felix.service.command.CommandProcessor;
-import org.junit.Rule;
+import org.junit.ClassRule;
 import org.junit.Test;
 import org.junit.runner.RunWith;
 import org.ops4j.pax.exam.Configuration;
@@ -44,8 +44,8 @@ import org.osgi.service.component.runtime.ServiceComponentRuntime;
 @RunWith(PaxExam.class)
 @ExamReactorStrategy(PerSuite.class)
 public class LoopbackProviderIT {
-    @Rule
-    public final SharedFramework framework = new SharedFramework();
+    @ClassRule
+    public static final SharedFramework SHARED = new SharedFramework("ipoib.codec", "ipoib.verbs.loopback", "ipoib.link");
 
     @Inject
     BundleContext context;

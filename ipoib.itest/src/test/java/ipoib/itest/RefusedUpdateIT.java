@@ -23,7 +23,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import javax.inject.Inject;
 import org.junit.After;
 import org.junit.Before;
-import org.junit.Rule;
+import org.junit.ClassRule;
 import org.junit.Test;
 import org.junit.runner.RunWith;
 import org.ops4j.pax.exam.Configuration;
@@ -50,8 +50,9 @@ import org.osgi.service.log.LogReaderService;
 @RunWith(PaxExam.class)
 @ExamReactorStrategy(PerSuite.class)
 public class RefusedUpdateIT {
-    @Rule
-    public final SharedFramework framework = new SharedFramework();
+    @ClassRule
+    public static final SharedFramework SHARED = new SharedFramework("ipoib.codec", "ipoib.verbs.loopback", "ipoib.link", "ipoib.mcast",
+            "ipoib.arp", "ipoib.nd", "ipoib.host", "ipoib.verbs.fabric");
     static final String A = "10.3.0.1";
     static final String B = "10.3.0.2";
 

@@ -31,12 +31,19 @@ import org.osgi.service.log.admin.LoggerContext;
  * The classes share one framework (its start, about a second of installing and starting the
  * bundles and activating their components, is most of a small class's time), so before the first
  * test of each class this rule puts back what the class before it changed: every configuration
- * deleted, every project bundle but the api restarted (a fresh loopback fabric: no faults, port
- * or P_Key changes, switches; no interfaces, addresses, neighbours or groups), every bundle
- * active again, the log levels as the framework started. It then checks what no restart undoes:
+ * deleted, the log service and every project bundle but the api restarted (a fresh loopback
+ * fabric: no faults, port or P_Key changes, switches; no interfaces, addresses, neighbours or
+ * groups; no log entries, whose exceptions would hold the classes of what logged them), every
+ * bundle active, the log levels as the framework started. It then checks what no restart undoes:
  * a service the previous class registered and did not unregister fails the class, naming it.
- * A class in the suite declares it as a rule: {@code @Rule public final SharedFramework
- * framework = new SharedFramework();}.
+ * Last it stops the project bundles the class does not name, so that the class runs with the
+ * bundles it was written for (a link's frames, for one, with no IP stack sending its own); named
+ * none, it runs with all. A class in the suite declares it as a class rule, which runs before
+ * Pax Exam injects the test's services (a restarted bundle's service injected before would be
+ * gone): {@code @ClassRule public static final SharedFramework SHARED = new
+ * SharedFramework("ipoib.codec", "ipoib.verbs.loopback", "ipoib.link");}. (In the framework JUnit
+ * runs each test method as a request of its own, so a class rule runs before every test; it acts
+ * when the class differs from the last one's.)
  */
 public final class SharedFramework implements TestRule {
     private static final Duration SETTLE = Duration.ofSeconds(20);
@@ -47,27 +54,37 @@ public final class SharedFramework implements TestRule {
     /** The log levels of the root logger context when the first class began. */
     private static Map<String, LogLevel> logLevels;
 
+    /** The project bundles the class runs with (besides the api), or empty for all. */
+    private final Set<String> active;
+
+    /** The class runs with these project bundles (and the api) active; with all when none are named. */
+    public SharedFramework(String... projectBundles) {
+        this.active = Set.of(projectBundles);
+    }
+
     @Override
     public Statement apply(Statement base, Description description) {
         return new Statement() {
             @Override
             public void evaluate() throws Throwable {
-                enter(description.getTestClass());
+                enter(description.getTestClass(), active);
                 base.evaluate();
             }
         };
     }
 
-    private static synchronized void enter(Class<?> testClass) throws Exception {
+    private static synchronized void enter(Class<?> testClass, Set<String> active) throws Exception {
+        if (previous == testClass) {
+            return;
+        }
         BundleContext context = FrameworkUtil.getBundle(SharedFramework.class).getBundleContext();
-        LoggerAdmin loggerAdmin = service(context, LoggerAdmin.class);
-        if (previous == null) {
+        Class<?> left = previous;
+        previous = testClass;
+        if (left == null) {
             probeServices = serviceIds(context.getBundle());
-            logLevels = new HashMap<>(loggerAdmin.getLoggerContext(null).getLogLevels());
-        } else if (previous != testClass) {
-            Class<?> left = previous;
-            previous = testClass;
-            reset(context, loggerAdmin);
+            logLevels = new HashMap<>(service(context, LoggerAdmin.class).getLoggerContext(null).getLogLevels());
+        } else {
+            reset(context);
             Set<Long> registered = serviceIds(context.getBundle());
             registered.removeAll(probeServices);
             if (!registered.isEmpty()) {
@@ -77,11 +94,26 @@ public final class SharedFramework implements TestRule {
                         + describe(context, registered));
             }
         }
-        previous = testClass;
+        if (!active.isEmpty()) {
+            for (Bundle b : projectBundles(context)) {
+                if (!active.contains(b.getSymbolicName())) {
+                    b.stop();
+                }
+            }
+        }
+    }
+
+    /** The project's bundles but the api (whose packages every class uses), in the order they were installed. */
+    private static List<Bundle> projectBundles(BundleContext context) {
+        return Arrays.stream(context.getBundles())
+                .filter(b -> b.getSymbolicName().startsWith("ipoib.") && !b.getSymbolicName().equals("ipoib.api")
+                        && b.getHeaders().get(Constants.FRAGMENT_HOST) == null)
+                .sorted(Comparator.comparingLong(Bundle::getBundleId))
+                .collect(Collectors.toCollection(ArrayList::new));
     }
 
     /** Back to the framework's state after its start, as far as the project bundles keep state. */
-    private static void reset(BundleContext context, LoggerAdmin loggerAdmin) throws Exception {
+    private static void reset(BundleContext context) throws Exception {
         ConfigurationAdmin configurationAdmin = service(context, ConfigurationAdmin.class);
         Configuration[] configurations = configurationAdmin.listConfigurations(null);
         if (configurations != null) {
@@ -89,19 +121,19 @@ public final class SharedFramework implements TestRule {
                 c.delete();
             }
         }
-        List<Bundle> project = Arrays.stream(context.getBundles())
-                .filter(b -> b.getSymbolicName().startsWith("ipoib.") && !b.getSymbolicName().equals("ipoib.api")
-                        && b.getHeaders().get(Constants.FRAGMENT_HOST) == null)
-                .sorted(Comparator.comparingLong(Bundle::getBundleId))
-                .collect(Collectors.toCollection(ArrayList::new));
+        List<Bundle> project = projectBundles(context);
         for (int i = project.size() - 1; i >= 0; i--) {
             project.get(i).stop();
         }
+        Bundle log = Arrays.stream(context.getBundles()).filter(b -> "org.apache.felix.log".equals(b.getSymbolicName()))
+                .findFirst().orElseThrow(() -> new AssertionError("no org.apache.felix.log in the framework"));
+        log.stop();
+        log.start();
+        LoggerContext root = service(context, LoggerAdmin.class).getLoggerContext(null);
+        root.setLogLevels(logLevels);
         for (Bundle b : project) {
             b.start();
         }
-        LoggerContext root = loggerAdmin.getLoggerContext(null);
-        root.setLogLevels(logLevels);
 
         Await.until("every bundle active", SETTLE, () -> Arrays.stream(context.getBundles())
                 .allMatch(b -> b.getState() == Bundle.ACTIVE || b.getHeaders().get(Constants.FRAGMENT_HOST) != null));
