@@ -84,7 +84,7 @@ public final class SharedFramework implements TestRule {
             probeServices = serviceIds(context.getBundle());
             logLevels = new HashMap<>(service(context, LoggerAdmin.class).getLoggerContext(null).getLogLevels());
         } else {
-            reset(context);
+            reset(context, active);
             Set<Long> registered = serviceIds(context.getBundle());
             registered.removeAll(probeServices);
             if (!registered.isEmpty()) {
@@ -94,13 +94,17 @@ public final class SharedFramework implements TestRule {
                         + describe(context, registered));
             }
         }
-        if (!active.isEmpty()) {
-            for (Bundle b : projectBundles(context)) {
-                if (!active.contains(b.getSymbolicName())) {
-                    b.stop();
-                }
+        for (Bundle b : projectBundles(context)) {
+            if (!runs(b, active)) {
+                b.stop();
             }
         }
+    }
+
+    /** Whether the class runs with this bundle: every bundle but the project's unnamed ones. */
+    private static boolean runs(Bundle b, Set<String> active) {
+        return active.isEmpty() || active.contains(b.getSymbolicName()) || !b.getSymbolicName().startsWith("ipoib.")
+                || b.getSymbolicName().equals("ipoib.api");
     }
 
     /** The project's bundles but the api (whose packages every class uses), in the order they were installed. */
@@ -112,8 +116,11 @@ public final class SharedFramework implements TestRule {
                 .collect(Collectors.toCollection(ArrayList::new));
     }
 
-    /** Back to the framework's state after its start, as far as the project bundles keep state. */
-    private static void reset(BundleContext context) throws Exception {
+    /**
+     * Back to the framework's state after its start, as far as the project bundles keep state;
+     * of the project's bundles, those the class runs with started again.
+     */
+    private static void reset(BundleContext context, Set<String> active) throws Exception {
         ConfigurationAdmin configurationAdmin = service(context, ConfigurationAdmin.class);
         Configuration[] configurations = configurationAdmin.listConfigurations(null);
         if (configurations != null) {
@@ -132,11 +139,14 @@ public final class SharedFramework implements TestRule {
         LoggerContext root = service(context, LoggerAdmin.class).getLoggerContext(null);
         root.setLogLevels(logLevels);
         for (Bundle b : project) {
-            b.start();
+            if (runs(b, active)) {
+                b.start();
+            }
         }
 
-        Await.until("every bundle active", SETTLE, () -> Arrays.stream(context.getBundles())
-                .allMatch(b -> b.getState() == Bundle.ACTIVE || b.getHeaders().get(Constants.FRAGMENT_HOST) != null));
+        Await.until("every bundle the class runs with active", SETTLE, () -> Arrays.stream(context.getBundles())
+                .filter(b -> runs(b, active) && b.getHeaders().get(Constants.FRAGMENT_HOST) == null)
+                .allMatch(b -> b.getState() == Bundle.ACTIVE));
         Await.until("no configuration", SETTLE, () -> {
             try {
                 return configurationAdmin.listConfigurations(null) == null;
@@ -151,7 +161,7 @@ public final class SharedFramework implements TestRule {
                 throw new AssertionError(e);
             }
         });
-        if (project.stream().anyMatch(b -> b.getSymbolicName().equals("ipoib.verbs.loopback"))) {
+        if (project.stream().anyMatch(b -> b.getSymbolicName().equals("ipoib.verbs.loopback") && runs(b, active))) {
             Await.until("the loopback fabric with its default two HCAs", SETTLE, () -> {
                 try {
                     var refs = context.getServiceReferences(VerbsProvider.class, "(" + VerbsProvider.NAME_PROPERTY + "=loopback)");
