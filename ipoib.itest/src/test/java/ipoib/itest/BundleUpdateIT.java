@@ -3,8 +3,6 @@ package ipoib.itest;
 import static ipoib.itest.Testbed.EXPERIMENTAL;
 import static ipoib.itest.Testbed.payload;
 import static org.junit.Assert.assertTrue;
-import static org.ops4j.pax.exam.CoreOptions.options;
-import static org.ops4j.pax.exam.CoreOptions.systemProperty;
 
 import ipoib.api.link.IpoibLink;
 import java.lang.ref.WeakReference;
@@ -16,13 +14,14 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import javax.inject.Inject;
 import org.apache.felix.service.command.CommandProcessor;
+import org.junit.ClassRule;
 import org.junit.Test;
 import org.junit.runner.RunWith;
 import org.ops4j.pax.exam.Configuration;
 import org.ops4j.pax.exam.Option;
 import org.ops4j.pax.exam.junit.PaxExam;
 import org.ops4j.pax.exam.spi.reactors.ExamReactorStrategy;
-import org.ops4j.pax.exam.spi.reactors.PerClass;
+import org.ops4j.pax.exam.spi.reactors.PerSuite;
 import org.osgi.framework.Bundle;
 import org.osgi.framework.BundleContext;
 import org.osgi.framework.FrameworkEvent;
@@ -40,8 +39,11 @@ import org.osgi.service.cm.ConfigurationAdmin;
  * revision's every class.
  */
 @RunWith(PaxExam.class)
-@ExamReactorStrategy(PerClass.class)
+@ExamReactorStrategy(PerSuite.class)
 public class BundleUpdateIT {
+    @ClassRule
+    public static final SharedFramework SHARED = new SharedFramework("ipoib.codec", "ipoib.verbs.loopback", "ipoib.link", "ipoib.arp",
+            "ipoib.nd");
     private static final String[] UPDATED = {"ipoib.verbs.loopback", "ipoib.link"};
     private static final int UPDATES = 5;
 
@@ -54,8 +56,7 @@ public class BundleUpdateIT {
 
     @Configuration
     public Option[] config() {
-        return options(OsgiTestSupport.runtime("ipoib.codec", "ipoib.verbs.loopback", "ipoib.link", "ipoib.arp", "ipoib.nd"),
-                systemProperty("ipoib.defaults").value("false"));
+        return OsgiTestSupport.sharedRuntime();
     }
 
     /** A replaced revision: what it was, and its class loader, held weakly. */

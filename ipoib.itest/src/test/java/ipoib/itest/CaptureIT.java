@@ -4,8 +4,6 @@ import static ipoib.itest.Testbed.EXPERIMENTAL;
 import static ipoib.itest.Testbed.payload;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
-import static org.ops4j.pax.exam.CoreOptions.options;
-import static org.ops4j.pax.exam.CoreOptions.systemProperty;
 
 import ipoib.api.Gid;
 import ipoib.api.PathRecord;
@@ -29,13 +27,14 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import javax.inject.Inject;
 import org.apache.felix.service.command.CommandProcessor;
+import org.junit.ClassRule;
 import org.junit.Test;
 import org.junit.runner.RunWith;
 import org.ops4j.pax.exam.Configuration;
 import org.ops4j.pax.exam.Option;
 import org.ops4j.pax.exam.junit.PaxExam;
 import org.ops4j.pax.exam.spi.reactors.ExamReactorStrategy;
-import org.ops4j.pax.exam.spi.reactors.PerClass;
+import org.ops4j.pax.exam.spi.reactors.PerSuite;
 import org.osgi.framework.BundleContext;
 import org.osgi.service.cm.ConfigurationAdmin;
 
@@ -45,8 +44,10 @@ import org.osgi.service.cm.ConfigurationAdmin;
  * received ones with their GRH (or the own address when they came without one).
  */
 @RunWith(PaxExam.class)
-@ExamReactorStrategy(PerClass.class)
+@ExamReactorStrategy(PerSuite.class)
 public class CaptureIT {
+    @ClassRule
+    public static final SharedFramework SHARED = new SharedFramework("ipoib.codec", "ipoib.verbs.loopback", "ipoib.link");
 
     @Inject
     BundleContext context;
@@ -57,8 +58,7 @@ public class CaptureIT {
 
     @Configuration
     public Option[] config() {
-        return options(OsgiTestSupport.runtime("ipoib.codec", "ipoib.verbs.loopback", "ipoib.link"),
-                systemProperty("ipoib.defaults").value("false"), OsgiTestSupport.captureDirectoryProperty());
+        return OsgiTestSupport.sharedRuntime();
     }
 
     /** One captured frame: its interface name, pseudo-header and IPoIB frame. */

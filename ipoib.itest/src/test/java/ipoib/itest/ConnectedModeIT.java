@@ -4,8 +4,6 @@ import static org.junit.Assert.assertArrayEquals;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
 import static org.junit.Assert.fail;
-import static org.ops4j.pax.exam.CoreOptions.options;
-import static org.ops4j.pax.exam.CoreOptions.systemProperty;
 
 import ipoib.api.host.UdpDatagram;
 import ipoib.api.host.UdpService;
@@ -27,13 +25,14 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import javax.inject.Inject;
 import org.junit.Before;
+import org.junit.ClassRule;
 import org.junit.Test;
 import org.junit.runner.RunWith;
 import org.ops4j.pax.exam.Configuration;
 import org.ops4j.pax.exam.Option;
 import org.ops4j.pax.exam.junit.PaxExam;
 import org.ops4j.pax.exam.spi.reactors.ExamReactorStrategy;
-import org.ops4j.pax.exam.spi.reactors.PerClass;
+import org.ops4j.pax.exam.spi.reactors.PerSuite;
 import org.osgi.framework.BundleContext;
 import org.osgi.service.cm.ConfigurationAdmin;
 
@@ -48,8 +47,11 @@ import org.osgi.service.cm.ConfigurationAdmin;
  * as the interfaces used them.
  */
 @RunWith(PaxExam.class)
-@ExamReactorStrategy(PerClass.class)
+@ExamReactorStrategy(PerSuite.class)
 public class ConnectedModeIT {
+    @ClassRule
+    public static final SharedFramework SHARED = new SharedFramework("ipoib.codec", "ipoib.verbs.loopback", "ipoib.link", "ipoib.mcast",
+            "ipoib.arp", "ipoib.nd", "ipoib.host");
     static final String A = "10.7.0.1";
     static final String B = "10.7.0.2";
     static final int PORT = 7100;
@@ -64,9 +66,7 @@ public class ConnectedModeIT {
 
     @Configuration
     public Option[] config() {
-        return options(OsgiTestSupport.runtime("ipoib.codec", "ipoib.verbs.loopback", "ipoib.link", "ipoib.mcast",
-                "ipoib.arp", "ipoib.nd", "ipoib.host"), systemProperty("ipoib.defaults").value("false"),
-                OsgiTestSupport.captureDirectoryProperty());
+        return OsgiTestSupport.sharedRuntime();
     }
 
     @Before

@@ -3,7 +3,6 @@ package ipoib.itest;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertTrue;
-import static org.ops4j.pax.exam.CoreOptions.options;
 
 import ipoib.api.verbs.VerbsProvider;
 import java.time.Duration;
@@ -13,13 +12,14 @@ import java.util.Dictionary;
 import java.util.Hashtable;
 import javax.inject.Inject;
 import org.apache.felix.service.command.CommandProcessor;
+import org.junit.ClassRule;
 import org.junit.Test;
 import org.junit.runner.RunWith;
 import org.ops4j.pax.exam.Configuration;
 import org.ops4j.pax.exam.Option;
 import org.ops4j.pax.exam.junit.PaxExam;
 import org.ops4j.pax.exam.spi.reactors.ExamReactorStrategy;
-import org.ops4j.pax.exam.spi.reactors.PerClass;
+import org.ops4j.pax.exam.spi.reactors.PerSuite;
 import org.osgi.framework.Bundle;
 import org.osgi.framework.BundleContext;
 import org.osgi.framework.InvalidSyntaxException;
@@ -33,8 +33,10 @@ import org.osgi.service.cm.ConfigurationAdmin;
  * with its bundle without disturbing the framework.
  */
 @RunWith(PaxExam.class)
-@ExamReactorStrategy(PerClass.class)
+@ExamReactorStrategy(PerSuite.class)
 public class FabricProviderIT {
+    @ClassRule
+    public static final SharedFramework SHARED = new SharedFramework("ipoib.codec", "ipoib.verbs.fabric");
     private static final String PID = "ipoib.verbs.fabric";
 
     @Inject
@@ -46,7 +48,7 @@ public class FabricProviderIT {
 
     @Configuration
     public Option[] config() {
-        return options(OsgiTestSupport.runtime("ipoib.codec", "ipoib.verbs.fabric"));
+        return OsgiTestSupport.sharedRuntime();
     }
 
     private VerbsProvider provider() {

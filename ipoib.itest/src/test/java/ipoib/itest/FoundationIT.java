@@ -3,7 +3,6 @@ package ipoib.itest;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertNotNull;
 import static org.junit.Assert.assertTrue;
-import static org.ops4j.pax.exam.CoreOptions.options;
 
 import ipoib.api.Gid;
 import ipoib.api.PKey;
@@ -14,13 +13,14 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import javax.inject.Inject;
+import org.junit.ClassRule;
 import org.junit.Test;
 import org.junit.runner.RunWith;
 import org.ops4j.pax.exam.Configuration;
 import org.ops4j.pax.exam.Option;
 import org.ops4j.pax.exam.junit.PaxExam;
 import org.ops4j.pax.exam.spi.reactors.ExamReactorStrategy;
-import org.ops4j.pax.exam.spi.reactors.PerClass;
+import org.ops4j.pax.exam.spi.reactors.PerSuite;
 import org.osgi.framework.Bundle;
 import org.osgi.framework.BundleContext;
 import org.osgi.framework.FrameworkUtil;
@@ -42,8 +42,10 @@ import org.osgi.service.metatype.MetaTypeService;
  * bundle exports its packages to consumers, and SCR activates the project's components.
  */
 @RunWith(PaxExam.class)
-@ExamReactorStrategy(PerClass.class)
+@ExamReactorStrategy(PerSuite.class)
 public class FoundationIT {
+    @ClassRule
+    public static final SharedFramework SHARED = new SharedFramework();
 
     @Inject
     BundleContext context;
@@ -58,7 +60,7 @@ public class FoundationIT {
 
     @Configuration
     public Option[] config() {
-        return options(OsgiTestSupport.runtime("ipoib.launcher"));
+        return OsgiTestSupport.sharedRuntime();
     }
 
     @Test

@@ -5,8 +5,6 @@ import static ipoib.itest.Testbed.payload;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertNotEquals;
 import static org.junit.Assert.assertTrue;
-import static org.ops4j.pax.exam.CoreOptions.options;
-import static org.ops4j.pax.exam.CoreOptions.systemProperty;
 
 import ipoib.api.JoinState;
 import ipoib.api.Mgid;
@@ -25,13 +23,14 @@ import javax.inject.Inject;
 import org.apache.felix.service.command.CommandProcessor;
 import org.junit.After;
 import org.junit.Before;
+import org.junit.ClassRule;
 import org.junit.Test;
 import org.junit.runner.RunWith;
 import org.ops4j.pax.exam.Configuration;
 import org.ops4j.pax.exam.Option;
 import org.ops4j.pax.exam.junit.PaxExam;
 import org.ops4j.pax.exam.spi.reactors.ExamReactorStrategy;
-import org.ops4j.pax.exam.spi.reactors.PerClass;
+import org.ops4j.pax.exam.spi.reactors.PerSuite;
 import org.osgi.framework.BundleContext;
 import org.osgi.service.cm.ConfigurationAdmin;
 
@@ -41,8 +40,10 @@ import org.osgi.service.cm.ConfigurationAdmin;
  * limited membership, removed, put back, and an unrelated key added).
  */
 @RunWith(PaxExam.class)
-@ExamReactorStrategy(PerClass.class)
+@ExamReactorStrategy(PerSuite.class)
 public class HealingIT {
+    @ClassRule
+    public static final SharedFramework SHARED = new SharedFramework("ipoib.codec", "ipoib.verbs.loopback", "ipoib.link", "ipoib.mcast");
     private static final InetAddress GROUP = InetAddress.ofLiteral("239.2.0.1");
     private static final String DEFAULT_PARTITION =
             "Default=0x7fff, ipoib, mtu=4, rate=3, sl=0, Q_Key=0x0b1b, defmember=full : ALL ;";
@@ -76,8 +77,7 @@ public class HealingIT {
 
     @Configuration
     public Option[] config() {
-        return options(OsgiTestSupport.runtime("ipoib.codec", "ipoib.verbs.loopback", "ipoib.link", "ipoib.mcast"),
-                systemProperty("ipoib.defaults").value("false"));
+        return OsgiTestSupport.sharedRuntime();
     }
 
     @Before
@@ -110,6 +110,7 @@ public class HealingIT {
         Await.until("b's listener join done", Duration.ofSeconds(20), () -> joined("b") == JoinState.FULL_MEMBER);
         multicast.leaveListener("b", GROUP).toCompletableFuture().get(10, TimeUnit.SECONDS);
         logReader.removeLogListener(logListener);
+        bed.stopListening();
     }
 
     /** The fabric's partitions, with the search partition's broadcast group at this scope. */

@@ -4,8 +4,6 @@ import static ipoib.itest.Testbed.EXPERIMENTAL;
 import static ipoib.itest.Testbed.payload;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
-import static org.ops4j.pax.exam.CoreOptions.options;
-import static org.ops4j.pax.exam.CoreOptions.systemProperty;
 
 import ipoib.api.JoinState;
 import ipoib.api.link.IpoibLink;
@@ -22,13 +20,14 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import javax.inject.Inject;
 import org.apache.felix.service.command.CommandProcessor;
+import org.junit.ClassRule;
 import org.junit.Test;
 import org.junit.runner.RunWith;
 import org.ops4j.pax.exam.Configuration;
 import org.ops4j.pax.exam.Option;
 import org.ops4j.pax.exam.junit.PaxExam;
 import org.ops4j.pax.exam.spi.reactors.ExamReactorStrategy;
-import org.ops4j.pax.exam.spi.reactors.PerClass;
+import org.ops4j.pax.exam.spi.reactors.PerSuite;
 import org.osgi.framework.Bundle;
 import org.osgi.framework.BundleContext;
 import org.osgi.framework.FrameworkEvent;
@@ -46,8 +45,10 @@ import org.osgi.service.log.LogReaderService;
  * error.
  */
 @RunWith(PaxExam.class)
-@ExamReactorStrategy(PerClass.class)
+@ExamReactorStrategy(PerSuite.class)
 public class HotSwapIT {
+    @ClassRule
+    public static final SharedFramework SHARED = new SharedFramework("ipoib.codec", "ipoib.verbs.loopback", "ipoib.link", "ipoib.mcast");
     private static final InetAddress LISTENED = InetAddress.ofLiteral("239.3.0.1");
     private static final InetAddress SEND_ONLY = InetAddress.ofLiteral("239.3.0.2");
     private static final InetAddress NOBODY = InetAddress.ofLiteral("239.3.0.3");
@@ -63,8 +64,7 @@ public class HotSwapIT {
 
     @Configuration
     public Option[] config() {
-        return options(OsgiTestSupport.runtime("ipoib.codec", "ipoib.verbs.loopback", "ipoib.link", "ipoib.mcast"),
-                systemProperty("ipoib.defaults").value("false"));
+        return OsgiTestSupport.sharedRuntime();
     }
 
     /** Names of the toolkit's threads, virtual ones included, sorted (a multiset: two interfaces have two receive threads). */

@@ -4,8 +4,6 @@ import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertNotNull;
 import static org.junit.Assert.assertTrue;
-import static org.ops4j.pax.exam.CoreOptions.options;
-import static org.ops4j.pax.exam.CoreOptions.systemProperty;
 
 import ipoib.api.link.IpoibLink;
 import ipoib.api.link.LinkState;
@@ -23,13 +21,14 @@ import java.util.Enumeration;
 import java.util.Hashtable;
 import javax.inject.Inject;
 import org.apache.felix.service.command.CommandProcessor;
+import org.junit.ClassRule;
 import org.junit.Test;
 import org.junit.runner.RunWith;
 import org.ops4j.pax.exam.Configuration;
 import org.ops4j.pax.exam.Option;
 import org.ops4j.pax.exam.junit.PaxExam;
 import org.ops4j.pax.exam.spi.reactors.ExamReactorStrategy;
-import org.ops4j.pax.exam.spi.reactors.PerClass;
+import org.ops4j.pax.exam.spi.reactors.PerSuite;
 import org.osgi.framework.BundleContext;
 import org.osgi.framework.ServiceReference;
 import org.osgi.service.cm.ConfigurationAdmin;
@@ -43,8 +42,10 @@ import org.osgi.service.component.runtime.ServiceComponentRuntime;
  * shell commands work.
  */
 @RunWith(PaxExam.class)
-@ExamReactorStrategy(PerClass.class)
+@ExamReactorStrategy(PerSuite.class)
 public class LoopbackProviderIT {
+    @ClassRule
+    public static final SharedFramework SHARED = new SharedFramework("ipoib.codec", "ipoib.verbs.loopback", "ipoib.link");
 
     @Inject
     BundleContext context;
@@ -57,13 +58,22 @@ public class LoopbackProviderIT {
 
     @Configuration
     public Option[] config() {
-        return options(OsgiTestSupport.runtime("ipoib.codec", "ipoib.verbs.loopback", "ipoib.link"),
-                systemProperty("ipoib.defaults").value("false"), OsgiTestSupport.captureDirectoryProperty());
+        return OsgiTestSupport.sharedRuntime();
+    }
+
+    /** The loopback provider's registration, or null (the fabric provider may be registered too). */
+    private ServiceReference<VerbsProvider> loopback() {
+        try {
+            var refs = context.getServiceReferences(VerbsProvider.class, "(" + VerbsProvider.NAME_PROPERTY + "=loopback)");
+            return refs.isEmpty() ? null : refs.iterator().next();
+        } catch (org.osgi.framework.InvalidSyntaxException e) {
+            throw new AssertionError(e);
+        }
     }
 
     /** The provider, or null while none is registered or its activation failed. */
     private VerbsProvider provider() {
-        ServiceReference<VerbsProvider> ref = context.getServiceReference(VerbsProvider.class);
+        ServiceReference<VerbsProvider> ref = loopback();
         try {
             return ref == null ? null : context.getService(ref);
         } catch (org.osgi.framework.ServiceException failedActivation) {
@@ -87,7 +97,7 @@ public class LoopbackProviderIT {
     @Test
     public void registersWithItsNameAndDefaultTopology() throws Exception {
         Await.until("provider", Duration.ofSeconds(10), () -> provider() != null);
-        ServiceReference<VerbsProvider> ref = context.getServiceReference(VerbsProvider.class);
+        ServiceReference<VerbsProvider> ref = loopback();
         assertEquals("loopback", ref.getProperty(VerbsProvider.NAME_PROPERTY));
         assertTrue(provider().status().available());
         String hcas = run("fabric:hcas");

@@ -37,6 +37,27 @@ public final class OsgiTestSupport {
     }
 
     /**
+     * The one configuration of the classes in {@link SharedFrameworkIT}, which share a framework:
+     * the launcher (its script runner and commands, no console), the loopback and fabric
+     * providers, the link, multicast, ARP, ND and host bundles, no default
+     * interfaces, and a capture directory ({@link #captureDirectory()}). The same options on every
+     * call, as Pax Exam's per-suite strategy starts the framework with the first class's.
+     */
+    public static Option[] sharedRuntime() {
+        synchronized (OsgiTestSupport.class) {
+            if (sharedCaptureDirectory == null) {
+                sharedCaptureDirectory = captureDirectoryProperty();
+            }
+        }
+        return new Option[] {
+            runtime("ipoib.launcher", "ipoib.codec", "ipoib.verbs.loopback", "ipoib.verbs.fabric", "ipoib.link",
+                    "ipoib.mcast", "ipoib.arp", "ipoib.nd", "ipoib.host"),
+            systemProperty("ipoib.defaults").value("false"), sharedCaptureDirectory};
+    }
+
+    private static Option sharedCaptureDirectory;
+
+    /**
      * A new capture directory (mode 0700) as the launch property {@code ipoib.capture.dir}: the
      * capture commands write only there. The test finds it with {@link #captureDirectory()}.
      */

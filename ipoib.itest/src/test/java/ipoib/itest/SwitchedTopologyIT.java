@@ -3,8 +3,6 @@ package ipoib.itest;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertNull;
 import static org.junit.Assert.assertTrue;
-import static org.ops4j.pax.exam.CoreOptions.options;
-import static org.ops4j.pax.exam.CoreOptions.systemProperty;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -13,13 +11,14 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import javax.inject.Inject;
 import org.junit.Before;
+import org.junit.ClassRule;
 import org.junit.Test;
 import org.junit.runner.RunWith;
 import org.ops4j.pax.exam.Configuration;
 import org.ops4j.pax.exam.Option;
 import org.ops4j.pax.exam.junit.PaxExam;
 import org.ops4j.pax.exam.spi.reactors.ExamReactorStrategy;
-import org.ops4j.pax.exam.spi.reactors.PerClass;
+import org.ops4j.pax.exam.spi.reactors.PerSuite;
 import org.osgi.framework.BundleContext;
 import org.osgi.service.cm.ConfigurationAdmin;
 
@@ -30,9 +29,11 @@ import org.osgi.service.cm.ConfigurationAdmin;
  * over the other one and the ping answers again.
  */
 @RunWith(PaxExam.class)
-@ExamReactorStrategy(PerClass.class)
+@ExamReactorStrategy(PerSuite.class)
 public class SwitchedTopologyIT {
-    private static final String TOPOLOGY = "ipoib.itest.topology";
+    @ClassRule
+    public static final SharedFramework SHARED = new SharedFramework("ipoib.codec", "ipoib.verbs.loopback", "ipoib.link", "ipoib.arp",
+            "ipoib.host");
 
     @Inject
     BundleContext context;
@@ -43,20 +44,14 @@ public class SwitchedTopologyIT {
 
     @Configuration
     public Option[] config() {
-        Path dir = Path.of("").toAbsolutePath();
-        while (!Files.isDirectory(dir.resolve("examples"))) {
-            dir = dir.getParent();
-        }
-        return options(OsgiTestSupport.runtime("ipoib.codec", "ipoib.verbs.loopback", "ipoib.link", "ipoib.arp",
-                "ipoib.host"), systemProperty("ipoib.defaults").value("false"),
-                systemProperty(TOPOLOGY).value(dir.resolve("examples/two-switches.net").toString()));
+        return OsgiTestSupport.sharedRuntime();
     }
 
     @Before
     public void twoSwitches() throws Exception {
         ip = new IpFixture(context, configurationAdmin);
         if (ip.link("a") == null) {
-            ip.configure("ipoib.verbs.loopback", "topology", System.getProperty(TOPOLOGY));
+            ip.configure("ipoib.verbs.loopback", "topology", topology());
             ip.configure("ipoib.arp", "retransmitMillis", 100, "requests", 3, "failedHoldMillis", 2000L);
             ip.createLink("a", "loop0", "0xffff");
             ip.createLink("b", "loop1", "0xffff");
@@ -67,6 +62,15 @@ public class SwitchedTopologyIT {
             ip.address("a", "10.7.0.1", 24);
             ip.address("b", "10.7.0.2", 24);
         }
+    }
+
+    /** The example topology file of two switches, examples/two-switches.net in the workspace. */
+    private static String topology() {
+        Path dir = Path.of("").toAbsolutePath();
+        while (!Files.isDirectory(dir.resolve("examples"))) {
+            dir = dir.getParent();
+        }
+        return dir.resolve("examples/two-switches.net").toString();
     }
 
     /** Packets sw1 sent over one inter-switch port, from fabric:ports. */
