@@ -7,11 +7,10 @@ import static org.ops4j.pax.exam.CoreOptions.options;
 import static org.ops4j.pax.exam.CoreOptions.systemProperty;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
 import javax.inject.Inject;
 import org.junit.Before;
 import org.junit.Test;
@@ -215,26 +214,36 @@ public class OpenSmManagedIT {
         ip.pingUntilReply("full42", "10.42.0.2", Duration.ofSeconds(20));
         ip.pingUntilReply("full42", "10.42.0.3", Duration.ofSeconds(20));
         // Two limited members do not reach each other (IBA 10.9.3: one end must be a full member):
-        // not even the ARP request, a broadcast the other receives only from a full member; and
-        // each limited member still reaches the full member. The three pings run at once, so the
-        // two silences are waited out together.
-        List<GogoShell.Result> pings = shellAtOnce("ipoib:ping -I lim42a -c 2 -i 0.2 -W 1 10.42.0.3",
-                "ipoib:ping -I lim42b -c 2 -i 0.2 -W 1 10.42.0.2", "ipoib:ping -I lim42b -c 2 -i 0.2 -W 1 10.42.0.1");
-        assertTrue(pings.get(0).all(), pings.get(0).all().contains(" 100% packet loss"));
-        assertTrue(pings.get(1).all(), pings.get(1).all().contains(" 100% packet loss"));
-        assertTrue(pings.get(2).all(), pings.get(2).all().contains(" 0% packet loss"));
+        // not even the ARP request, a broadcast the other receives only from a full member, so each
+        // resolution ends after its requests (3, 100 ms apart, as configured above) with no such
+        // node, and no echo request can go out; each limited member still reaches the full member.
+        // The two resolutions run at once, and their end is awaited, not a ping's deadline.
+        ipoib.api.resolve.NeighbourResolver arp = ip.arp();
+        List<CompletableFuture<?>> unanswered = List.of(resolution(arp, "lim42a", "10.42.0.3"),
+                resolution(arp, "lim42b", "10.42.0.2"));
+        GogoShell.Result ping = ip.shell("ipoib:ping -I lim42b -c 2 -i 0.2 -W 1 10.42.0.1");
+        assertTrue(ping.all(), ping.all().contains(" 0% packet loss"));
+        for (CompletableFuture<?> resolution : unanswered) {
+            try {
+                throw new AssertionError("a limited member resolved another: " + resolution.get(10, TimeUnit.SECONDS));
+            } catch (ExecutionException e) {
+                assertTrue(String.valueOf(e.getCause()), e.getCause() instanceof ipoib.api.resolve.NoSuchNodeException);
+            }
+        }
     }
 
-    /** Runs the commands at the same time, each in a shell session of its own; their results in order. */
-    private List<GogoShell.Result> shellAtOnce(String... commands) {
-        // A thread each: the common pool has one thread on a machine of two cores.
-        try (ExecutorService threads = Executors.newThreadPerTaskExecutor(Thread.ofPlatform().daemon().factory())) {
-            List<CompletableFuture<GogoShell.Result>> running = new ArrayList<>();
-            for (String command : commands) {
-                running.add(CompletableFuture.supplyAsync(() -> ip.shell(command), threads));
-            }
-            return running.stream().map(CompletableFuture::join).toList();
+    /**
+     * The ARP resolution of {@code address} on {@code link}, pending (or, when an earlier one failed
+     * within the hold time, failed already).
+     */
+    private static CompletableFuture<?> resolution(ipoib.api.resolve.NeighbourResolver arp, String link,
+                                                   String address) throws Exception {
+        ipoib.api.resolve.PathInfoAnswer answer = arp.pathInfo(link, java.net.InetAddress.getByName(address));
+        if (answer instanceof ipoib.api.resolve.PathInfoAnswer.Pending pending) {
+            return pending.path().toCompletableFuture();
         }
+        assertTrue(link + " to " + address + ": " + answer, answer instanceof ipoib.api.resolve.PathInfoAnswer.NoSuchNode);
+        return CompletableFuture.failedFuture(new ipoib.api.resolve.NoSuchNodeException(link + " " + address));
     }
 
     @Test
