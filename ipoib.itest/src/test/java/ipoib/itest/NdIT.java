@@ -232,11 +232,12 @@ public class NdIT {
     @Test
     public void theOwnerOfAnAddressThatIsDuplicateHereIsReachable() throws Exception {
         NeighbourResolver nd = ip.nd();
+        // a's own fd00:5::3 goes through DAD while b's fd00:5::1 does: two retransmit times at once.
         ip.address("b", "fd00:5::1", 64);
+        ip.address("a", "fd00:5::3", 64);
         awaitState("b", "fd00:5::1", AddressState.PREFERRED);
         ip.address("a", "fd00:5::1", 64);
         awaitState("a", "fd00:5::1", AddressState.DUPLICATE);
-        ip.address("a", "fd00:5::3", 64);
         awaitState("a", "fd00:5::3", AddressState.PREFERRED);
         nd.flush("a");
         long conflicts = ip.counter(nd, "address_conflicts");
