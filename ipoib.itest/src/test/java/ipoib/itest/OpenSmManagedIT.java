@@ -225,7 +225,8 @@ public class OpenSmManagedIT {
         assertTrue(ping.all(), ping.all().contains(" 0% packet loss"));
         for (CompletableFuture<?> resolution : unanswered) {
             try {
-                throw new AssertionError("a limited member resolved another: " + resolution.get(10, TimeUnit.SECONDS));
+                throw new AssertionError("a limited member resolved another: "
+                        + resolution.get(10, TimeUnit.SECONDS));
             } catch (ExecutionException e) {
                 assertTrue(String.valueOf(e.getCause()), e.getCause() instanceof ipoib.api.resolve.NoSuchNodeException);
             }

@@ -100,32 +100,40 @@ final class OpenSmProcess implements AutoCloseable {
 
     /**
      * What {@code LD_PRELOAD} holds for OpenSM and the tools; the shims compiled at the first call into a
-     * directory removed when the JVM ends.
+     * directory removed when the JVM ends, the three gcc runs at once.
      */
     private static synchronized String shimPreload() throws Exception {
         if (shims == null) {
             Path dir = Files.createTempDirectory("ipoib-opensm-shims");
             Runtime.getRuntime().addShutdownHook(new Thread(() -> deleteTree(dir), "opensm-shims-remove"));
             Path sources = repository().resolve("ipoib.verbs.fabric/src/test/c");
-            Path rmpp = compile(dir, sources, "umad_rmpp_shim.c", "rmpp.so");
+            Compilation rmpp = Compilation.start(dir, sources, "umad_rmpp_shim.c", "rmpp.so");
+            Compilation full = Compilation.start(dir, sources, "umad2sim_full_mad.c", "full.so");
+            Compilation socket = Compilation.start(dir, sources, "umad2sim_full_mad.c", "full_socket.so", "-DSOCKET_SIDE");
             // The tools preload the RMPP shim as ./ipoib diag does (saquery's long tables).
-            shims = rmpp + ":" + compile(dir, sources, "umad2sim_full_mad.c", "full.so") + ":" + umad2sim() + ":"
-                    + compile(dir, sources, "umad2sim_full_mad.c", "full_socket.so", "-DSOCKET_SIDE");
+            shims = rmpp.await() + ":" + full.await() + ":" + umad2sim() + ":" + socket.await();
         }
         return shims;
     }
 
-    private static Path compile(Path dir, Path shims, String file, String library, String... options) throws Exception {
-        Path so = dir.resolve(library);
-        List<String> command = new ArrayList<>(List.of("gcc", "-Wall", "-shared", "-fPIC"));
-        command.addAll(List.of(options));
-        command.addAll(List.of("-o", so.toString(), shims.resolve(file).toString(), "-ldl", "-lpthread"));
-        Process gcc = new ProcessBuilder(command).redirectErrorStream(true).start();
-        String out = new String(gcc.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        if (!gcc.waitFor(60, TimeUnit.SECONDS) || gcc.exitValue() != 0) {
-            throw new AssertionError("gcc could not build " + file + " (needs gcc and libibumad-dev):\n" + out);
+    /** One gcc run building a shim. */
+    private record Compilation(Process gcc, String file, Path library) {
+        static Compilation start(Path dir, Path shims, String file, String library, String... options)
+                throws IOException {
+            Path so = dir.resolve(library);
+            List<String> command = new ArrayList<>(List.of("gcc", "-Wall", "-shared", "-fPIC"));
+            command.addAll(List.of(options));
+            command.addAll(List.of("-o", so.toString(), shims.resolve(file).toString(), "-ldl", "-lpthread"));
+            return new Compilation(new ProcessBuilder(command).redirectErrorStream(true).start(), file, so);
         }
-        return so;
+
+        Path await() throws Exception {
+            String out = new String(gcc.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            if (!gcc.waitFor(60, TimeUnit.SECONDS) || gcc.exitValue() != 0) {
+                throw new AssertionError("gcc could not build " + file + " (needs gcc and libibumad-dev):\n" + out);
+            }
+            return library;
+        }
     }
 
     String log() throws IOException {
