@@ -6,8 +6,6 @@ import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertNotEquals;
 import static org.junit.Assert.assertTrue;
-import static org.ops4j.pax.exam.CoreOptions.options;
-import static org.ops4j.pax.exam.CoreOptions.systemProperty;
 
 import ipoib.api.JoinState;
 import ipoib.api.Mgid;
@@ -30,14 +28,16 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import javax.inject.Inject;
 import org.apache.felix.service.command.CommandProcessor;
+import org.junit.After;
 import org.junit.Before;
+import org.junit.ClassRule;
 import org.junit.Test;
 import org.junit.runner.RunWith;
 import org.ops4j.pax.exam.Configuration;
 import org.ops4j.pax.exam.Option;
 import org.ops4j.pax.exam.junit.PaxExam;
 import org.ops4j.pax.exam.spi.reactors.ExamReactorStrategy;
-import org.ops4j.pax.exam.spi.reactors.PerClass;
+import org.ops4j.pax.exam.spi.reactors.PerSuite;
 import org.osgi.framework.BundleContext;
 import org.osgi.framework.ServiceRegistration;
 import org.osgi.service.cm.ConfigurationAdmin;
@@ -56,8 +56,11 @@ import org.osgi.service.event.EventHandler;
  * sender's SendOnlyFullMember join creates the group.
  */
 @RunWith(PaxExam.class)
-@ExamReactorStrategy(PerClass.class)
+@ExamReactorStrategy(PerSuite.class)
 public class MulticastIT {
+    @ClassRule
+    public static final SharedFramework SHARED = new SharedFramework("ipoib.codec", "ipoib.verbs.loopback", "ipoib.link",
+            "ipoib.mcast");
 
     @Inject
     BundleContext context;
@@ -71,8 +74,7 @@ public class MulticastIT {
 
     @Configuration
     public Option[] config() {
-        return options(OsgiTestSupport.runtime("ipoib.codec", "ipoib.verbs.loopback", "ipoib.link", "ipoib.mcast"),
-                systemProperty("ipoib.defaults").value("false"));
+        return OsgiTestSupport.sharedRuntime();
     }
 
     @Before
@@ -90,6 +92,12 @@ public class MulticastIT {
         run("fabric:clear");
         bed.stopListening();
         bed.listen();
+    }
+
+    /** The frame handler goes with the test: the next class in the shared framework finds no service of this one. */
+    @After
+    public void stopListening() {
+        bed.stopListening();
     }
 
     private String run(String command) throws Exception {

@@ -4,8 +4,6 @@ import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertNotNull;
 import static org.junit.Assert.assertNull;
 import static org.junit.Assert.assertTrue;
-import static org.ops4j.pax.exam.CoreOptions.options;
-import static org.ops4j.pax.exam.CoreOptions.systemProperty;
 
 import ipoib.api.host.AddressOrigin;
 import ipoib.api.host.AddressState;
@@ -29,13 +27,14 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import javax.inject.Inject;
 import org.junit.Before;
+import org.junit.ClassRule;
 import org.junit.Test;
 import org.junit.runner.RunWith;
 import org.ops4j.pax.exam.Configuration;
 import org.ops4j.pax.exam.Option;
 import org.ops4j.pax.exam.junit.PaxExam;
 import org.ops4j.pax.exam.spi.reactors.ExamReactorStrategy;
-import org.ops4j.pax.exam.spi.reactors.PerClass;
+import org.ops4j.pax.exam.spi.reactors.PerSuite;
 import org.osgi.framework.BundleContext;
 import org.osgi.service.cm.ConfigurationAdmin;
 import org.osgi.service.log.LogEntry;
@@ -50,8 +49,11 @@ import org.osgi.service.log.LogReaderService;
  * is NdEngineTest's on a manual clock.
  */
 @RunWith(PaxExam.class)
-@ExamReactorStrategy(PerClass.class)
+@ExamReactorStrategy(PerSuite.class)
 public class NdIT {
+    @ClassRule
+    public static final SharedFramework SHARED = new SharedFramework("ipoib.codec", "ipoib.verbs.loopback", "ipoib.link", "ipoib.mcast",
+            "ipoib.arp", "ipoib.nd", "ipoib.host");
 
     @Inject
     BundleContext context;
@@ -62,8 +64,7 @@ public class NdIT {
 
     @Configuration
     public Option[] config() {
-        return options(OsgiTestSupport.runtime("ipoib.codec", "ipoib.verbs.loopback", "ipoib.link", "ipoib.mcast",
-                "ipoib.arp", "ipoib.nd", "ipoib.host"), systemProperty("ipoib.defaults").value("false"));
+        return OsgiTestSupport.sharedRuntime();
     }
 
     @Before

@@ -17,6 +17,7 @@ import org.junit.runners.Suite.SuiteClasses;
 @SuiteClasses({
     FoundationIT.class, LoopbackProviderIT.class, CaptureIT.class, LinkIT.class, HealingIT.class, HotSwapIT.class,
     ConnectedModeIT.class, PartitionIT.class, ResolverHotSwapIT.class, BundleUpdateIT.class,
-    SwitchedTopologyIT.class, RefusedUpdateIT.class, FabricProviderIT.class
+    SwitchedTopologyIT.class, RefusedUpdateIT.class, FabricProviderIT.class, ArpIT.class, NdIT.class,
+    MulticastIT.class
 })
 public class SharedFrameworkIT {}
