@@ -142,7 +142,7 @@ public class ApplianceScriptIT {
             ipoib.awaitOut("g! echo first\nfirst\n", 60);
             ipoib.send("lb -s ipoib.defaults\nipoib:links\nstop ipoib.arp\nstart ipoib.arp\nlb ipoib.arp\n"
                     + "ipoib:await all 1\necho never\n");
-            int status = ipoib.awaitExit(120);
+            int status = ipoib.awaitExit(60);
             return new Run(status, ipoib.out(), ipoib.err());
         }
     }
