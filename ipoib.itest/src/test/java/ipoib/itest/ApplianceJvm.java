@@ -26,6 +26,16 @@ public final class ApplianceJvm {
     }
 
     /**
+     * {@link #options()}, but without waiting for the shared class archive when it is still to be
+     * made ({@link SharedClassArchive#optionsWithoutWaiting()}): for a fork that may start while the
+     * archive is made beside it.
+     */
+    public static List<String> optionsWithoutWaitingForTheArchive() {
+        return java.util.stream.Stream.of(REQUIRED, SHORT_LIVED, SharedClassArchive.optionsWithoutWaiting())
+                .flatMap(List::stream).toList();
+    }
+
+    /**
      * {@link #SHORT_LIVED} and {@link #sharedClasses}: for a fork of the appliance jar under test
      * started by {@code ./ipoib}, which adds {@link #REQUIRED} itself.
      */

@@ -28,16 +28,19 @@ import org.junit.rules.TemporaryFolder;
  * The appliance jar as a user runs it: script mode runs every command after start-up and exits
  * 0, or exits 1 at the first failing command and prints that command and its error.
  *
- * <p>Three appliances, each run to its end, because how a run ends is what is tested: a script
- * file that runs to its end (its output is checked by most tests here), piped commands that fail
- * (in an appliance without the default interfaces, which also shows what
- * {@code ipoib.defaults=false} does), and a script from a process substitution whose pipe stays
- * open, ended by {@code exit 3}. Only the script file's appliance has the default interfaces: the
- * others' commands do not need them. They share nothing (each has its own console port and home):
- * the three run at the same time, so that both cores of the machines stay busy until the last
- * ends (one after the other, the last ran alone on one core). What does not need a process of its own (the error of a
- * command that throws, an unknown command, {@code exit} with and without a status, {@code start}
- * by symbolic name) is tested on Gogo's runtime in {@code ScriptRunnerTest}.
+ * <p>Two appliances, each run to its end, because how a run ends is what is tested: a script
+ * file that runs to its end (its output is checked by most tests here), and commands piped into
+ * {@code ./ipoib} through a pipe the test keeps open, each run as its line arrives, until one
+ * fails (in an appliance without the default interfaces, which also shows what
+ * {@code ipoib.defaults=false} does). Only the script file's appliance has the default
+ * interfaces: the other's commands do not need them. They share nothing (each has its own console
+ * port and home) and run at the same time, so that both cores of the machines stay busy until the
+ * last ends. What does not need a process of its own is tested elsewhere: the error of a command
+ * that throws, an unknown command, {@code exit} with and without a status (its status is the
+ * runner's, which the JVM exits with as it does with a failure's 1 here), {@code start} by
+ * symbolic name, on Gogo's runtime in {@code ScriptRunnerTest}; how {@code ./ipoib} passes a
+ * script from a pipe or a process substitution ({@code ./ipoib --script <(...)}) and names it in
+ * errors, with a stand-in appliance in {@code IpoibProgressIT}.
  */
 public class ApplianceScriptIT {
 
@@ -70,10 +73,9 @@ public class ApplianceScriptIT {
 
     private static File appliance;
     private static Run script;
-    private static Future<Run> failing;
-    private static Future<Run> substituted;
-    /** Runs the two appliances other than the script file's. */
-    private static final ExecutorService FORKS = Executors.newFixedThreadPool(2, r -> {
+    private static Future<Run> piped;
+    /** Runs the appliance other than the script file's. */
+    private static final ExecutorService FORKS = Executors.newSingleThreadExecutor(r -> {
         Thread t = new Thread(r, "ApplianceScriptIT-forks");
         t.setDaemon(true);
         return t;
@@ -95,11 +97,7 @@ public class ApplianceScriptIT {
     @BeforeClass
     public static void runTheAppliances() throws Exception {
         appliance = IpoibCommand.appliance();
-        // Piped commands that fail, in an appliance without the default interfaces: the first runs,
-        // the defaults' bundle is listed never started and there is no interface, so await fails.
-        failing = FORKS.submit(() -> runIpoib("printf 'echo first\\nlb -s ipoib.defaults\\nipoib:links\\n"
-                + "ipoib:await all 1\\necho never\\n' | ./ipoib", "-Dipoib.defaults=false"));
-        substituted = FORKS.submit(ApplianceScriptIT::substitutionKeptOpen);
+        piped = FORKS.submit(ApplianceScriptIT::pipedUntilACommandFails);
         script = runScript(SCRIPT, "-Dipoib.log.level=INFO");
     }
 
@@ -130,27 +128,20 @@ public class ApplianceScriptIT {
         return new Run(process.exitValue(), Files.readString(out.toPath()), Files.readString(err.toPath()));
     }
 
-    /** Runs a bash command line in the workspace, where ./ipoib runs the appliance jar under test, to its end. */
-    private static Run runIpoib(String bashCommand, String... javaOptions) throws Exception {
-        try (IpoibCommand ipoib = IpoibCommand.bash(bashCommand, javaOptions)) {
-            int status = ipoib.awaitExit(120);
-            return new Run(status, ipoib.out(), ipoib.err());
-        }
-    }
-
     /**
-     * A script given as a process substitution, {@code ./ipoib --script <(cat)}, whose pipe stays
-     * open (cat passes on the lines the test writes): the first command runs before the rest are
-     * written; {@code start} takes a symbolic name as {@code stop} does; {@code exit 3} ends it with
-     * status 3 and nothing after it runs. Without the default interfaces, which none of this needs
-     * (the script file pings after its stop and start of ipoib.arp).
+     * Commands piped into {@code ./ipoib} through a pipe that stays open (the test writes the lines),
+     * in an appliance without the default interfaces: the first command runs before the rest are
+     * written; the defaults' bundle is listed never started and there is no interface;
+     * {@code start} takes a symbolic name as {@code stop} does; {@code ipoib:await all} fails, as
+     * there is no interface, which ends the run with status 1 before the next command.
      */
-    private static Run substitutionKeptOpen() throws Exception {
-        try (IpoibCommand ipoib = IpoibCommand.bash("./ipoib --script <(cat)", "-Dipoib.defaults=false")) {
-            ipoib.send("echo from-a-pipe\n");
+    private static Run pipedUntilACommandFails() throws Exception {
+        try (IpoibCommand ipoib = IpoibCommand.start(java.util.Map.of(), List.of("-Dipoib.defaults=false"))) {
+            ipoib.send("echo first\n");
             // Fails unless the command runs now, not when the writer closes the pipe.
-            ipoib.awaitOut("g! echo from-a-pipe\nfrom-a-pipe\n", 60);
-            ipoib.send("ipoib:links\nstop ipoib.arp\nstart ipoib.arp\nlb ipoib.arp\nexit 3\necho never\n");
+            ipoib.awaitOut("g! echo first\nfirst\n", 60);
+            ipoib.send("lb -s ipoib.defaults\nipoib:links\nstop ipoib.arp\nstart ipoib.arp\nlb ipoib.arp\n"
+                    + "ipoib:await all 1\necho never\n");
             int status = ipoib.awaitExit(60);
             return new Run(status, ipoib.out(), ipoib.err());
         }
@@ -237,12 +228,12 @@ public class ApplianceScriptIT {
 
     @Test
     public void failingCommandStopsTheScriptWithItsError() throws Exception {
-        Run run = result(failing);
+        Run run = result(piped);
         assertEquals("stdout:\n" + run.out() + "\nstderr: " + run.err(), 1, run.status());
         assertTrue(run.out(), run.out().contains("g! echo first\nfirst"));
         assertFalse("the script stops at the failure:\n" + run.out(), run.out().contains("g! echo never"));
         // Piped commands are named stdin in errors.
-        assertTrue(run.err(), run.err().contains("ipoib: stdin line 4: command failed: ipoib:await all 1"));
+        assertTrue(run.err(), run.err().contains("ipoib: stdin line 7: command failed: ipoib:await all 1"));
     }
 
     /**
@@ -252,7 +243,7 @@ public class ApplianceScriptIT {
      */
     @Test
     public void withDefaultsFalseTheirBundleNeverStartsAndNoInterfaceIsMade() throws Exception {
-        Run run = result(failing);
+        Run run = result(piped);
         String bundle = run.after("lb -s ipoib.defaults");
         assertTrue(bundle, Pattern.compile("\\|Resolved\\s*\\|\\s*15\\|ipoib\\.defaults[ |]").matcher(bundle).find());
         String links = run.after("ipoib:links");
@@ -261,17 +252,15 @@ public class ApplianceScriptIT {
 
     @Test
     public void awaitAllWithoutInterfacesSaysThereAreNone() throws Exception {
-        Run run = result(failing);
+        Run run = result(piped);
         assertTrue(run.err(), run.err().contains("no IPoIB interfaces within 1 s (create one with ipoib:create)"));
     }
 
+    /** Piped commands run as their lines arrive (the first before the rest were written); start by symbolic name. */
     @Test
-    public void aScriptFromAProcessSubstitutionRunsAsItsLinesArriveAndExitEndsItWithItsStatus() throws Exception {
-        Run run = result(substituted);
-        assertEquals("exit status; stdout:\n" + run.out() + "\nstderr: " + run.err(), 3, run.status());
-        assertTrue(run.out(), run.out().contains("g! ipoib:links\n"));
+    public void pipedCommandsRunAsTheirLinesArriveAndStartTakesASymbolicName() throws Exception {
+        Run run = result(piped);
+        assertTrue(run.out(), run.out().contains("g! stop ipoib.arp\n") && run.out().contains("g! start ipoib.arp\n"));
         assertTrue(run.out(), run.out().matches("(?s).*g! lb ipoib.arp\n.*\\|Active\\s*\\|.*ipoib\\.arp.*"));
-        assertTrue(run.out(), run.out().contains("g! exit 3"));
-        assertFalse(run.out(), run.out().contains("g! echo never"));
     }
 }

@@ -90,7 +90,8 @@ public class ApplianceSignalIT {
                     namespace(prefix + k));
         }
         long started = System.nanoTime();
-        try (IpoibCommand ipoib = IpoibCommand.start(Map.of(), List.of("-Dipoib.hosts.netns=" + prefix),
+        // As from a terminal: the signal's default action, even when this JVM inherited it ignored.
+        try (IpoibCommand ipoib = IpoibCommand.startWithDefaultSignals(Map.of(), List.of("-Dipoib.hosts.netns=" + prefix),
                 "--hosts", String.valueOf(HOSTS))) {
             ipoib.send("ipoib:netdev await 60\necho ready\n");
             ipoib.awaitOut("g! echo ready\nready\n", 120);

@@ -58,6 +58,21 @@ final class IpoibCommand implements AutoCloseable {
         return start(command, javaOptions, environment);
     }
 
+    /**
+     * {@link #start(java.util.Map, List, String...)} with SIGHUP, SIGINT and SIGTERM at their default
+     * action, as in a shell at a terminal, whatever the test JVM inherited: a background job of a
+     * shell without job control (a CI script's {@code mvn ... &}) starts with SIGINT ignored, every
+     * process it starts inherits that, and the JVM then leaves the signal ignored rather than
+     * ending on it (coreutils' {@code env --default-signal}).
+     */
+    static IpoibCommand startWithDefaultSignals(java.util.Map<String, String> environment, List<String> javaOptions,
+                                                String... args) throws IOException {
+        List<String> command = new ArrayList<>(List.of("env", "--default-signal=HUP,INT,TERM",
+                new File(workspace(), "ipoib").getPath()));
+        command.addAll(List.of(args));
+        return start(command, javaOptions, environment);
+    }
+
     private static IpoibCommand start(List<String> command, List<String> javaOptions) throws IOException {
         return start(command, javaOptions, java.util.Map.of());
     }

@@ -35,7 +35,9 @@ import org.junit.rules.TemporaryFolder;
  * lines, libFuzzer's statistics, the soak's event lines), so the test decides when each line
  * comes; its "build" of the appliance is a stand-in jar ({@link StandInAppliance}: what is tested
  * is the script, not the appliance, which runs through {@code ./ipoib} in ApplianceScriptIT) that
- * prints the script it was given, as the appliance does, and ends. One test runs the real Maven, for its console
+ * prints the script it was given, as the appliance does, and ends. How {@code ./ipoib} hands the
+ * appliance a script from a pipe or a process substitution, and the name its errors give it, is
+ * tested with the stand-in too. One test runs the real Maven, for its console
  * library's escape codes.
  */
 public class IpoibProgressIT {
@@ -94,17 +96,22 @@ public class IpoibProgressIT {
 
     /** ./ipoib ARGS in the copy, stdout and stderr in files; on a terminal when {@code terminal}. */
     private Running start(boolean terminal, String feedFor, String... args) throws IOException {
-        List<String> command = new ArrayList<>();
         // A terminal of 80 columns, as most are: the progress line must fit.
         StringBuilder line = new StringBuilder(terminal ? "stty cols 80; exec bash ipoib" : "exec bash ipoib");
         for (String a : args) {
             line.append(" '").append(a.replace("'", "'\\''")).append('\'');
         }
+        return startLine(terminal, feedFor, line.toString());
+    }
+
+    /** A bash command line in the copy (for what only a shell writes: a pipe, {@code <(...)}); on a terminal when {@code terminal}. */
+    private Running startLine(boolean terminal, String feedFor, String line) throws IOException {
+        List<String> command = new ArrayList<>();
         if (terminal) {
             // script's own stdin stays a pipe from the test: the appliance's terminal gets no input.
-            command.addAll(List.of("script", "-qfec", line.toString(), "/dev/null"));
+            command.addAll(List.of("script", "-qfec", line, "/dev/null"));
         } else {
-            command.addAll(List.of("bash", "-c", line.toString()));
+            command.addAll(List.of("bash", "-c", line));
         }
         ProcessBuilder builder = new ProcessBuilder(command).directory(workspace.toFile());
         builder.environment().put("PATH", stubs + File.pathSeparator + System.getenv("PATH"));
@@ -114,6 +121,9 @@ public class IpoibProgressIT {
         builder.environment().put("REAL_JAR", standIn().toString());
         builder.environment().put("IPOIB_JAVA_OPTS", String.join(" ", ApplianceJvm.SHORT_LIVED));
         builder.environment().put("IPOIB_PROGRESS_INTERVAL", "1");
+        // A terminal's line is rewritten at most once a second; here ten times as often, so that
+        // each test waits a tenth of a second for the line it reads, not a second.
+        builder.environment().put("IPOIB_PROGRESS_REFRESH", "0.1");
         builder.environment().remove("IPOIB_APPLIANCE");
         builder.environment().remove("NO_COLOR");
         if (feedFor != null) {
@@ -216,6 +226,26 @@ public class IpoibProgressIT {
         assertEquals("Maven ran once, for ./ipoib build:\n" + Files.readString(calls), 1, mavenRuns());
         assertFalse(run.err(), run.err().contains("building"));
         assertTrue("the appliance ran the script:\n" + run.out(), run.out().contains("g! echo ran\nran\n"));
+    }
+
+    /**
+     * Commands piped into {@code ./ipoib} and a script from a process substitution
+     * ({@code ./ipoib --script <(...)}, not a regular file) reach the appliance through its stdin,
+     * and its errors name them as the user gave them: {@code stdin} for the pipe, the
+     * substitution's path for the other; the appliance's exit status is {@code ./ipoib}'s.
+     */
+    @Test
+    public void pipedCommandsAreNamedStdinAndAProcessSubstitutionByItsPath() throws Exception {
+        Running piped = startLine(false, null, "printf 'echo first\\nfail\\necho never\\n' | exec bash ipoib");
+        assertEquals("piped; stderr:\n" + piped.err(), 1, piped.exit());
+        assertTrue(piped.out(), piped.out().contains("g! echo first\nfirst\ng! fail\n") && !piped.out().contains("never"));
+        assertTrue(piped.err(), piped.err().contains("ipoib: stdin line 2: command failed: fail"));
+
+        Running substituted = startLine(false, null, "exec bash ipoib --script <(printf 'echo sub\\nfail\\n')");
+        assertEquals("substituted; stderr:\n" + substituted.err(), 1, substituted.exit());
+        assertTrue(substituted.out(), substituted.out().contains("g! echo sub\nsub\ng! fail\n"));
+        assertTrue(substituted.err(),
+                substituted.err().matches("(?s).*ipoib: /dev/fd/\\d+ line 2: command failed: fail\n.*"));
     }
 
     @Test

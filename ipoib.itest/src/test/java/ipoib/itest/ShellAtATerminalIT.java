@@ -204,7 +204,9 @@ public class ShellAtATerminalIT {
 
         static Histogram of(ProcessHandle jvm) throws IOException, InterruptedException {
             String jcmd = Path.of(System.getProperty("java.home"), "bin", "jcmd").toString();
-            Process p = new ProcessBuilder(List.of(jcmd, String.valueOf(jvm.pid()), "GC.class_histogram"))
+            // jcmd's own JVM lives for a second: C1 and the serial collector, as the appliance's forks.
+            Process p = new ProcessBuilder(List.of(jcmd, "-J-XX:TieredStopAtLevel=1", "-J-XX:+UseSerialGC",
+                    String.valueOf(jvm.pid()), "GC.class_histogram"))
                     .redirectErrorStream(true).start();
             String text = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
             assertEquals("jcmd GC.class_histogram: " + text, 0, p.waitFor());

@@ -37,7 +37,9 @@ final class TmuxTerminal implements AutoCloseable {
                 "set -g history-limit 100000\nset -g remain-on-exit on\n");
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         List<String> command = new ArrayList<>(List.of(java));
-        command.addAll(ApplianceJvm.options());
+        // The first fork of a run when the classes run in the order of the file system: the shared
+        // class archive, when still to be made, is made beside it rather than before it.
+        command.addAll(ApplianceJvm.optionsWithoutWaitingForTheArchive());
         command.add("-Duser.home=" + home);
         command.addAll(List.of(jvmOptions));
         command.addAll(List.of("-jar", appliance.getPath()));
