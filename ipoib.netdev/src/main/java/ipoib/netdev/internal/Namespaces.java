@@ -153,14 +153,28 @@ final class Namespaces {
      */
     static synchronized void removeOwned() {
         exiting = true;
+        List<String> owned = new ArrayList<>();
         for (Note n : notes()) {
             if (n.pid() == SELF) {
-                try {
-                    IpRoute.run("netns", "del", n.netns());
-                } catch (IOException e) {
-                    // Gone already (the framework's stop removed it), or cleanup will.
-                }
-                unnote(n.netns());
+                owned.add(n.netns());
+            }
+        }
+        if (owned.isEmpty()) {
+            return;
+        }
+        // One ip for all (a process each took most of the exit of many hosts); every line runs, also after one failed.
+        List<String> lines = new ArrayList<>();
+        for (String netns : owned) {
+            lines.add("netns del " + netns);
+        }
+        try {
+            IpRoute.batch(null, false, lines);
+        } catch (IOException e) {
+            // No ip, or it hung: cleanup removes what is left, the notes say what.
+        }
+        for (String netns : owned) {
+            if (!IpRoute.namespaceExists(netns)) {
+                unnote(netns);
             }
         }
     }
