@@ -21,7 +21,8 @@ import java.util.concurrent.atomic.LongAdder;
  * and checksum; the same ports, acknowledgment, window and options; the next sequence number;
  * only ACK (PSH ends a merge with that segment); every segment of the mss of the first but the
  * last. What is held is written at the end of the link's poll ({@link #flush()}), before a
- * frame that does not fit it, and before 64 KiB. Frames may come from the link's UD and
+ * frame that does not fit it, and before 64 KiB; a segment behind which a second as large would
+ * not fit in 64 KiB is not held but written at once. Frames may come from the link's UD and
  * connected-mode receive threads: the methods are synchronized. Allocation-free.
  */
 final class ReceiveCoalescing {
@@ -73,7 +74,8 @@ final class ReceiveCoalescing {
             return true;
         }
         flush();
-        if (ip > 0 && startable(packet, offset, n, ip) && checksumOk(packet, offset, n, ip)) {
+        if (ip > 0 && startable(packet, offset, n, ip) && roomForAnother(packet, offset, n, ip)
+                && checksumOk(packet, offset, n, ip)) {
             hold(packet, offset, n, ip);
             return true;
         }
@@ -155,6 +157,16 @@ final class ReceiveCoalescing {
     private static boolean startable(MemorySegment p, long at, int n, int ip) {
         int tcp = tcpHeaderLength(p, at, ip);
         return tcp >= 20 && ip + tcp < n && flags(p, at, ip) == ACK;
+    }
+
+    /**
+     * Whether a second segment as large as this one fits behind it in 64 KiB. One that does not
+     * (connected mode's segments of up to 65 520 octets) is written at once as it came: holding it
+     * would cost a copy and a checksum pass for a merge that cannot happen.
+     */
+    private static boolean roomForAnother(MemorySegment p, long at, int n, int ip) {
+        int payload = n - ip - tcpHeaderLength(p, at, ip);
+        return n + payload <= CAPACITY;
     }
 
     private static boolean checksumOk(MemorySegment p, long at, int n, int ip) {

@@ -186,6 +186,22 @@ class ReceiveCoalescingTest {
     }
 
     @Test
+    void aSegmentWithNoRoomForASecondAsLargeGoesAtOnceAsItCame() {
+        int large = 65520 - 20 - 32; // connected mode's MTU
+        byte[] one = segment(1, 1, ACK, data(large, 1), 40000);
+        byte[] half = segment(1, 1, ACK, data(65535 / 2 - 52, 2), 40001);
+        receive(one);
+        assertEquals(1, written.size(), "written without waiting for the end of the poll");
+        assertNull(written.get(0).header());
+        assertArrayEquals(one, written.get(0).packet());
+        receive(half);
+        assertEquals(1, written.size(), "a second as large still fits: held");
+        coalescing.flush();
+        assertEquals(2, written.size());
+        assertEquals(0, merged.sum());
+    }
+
+    @Test
     void whatIsNotTcpGoesAsItCame() {
         byte[] udp = segment(1, 1, ACK, data(100, 1), 40000);
         udp[9] = 17;
