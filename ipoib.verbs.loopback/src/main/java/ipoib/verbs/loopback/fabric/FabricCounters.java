@@ -48,9 +48,17 @@ public final class FabricCounters {
         from.packets.cells().increment(LoopPort.SENT);
     }
 
+    void countSent(LoopPort from, int packets) {
+        from.packets.cells().add(LoopPort.SENT, packets);
+    }
+
     /** An RC packet delivered. */
     void countDelivered(LoopPort from) {
         from.packets.cells().increment(LoopPort.DELIVERED);
+    }
+
+    void countDelivered(LoopPort from, int packets) {
+        from.packets.cells().add(LoopPort.DELIVERED, packets);
     }
 
     void duplicated() {
@@ -67,6 +75,10 @@ public final class FabricCounters {
 
     void rcSent() {
         rcSent.increment();
+    }
+
+    void rcSent(int packets) {
+        rcSent.add(packets);
     }
 
     void countRcRetransmission() {

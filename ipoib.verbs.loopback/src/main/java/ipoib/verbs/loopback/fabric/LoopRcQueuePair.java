@@ -31,7 +31,7 @@ import java.util.function.Consumer;
  * its state transitions, flushes and events; split, each would need the other's internals.
  */
 final class LoopRcQueuePair implements RcQueuePair {
-    private static final int PSN_MASK = 0xFF_FFFF;
+    static final int PSN_MASK = 0xFF_FFFF;
     /** How long a requester waits after an RNR NAK (the responder's minimum RNR timer, IBA table 45 code 1). */
     static final long RNR_WAIT_NANOS = 10_000;
 
@@ -178,6 +178,7 @@ final class LoopRcQueuePair implements RcQueuePair {
         r.check(port.device, offset, length, "postSend");
         int first;
         int packets;
+        int packetSize;
         boolean arm;
         synchronized (sendLock) {
             if (state == QueuePairState.ERROR) {
@@ -192,7 +193,8 @@ final class LoopRcQueuePair implements RcQueuePair {
                 return false;
             }
             int i = (txHead + txSize++) % txWrId.length;
-            packets = Math.max(1, (length + mtu - 1) / mtu);
+            packetSize = mtu;
+            packets = Math.max(1, (length + packetSize - 1) / packetSize);
             first = nextPsn;
             txWrId[i] = workRequestId;
             txSegment[i] = r.segment();
@@ -204,9 +206,7 @@ final class LoopRcQueuePair implements RcQueuePair {
             arm = !timerArmed;
             timerArmed = true;
         }
-        for (int k = 0; k < packets; k++) {
-            sendPacket(r.segment(), offset, length, first, k, packets);
-        }
+        port.device.fabric.rc.transmitMessage(this, first, packets, packetSize, r.segment(), offset, length);
         if (arm) {
             armTimer();
         }
@@ -214,9 +214,14 @@ final class LoopRcQueuePair implements RcQueuePair {
     }
 
     private void sendPacket(MemorySegment segment, long offset, int length, int firstPsn, int k, int packets) {
-        int chunk = Math.min(mtu, length - k * mtu);
+        sendPacket(segment, offset, length, firstPsn, k, packets, mtu);
+    }
+
+    /** Packet {@code k} of a message of {@code length} octets cut into {@code packets} packets of {@code packetSize}. */
+    void sendPacket(MemorySegment segment, long offset, int length, int firstPsn, int k, int packets, int packetSize) {
+        int chunk = Math.min(packetSize, length - k * packetSize);
         port.device.fabric.rc.transmit(this, (firstPsn + k) & PSN_MASK, k == 0, k == packets - 1, segment,
-                offset + (long) k * mtu, Math.max(chunk, 0));
+                offset + (long) k * packetSize, Math.max(chunk, 0));
     }
 
     // ---- responder ---------------------------------------------------------------------------------------
@@ -279,6 +284,39 @@ final class LoopRcQueuePair implements RcQueuePair {
                 }
             }
             return RcAck.of(RcAck.ACK, msn, psn);
+        }
+    }
+
+    /**
+     * A whole message that arrives at once, its {@code packets} packets from {@code psn} in order
+     * ({@link RcDelivery#transmitMessage}): what {@link #receive} does with each, under one lock
+     * with one copy, answered by one ACK of the last PSN (ACKs are cumulative). Only the plain
+     * case is taken: the responder in RTR or RTS, expecting {@code psn}, no message in progress,
+     * and a posted buffer large enough. Otherwise nothing changes and {@link RcAck#NONE} comes back:
+     * the packets are then received one by one, as they would have been.
+     */
+    long receiveMessage(LoopRcQueuePair sender, int psn, int packets, MemorySegment payload, long offset, int length,
+                        int slid) {
+        synchronized (receiveLock) {
+            if ((state != QueuePairState.RTR && state != QueuePairState.RTS) || psn != expectedPsn || inMessage
+                    || !receiveQueue.takeAtLeast(current, length)) {
+                return RcAck.NONE;
+            }
+            if (state == QueuePairState.RTR && !established) {
+                established = true;
+                raise(RcQueuePairEvent.Type.COMMUNICATION_ESTABLISHED);
+            }
+            nakOutstanding = false;
+            MemorySegment.copy(payload, offset, current.region.segment(), current.offset, length);
+            current.region = null;
+            int last = (psn + packets - 1) & PSN_MASK;
+            expectedPsn = (last + 1) & PSN_MASK;
+            msn = (msn + 1) & PSN_MASK;
+            if (!recvCq.push(current.wrId, CompletionStatus.SUCCESS, WorkCompletions.OPCODE_RECEIVE, length, qpn,
+                    sender.qpnValue(), slid, 0, pkeyIndex, false)) {
+                port.device.fabric.counters().drop(DropReason.CQ_OVERRUN);
+            }
+            return RcAck.of(RcAck.ACK, msn, last);
         }
     }
 

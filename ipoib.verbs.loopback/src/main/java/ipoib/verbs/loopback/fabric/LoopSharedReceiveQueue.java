@@ -81,6 +81,14 @@ final class LoopSharedReceiveQueue implements SharedReceiveQueue {
         return true;
     }
 
+    /**
+     * Moves the oldest posted buffer into {@code into} when one is posted and holds at least
+     * {@code length} octets; otherwise takes nothing and returns false.
+     */
+    synchronized boolean takeAtLeast(Buffer into, int length) {
+        return size > 0 && this.length[head] >= length && take(into);
+    }
+
     /** Empties the queue for a flush: each buffer's work request ID in posting order. */
     synchronized long[] drain() {
         long[] ids = new long[size];

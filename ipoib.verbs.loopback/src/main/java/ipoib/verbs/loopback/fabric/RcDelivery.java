@@ -22,6 +22,65 @@ final class RcDelivery {
         this.tap = tap;
     }
 
+    /**
+     * A message of {@code packets} packets of {@code packetSize} octets (the last the rest) from
+     * {@code firstPsn}. With no fault on the sending port and no wire tap, the packets travel
+     * together, as a switch forwards them back to back: routed and counted once for all, received
+     * under one lock with one copy and answered by one ACK ({@link LoopRcQueuePair#receiveMessage}),
+     * unless the responder's ACKs may be lost (its faults) or it cannot take the message whole, when
+     * each packet is received alone. Otherwise each packet goes alone through {@link #transmit}, so
+     * that the tap sees every packet and the faults are drawn per packet.
+     */
+    void transmitMessage(LoopRcQueuePair sender, int firstPsn, int packets, int packetSize, MemorySegment payload,
+                         long offset, int length) {
+        LoopPort src = sender.port;
+        if (packets == 1 || tap.active() || src.faults.any()) {
+            for (int k = 0; k < packets; k++) {
+                sender.sendPacket(payload, offset, length, firstPsn, k, packets, packetSize);
+            }
+            return;
+        }
+        counters.countSent(src, packets);
+        counters.rcSent(packets);
+        if (!src.isActive()) {
+            counters.drop(DropReason.PORT_NOT_ACTIVE, packets);
+            SwitchForwarding.discarded(src.model, ipoib.verbs.loopback.subnet.PortDiscard.INACTIVE, packets);
+            return;
+        }
+        src.rcCounters().packets(packets);
+        int lastLength = length - (packets - 1) * packetSize;
+        int octets = (packets - 1) * SwitchForwarding.rcOctets(packetSize) + SwitchForwarding.rcOctets(lastLength);
+        LoopPort dst = forwarding.route(src, sender.remoteLid, octets, packets);
+        if (dst == null) {
+            return;
+        }
+        if (!dst.isActive()) {
+            counters.drop(DropReason.NO_SUCH_LID, packets);
+            return;
+        }
+        LoopRcQueuePair receiver = dst.rcQueuePair(sender.remoteQpn);
+        if (receiver == null || receiver.remoteQpn != sender.qpnValue()) {
+            counters.drop(DropReason.NO_SUCH_QP, packets);
+            return;
+        }
+        if (!sender.pkey.canCommunicateWith(receiver.pkey)) {
+            counters.drop(DropReason.PKEY_MISMATCH, packets);
+            return;
+        }
+        long ack = dst.faults.any() ? RcAck.NONE
+                : receiver.receiveMessage(sender, firstPsn, packets, payload, offset, length, src.lidValue());
+        if (ack == RcAck.NONE) {
+            for (int k = 0; k < packets; k++) {
+                arrive(sender, dst, receiver, (firstPsn + k) & LoopRcQueuePair.PSN_MASK, k == 0, k == packets - 1,
+                        payload, offset + (long) k * packetSize, k == packets - 1 ? lastLength : packetSize);
+            }
+            return;
+        }
+        counters.countDelivered(src, packets);
+        dst.rcCounters().acks(packets);
+        sender.acknowledged(ack);
+    }
+
     void transmit(LoopRcQueuePair sender, int psn, boolean first, boolean last, MemorySegment payload, long offset,
                   int length) {
         LoopPort src = sender.port;
@@ -78,6 +137,12 @@ final class RcDelivery {
             counters.drop(DropReason.PKEY_MISMATCH);
             return;
         }
+        arrive(sender, dst, receiver, psn, first, last, payload, offset, length);
+    }
+
+    /** A packet at its queue pair (routed, checked): received, and its ACK or NAK carried back. */
+    private void arrive(LoopRcQueuePair sender, LoopPort dst, LoopRcQueuePair receiver, int psn, boolean first,
+                        boolean last, MemorySegment payload, long offset, int length) {
         long ack = receiver.receive(sender, psn, first, last, payload, offset, length, sender.port.lidValue());
         if (ack == RcAck.NONE) {
             counters.drop(DropReason.QP_NOT_READY);

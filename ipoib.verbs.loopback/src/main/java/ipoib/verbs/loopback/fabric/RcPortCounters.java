@@ -20,6 +20,15 @@ public final class RcPortCounters {
         packets.increment();
     }
 
+    void packets(int n) {
+        packets.add(n);
+    }
+
+    /** {@code n} packets of one message, each answered with an ACK (coalesced into one). */
+    void acks(int n) {
+        acks.add(n);
+    }
+
     void retransmission() {
         retransmitted.increment();
     }

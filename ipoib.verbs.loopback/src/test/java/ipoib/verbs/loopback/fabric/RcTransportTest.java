@@ -157,6 +157,41 @@ class RcTransportTest {
     }
 
     @Test
+    void aMessageIsCountedPacketByPacketAndEachPacketAcknowledged() throws Exception {
+        Fabric f = fabric();
+        Side[] s = connected(f, PATIENT);
+        transferAndCompare(s[0], s[1], 1, 5); // one message of 65 520 octets: 32 packets of 2048
+        long before = f.counters().sentPackets();
+        assertEquals(32, f.counters().snapshot().get("rc_sent"));
+        assertEquals(32, before);
+        assertEquals(32, f.counters().delivered());
+        assertEquals(32, s[0].port.rcCounters().packets());
+        assertEquals(32, s[1].port.rcCounters().acks());
+        assertEquals(0, s[1].port.rcCounters().naks());
+    }
+
+    @Test
+    void aMessageOfManyPacketsWaitsWithRnrNaksForABuffer() throws Exception {
+        Fabric f = fabric();
+        Side[] s = connected(f, FAST);
+        byte[] data = new byte[5000]; // three packets
+        new Random(3).nextBytes(data);
+        MemorySegment.copy(data, 0, s[0].memory, ValueLayout.JAVA_BYTE, 0, data.length);
+        assertTrue(s[0].qp.postSend(1, s[0].region, 0, data.length));
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (f.counters().snapshot().get("rc_rnr_naks") < 2) {
+            assertTrue(System.nanoTime() < deadline, "RNR NAKs expected while no buffer is posted");
+            Thread.onSpinWait();
+        }
+        assertTrue(s[1].qp.postReceive(7, s[1].region, 0, 8192));
+        List<Integer> lengths = new ArrayList<>();
+        assertEquals(List.of(CompletionStatus.SUCCESS), s[1].await(s[1].recvCq, 1, lengths));
+        assertEquals(List.of(data.length), lengths);
+        assertArrayEquals(data, s[1].memory.asSlice(0, data.length).toArray(ValueLayout.JAVA_BYTE));
+        assertEquals(List.of(CompletionStatus.SUCCESS), s[0].await(s[0].sendCq, 1, null));
+    }
+
+    @Test
     void lossAndReorderingAreRepairedByRetransmission() throws Exception {
         Fabric f = fabric();
         Side[] s = connected(f, FAST);
