@@ -8,12 +8,13 @@
 # Figures: TCP throughput and the sender's retransmitted segments (iperf3 -t SECONDS), and UDP
 # with 64-octet datagrams (iperf3 -u -b 0 -l 64): datagrams/s received and the share lost.
 # Prints a table with the ratios stack / veth. Needs root, /dev/net/tun, iproute2, iperf3, python3,
-# and namespaces h1, h2, nv1, nv2 that do not exist yet. SECONDS: NETDEV_BENCH_SECONDS (default 5).
+# and namespaces h1, h2, nv1, nv2 that do not exist yet. SECONDS: NETDEV_BENCH_SECONDS (default 5);
+# IPOIB_APPLIANCE: the appliance jar to measure (default the one built here), e.g. to compare two builds.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 secs="${NETDEV_BENCH_SECONDS:-5}"
 java="$JAVA_HOME/bin/java"
-appliance="$root/ipoib.appliance/target/ipoib.jar"
+appliance="${IPOIB_APPLIANCE:-$root/ipoib.appliance/target/ipoib.jar}"
 [ "$(id -u)" -eq 0 ] || { echo "netdev bench: needs root (network namespaces, TUN devices)" >&2; exit 2; }
 for tool in ip iperf3 python3; do
   command -v "$tool" >/dev/null || { echo "netdev bench: needs $tool (apt-get install iproute2 iperf3 python3)" >&2; exit 2; }
