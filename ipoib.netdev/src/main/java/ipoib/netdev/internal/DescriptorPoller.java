@@ -4,13 +4,9 @@ import ipoib.runtime.Threads;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
-import java.lang.foreign.Linker;
-import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.StructLayout;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
-import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -46,22 +42,13 @@ final class DescriptorPoller {
     static final int EVENT_SIZE = PACKED ? 12 : 16;
     private static final int DATA_OFFSET = PACKED ? 4 : 8;
 
-    private static final Linker LINKER = Linker.nativeLinker();
-    private static final StructLayout CAPTURE = Linker.Option.captureStateLayout();
-    private static final VarHandle ERRNO = CAPTURE.varHandle(MemoryLayout.PathElement.groupElement("errno"));
-    private static final MethodHandle EPOLL_CREATE1 = handle("epoll_create1",
+    private static final MethodHandle EPOLL_CREATE1 = Libc.call("epoll_create1",
             FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT));
-    private static final MethodHandle EPOLL_CTL = handle("epoll_ctl", FunctionDescriptor.of(ValueLayout.JAVA_INT,
+    private static final MethodHandle EPOLL_CTL = Libc.call("epoll_ctl", FunctionDescriptor.of(ValueLayout.JAVA_INT,
             ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_LONG));
-    private static final MethodHandle EPOLL_WAIT = handle("epoll_wait", FunctionDescriptor.of(ValueLayout.JAVA_INT,
+    private static final MethodHandle EPOLL_WAIT = Libc.call("epoll_wait", FunctionDescriptor.of(ValueLayout.JAVA_INT,
             ValueLayout.JAVA_INT, ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT, ValueLayout.JAVA_INT));
-    private static final MethodHandle CLOSE = handle("close",
-            FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT));
 
-    private static MethodHandle handle(String name, FunctionDescriptor descriptor) {
-        return LINKER.downcallHandle(LINKER.defaultLookup().find(name).orElseThrow(), descriptor,
-                Linker.Option.captureCallState("errno"));
-    }
 
     private final String name;
     // Guarded by this: the registrations by slot (an event's data is its slot), the free slots, the thread.
@@ -151,10 +138,10 @@ final class DescriptorPoller {
             MemorySegment event = arena.allocate(EVENT_SIZE, 8);
             event.set(ValueLayout.JAVA_INT, 0, events);
             event.set(ValueLayout.JAVA_LONG_UNALIGNED, DATA_OFFSET, slot);
-            MemorySegment capture = arena.allocate(CAPTURE);
+            MemorySegment capture = Libc.capture(arena);
             int r = (int) EPOLL_CTL.invokeExact(capture, epfd, op, fd, event.address());
             if (r < 0) {
-                throw new IOException("epoll_ctl of descriptor " + fd + ": " + Tun.strerror((int) ERRNO.get(capture, 0L)));
+                throw new IOException("epoll_ctl of descriptor " + fd + ": " + Libc.strerror(Libc.errno(capture)));
             }
         } catch (IOException | RuntimeException | Error e) {
             throw e;
@@ -165,10 +152,10 @@ final class DescriptorPoller {
 
     private static int call(MethodHandle h, String what, int argument) throws IOException {
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment capture = arena.allocate(CAPTURE);
+            MemorySegment capture = Libc.capture(arena);
             int r = (int) h.invokeExact(capture, argument);
             if (r < 0) {
-                throw new IOException(what + ": " + Tun.strerror((int) ERRNO.get(capture, 0L)));
+                throw new IOException(what + ": " + Libc.strerror(Libc.errno(capture)));
             }
             return r;
         } catch (IOException | RuntimeException | Error e) {
@@ -225,12 +212,12 @@ final class DescriptorPoller {
         public void run() {
             Arena arena = Arena.ofShared();
             MemorySegment events = arena.allocate((long) EVENT_SIZE * MAX_EVENTS, 8);
-            MemorySegment capture = arena.allocate(CAPTURE);
+            MemorySegment capture = Libc.capture(arena);
             try {
                 while (running) {
                     int n = (int) EPOLL_WAIT.invokeExact(capture, epfd, events.address(), MAX_EVENTS, waitMillis());
-                    if (n < 0 && (int) ERRNO.get(capture, 0L) != EINTR) {
-                        throw new IllegalStateException("epoll_wait: " + Tun.strerror((int) ERRNO.get(capture, 0L)));
+                    if (n < 0 && Libc.errno(capture) != EINTR) {
+                        throw new IllegalStateException("epoll_wait: " + Libc.strerror(Libc.errno(capture)));
                     }
                     Registration[] table = published;
                     for (int i = 0; i < n; i++) {
@@ -246,7 +233,7 @@ final class DescriptorPoller {
                 throw t instanceof RuntimeException e ? e : new IllegalStateException(t);
             } finally {
                 try {
-                    int ignored = (int) CLOSE.invokeExact(capture, epfd);
+                    int ignored = (int) Libc.CLOSE.invokeExact(capture, epfd);
                 } catch (Throwable ignored) {
                     // Nothing more to release.
                 }
@@ -304,7 +291,7 @@ final class DescriptorPoller {
                     MemorySegment event = arena.allocate(EVENT_SIZE, 8);
                     event.set(ValueLayout.JAVA_INT, 0, events);
                     event.set(ValueLayout.JAVA_LONG_UNALIGNED, DATA_OFFSET, r.slot);
-                    MemorySegment capture = arena.allocate(CAPTURE);
+                    MemorySegment capture = Libc.capture(arena);
                     int result = (int) EPOLL_CTL.invokeExact(capture, epfd, EPOLL_CTL_MOD, r.fd, event.address());
                     if (result < 0) {
                         throw new IOException("epoll_ctl MOD");

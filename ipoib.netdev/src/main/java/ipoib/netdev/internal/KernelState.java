@@ -3,13 +3,9 @@ package ipoib.netdev.internal;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
-import java.lang.foreign.Linker;
-import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.StructLayout;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
-import java.lang.invoke.VarHandle;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.nio.ByteOrder;
@@ -55,34 +51,15 @@ final class KernelState implements AutoCloseable {
     /** The first size of a thread's read buffer; a file or dump that does not fit doubles it. */
     private static final int BUFFER = 16 * 1024;
 
-    private static final Linker LINKER = Linker.nativeLinker();
-    private static final StructLayout CAPTURE = Linker.Option.captureStateLayout();
-    private static final VarHandle ERRNO = CAPTURE.varHandle(MemoryLayout.PathElement.groupElement("errno"));
-    private static final MethodHandle SOCKET = handle("socket",
+    private static final MethodHandle SOCKET = Libc.call("socket",
             FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_INT));
-    private static final MethodHandle OPEN = handle("open",
-            FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.ADDRESS, ValueLayout.JAVA_INT));
-    private static final MethodHandle IOCTL = handle("ioctl",
-            FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_LONG, ValueLayout.ADDRESS),
-            Linker.Option.firstVariadicArg(2));
-    private static final MethodHandle SEND = handle("send", FunctionDescriptor.of(ValueLayout.JAVA_LONG,
+    private static final MethodHandle SEND = Libc.call("send", FunctionDescriptor.of(ValueLayout.JAVA_LONG,
             ValueLayout.JAVA_INT, ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT));
-    private static final MethodHandle RECV = handle("recv", FunctionDescriptor.of(ValueLayout.JAVA_LONG,
+    private static final MethodHandle RECV = Libc.call("recv", FunctionDescriptor.of(ValueLayout.JAVA_LONG,
             ValueLayout.JAVA_INT, ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT));
-    private static final MethodHandle READ = handle("read",
-            FunctionDescriptor.of(ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT, ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG));
-    private static final MethodHandle LSEEK = handle("lseek",
+    private static final MethodHandle LSEEK = Libc.call("lseek",
             FunctionDescriptor.of(ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT, ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT));
 
-    private static MethodHandle handle(String name, FunctionDescriptor descriptor, Linker.Option... extra) {
-        Linker.Option[] options = new Linker.Option[extra.length + 1];
-        options[0] = Linker.Option.captureCallState("errno");
-        System.arraycopy(extra, 0, options, 1, extra.length);
-        return LINKER.downcallHandle(LINKER.defaultLookup().find(name).orElseThrow(), descriptor, options);
-    }
-
-    private static final ThreadLocal<MemorySegment> CAPTURES =
-            ThreadLocal.withInitial(() -> Arena.ofAuto().allocate(CAPTURE));
     private static final ThreadLocal<MemorySegment[]> BUFFERS =
             ThreadLocal.withInitial(() -> new MemorySegment[] {Arena.ofAuto().allocate(BUFFER, 8)});
 
@@ -113,19 +90,19 @@ final class KernelState implements AutoCloseable {
     }
 
     private static KernelState openHere(String device) throws IOException {
-        MemorySegment capture = CAPTURES.get();
+        MemorySegment capture = Libc.capture();
         int netlink = -1;
         int igmp = -1;
         int igmp6 = -1;
         try (Arena arena = Arena.ofConfined()) {
             netlink = (int) SOCKET.invokeExact(capture, AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
             if (netlink < 0) {
-                throw new IOException("device " + device + ": rtnetlink socket: " + Tun.strerror(errno(capture)));
+                throw new IOException("device " + device + ": rtnetlink socket: " + Libc.strerror(Libc.errno(capture)));
             }
             MemorySegment ifreq = arena.allocate(40);
             ifreq.setString(0, device);
-            if ((int) IOCTL.invokeExact(capture, netlink, SIOCGIFINDEX, ifreq) < 0) {
-                throw new IOException("device " + device + ": its index (SIOCGIFINDEX): " + Tun.strerror(errno(capture)));
+            if ((int) Libc.IOCTL.invokeExact(capture, netlink, SIOCGIFINDEX, ifreq) < 0) {
+                throw new IOException("device " + device + ": its index (SIOCGIFINDEX): " + Libc.strerror(Libc.errno(capture)));
             }
             int index = ifreq.get(ValueLayout.JAVA_INT, 16);
             // thread-self: the namespace of this thread (self would be the process's first thread's).
@@ -143,9 +120,9 @@ final class KernelState implements AutoCloseable {
     }
 
     private static int openFile(MemorySegment capture, Arena arena, String path, String device) throws Throwable {
-        int fd = (int) OPEN.invokeExact(capture, arena.allocateFrom(path), O_RDONLY | O_CLOEXEC);
+        int fd = (int) Libc.OPEN.invokeExact(capture, arena.allocateFrom(path), O_RDONLY | O_CLOEXEC);
         if (fd < 0) {
-            throw new IOException("device " + device + ": open " + path + ": " + Tun.strerror(errno(capture)));
+            throw new IOException("device " + device + ": open " + path + ": " + Libc.strerror(Libc.errno(capture)));
         }
         return fd;
     }
@@ -175,7 +152,7 @@ final class KernelState implements AutoCloseable {
 
     /** One RTM_GETADDR dump; the replies of this device's index. */
     private List<String> addresses() throws Throwable {
-        MemorySegment capture = CAPTURES.get();
+        MemorySegment capture = Libc.capture();
         MemorySegment b = buffer(0);
         int seq = ++sequence;
         b.fill((byte) 0);
@@ -184,13 +161,13 @@ final class KernelState implements AutoCloseable {
         b.set(ValueLayout.JAVA_SHORT, 6, (short) (NLM_F_REQUEST | NLM_F_DUMP));
         b.set(ValueLayout.JAVA_INT, 8, seq);
         if ((long) SEND.invokeExact(capture, netlink, b.address(), (long) (NLMSG_HEADER + IFADDRMSG), 0) < 0) {
-            throw new IOException("device " + device + ": RTM_GETADDR: " + Tun.strerror(errno(capture)));
+            throw new IOException("device " + device + ": RTM_GETADDR: " + Libc.strerror(Libc.errno(capture)));
         }
         List<String> result = new ArrayList<>();
         while (true) {
             long n = (long) RECV.invokeExact(capture, netlink, b.address(), b.byteSize(), 0);
             if (n < 0) {
-                throw new IOException("device " + device + ": RTM_GETADDR reply: " + Tun.strerror(errno(capture)));
+                throw new IOException("device " + device + ": RTM_GETADDR reply: " + Libc.strerror(Libc.errno(capture)));
             }
             if (dumpPart(b, (int) n, seq, index, result)) {
                 return result;
@@ -216,7 +193,7 @@ final class KernelState implements AutoCloseable {
                 }
                 if (type == NLMSG_ERROR) {
                     int error = size >= NLMSG_HEADER + 4 ? -b.get(ValueLayout.JAVA_INT_UNALIGNED, at + NLMSG_HEADER) : 0;
-                    throw new IOException("RTM_GETADDR: " + Tun.strerror(error));
+                    throw new IOException("RTM_GETADDR: " + Libc.strerror(error));
                 }
                 if (type == RTM_NEWADDR && size >= NLMSG_HEADER + IFADDRMSG
                         && b.get(ValueLayout.JAVA_INT_UNALIGNED, at + NLMSG_HEADER + 4) == index) {
@@ -271,17 +248,17 @@ final class KernelState implements AutoCloseable {
 
     /** The whole of a {@code /proc/net} file from its start, as text (a larger buffer while it does not fit). */
     private String readFile(int fd, String name) throws Throwable {
-        MemorySegment capture = CAPTURES.get();
+        MemorySegment capture = Libc.capture();
         for (int size = 0; ; ) {
             MemorySegment b = buffer(size);
             if ((long) LSEEK.invokeExact(capture, fd, 0L, SEEK_SET) < 0) {
-                throw new IOException("device " + device + ": /proc/net/" + name + ": " + Tun.strerror(errno(capture)));
+                throw new IOException("device " + device + ": /proc/net/" + name + ": " + Libc.strerror(Libc.errno(capture)));
             }
             long total = 0;
             while (total < b.byteSize()) {
-                long n = (long) READ.invokeExact(capture, fd, b.address() + total, b.byteSize() - total);
+                long n = (long) Libc.READ.invokeExact(capture, fd, b.address() + total, b.byteSize() - total);
                 if (n < 0) {
-                    throw new IOException("device " + device + ": /proc/net/" + name + ": " + Tun.strerror(errno(capture)));
+                    throw new IOException("device " + device + ": /proc/net/" + name + ": " + Libc.strerror(Libc.errno(capture)));
                 }
                 if (n == 0) {
                     return new String(b.asSlice(0, total).toArray(ValueLayout.JAVA_BYTE), java.nio.charset.StandardCharsets.US_ASCII);
@@ -381,11 +358,7 @@ final class KernelState implements AutoCloseable {
 
     private static void closeQuietly(int fd) {
         if (fd >= 0) {
-            Tun.closeDescriptor(fd);
+            Libc.close(fd);
         }
-    }
-
-    private static int errno(MemorySegment capture) {
-        return (int) ERRNO.get(capture, 0L);
     }
 }

@@ -4,13 +4,9 @@ import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
-import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.StructLayout;
-import java.lang.foreign.SymbolLookup;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
-import java.lang.invoke.VarHandle;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -63,43 +59,16 @@ final class Tun implements PacketDevice, AutoCloseable {
     /** Bit 12 of the capability sets: CAP_NET_ADMIN (linux/capability.h). */
     private static final int CAP_NET_ADMIN = 12;
 
-    private static final Linker LINKER = Linker.nativeLinker();
-    private static final SymbolLookup LIBC = LINKER.defaultLookup();
-    private static final StructLayout CAPTURE = Linker.Option.captureStateLayout();
-    private static final VarHandle ERRNO = CAPTURE.varHandle(MemoryLayout.PathElement.groupElement("errno"));
-    private static final Linker.Option ERRNO_OPTION = Linker.Option.captureCallState("errno");
-
-    private static final MethodHandle OPEN = handle("open",
-            FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.ADDRESS, ValueLayout.JAVA_INT));
-    private static final MethodHandle IOCTL = handle("ioctl",
-            FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_LONG, ValueLayout.ADDRESS),
-            Linker.Option.firstVariadicArg(2));
-    private static final MethodHandle IOCTL_VALUE = handle("ioctl",
+    private static final MethodHandle IOCTL_VALUE = Libc.call("ioctl",
             FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG),
             Linker.Option.firstVariadicArg(2));
-    private static final MethodHandle READ = handle("read",
+    private static final MethodHandle WRITE = Libc.call("write",
             FunctionDescriptor.of(ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT, ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG));
-    private static final MethodHandle WRITE = handle("write",
-            FunctionDescriptor.of(ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT, ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG));
-    private static final MethodHandle WRITEV = handle("writev",
+    private static final MethodHandle WRITEV = Libc.call("writev",
             FunctionDescriptor.of(ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT, ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT));
-    private static final MethodHandle SETNS = handle("setns",
+    private static final MethodHandle SETNS = Libc.call("setns",
             FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_INT));
-    private static final MethodHandle CLOSE = handle("close",
-            FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT));
-    private static final MethodHandle STRERROR = LINKER.downcallHandle(LIBC.find("strerror").orElseThrow(),
-            FunctionDescriptor.of(ValueLayout.ADDRESS, ValueLayout.JAVA_INT));
 
-    private static MethodHandle handle(String name, FunctionDescriptor descriptor, Linker.Option... extra) {
-        Linker.Option[] options = new Linker.Option[extra.length + 1];
-        options[0] = ERRNO_OPTION;
-        System.arraycopy(extra, 0, options, 1, extra.length);
-        return LINKER.downcallHandle(LIBC.find(name).orElseThrow(), descriptor, options);
-    }
-
-    /** errno of the calling thread's last call, one capture segment per thread (no allocation per call). */
-    private static final ThreadLocal<MemorySegment> CAPTURES =
-            ThreadLocal.withInitial(() -> Arena.ofAuto().allocate(CAPTURE));
     /**
      * Per writing thread, two {@code struct iovec}s: a header that asks for nothing (all zero:
      * no segmentation, no checksum to complete, so the kernel verifies the packet's checksums as
@@ -167,16 +136,16 @@ final class Tun implements PacketDevice, AutoCloseable {
         if (bytes.length == 0 || bytes.length > MAX_NAME) {
             throw new IllegalArgumentException("device name '" + name + "': 1.." + MAX_NAME + " characters allowed");
         }
-        MemorySegment capture = CAPTURES.get();
+        MemorySegment capture = Libc.capture();
         try (Arena arena = Arena.ofConfined()) {
-            int fd = (int) OPEN.invokeExact(capture, arena.allocateFrom(DEVICE), O_RDWR | O_NONBLOCK | O_CLOEXEC);
+            int fd = (int) Libc.OPEN.invokeExact(capture, arena.allocateFrom(DEVICE), O_RDWR | O_NONBLOCK | O_CLOEXEC);
             if (fd < 0) {
-                throw new IOException("open " + DEVICE + ": " + strerror(errno(capture)));
+                throw new IOException("open " + DEVICE + ": " + Libc.strerror(Libc.errno(capture)));
             }
             MemorySegment ifreq = arena.allocate(40);
             MemorySegment.copy(bytes, 0, ifreq, ValueLayout.JAVA_BYTE, 0, bytes.length);
             ifreq.set(ValueLayout.JAVA_SHORT, 16, (short) (IFF_TUN | IFF_NO_PI | (offload ? IFF_VNET_HDR : 0)));
-            int r = (int) IOCTL.invokeExact(capture, fd, TUNSETIFF, ifreq);
+            int r = (int) Libc.IOCTL.invokeExact(capture, fd, TUNSETIFF, ifreq);
             if (r >= 0 && offload) {
                 r = (int) IOCTL_VALUE.invokeExact(capture, fd, TUNSETOFFLOAD, OFFLOADS | UDP_OFFLOADS);
                 if (r < 0) {
@@ -184,10 +153,10 @@ final class Tun implements PacketDevice, AutoCloseable {
                 }
             }
             if (r < 0) {
-                int errno = errno(capture);
-                int ignored = (int) CLOSE.invokeExact(capture, fd);
+                int errno = Libc.errno(capture);
+                int ignored = (int) Libc.CLOSE.invokeExact(capture, fd);
                 throw new IOException("ioctl " + (offload ? "TUNSETIFF/TUNSETOFFLOAD " : "TUNSETIFF ") + name + ": "
-                        + strerror(errno));
+                        + Libc.strerror(errno));
             }
             return new Tun(name, fd, offload);
         } catch (IOException | RuntimeException | Error e) {
@@ -255,18 +224,18 @@ final class Tun implements PacketDevice, AutoCloseable {
 
     /** Moves the calling (platform) thread into network namespace {@code netns}. */
     private static void enter(String netns) throws IOException {
-        MemorySegment capture = CAPTURES.get();
+        MemorySegment capture = Libc.capture();
         String path = IpRoute.NETNS_DIR.resolve(netns).toString();
         try (Arena arena = Arena.ofConfined()) {
-            int fd = (int) OPEN.invokeExact(capture, arena.allocateFrom(path), O_RDONLY | O_CLOEXEC);
+            int fd = (int) Libc.OPEN.invokeExact(capture, arena.allocateFrom(path), O_RDONLY | O_CLOEXEC);
             if (fd < 0) {
-                throw new IOException("network namespace " + netns + ": open " + path + ": " + strerror(errno(capture)));
+                throw new IOException("network namespace " + netns + ": open " + path + ": " + Libc.strerror(Libc.errno(capture)));
             }
             int r = (int) SETNS.invokeExact(capture, fd, CLONE_NEWNET);
-            int errno = errno(capture);
-            int ignored = (int) CLOSE.invokeExact(capture, fd);
+            int errno = Libc.errno(capture);
+            int ignored = (int) Libc.CLOSE.invokeExact(capture, fd);
             if (r < 0) {
-                throw new IOException("network namespace " + netns + ": setns: " + strerror(errno));
+                throw new IOException("network namespace " + netns + ": setns: " + Libc.strerror(errno));
             }
         } catch (IOException | RuntimeException | Error e) {
             throw e;
@@ -282,13 +251,13 @@ final class Tun implements PacketDevice, AutoCloseable {
      * @throws IOException when the descriptor is not, or no longer, that device
      */
     static Tun reopen(int fd, String name, boolean offload) throws IOException {
-        MemorySegment capture = CAPTURES.get();
+        MemorySegment capture = Libc.capture();
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment ifreq = arena.allocate(40);
-            int r = (int) IOCTL.invokeExact(capture, fd, TUNGETIFF, ifreq);
+            int r = (int) Libc.IOCTL.invokeExact(capture, fd, TUNGETIFF, ifreq);
             if (r < 0) {
                 throw new IOException("descriptor " + fd + " of device " + name + ": ioctl TUNGETIFF: "
-                        + strerror(errno(capture)));
+                        + Libc.strerror(Libc.errno(capture)));
             }
             String actual = ifreq.getString(0, StandardCharsets.US_ASCII);
             boolean vnet = (ifreq.get(ValueLayout.JAVA_SHORT, 16) & IFF_VNET_HDR) != 0;
@@ -319,13 +288,13 @@ final class Tun implements PacketDevice, AutoCloseable {
      * and routes but sends nothing to it ({@code NO-CARRIER}); on again, it sends.
      */
     void carrier(boolean on) throws IOException {
-        MemorySegment capture = CAPTURES.get();
+        MemorySegment capture = Libc.capture();
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment value = arena.allocate(ValueLayout.JAVA_INT);
             value.set(ValueLayout.JAVA_INT, 0, on ? 1 : 0);
-            int r = (int) IOCTL.invokeExact(capture, fd, TUNSETCARRIER, value);
+            int r = (int) Libc.IOCTL.invokeExact(capture, fd, TUNSETCARRIER, value);
             if (r < 0) {
-                throw new IOException("ioctl TUNSETCARRIER " + name + ": " + strerror(errno(capture)));
+                throw new IOException("ioctl TUNSETCARRIER " + name + ": " + Libc.strerror(Libc.errno(capture)));
             }
         } catch (IOException | RuntimeException | Error e) {
             throw e;
@@ -354,13 +323,13 @@ final class Tun implements PacketDevice, AutoCloseable {
      */
     @Override
     public int read(long address, int capacity) {
-        MemorySegment capture = CAPTURES.get();
+        MemorySegment capture = Libc.capture();
         try {
-            long n = (long) READ.invokeExact(capture, fd, address, (long) capacity);
+            long n = (long) Libc.READ.invokeExact(capture, fd, address, (long) capacity);
             if (n >= 0) {
                 return (int) n;
             }
-            int errno = errno(capture);
+            int errno = Libc.errno(capture);
             return errno == EAGAIN || errno == EINTR ? -1 : -2;
         } catch (Throwable t) {
             throw new IllegalStateException(t);
@@ -379,7 +348,7 @@ final class Tun implements PacketDevice, AutoCloseable {
      */
     @Override
     public boolean write(long headerAddress, long address, int length) {
-        MemorySegment capture = CAPTURES.get();
+        MemorySegment capture = Libc.capture();
         try {
             if (offload) {
                 MemorySegment iov = IOVECS.get();
@@ -406,28 +375,6 @@ final class Tun implements PacketDevice, AutoCloseable {
             return;
         }
         closed = true;
-        closeDescriptor(fd);
-    }
-
-    /** close(2) of a descriptor this process opened; its error, if any, changes nothing for the caller. */
-    static void closeDescriptor(int fd) {
-        try {
-            int ignored = (int) CLOSE.invokeExact(CAPTURES.get(), fd);
-        } catch (Throwable t) {
-            throw new IllegalStateException(t);
-        }
-    }
-
-    private static int errno(MemorySegment capture) {
-        return (int) ERRNO.get(capture, 0L);
-    }
-
-    static String strerror(int errno) {
-        try {
-            MemorySegment s = (MemorySegment) STRERROR.invokeExact(errno);
-            return s.reinterpret(256).getString(0) + " (errno " + errno + ")";
-        } catch (Throwable t) {
-            return "errno " + errno;
-        }
+        Libc.close(fd);
     }
 }
