@@ -155,6 +155,12 @@ public final class BenchmarkReport {
                     + "threads (packets/s; baseline: 1 interface)", "InterfacesBenchmark.interfaces" + n,
                     "InterfacesBenchmark.interfaces1", "not falling");
         }
+        // What bounds the single-frame rows: the same handoff with k uncontended locks per packet.
+        for (String k : new String[] {"1", "2", "3"}) {
+            ratio(rows, f, "SPSC handoff, 64 B, " + k + (k.equals("1") ? " lock" : " locks")
+                    + " taken per packet by the producer (packets/s; baseline: none)", "LockedHandoffBenchmark.handoff[" + k + "]",
+                    "LockedHandoffBenchmark.handoff[0]", "-");
+        }
         for (String n : new String[] {"10", "1000", "100000"}) {
             ratio(rows, f, "packet rate, 64 B, " + n + " neighbours in use at once (packets/s)",
                     "NeighboursInUseBenchmark.send[" + n + "]", ring64, "flat");

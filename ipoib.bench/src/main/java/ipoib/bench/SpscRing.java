@@ -1,5 +1,6 @@
 package ipoib.bench;
 
+import ipoib.runtime.SpinLock;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.atomic.AtomicLong;
@@ -13,6 +14,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * yielding, then sleeping — let the scheduler put both on one core even on a quiet machine:
  * 8.5 M instead of 45 M packets/s.) Producer and consumer are pinned to
  * CPUs 0 and 1 as the stack's sender and receive thread are ({@link CpuAffinity}).
+ *
+ * <p>For {@link LockedHandoffBenchmark} the producer can also take and release uncontended
+ * {@link SpinLock}s per packet before it copies, as the link's single-frame path does: what a
+ * locked instruction costs a handoff that otherwise has none.
  */
 final class SpscRing implements AutoCloseable {
     private static final int SLOTS = LinkPair.WINDOW;
@@ -27,8 +32,19 @@ final class SpscRing implements AutoCloseable {
     private volatile boolean running = true;
     /** Whether the producing thread has pinned itself (that thread only). */
     private boolean producerPinned;
+    /** Lock words the producer takes per packet, each alone on its lines (only the producer touches them). */
+    private final int[] locks;
+    private final int lockCount;
+    private static final int LOCK_STRIDE = 32;
 
     SpscRing() {
+        this(0);
+    }
+
+    /** @param locksPerPacket uncontended locks the producer takes and releases per packet */
+    SpscRing(int locksPerPacket) {
+        lockCount = locksPerPacket;
+        locks = new int[(locksPerPacket + 1) * LOCK_STRIDE];
         consumer = new Thread(this::consume, "spsc-consumer");
         consumer.setDaemon(true);
         consumer.start();
@@ -42,6 +58,10 @@ final class SpscRing implements AutoCloseable {
         long t = tail.get();
         while (t - head.get() >= SLOTS) {
             Thread.onSpinWait();
+        }
+        for (int i = 1; i <= lockCount; i++) {
+            SpinLock.lock(locks, i * LOCK_STRIDE);
+            SpinLock.unlock(locks, i * LOCK_STRIDE);
         }
         int slot = (int) (t % SLOTS);
         int length = (int) packet.byteSize();
