@@ -160,9 +160,18 @@ public class RefusedUpdateIT {
     /** Waits until the component says it took the case's good value, in a verdict after the first {@code from}. */
     private void awaitTaken(Case c, int from, String what) {
         Await.until(c.pid() + " " + what + " " + c.property() + " " + c.good(), Duration.ofSeconds(10),
-                () -> accepted.subList(from, accepted.size()).stream().anyMatch(v -> v.getKey().equals(c.pid())
+                () -> acceptedSince(from).stream().anyMatch(v -> v.getKey().equals(c.pid())
                         && String.valueOf(c.good()).equals(String.valueOf(v.getValue().get(c.property())))),
-                () -> accepted.subList(from, accepted.size()).toString());
+                () -> acceptedSince(from).toString());
+    }
+
+    /**
+     * The verdicts after the first {@code from}, from a copy: a view of the live list would throw
+     * ConcurrentModificationException when a verdict arrives while it is read.
+     */
+    private List<Map.Entry<String, Map<String, Object>>> acceptedSince(int from) {
+        List<Map.Entry<String, Map<String, Object>>> all = List.copyOf(accepted);
+        return all.subList(from, all.size());
     }
 
     @Test
