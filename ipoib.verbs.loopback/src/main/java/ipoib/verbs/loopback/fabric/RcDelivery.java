@@ -1,5 +1,6 @@
 package ipoib.verbs.loopback.fabric;
 
+import ipoib.verbs.loopback.subnet.PortDiscard;
 import java.lang.foreign.MemorySegment;
 
 /**
@@ -44,7 +45,7 @@ final class RcDelivery {
         counters.rcSent(packets);
         if (!src.isActive()) {
             counters.drop(DropReason.PORT_NOT_ACTIVE, packets);
-            SwitchForwarding.discarded(src.model, ipoib.verbs.loopback.subnet.PortDiscard.INACTIVE, packets);
+            SwitchForwarding.discarded(src.model, PortDiscard.INACTIVE, packets);
             return;
         }
         src.rcCounters().packets(packets);
@@ -88,7 +89,7 @@ final class RcDelivery {
         counters.rcSent();
         if (!src.isActive()) {
             counters.drop(DropReason.PORT_NOT_ACTIVE);
-            SwitchForwarding.discarded(src.model, ipoib.verbs.loopback.subnet.PortDiscard.INACTIVE, 1);
+            SwitchForwarding.discarded(src.model, PortDiscard.INACTIVE, 1);
             return;
         }
         src.rcCounters().packet();
