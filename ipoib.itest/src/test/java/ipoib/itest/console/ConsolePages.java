@@ -102,12 +102,7 @@ public class ConsolePages {
      */
     @Test
     public void ipoibPageShowsTheStackAndFollowsItWithoutAReload() throws Exception {
-        // Other tests of the class restart bundles: the interfaces and the neighbour are made sure of here.
-        assertTrue(appliance.shell("ipoib:await all 30").contains("ib1_1_ffff UP"));
-        assertTrue(appliance.shell("ipoib:ping -c 1 10.0.0.2").contains("1 received"));
-        browser.navigate(base + "/system/console/ipoib");
-        // A reload would drop this property of the page's window.
-        browser.eval("window.ipoibSamePage = 'yes'");
+        openIpoibPageWithTheNeighbourResolved();
         String links = text("#ipoib-links");
         assertTrue(links, links.contains("ib0_1_ffff") && links.contains("ib1_1_ffff") && links.contains("UP"));
         String neighbours = text("#ipoib-neighbours");
@@ -188,10 +183,7 @@ public class ConsolePages {
      */
     @Test
     public void aPollWithoutAnAnswerHoldsUpNeitherTheOtherTablesNorTheNextPolls() throws Exception {
-        assertTrue(appliance.shell("ipoib:await all 30").contains("ib1_1_ffff UP"));
-        assertTrue(appliance.shell("ipoib:ping -c 1 10.0.0.2").contains("1 received"));
-        browser.navigate(base + "/system/console/ipoib");
-        browser.eval("window.ipoibSamePage = 'yes'");
+        openIpoibPageWithTheNeighbourResolved();
         // The page gives a request up after live.js's TIMEOUT_MILLIS (3 s at least); 1 s for this page,
         // whose every round waits that long for the request left without an answer.
         assertEquals("3000", browser.eval("TIMEOUT_MILLIS"));
@@ -774,5 +766,16 @@ public class ConsolePages {
         } catch (java.io.IOException e) {
             throw new AssertionError(command, e);
         }
+    }
+
+    /**
+     * The IPoIB page, marked so that a reload shows (a reload drops the property set on its window),
+     * with every interface UP and 10.0.0.2 resolved: other tests of the class restart bundles.
+     */
+    private void openIpoibPageWithTheNeighbourResolved() throws Exception {
+        assertTrue(appliance.shell("ipoib:await all 30").contains("ib1_1_ffff UP"));
+        assertTrue(appliance.shell("ipoib:ping -c 1 10.0.0.2").contains("1 received"));
+        browser.navigate(base + "/system/console/ipoib");
+        browser.eval("window.ipoibSamePage = 'yes'");
     }
 }
