@@ -161,6 +161,43 @@ final class Testbed {
         return out;
     }
 
+    /**
+     * Every frame the receivers got before a broadcast that {@code sender} sends now, then empty
+     * (for "nobody else got it" without waiting out a quiet while): the loopback fabric puts a
+     * datagram into its receivers' queues while it is sent, and each interface reads its queue in
+     * order, so a frame sent before the broadcast is received before it. A sender does not hear
+     * its own broadcast: another interface's broadcast covers it.
+     */
+    List<Frame> drainThrough(String sender, String... receivers) throws InterruptedException {
+        String marker = "marker " + MARKERS.incrementAndGet();
+        IpoibLink from = link(sender);
+        if (from == null) {
+            throw new AssertionError("no interface " + sender + " to send the marker broadcast");
+        }
+        ipoib.api.link.TransmitResult sent = from.sendBroadcast(EXPERIMENTAL, payload(marker));
+        if (sent != ipoib.api.link.TransmitResult.SENT) {
+            throw new AssertionError("the marker broadcast from " + sender + " was not sent: " + sent);
+        }
+        java.util.Set<String> waiting = new java.util.HashSet<>(List.of(receivers));
+        List<Frame> before = new ArrayList<>();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!waiting.isEmpty()) {
+            Frame f = received.poll(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+            if (f == null) {
+                throw new AssertionError("the marker broadcast from " + sender + " did not reach " + waiting
+                        + "; received meanwhile: " + before);
+            }
+            if (f.text().equals(marker)) {
+                waiting.remove(f.link());
+            } else if (!f.text().startsWith("marker ")) {
+                before.add(f);
+            }
+        }
+        return before;
+    }
+
+    private static final java.util.concurrent.atomic.AtomicLong MARKERS = new java.util.concurrent.atomic.AtomicLong();
+
     void clearReceived() {
         received.clear();
     }
