@@ -83,11 +83,13 @@ public class PartitionIT {
         ip.pingUntilReply("c", "10.3.0.4", Duration.ofSeconds(5));
         assertEquals(ip.link("d").address(), ip.neighbour(arp, "c", "10.3.0.4").linkAddress());
 
-        // Both silences waited out together: a's ping on a thread of its own.
+        // Both silences waited out together: a's ping on a thread of its own. Each request waits
+        // for its resolution, which gives up after this class's three ARP requests 100 ms apart:
+        // 500 ms outlasts that, and no reply can follow a request dropped with its resolution.
         java.util.concurrent.FutureTask<ipoib.api.host.EchoReply> aToD = new java.util.concurrent.FutureTask<>(
-                () -> ip.ping("a", "10.3.0.4", Duration.ofSeconds(1)));
+                () -> ip.ping("a", "10.3.0.4", Duration.ofMillis(500)));
         Thread.ofPlatform().daemon().name("ping-a-to-d").start(aToD);
-        assertNull("c (P_Key 0x8001) cannot reach b (0xffff)", ip.ping("c", "10.3.0.2", Duration.ofSeconds(1)));
+        assertNull("c (P_Key 0x8001) cannot reach b (0xffff)", ip.ping("c", "10.3.0.2", Duration.ofMillis(500)));
         assertNull("a (0xffff) cannot reach d (0x8001)", aToD.get());
         Await.until("c's entry of b FAILED", Duration.ofSeconds(5), () -> {
             try {

@@ -90,7 +90,7 @@ public class SwitchedTopologyIT {
         ip.pingUntilReply("a", "10.7.0.2", Duration.ofSeconds(10));
         long before7 = sent("sw1/7");
         long before8 = sent("sw1/8");
-        GogoShell.Result ping = ip.shell("ipoib:ping -I a -c 3 -i 0.2 -W 1 10.7.0.2");
+        GogoShell.Result ping = ip.shell("ipoib:ping -I a -c 3 -i 0.05 -W 1 10.7.0.2");
         assertNull(ping.all(), ping.error());
         assertTrue(ping.all(), ping.all().contains(" 0% packet loss"));
         long over7 = sent("sw1/7") - before7;
@@ -103,7 +103,7 @@ public class SwitchedTopologyIT {
         Duration healed = ip.pingUntilReply("a", "10.7.0.2", Duration.ofSeconds(10));
         String other = used.equals("7") ? "sw1/8" : "sw1/7";
         long otherBefore = sent(other);
-        ping = ip.shell("ipoib:ping -I a -c 2 -i 0.2 -W 1 10.7.0.2");
+        ping = ip.shell("ipoib:ping -I a -c 2 -i 0.05 -W 1 10.7.0.2");
         assertTrue(ping.all(), ping.all().contains(" 0% packet loss"));
         assertTrue("the other link carries them after " + healed.toMillis() + " ms", sent(other) - otherBefore >= 2);
         assertTrue(ip.run("fabric:stats"), ip.run("fabric:stats").contains("drop_route_port_inactive"));
