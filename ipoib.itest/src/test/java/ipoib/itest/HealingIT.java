@@ -145,8 +145,8 @@ public class HealingIT {
         Await.until("a's multicast reaches b (" + tag + ")", Duration.ofSeconds(20), () -> {
             multicast.send(bed.link("a"), GROUP, EXPERIMENTAL, payload(toGroup));
             try {
-                return bed.drain(Duration.ofMillis(50)).stream()
-                        .anyMatch(f -> f.link().equals("b") && f.text().equals(toGroup));
+                return bed.receives(Duration.ofMillis(50),
+                        f -> f.link().equals("b") && f.text().equals(toGroup));
             } catch (InterruptedException e) {
                 throw new AssertionError(e);
             }

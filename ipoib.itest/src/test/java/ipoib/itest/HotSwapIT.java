@@ -162,8 +162,8 @@ public class HotSwapIT {
         Await.until("a's multicast reaches b", Duration.ofSeconds(20), () -> {
             multicast.send(bed.link("a"), LISTENED, EXPERIMENTAL, payload("multicast after"));
             try {
-                return bed.drain(Duration.ofMillis(50)).stream()
-                        .anyMatch(f -> f.link().equals("b") && f.text().equals("multicast after"));
+                return bed.receives(Duration.ofMillis(50),
+                        f -> f.link().equals("b") && f.text().equals("multicast after"));
             } catch (InterruptedException e) {
                 throw new AssertionError(e);
             }
@@ -238,8 +238,8 @@ public class HotSwapIT {
         Await.until("a's multicast reaches b", Duration.ofSeconds(20), () -> {
             current().send(bed.link("a"), LISTENED, EXPERIMENTAL, payload("after the restarts"));
             try {
-                return bed.drain(Duration.ofMillis(50)).stream()
-                        .anyMatch(f -> f.link().equals("b") && f.text().equals("after the restarts"));
+                return bed.receives(Duration.ofMillis(50),
+                        f -> f.link().equals("b") && f.text().equals("after the restarts"));
             } catch (InterruptedException e) {
                 throw new AssertionError(e);
             }

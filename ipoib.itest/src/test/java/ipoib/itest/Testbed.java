@@ -152,6 +152,21 @@ final class Testbed {
         throw new AssertionError("no frame: " + what + "; received meanwhile: " + seen);
     }
 
+    /**
+     * Whether a matching frame arrives within {@code within}: at the first one (for a send
+     * repeated until it gets through); the frames before it are dropped.
+     */
+    boolean receives(Duration within, Predicate<Frame> match) throws InterruptedException {
+        long deadline = System.nanoTime() + within.toNanos();
+        for (long left = within.toNanos(); left > 0; left = deadline - System.nanoTime()) {
+            Frame f = received.poll(left, TimeUnit.NANOSECONDS);
+            if (f != null && match.test(f)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** Every frame received within a short while (for "nobody else got it"), then empty. */
     List<Frame> drain(Duration quiet) throws InterruptedException {
         List<Frame> out = new ArrayList<>();
