@@ -148,8 +148,11 @@ public class ArpIT {
         PathInfoAnswer now = arp.pathInfo("a", InetAddress.getByName(B));
         assertTrue(now.toString(), now instanceof PathInfoAnswer.Ready r && r.path().equals(later));
 
-        // Two addresses nobody has, resolved at once (each takes its five requests): one through the
-        // service, one through the shell.
+        // Two addresses nobody has, resolved at once (each takes its five requests, here 20 ms
+        // apart: nobody answers them however slow the machine): one through the service, one
+        // through the shell.
+        ip.configure("ipoib.arp", "retransmitMillis", 20);
+        ip.await(NeighbourResolver.class, "(&(ipoib.family=ipv4)(retransmitMillis=20))");
         PathInfoAnswer nobody = arp.pathInfo("a", InetAddress.getByName("10.1.0.99"));
         CompletableFuture<PathInfo> never = ((PathInfoAnswer.Pending) nobody).path().toCompletableFuture();
         String shown = ip.run("ipoib:resolve " + B);
@@ -459,7 +462,7 @@ public class ArpIT {
         assertTrue(ping, ping.contains("3 packets transmitted, 3 received, 0% packet loss"));
         assertTrue(ping, ping.contains("rtt min/avg/max/mdev = "));
 
-        GogoShell.Result lost = ip.shell("ipoib:ping -c 2 -i 0.1 -W 0.3 10.2.0.77");
+        GogoShell.Result lost = ip.shell("ipoib:ping -c 2 -i 0.1 -W 0.1 10.2.0.77");
         assertNotNull("all lost: the command fails", lost.error());
         assertTrue(lost.all(), lost.all().contains("2 packets transmitted, 0 received, 100% packet loss"));
 
