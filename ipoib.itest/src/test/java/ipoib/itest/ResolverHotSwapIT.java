@@ -148,7 +148,7 @@ public class ResolverHotSwapIT {
         context.addFrameworkListener(listener);
         Bundle resolver = ip.bundle(bundleName);
         try (Traffic traffic = new Traffic(ip, "a", destination)) {
-            traffic.awaitReplies(10, "ping traffic flows");
+            traffic.awaitReplies(3, "ping traffic flows");
             for (int round = 0; round < 3; round++) {
                 long noResolver = ip.host().counters().get("tx_dropped_no_resolver");
                 resolver.stop();
@@ -159,7 +159,7 @@ public class ResolverHotSwapIT {
                 assertTrue("echo requests and replies needing the resolver are dropped and counted",
                         ip.host().counters().get("tx_dropped_no_resolver") > noResolver);
                 resolver.start();
-                traffic.awaitReplies(10, "traffic resumes after restart " + round);
+                traffic.awaitReplies(3, "traffic resumes after restart " + round);
             }
         } finally {
             context.removeFrameworkListener(listener);
