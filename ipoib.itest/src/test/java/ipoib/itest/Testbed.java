@@ -5,6 +5,7 @@ import ipoib.api.link.FrameHandler;
 import ipoib.api.link.IpoibLink;
 import ipoib.api.link.LinkState;
 import ipoib.api.link.ReceivedFrame;
+import ipoib.api.link.TransmitResult;
 import ipoib.api.mcast.MulticastService;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -12,10 +13,13 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Dictionary;
+import java.util.HashSet;
 import java.util.Hashtable;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Predicate;
 import org.apache.felix.service.command.CommandProcessor;
 import org.osgi.framework.BundleContext;
@@ -30,6 +34,8 @@ import org.osgi.service.cm.ConfigurationAdmin;
 final class Testbed {
     /** An EtherType for local experiments (IEEE 802 local experimental 1). */
     static final int EXPERIMENTAL = 0x88B5;
+    /** Numbers the marker broadcasts of {@link #drainThrough}. */
+    private static final AtomicLong MARKERS = new AtomicLong();
 
     private final BundleContext context;
     private final ConfigurationAdmin configurationAdmin;
@@ -189,11 +195,11 @@ final class Testbed {
         if (from == null) {
             throw new AssertionError("no interface " + sender + " to send the marker broadcast");
         }
-        ipoib.api.link.TransmitResult sent = from.sendBroadcast(EXPERIMENTAL, payload(marker));
-        if (sent != ipoib.api.link.TransmitResult.SENT) {
+        TransmitResult sent = from.sendBroadcast(EXPERIMENTAL, payload(marker));
+        if (sent != TransmitResult.SENT) {
             throw new AssertionError("the marker broadcast from " + sender + " was not sent: " + sent);
         }
-        java.util.Set<String> waiting = new java.util.HashSet<>(List.of(receivers));
+        Set<String> waiting = new HashSet<>(List.of(receivers));
         List<Frame> before = new ArrayList<>();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (!waiting.isEmpty()) {
@@ -211,7 +217,6 @@ final class Testbed {
         return before;
     }
 
-    private static final java.util.concurrent.atomic.AtomicLong MARKERS = new java.util.concurrent.atomic.AtomicLong();
 
     void clearReceived() {
         received.clear();
