@@ -1,19 +1,17 @@
 package ipoib.verbs.fabric.ffi;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;
-import static java.lang.foreign.ValueLayout.JAVA_BYTE;
-import static java.lang.foreign.ValueLayout.JAVA_INT;
-import static java.lang.foreign.ValueLayout.JAVA_LONG;
-import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.invoke.MethodHandle;
 
 /**
- * The exported functions of libibverbs that the provider calls, bound once per library. The
- * static inline verbs of {@code verbs.h} (post send/receive, poll CQ, request notification,
- * the extended query port) are not exported: {@link IbvContextOps} calls them through the
- * function pointers of an opened context.
+ * libibverbs, loaded once per library. Bound at once: the three functions that find the devices
+ * (on most machines there are none, and that is all the provider calls); the rest
+ * ({@link IbvVerbs}) when the first device is opened, though the load checks that the library
+ * has them all. The static inline verbs of {@code verbs.h} (post send/receive, poll CQ, request
+ * notification, the extended query port) are not exported: {@link IbvContextOps} calls them
+ * through the function pointers of an opened context.
  *
  * <p>Handles created with errno capture take a capture segment ({@link Native#errnoSegment})
  * as their first argument: those functions return NULL or -1 and set errno.
@@ -23,85 +21,39 @@ public final class Ibv {
     public final MethodHandle getDeviceList;
     public final MethodHandle freeDeviceList;
     public final MethodHandle getDeviceName;
-    public final MethodHandle getDeviceGuid;
-    public final MethodHandle openDevice;
-    public final MethodHandle closeDevice;
-    public final MethodHandle queryDevice;
-    /** The exported compat {@code ibv_query_port}: fills the compat prefix of ibv_port_attr. */
-    public final MethodHandle queryPortCompat;
-    public final MethodHandle queryGid;
-    public final MethodHandle queryPkey;
-    public final MethodHandle allocPd;
-    public final MethodHandle deallocPd;
-    public final MethodHandle regMr;
-    public final MethodHandle deregMr;
-    public final MethodHandle createCompChannel;
-    public final MethodHandle destroyCompChannel;
-    public final MethodHandle createCq;
-    public final MethodHandle destroyCq;
-    public final MethodHandle getCqEvent;
-    public final MethodHandle ackCqEvents;
-    public final MethodHandle createQp;
-    public final MethodHandle modifyQp;
-    public final MethodHandle destroyQp;
-    public final MethodHandle createSrq;
-    public final MethodHandle destroySrq;
-    public final MethodHandle createAh;
-    public final MethodHandle destroyAh;
-    public final MethodHandle attachMcast;
-    public final MethodHandle detachMcast;
-    public final MethodHandle getAsyncEvent;
-    public final MethodHandle ackAsyncEvent;
+    /** Bound on the first {@link #verbs()}. */
+    private volatile IbvVerbs verbs;
 
     private Ibv(Native.Library lib) {
         this.library = lib;
         getDeviceList = lib.function("ibv_get_device_list", FunctionDescriptor.of(ADDRESS, ADDRESS), true);
         freeDeviceList = lib.function("ibv_free_device_list", FunctionDescriptor.ofVoid(ADDRESS), false);
         getDeviceName = lib.function("ibv_get_device_name", FunctionDescriptor.of(ADDRESS, ADDRESS), false);
-        getDeviceGuid = lib.function("ibv_get_device_guid", FunctionDescriptor.of(JAVA_LONG, ADDRESS), false);
-        openDevice = lib.function("ibv_open_device", FunctionDescriptor.of(ADDRESS, ADDRESS), true);
-        closeDevice = lib.function("ibv_close_device", FunctionDescriptor.of(JAVA_INT, ADDRESS), false);
-        queryDevice = lib.function("ibv_query_device", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS), false);
-        queryPortCompat = lib.function("ibv_query_port",
-                FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_BYTE, ADDRESS), false);
-        queryGid = lib.function("ibv_query_gid",
-                FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_BYTE, JAVA_INT, ADDRESS), false);
-        queryPkey = lib.function("ibv_query_pkey",
-                FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_BYTE, JAVA_INT, ADDRESS), false);
-        allocPd = lib.function("ibv_alloc_pd", FunctionDescriptor.of(ADDRESS, ADDRESS), true);
-        deallocPd = lib.function("ibv_dealloc_pd", FunctionDescriptor.of(JAVA_INT, ADDRESS), false);
-        regMr = lib.function("ibv_reg_mr",
-                FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS, JAVA_LONG, JAVA_INT), true);
-        deregMr = lib.function("ibv_dereg_mr", FunctionDescriptor.of(JAVA_INT, ADDRESS), false);
-        createCompChannel = lib.function("ibv_create_comp_channel", FunctionDescriptor.of(ADDRESS, ADDRESS), true);
-        destroyCompChannel = lib.function("ibv_destroy_comp_channel",
-                FunctionDescriptor.of(JAVA_INT, ADDRESS), false);
-        createCq = lib.function("ibv_create_cq",
-                FunctionDescriptor.of(ADDRESS, ADDRESS, JAVA_INT, ADDRESS, ADDRESS, JAVA_INT), true);
-        destroyCq = lib.function("ibv_destroy_cq", FunctionDescriptor.of(JAVA_INT, ADDRESS), false);
-        getCqEvent = lib.function("ibv_get_cq_event",
-                FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS), true);
-        ackCqEvents = lib.function("ibv_ack_cq_events", FunctionDescriptor.ofVoid(ADDRESS, JAVA_INT), false);
-        createQp = lib.function("ibv_create_qp", FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS), true);
-        modifyQp = lib.function("ibv_modify_qp", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_INT), false);
-        destroyQp = lib.function("ibv_destroy_qp", FunctionDescriptor.of(JAVA_INT, ADDRESS), false);
-        createSrq = lib.function("ibv_create_srq", FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS), true);
-        destroySrq = lib.function("ibv_destroy_srq", FunctionDescriptor.of(JAVA_INT, ADDRESS), false);
-        createAh = lib.function("ibv_create_ah", FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS), true);
-        destroyAh = lib.function("ibv_destroy_ah", FunctionDescriptor.of(JAVA_INT, ADDRESS), false);
-        attachMcast = lib.function("ibv_attach_mcast",
-                FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_SHORT), false);
-        detachMcast = lib.function("ibv_detach_mcast",
-                FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_SHORT), false);
-        getAsyncEvent = lib.function("ibv_get_async_event",
-                FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS), true);
-        ackAsyncEvent = lib.function("ibv_ack_async_event", FunctionDescriptor.ofVoid(ADDRESS), false);
+        lib.require(IbvVerbs.SYMBOLS);
+    }
+
+    /** The functions that work on a device, bound on the first call. */
+    public IbvVerbs verbs() {
+        IbvVerbs bound = verbs;
+        if (bound == null) {
+            synchronized (this) {
+                bound = verbs;
+                if (bound == null) {
+                    bound = IbvVerbs.bind(library);
+                    verbs = bound;
+                }
+            }
+        }
+        return bound;
     }
 
     /** The binding, or a failure message naming the library or the missing symbol. */
     public record Binding(Ibv ibv, String failure) {}
 
-    /** Loads a libibverbs (normally {@code libibverbs.so.1}) and binds every function. */
+    /**
+     * Loads a libibverbs (normally {@code libibverbs.so.1}), binds the functions that find the
+     * devices and checks that it has the others.
+     */
     public static Binding load(String libraryName) {
         Native.Library lib = Native.load(libraryName);
         if (!lib.loaded()) {

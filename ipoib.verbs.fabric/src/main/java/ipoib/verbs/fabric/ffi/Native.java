@@ -32,6 +32,19 @@ public final class Native {
         }
 
         /**
+         * Checks that the library has every one of {@code symbols}, without binding them.
+         *
+         * @throws UnsatisfiedLinkError naming the library and the first missing symbol
+         */
+        public void require(java.util.List<String> symbols) {
+            for (String symbol : symbols) {
+                if (lookup.find(symbol).isEmpty()) {
+                    throw new UnsatisfiedLinkError(name + " has no symbol " + symbol);
+                }
+            }
+        }
+
+        /**
          * A downcall handle of an exported function.
          *
          * @throws UnsatisfiedLinkError naming the library when the symbol is missing

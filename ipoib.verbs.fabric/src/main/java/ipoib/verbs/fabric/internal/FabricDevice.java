@@ -10,6 +10,7 @@ import ipoib.api.verbs.VerbsException;
 import ipoib.runtime.Threads;
 import ipoib.verbs.fabric.ffi.Consts;
 import ipoib.verbs.fabric.ffi.Ibv;
+import ipoib.verbs.fabric.ffi.IbvVerbs;
 import ipoib.verbs.fabric.ffi.IbvContextOps;
 import ipoib.verbs.fabric.ffi.Native;
 import ipoib.verbs.fabric.ffi.Structs;
@@ -50,7 +51,7 @@ final class FabricDevice implements Device {
                   int maxSrq, int maxSrqWr) {}
 
     final FabricRuntime runtime;
-    final Ibv ibv;
+    final IbvVerbs ibv;
     final FabricLog log;
     final MemorySegment context;
     final IbvContextOps ops;
@@ -73,7 +74,7 @@ final class FabricDevice implements Device {
     private FabricDevice(FabricRuntime runtime, String name, Guid nodeGuid, MemorySegment context, MemorySegment pd,
                          Limits limits) {
         this.runtime = runtime;
-        this.ibv = runtime.ibv();
+        this.ibv = runtime.ibv().verbs();
         this.log = runtime.log();
         this.name = name;
         this.nodeGuid = nodeGuid;
@@ -97,10 +98,11 @@ final class FabricDevice implements Device {
      * @throws VerbsException naming the device and the failing verb
      */
     static FabricDevice open(FabricRuntime runtime, MemorySegment device) {
-        Ibv ibv = runtime.ibv();
+        Ibv library = runtime.ibv();
         String name = "?";
         try (Arena a = Arena.ofConfined()) {
-            name = Native.string((MemorySegment) ibv.getDeviceName.invokeExact(device));
+            name = Native.string((MemorySegment) library.getDeviceName.invokeExact(device));
+            IbvVerbs ibv = library.verbs();
             long guid = (long) ibv.getDeviceGuid.invokeExact(device);
             // __be64 returned in a register: the octets are in network order.
             Guid nodeGuid = new Guid(ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN ? Long.reverseBytes(guid) : guid);
