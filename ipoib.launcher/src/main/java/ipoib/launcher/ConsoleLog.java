@@ -59,15 +59,18 @@ public final class ConsoleLog implements LogListener {
 
     private final LogReaderService reader;
     private final LoggerAdmin loggerAdmin;
+    private final FrameworkEventGate frameworkEvents;
     private final PrintStream err = new PrintStream(new FileOutputStream(FileDescriptor.err), true, StandardCharsets.UTF_8);
     private final JulBridge jul = new JulBridge();
     private volatile LogLevel projectLevel;
     private volatile LogLevel frameworkLevel;
 
     @Activate
-    public ConsoleLog(BundleContext context, @Reference LogReaderService reader, @Reference LoggerAdmin loggerAdmin) {
+    public ConsoleLog(BundleContext context, @Reference LogReaderService reader, @Reference LoggerAdmin loggerAdmin,
+                      @Reference FrameworkEventGate frameworkEvents) {
         this.reader = reader;
         this.loggerAdmin = loggerAdmin;
+        this.frameworkEvents = frameworkEvents;
         this.projectLevel = parseStartupLevel(LEVEL_PROPERTY, context.getProperty(LEVEL_PROPERTY));
         this.frameworkLevel = parseStartupLevel(FRAMEWORK_PROPERTY, context.getProperty(FRAMEWORK_PROPERTY));
         applyThresholds();
@@ -111,6 +114,15 @@ public final class ConsoleLog implements LogListener {
         }
     }
 
+    /** A threshold's framework property as the start uses it: WARN when unset or invalid (said once, here). */
+    static LogLevel startupLevel(String text) {
+        try {
+            return text == null || text.isBlank() ? LogLevel.WARN : parseLevel(text);
+        } catch (IllegalArgumentException e) {
+            return LogLevel.WARN;
+        }
+    }
+
     @Descriptor("show or set the log level written to stderr: the project's bundles, or with 'framework' the "
             + "framework's events and the runtime bundles")
     public String log(@Descriptor("[level] | framework <level> | --json") String... args) {
@@ -142,6 +154,7 @@ public final class ConsoleLog implements LogListener {
 
     /** Lets through the OSGi Logger (root context) and java.util.logging what either threshold wants. */
     private void applyThresholds() {
+        frameworkEvents.threshold(frameworkLevel);
         LogLevel lowest = projectLevel.ordinal() > frameworkLevel.ordinal() ? projectLevel : frameworkLevel;
         LoggerContext root = loggerAdmin.getLoggerContext(null);
         Map<String, LogLevel> levels = new HashMap<>(root.getLogLevels());

@@ -36,7 +36,8 @@ class LogLevelsJsonTest {
         BundleContext context = (BundleContext) Proxy.newProxyInstance(LogLevelsJsonTest.class.getClassLoader(),
                 new Class<?>[] {BundleContext.class},
                 (p, method, args) -> method.getName().equals("getProperty") ? properties.get((String) args[0]) : null);
-        return new ConsoleLog(context, proxy(LogReaderService.class, m -> null), admin);
+        return new ConsoleLog(context, proxy(LogReaderService.class, m -> null), admin,
+                new FrameworkEventGate(org.osgi.service.log.LogLevel.WARN));
     }
 
     private static JsonObject parse(String text) {
