@@ -47,6 +47,11 @@ public final class Ibv {
         return bound;
     }
 
+    /** Whether {@link #verbs()} has bound the device functions: not on a machine without devices. */
+    public boolean verbsBound() {
+        return verbs != null;
+    }
+
     /** The binding, or a failure message naming the library or the missing symbol. */
     public record Binding(Ibv ibv, String failure) {}
 

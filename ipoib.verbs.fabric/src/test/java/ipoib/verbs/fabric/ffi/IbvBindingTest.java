@@ -37,7 +37,9 @@ class IbvBindingTest {
         Ibv.Binding binding = Ibv.load(LIBIBVERBS);
         assertNull(binding.failure());
         Ibv ibv = binding.ibv();
+        org.junit.jupiter.api.Assertions.assertFalse(ibv.verbsBound());
         IbvVerbs verbs = ibv.verbs();
+        org.junit.jupiter.api.Assertions.assertTrue(ibv.verbsBound());
         assertNotNull(verbs.openDevice);
         assertEquals(verbs, ibv.verbs(), "bound once");
     }

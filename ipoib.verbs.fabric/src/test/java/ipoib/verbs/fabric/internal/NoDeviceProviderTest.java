@@ -36,6 +36,19 @@ class NoDeviceProviderTest {
         }
     }
 
+    /** Finding that there is no device links the device list's functions, not the other verbs. */
+    @Test
+    void withoutDevicesOnlyTheDeviceListIsLinked() {
+        FabricRuntime runtime = FabricRuntime.start(FabricRuntime.Settings.defaults(),
+                new TestConfig.RecordingLog().fabricLog());
+        try {
+            assertFalse(runtime.status().available(), runtime.status().reason());
+            assertFalse(runtime.ibv().verbsBound());
+        } finally {
+            runtime.close();
+        }
+    }
+
     @Test
     void aMissingLibibverbsIsTheReason() {
         TestConfig c = new TestConfig();
