@@ -11,6 +11,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
@@ -238,22 +239,28 @@ public class ShellAtATerminalIT {
         }
         assertTrue("help lists the project's commands:\n" + help,
                 commands.containsAll(List.of("ipoib:links", "ipoib:log", "fabric:hcas", "fabric:sa", "verbs:devices")));
-        StringBuilder failures = new StringBuilder();
+        // Typed as pasted, in one round trip; each output is checked on its own.
+        List<String> lines = new ArrayList<>();
         for (String command : commands) {
-            String line = command + " x x x x x x x x x x x x";
-            String out = terminal.command(line, TIMEOUT);
+            lines.add(command + " x x x x x x x x x x x x");
+        }
+        lines.addAll(List.of("fabric:hcas x", "ipoib:links ib1_1_ffff", "ipoib:links nosuch"));
+        List<String> outputs = terminal.commands(lines, TIMEOUT);
+        StringBuilder failures = new StringBuilder();
+        for (int i = 0; i < commands.size(); i++) {
+            String out = outputs.get(i);
             if (!out.contains("usage:") || out.contains("Cannot coerce")) {
-                failures.append("\n").append(line).append(" printed: ").append(out);
+                failures.append("\n").append(lines.get(i)).append(" printed: ").append(out);
             }
         }
         assertTrue("commands without usage for wrong arguments:" + failures, failures.isEmpty());
-        String hcas = terminal.command("fabric:hcas x", TIMEOUT);
+        String hcas = outputs.get(commands.size());
         assertTrue(hcas, hcas.contains("fabric:hcas: wrong arguments 'x'\nusage: fabric:hcas"));
 
-        String one = terminal.command("ipoib:links ib1_1_ffff", TIMEOUT);
+        String one = outputs.get(commands.size() + 1);
         assertTrue(one, one.contains("ib1_1_ffff: UP"));
         assertFalse(one, one.contains("ib0_1_ffff"));
-        String none = terminal.command("ipoib:links nosuch", TIMEOUT);
+        String none = outputs.get(commands.size() + 2);
         assertTrue(none, none.contains("no interface 'nosuch'") && none.contains("usage: ipoib:links [interface]"));
     }
 

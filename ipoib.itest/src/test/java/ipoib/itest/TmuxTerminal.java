@@ -153,6 +153,48 @@ final class TmuxTerminal implements AutoCloseable {
         return output != null ? output : between(screen(), command, marker);
     }
 
+    /**
+     * Runs {@code commands} one after the other as a user pastes them: typed at the prompt in one
+     * go, each ended by a line feed as Enter ends it, then a marker's echo; waits for the marker's
+     * line and returns each command's output (the lines from its prompt line up to the next prompt
+     * line), in order. One round trip for all: a round trip per command takes most of the time of
+     * many short ones. The keys are typed once the editor waits at its prompt, in raw mode, so
+     * that the terminal itself echoes none of them.
+     */
+    List<String> commands(List<String> commands, Duration timeout) throws IOException, InterruptedException {
+        awaitScreen("the g! prompt", timeout, s -> lastLine(s).equals("g!"));
+        String marker = "@@done-" + (++markers);
+        typeLines(String.join("\n", commands) + "\necho " + marker + "\n");
+        Pattern done = Pattern.compile("(?m)^" + marker + "$");
+        String[] recent = {""};
+        Await.until(commands.size() + " commands to end", timeout, COMMAND_POLL,
+                () -> done.matcher(recent[0] = recent()).find(), () -> "; the screen:\n" + recent[0]);
+        String screen = screen();
+        String[] lines = screen.split("\n");
+        int at = lines.length - 1;
+        while (at >= 0 && !lines[at].equals(marker)) {
+            at--;
+        }
+        List<String> outputs = new ArrayList<>();
+        for (int i = commands.size() - 1; i >= 0; i--) {
+            String prompt = ("g! " + commands.get(i)).stripTrailing();
+            int start = at - 1;
+            while (start >= 0 && !lines[start].stripTrailing().equals(prompt)) {
+                start--;
+            }
+            if (start < 0) {
+                throw new AssertionError("no prompt line '" + prompt + "' before '" + marker + "'; the screen:\n" + screen);
+            }
+            int next = start + 1;
+            while (next < at && !lines[next].startsWith("g! ")) {
+                next++;
+            }
+            outputs.add(0, String.join("\n", java.util.Arrays.copyOfRange(lines, start, next)) + "\n");
+            at = start;
+        }
+        return outputs;
+    }
+
     /** The lines from the last prompt line with {@code command} before the marker's line to it, or null. */
     private static String between(String screen, String command, String marker) {
         String[] lines = screen.split("\n");
