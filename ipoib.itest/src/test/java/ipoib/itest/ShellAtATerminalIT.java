@@ -90,21 +90,19 @@ public class ShellAtATerminalIT {
         // Tab completes the command, Enter runs it; Tab completes an interface name.
         terminal.type("ipoib:li");
         terminal.keys("Tab");
-        terminal.awaitScreen("ipoib:li completed", KEYS, s -> TmuxTerminal.lastLine(s).equals("g! ipoib:links"));
+        terminal.awaitLastLine("ipoib:li completed", KEYS, line -> line.equals("g! ipoib:links"));
         terminal.keys("Enter");
         terminal.awaitScreen("ipoib:links to run", TIMEOUT,
                 s -> s.contains("ib1_1_ffff: ") && TmuxTerminal.lastLine(s).equals("g!"));
         terminal.type("ipoib:stats ib1");
         terminal.keys("Tab");
-        terminal.awaitScreen("the interface completed", KEYS,
-                s -> TmuxTerminal.lastLine(s).equals("g! ipoib:stats ib1_1_ffff"));
+        terminal.awaitLastLine("the interface completed", KEYS, line -> line.equals("g! ipoib:stats ib1_1_ffff"));
         // Ctrl-C drops the line, as bash does; the appliance goes on.
         terminal.keys("C-c");
-        terminal.awaitScreen("Ctrl-C to drop the line", KEYS, s -> TmuxTerminal.lastLine(s).equals("g!"));
+        terminal.awaitLastLine("Ctrl-C to drop the line", KEYS, line -> line.equals("g!"));
         // Up recalls the last command entered (the dropped line is not one).
         terminal.keys("Up");
-        terminal.awaitScreen("Up to recall ipoib:links", KEYS,
-                s -> TmuxTerminal.lastLine(s).equals("g! ipoib:links"));
+        terminal.awaitLastLine("Up to recall ipoib:links", KEYS, line -> line.equals("g! ipoib:links"));
         terminal.keys("C-u");
         awaitAllUp();
 

@@ -50,7 +50,7 @@ final class TmuxTerminal implements AutoCloseable {
         tmux.add(String.join(" ", command.stream().map(TmuxTerminal::quote).toList()) + "; echo $? > "
                 + quote(directory.resolve("status").toString()));
         terminal.tmux(tmux.toArray(String[]::new));
-        terminal.awaitScreen("the g! prompt", Duration.ofSeconds(60), s -> lastLine(s).equals("g!"));
+        terminal.awaitLastLine("the g! prompt", Duration.ofSeconds(60), line -> line.equals("g!"));
         return terminal;
     }
 
@@ -136,6 +136,17 @@ final class TmuxTerminal implements AutoCloseable {
     }
 
     /**
+     * Waits until the screen's last line satisfies {@code condition} (a prompt, a completed line):
+     * reads the last lines only, not the scrollback, which grows to thousands of lines over a
+     * session, and so looks as often as a command's wait does.
+     */
+    void awaitLastLine(String what, Duration timeout, ScreenCondition condition) {
+        String[] seen = {""};
+        Await.until(what, timeout, COMMAND_POLL, () -> condition.holds(lastLine(seen[0] = recent())),
+                () -> "; the screen:\n" + seen[0]);
+    }
+
+    /**
      * Types a command and Enter, then a marker's echo, and waits for the marker's line: returns the
      * lines from the command's prompt line to the marker's prompt line. The keys go in one call of
      * tmux, and the wait reads the screen with the lines just above it, not the whole scrollback,
@@ -162,7 +173,7 @@ final class TmuxTerminal implements AutoCloseable {
      * that the terminal itself echoes none of them.
      */
     List<String> commands(List<String> commands, Duration timeout) throws IOException, InterruptedException {
-        awaitScreen("the g! prompt", timeout, s -> lastLine(s).equals("g!"));
+        awaitLastLine("the g! prompt", timeout, line -> line.equals("g!"));
         String marker = "@@done-" + (++markers);
         typeLines(String.join("\n", commands) + "\necho " + marker + "\n");
         Pattern done = Pattern.compile("(?m)^" + marker + "$");
@@ -224,7 +235,7 @@ final class TmuxTerminal implements AutoCloseable {
      */
     void keysAtThePrompt(Duration timeout, String... keys) throws IOException, InterruptedException {
         command("echo at-the-prompt", timeout);
-        awaitScreen("the g! prompt", timeout, s -> lastLine(s).equals("g!"));
+        awaitLastLine("the g! prompt", timeout, line -> line.equals("g!"));
         keys(keys);
     }
 
