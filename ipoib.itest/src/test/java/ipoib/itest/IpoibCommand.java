@@ -73,13 +73,31 @@ final class IpoibCommand implements AutoCloseable {
         return start(command, javaOptions, environment);
     }
 
+    /**
+     * {@link #startWithDefaultSignals} with {@code jar} in the appliance's place (a
+     * {@link StandInAppliance}): for what is {@code ./ipoib}'s, not the appliance's. Its JVM gets
+     * {@link ApplianceJvm#SHORT_LIVED} only (the shared class archive is the appliance jar's).
+     */
+    static IpoibCommand standInWithDefaultSignals(File jar, String... args) throws IOException {
+        List<String> command = new ArrayList<>(List.of("env", "--default-signal=HUP,INT,TERM",
+                new File(workspace(), "ipoib").getPath()));
+        command.addAll(List.of(args));
+        return start(command, jar, ApplianceJvm.SHORT_LIVED, java.util.Map.of());
+    }
+
     private static IpoibCommand start(List<String> command, List<String> javaOptions) throws IOException {
         return start(command, javaOptions, java.util.Map.of());
     }
 
     private static IpoibCommand start(List<String> command, List<String> javaOptions,
                                       java.util.Map<String, String> environment) throws IOException {
-        File appliance = appliance();
+        List<String> options = new ArrayList<>(ApplianceJvm.shortLivedShared());
+        options.addAll(javaOptions);
+        return start(command, appliance(), options, environment);
+    }
+
+    private static IpoibCommand start(List<String> command, File appliance, List<String> javaOptions,
+                                      java.util.Map<String, String> environment) throws IOException {
         File out = File.createTempFile("ipoib-command", ".out");
         File err = File.createTempFile("ipoib-command", ".err");
         out.deleteOnExit();
@@ -91,7 +109,6 @@ final class IpoibCommand implements AutoCloseable {
         builder.environment().put("JAVA_HOME", System.getProperty("java.home"));
         Path home = Files.createTempDirectory("ipoib-command-home-");
         List<String> options = new ArrayList<>(List.of("-Dorg.osgi.service.http.port=0", "-Duser.home=" + home));
-        options.addAll(ApplianceJvm.shortLivedShared());
         options.addAll(javaOptions);
         builder.environment().put("IPOIB_JAVA_OPTS", String.join(" ", options));
         return new IpoibCommand(builder.start(), out, err, home);

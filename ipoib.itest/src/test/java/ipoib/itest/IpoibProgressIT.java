@@ -118,7 +118,7 @@ public class IpoibProgressIT {
         builder.environment().put("JAVA_HOME", System.getProperty("java.home"));
         builder.environment().put("CALLS", calls.toString());
         builder.environment().put("FEED", feed.toString());
-        builder.environment().put("REAL_JAR", standIn().toString());
+        builder.environment().put("REAL_JAR", StandInAppliance.jar().toString());
         builder.environment().put("IPOIB_JAVA_OPTS", String.join(" ", ApplianceJvm.SHORT_LIVED));
         builder.environment().put("IPOIB_PROGRESS_INTERVAL", "1");
         // A terminal's line is rewritten at most once a second; here ten times as often, so that
@@ -170,33 +170,6 @@ public class IpoibProgressIT {
             }
             return process.exitValue();
         }
-    }
-
-    /** The stand-in appliance's jar, made once per test JVM. */
-    private static Path standIn;
-
-    /**
-     * A jar of {@link StandInAppliance}, the class the test build compiled (javac in the test JVM
-     * would cost about 2 s of CPU).
-     */
-    private static synchronized Path standIn() throws IOException {
-        if (standIn != null) {
-            return standIn;
-        }
-        String entry = StandInAppliance.class.getName().replace('.', '/') + ".class";
-        java.util.jar.Manifest manifest = new java.util.jar.Manifest();
-        manifest.getMainAttributes().put(java.util.jar.Attributes.Name.MANIFEST_VERSION, "1.0");
-        manifest.getMainAttributes().put(java.util.jar.Attributes.Name.MAIN_CLASS, StandInAppliance.class.getName());
-        Path jar = Files.createTempDirectory("ipoib-stand-in-").resolve("ipoib.jar");
-        try (InputStream in = StandInAppliance.class.getClassLoader().getResourceAsStream(entry);
-                java.util.jar.JarOutputStream out = new java.util.jar.JarOutputStream(Files.newOutputStream(jar), manifest)) {
-            assertTrue("the stand-in's class " + entry, in != null);
-            out.putNextEntry(new java.util.jar.JarEntry(entry));
-            in.transferTo(out);
-            out.closeEntry();
-        }
-        standIn = jar;
-        return jar;
     }
 
     /** Opens the FIFO the stand-in Maven reads (blocks until it does); closing it ends that Maven. */

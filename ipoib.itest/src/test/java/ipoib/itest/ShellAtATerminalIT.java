@@ -11,6 +11,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
@@ -89,21 +90,19 @@ public class ShellAtATerminalIT {
         // Tab completes the command, Enter runs it; Tab completes an interface name.
         terminal.type("ipoib:li");
         terminal.keys("Tab");
-        terminal.awaitScreen("ipoib:li completed", KEYS, s -> TmuxTerminal.lastLine(s).equals("g! ipoib:links"));
+        terminal.awaitLastLine("ipoib:li completed", KEYS, line -> line.equals("g! ipoib:links"));
         terminal.keys("Enter");
         terminal.awaitScreen("ipoib:links to run", TIMEOUT,
                 s -> s.contains("ib1_1_ffff: ") && TmuxTerminal.lastLine(s).equals("g!"));
         terminal.type("ipoib:stats ib1");
         terminal.keys("Tab");
-        terminal.awaitScreen("the interface completed", KEYS,
-                s -> TmuxTerminal.lastLine(s).equals("g! ipoib:stats ib1_1_ffff"));
+        terminal.awaitLastLine("the interface completed", KEYS, line -> line.equals("g! ipoib:stats ib1_1_ffff"));
         // Ctrl-C drops the line, as bash does; the appliance goes on.
         terminal.keys("C-c");
-        terminal.awaitScreen("Ctrl-C to drop the line", KEYS, s -> TmuxTerminal.lastLine(s).equals("g!"));
+        terminal.awaitLastLine("Ctrl-C to drop the line", KEYS, line -> line.equals("g!"));
         // Up recalls the last command entered (the dropped line is not one).
         terminal.keys("Up");
-        terminal.awaitScreen("Up to recall ipoib:links", KEYS,
-                s -> TmuxTerminal.lastLine(s).equals("g! ipoib:links"));
+        terminal.awaitLastLine("Up to recall ipoib:links", KEYS, line -> line.equals("g! ipoib:links"));
         terminal.keys("C-u");
         awaitAllUp();
 
@@ -238,22 +237,28 @@ public class ShellAtATerminalIT {
         }
         assertTrue("help lists the project's commands:\n" + help,
                 commands.containsAll(List.of("ipoib:links", "ipoib:log", "fabric:hcas", "fabric:sa", "verbs:devices")));
-        StringBuilder failures = new StringBuilder();
+        // Typed as pasted, in one round trip; each output is checked on its own.
+        List<String> lines = new ArrayList<>();
         for (String command : commands) {
-            String line = command + " x x x x x x x x x x x x";
-            String out = terminal.command(line, TIMEOUT);
+            lines.add(command + " x x x x x x x x x x x x");
+        }
+        lines.addAll(List.of("fabric:hcas x", "ipoib:links ib1_1_ffff", "ipoib:links nosuch"));
+        List<String> outputs = terminal.commands(lines, TIMEOUT);
+        StringBuilder failures = new StringBuilder();
+        for (int i = 0; i < commands.size(); i++) {
+            String out = outputs.get(i);
             if (!out.contains("usage:") || out.contains("Cannot coerce")) {
-                failures.append("\n").append(line).append(" printed: ").append(out);
+                failures.append("\n").append(lines.get(i)).append(" printed: ").append(out);
             }
         }
         assertTrue("commands without usage for wrong arguments:" + failures, failures.isEmpty());
-        String hcas = terminal.command("fabric:hcas x", TIMEOUT);
+        String hcas = outputs.get(commands.size());
         assertTrue(hcas, hcas.contains("fabric:hcas: wrong arguments 'x'\nusage: fabric:hcas"));
 
-        String one = terminal.command("ipoib:links ib1_1_ffff", TIMEOUT);
+        String one = outputs.get(commands.size() + 1);
         assertTrue(one, one.contains("ib1_1_ffff: UP"));
         assertFalse(one, one.contains("ib0_1_ffff"));
-        String none = terminal.command("ipoib:links nosuch", TIMEOUT);
+        String none = outputs.get(commands.size() + 2);
         assertTrue(none, none.contains("no interface 'nosuch'") && none.contains("usage: ipoib:links [interface]"));
     }
 

@@ -50,7 +50,7 @@ final class TmuxTerminal implements AutoCloseable {
         tmux.add(String.join(" ", command.stream().map(TmuxTerminal::quote).toList()) + "; echo $? > "
                 + quote(directory.resolve("status").toString()));
         terminal.tmux(tmux.toArray(String[]::new));
-        terminal.awaitScreen("the g! prompt", Duration.ofSeconds(60), s -> lastLine(s).equals("g!"));
+        terminal.awaitLastLine("the g! prompt", Duration.ofSeconds(60), line -> line.equals("g!"));
         return terminal;
     }
 
@@ -136,6 +136,17 @@ final class TmuxTerminal implements AutoCloseable {
     }
 
     /**
+     * Waits until the screen's last line satisfies {@code condition} (a prompt, a completed line):
+     * reads the last lines only, not the scrollback, which grows to thousands of lines over a
+     * session, and so looks as often as a command's wait does.
+     */
+    void awaitLastLine(String what, Duration timeout, ScreenCondition condition) {
+        String[] seen = {""};
+        Await.until(what, timeout, COMMAND_POLL, () -> condition.holds(lastLine(seen[0] = recent())),
+                () -> "; the screen:\n" + seen[0]);
+    }
+
+    /**
      * Types a command and Enter, then a marker's echo, and waits for the marker's line: returns the
      * lines from the command's prompt line to the marker's prompt line. The keys go in one call of
      * tmux, and the wait reads the screen with the lines just above it, not the whole scrollback,
@@ -151,6 +162,48 @@ final class TmuxTerminal implements AutoCloseable {
                 () -> "; the screen:\n" + recent[0]);
         String output = between(recent[0], command, marker);
         return output != null ? output : between(screen(), command, marker);
+    }
+
+    /**
+     * Runs {@code commands} one after the other as a user pastes them: typed at the prompt in one
+     * go, each ended by a line feed as Enter ends it, then a marker's echo; waits for the marker's
+     * line and returns each command's output (the lines from its prompt line up to the next prompt
+     * line), in order. One round trip for all: a round trip per command takes most of the time of
+     * many short ones. The keys are typed once the editor waits at its prompt, in raw mode, so
+     * that the terminal itself echoes none of them.
+     */
+    List<String> commands(List<String> commands, Duration timeout) throws IOException, InterruptedException {
+        awaitLastLine("the g! prompt", timeout, line -> line.equals("g!"));
+        String marker = "@@done-" + (++markers);
+        typeLines(String.join("\n", commands) + "\necho " + marker + "\n");
+        Pattern done = Pattern.compile("(?m)^" + marker + "$");
+        String[] recent = {""};
+        Await.until(commands.size() + " commands to end", timeout, COMMAND_POLL,
+                () -> done.matcher(recent[0] = recent()).find(), () -> "; the screen:\n" + recent[0]);
+        String screen = screen();
+        String[] lines = screen.split("\n");
+        int at = lines.length - 1;
+        while (at >= 0 && !lines[at].equals(marker)) {
+            at--;
+        }
+        List<String> outputs = new ArrayList<>();
+        for (int i = commands.size() - 1; i >= 0; i--) {
+            String prompt = ("g! " + commands.get(i)).stripTrailing();
+            int start = at - 1;
+            while (start >= 0 && !lines[start].stripTrailing().equals(prompt)) {
+                start--;
+            }
+            if (start < 0) {
+                throw new AssertionError("no prompt line '" + prompt + "' before '" + marker + "'; the screen:\n" + screen);
+            }
+            int next = start + 1;
+            while (next < at && !lines[next].startsWith("g! ")) {
+                next++;
+            }
+            outputs.add(0, String.join("\n", java.util.Arrays.copyOfRange(lines, start, next)) + "\n");
+            at = start;
+        }
+        return outputs;
     }
 
     /** The lines from the last prompt line with {@code command} before the marker's line to it, or null. */
@@ -182,7 +235,7 @@ final class TmuxTerminal implements AutoCloseable {
      */
     void keysAtThePrompt(Duration timeout, String... keys) throws IOException, InterruptedException {
         command("echo at-the-prompt", timeout);
-        awaitScreen("the g! prompt", timeout, s -> lastLine(s).equals("g!"));
+        awaitLastLine("the g! prompt", timeout, line -> line.equals("g!"));
         keys(keys);
     }
 
