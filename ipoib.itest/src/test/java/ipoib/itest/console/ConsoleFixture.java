@@ -86,18 +86,21 @@ final class ConsoleFixture {
     }
 
     /**
-     * Chromium, once it has the console's credentials and has loaded {@code page} and left it for
-     * about:blank; returns at once. The first load of a console page fetches and compiles the Web
-     * Console's scripts and styles (a second on a loaded machine), which a later load of any
-     * console page takes from the browser's caches: done while the appliance brings its
-     * interfaces up, not in the first scenario that loads a page.
+     * Chromium, once it has the console's credentials and has loaded the console page at
+     * {@code path} (once the appliance serves it) and left it for about:blank; returns at once.
+     * The first load of a console page fetches the Web Console's scripts, styles and images (a
+     * second on a loaded machine), which a later load of any console page takes from the browser's
+     * cache: done while the appliance brings its interfaces up, not in the first scenario that
+     * loads a page.
      */
-    static CompletableFuture<HeadlessChromium> warmBrowser(String page, String authorization) {
+    static CompletableFuture<HeadlessChromium> warmBrowser(RunningAppliance appliance, String path) {
         CompletableFuture<HeadlessChromium> started = browserFuture();
         return inBackground("chromium loading the console once", () -> {
+            // The page's plugin may register after the console's address line (a 404 until then).
+            appliance.served(path);
             HeadlessChromium b = join(started, "chromium");
-            b.authorize(authorization);
-            b.navigate(page);
+            b.authorize(appliance.authorization());
+            b.navigate(appliance.baseUrl() + path);
             b.navigate("about:blank");
             return b;
         });

@@ -54,7 +54,7 @@ public class ConsolePages {
             auth = appliance.authorization();
             assertTrue("the console listens on the loopback address by default: " + base,
                     base.startsWith("http://127.0.0.1:"));
-            warm = ConsoleFixture.warmBrowser(base + "/system/console/ipoib", auth);
+            warm = ConsoleFixture.warmBrowser(appliance, "/system/console/ipoib");
             String up = appliance.shell("ipoib:await all 30");
             assertTrue(up, up.contains("ib0_1_ffff UP") && up.contains("ib1_1_ffff UP"));
             String ping = appliance.shell("ipoib:ping -c 2 -i 0.01 10.0.0.2");
