@@ -62,6 +62,12 @@ final class AccessPolicy {
     private final java.util.concurrent.atomic.AtomicLong derivations = new java.util.concurrent.atomic.AtomicLong();
 
     AccessPolicy(Credentials credentials, OpenDoors doors, Set<String> hostNames) {
+        this(credentials, doors, hostNames, null);
+    }
+
+    /** {@code known}: the SHA-256 of an Authorization header known to match the credentials, or null. */
+    AccessPolicy(Credentials credentials, OpenDoors doors, Set<String> hostNames, byte[] known) {
+        this.verified = known;
         this.credentials = credentials;
         this.doors = doors;
         this.hostNames = Set.copyOf(hostNames.stream().map(h -> h.strip().toLowerCase(Locale.ROOT)).toList());
@@ -222,7 +228,7 @@ final class AccessPolicy {
         return derivations.get();
     }
 
-    private static byte[] sha256(String s) {
+    static byte[] sha256(String s) {
         try {
             return MessageDigest.getInstance("SHA-256").digest(s.getBytes(StandardCharsets.UTF_8));
         } catch (NoSuchAlgorithmException e) {

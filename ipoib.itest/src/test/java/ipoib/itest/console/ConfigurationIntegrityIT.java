@@ -46,7 +46,7 @@ public class ConfigurationIntegrityIT {
         String both = appliance.shell("ipoib:await all");
         assertTrue(both, both.contains("ib0_1_ffff UP") && both.contains("ib1_1_ffff UP"));
         assertTrue(appliance.shell("ipoib:mode ib0_1_ffff").contains("ib0_1_ffff: connected, mtu 65520"));
-        String big = appliance.shell("ipoib:ping -c 3 -i 0.2 -W 5 -s 60000 -I ib0_1_ffff 10.0.0.2");
+        String big = appliance.shell("ipoib:ping -c 3 -i 0.01 -W 5 -s 60000 -I ib0_1_ffff 10.0.0.2");
         assertTrue(big, big.contains("60008 bytes from 10.0.0.2") && big.contains("3 packets transmitted, 3 received"));
         appliance.shell("ipoib:mode ib0_1_ffff datagram");
         appliance.shell("ipoib:mode ib1_1_ffff datagram");
@@ -102,7 +102,7 @@ public class ConfigurationIntegrityIT {
             assertTrue("the IPoIB page's refused configurations: " + page, page.contains("\"pid\":\"" + c[0] + "\""));
         }
         // They run with what is in force: the host answers with TTL 9, the interfaces reach each other.
-        String ping = appliance.shell("ipoib:ping -c 2 -i 0.2 10.0.0.2");
+        String ping = appliance.shell("ipoib:ping -c 2 -i 0.01 10.0.0.2");
         assertTrue(ping, ping.contains("2 received") && ping.contains("ttl=9"));
         assertEquals("no component failed", -1, appliance.stderr().indexOf("Error during instantiation"));
         for (String command : restore) {
@@ -256,7 +256,7 @@ public class ConfigurationIntegrityIT {
         assertTrue(up, up.contains("ib0_1_ffff UP") && up.contains("ib1_1_ffff UP"));
         String addresses = appliance.shell("ipoib:addr list");
         assertTrue(addresses, addresses.contains("10.0.0.1/24") && addresses.contains("10.0.0.2/24"));
-        String ping = appliance.shell("ipoib:ping -c 2 -i 0.2 10.0.0.2");
+        String ping = appliance.shell("ipoib:ping -c 2 -i 0.01 10.0.0.2");
         assertTrue(ping, ping.contains("2 received"));
         assertEquals("no component failed", -1, appliance.stderr().indexOf("Error during instantiation"));
         assertEquals("no activate failed", -1, appliance.stderr().indexOf("has thrown an exception"));

@@ -38,8 +38,8 @@ public class PrometheusScrape {
         long upAt = System.nanoTime();
         System.out.println("PrometheusScrape: up == 1 " + TimeUnit.NANOSECONDS.toMillis(upAt - prometheus.startedNanos())
                 + " ms after prometheus was started");
-        String ping = appliance.shell("ipoib:ping -c 5 -i 0.2 10.0.0.2");
-        assertTrue(ping, ping.contains("5 received"));
+        String ping = appliance.shell("ipoib:ping -c 3 -i 0.01 10.0.0.2");
+        assertTrue(ping, ping.contains("3 received"));
         // The echo requests arrive on ib1_1_ffff: the counter's rate over the last seconds is above 0.
         String rate = "rate(ipoib_link_rx_packets_total{interface=\"ib1_1_ffff\"}[10s])";
         long pinged = System.nanoTime();

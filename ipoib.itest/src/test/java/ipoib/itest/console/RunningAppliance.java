@@ -136,6 +136,35 @@ public final class RunningAppliance implements AutoCloseable {
         return m.group(1);
     }
 
+    /**
+     * The body of a GET of {@code path} from the loopback address with the generated credentials,
+     * once it answers 200 (after the console's address line; {@link #baseUrl} waits for it): the
+     * address line comes when the HTTP service runs, and the console's servlets (a whiteboard
+     * registration each) may come a moment later, answering 404 until then. The first request of
+     * a page also loads and compiles what serves it: a fixture asks early, off the scenarios' time.
+     */
+    String served(String path) {
+        baseUrl();
+        java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
+        java.net.http.HttpRequest request = java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://127.0.0.1:" + port + path))
+                .header("Authorization", authorization()).timeout(Duration.ofSeconds(60)).build();
+        String[] last = {"no answer yet"};
+        Await.until(path + " served", Duration.ofSeconds(90), Duration.ofMillis(50), () -> {
+            try {
+                java.net.http.HttpResponse<String> r = http.send(request, java.net.http.HttpResponse.BodyHandlers.ofString());
+                last[0] = r.statusCode() + " " + r.body();
+                return r.statusCode() == 200;
+            } catch (IOException e) {
+                last[0] = e.toString();
+                return false;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new AssertionError(e);
+            }
+        }, () -> "; last answer: " + last[0]);
+        return last[0].substring(4);
+    }
+
     /** The console's port the appliance was started with. */
     int port() {
         return port;

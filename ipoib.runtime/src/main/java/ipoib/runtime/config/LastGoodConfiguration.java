@@ -1,7 +1,10 @@
 package ipoib.runtime.config;
 
+import ipoib.api.config.ConfigurationVerdicts;
 import java.io.IOException;
+import java.util.ArrayList;
 import java.util.Hashtable;
+import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
 import org.osgi.framework.InvalidSyntaxException;
@@ -26,6 +29,7 @@ import org.osgi.service.cm.ConfigurationAdmin;
  */
 public final class LastGoodConfiguration {
     private final Consumer<String> warn;
+    private final Consumer<Consumer<ConfigurationVerdicts>> report;
     private volatile ConfigurationAdmin admin;
     private volatile Map<String, Object> inForce;
     /** The stored properties of the configuration in force (without the defaults DS added), when known. */
@@ -35,7 +39,13 @@ public final class LastGoodConfiguration {
 
     /** @param warn where the one line about a refusal goes (the component's logger at WARN) */
     public LastGoodConfiguration(Consumer<String> warn) {
+        this(warn, VerdictReport::tell);
+    }
+
+    /** With the verdicts told to {@code report} instead of the framework's services (a test's). */
+    LastGoodConfiguration(Consumer<String> warn, Consumer<Consumer<ConfigurationVerdicts>> report) {
         this.warn = warn;
+        this.report = report;
     }
 
     /** Configuration Admin, to write the configuration in force back; without it a refusal is only logged. */
@@ -53,7 +63,7 @@ public final class LastGoodConfiguration {
         Map<String, Object> taken = inForce;
         if (taken != null) {
             String pid = String.valueOf(properties.get("service.pid"));
-            VerdictReport.tell(v -> v.accepted(pid, taken));
+            report.accept(v -> v.accepted(pid, taken));
         }
     }
 
@@ -90,7 +100,7 @@ public final class LastGoodConfiguration {
         if (same && properties.containsKey("service.pid")) {
             // Taken, as it runs already: an update that changes nothing is a verdict too.
             String pid = String.valueOf(properties.get("service.pid"));
-            VerdictReport.tell(v -> v.accepted(pid, good));
+            report.accept(v -> v.accepted(pid, good));
         }
         return same;
     }
@@ -113,14 +123,21 @@ public final class LastGoodConfiguration {
      * and writes the configuration in force back, or deletes the configuration when none was in force.
      */
     public void refused(Map<String, ?> properties, String why) {
-        Map<String, Object> kept = restore(properties, why);
+        List<String> line = new ArrayList<>(1);
+        Map<String, Object> kept = restore(properties, why, line::add);
         String pid = String.valueOf(properties.get("service.pid"));
         Map<String, Object> bad = StoredProperties.of(properties);
-        VerdictReport.tell(v -> v.refused(pid, bad, why, kept));
+        // The store put right, the verdict told, then the line: whoever waits for the line (a user,
+        // a test) and then updates or lists the configuration races neither.
+        report.accept(v -> v.refused(pid, bad, why, kept));
+        line.forEach(warn);
     }
 
-    /** Logs the refusal and puts the store right; returns the stored configuration in force (null: deleted). */
-    private Map<String, Object> restore(Map<String, ?> properties, String why) {
+    /**
+     * Puts the store right and hands the line about the refusal to {@code warn}; returns the
+     * stored configuration in force (null: deleted).
+     */
+    private Map<String, Object> restore(Map<String, ?> properties, String why, Consumer<String> warn) {
         String pid = String.valueOf(properties.get("service.pid"));
         Map<String, Object> good = inForce;
         Map<String, Object> bad = StoredProperties.of(properties);
@@ -137,8 +154,6 @@ public final class LastGoodConfiguration {
                 warn.accept(pid + ": configuration refused: " + why + (good == null ? "" : "; the configuration in force stays"));
                 return kept;
             }
-            // The store is put right before the line is logged: whoever waits for the line (a user,
-            // a test) and then updates does not race the write-back.
             if (good == null && properties.containsKey("service.factoryPid")) {
                 stored.delete();
                 warn.accept(pid + ": configuration refused: " + why + "; the configuration is deleted (none was in force before it)");

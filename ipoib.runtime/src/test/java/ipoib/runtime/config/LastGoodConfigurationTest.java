@@ -37,6 +37,33 @@ class LastGoodConfigurationTest {
                 + "the configuration in force stays and is stored again"), warnings);
     }
 
+    /**
+     * The refusal is told before its line is logged, and after the store is put right: whoever
+     * waits for the line and then lists the configuration sees the refusal beside the value in force.
+     */
+    @Test
+    void theRefusalIsToldAfterTheWriteBackAndBeforeItsLine() {
+        List<String> order = new ArrayList<>();
+        LastGoodConfiguration told = new LastGoodConfiguration(line -> order.add("line"), verdict -> verdict.accept(
+                new ipoib.api.config.ConfigurationVerdicts() {
+                    @Override
+                    public void accepted(String pid, Map<String, Object> properties) {
+                        order.add("accepted");
+                    }
+
+                    @Override
+                    public void refused(String pid, Map<String, Object> properties, String why, Map<String, Object> inForce) {
+                        order.add("refused, stored ttl=" + cm.stored.get(PID).get("ttl"));
+                    }
+                }));
+        told.admin(cm.admin);
+        cm.store(PID, "ttl", 7);
+        told.accepted(cm.delivered(PID));
+        cm.store(PID, "ttl", 300);
+        told.refused(cm.delivered(PID), "invalid ipoib.sample property 'ttl' value 300");
+        assertEquals(List.of("accepted", "refused, stored ttl=7", "line"), order);
+    }
+
     @Test
     void anUnknownPropertyOfTheRefusedUpdateIsNotWrittenBack() {
         cm.store(PID, "ttl", 7);
