@@ -118,6 +118,7 @@ final class Bridge implements StackAdapter.Receiver, DescriptorPoller.Reader {
     private final LongAdder txChecksumsCompleted = counter("tx_checksums_completed");
     private final LongAdder rxCoalesced = counter("rx_gro_packets");
     private final LongAdder rxSegmentsCoalesced = counter("rx_gro_segments");
+    private final LongAdder rxChecksumsVerified = counter("rx_large_checksums_verified");
     /** With offload: TCP segments of one poll of the link merged for the kernel; null without. */
     private final ReceiveCoalescing coalescing;
 
@@ -136,8 +137,8 @@ final class Bridge implements StackAdapter.Receiver, DescriptorPoller.Reader {
         }
         this.membership = new Membership(this::join, this::leave, new JoinBudget(clock), joinsOverBudget);
         this.sendSegment = (buffer, length) -> send(length, in.segments());
-        this.coalescing = tun.offload() ? new ReceiveCoalescing(tun::write, rxCoalesced, rxSegmentsCoalesced, rxWriteErrors)
-                : null;
+        this.coalescing = tun.offload()
+                ? new ReceiveCoalescing(tun, rxCoalesced, rxSegmentsCoalesced, rxChecksumsVerified, rxWriteErrors) : null;
     }
 
     private LongAdder counter(String name) {

@@ -41,7 +41,9 @@ final class NetdevMetrics {
             Map.entry("tx_uso_datagrams", "Datagrams cut from those UDP packets."),
             Map.entry("tx_checksums_completed", "Checksums the kernel left to the device, completed by the bridge."),
             Map.entry("rx_gro_packets", "Packets written to the device as one coalesced packet (GRO)."),
-            Map.entry("rx_gro_segments", "Segments coalesced into those packets."));
+            Map.entry("rx_gro_segments", "Segments coalesced into those packets."),
+            Map.entry("rx_large_checksums_verified",
+                    "Segments too large to coalesce, checksum verified, written with the checksum partial."));
     /** Counters of dropped packets: the {@code reason} is their name. */
     private static final java.util.Set<String> DROPPED = java.util.Set.of("tx_malformed", "tx_kernel_nd_dropped",
             "tx_ipv6_header_chain_malformed", "tx_gso_segment_size_refused", "rx_nd_no_receiver",

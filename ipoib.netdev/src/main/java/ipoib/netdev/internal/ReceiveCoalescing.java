@@ -22,8 +22,13 @@ import java.util.concurrent.atomic.LongAdder;
  * only ACK (PSH ends a merge with that segment); every segment of the mss of the first but the
  * last. What is held is written at the end of the link's poll ({@link #flush()}), before a
  * frame that does not fit it, and before 64 KiB; a segment behind which a second as large would
- * not fit in 64 KiB is not held but written at once. Frames may come from the link's UD and
- * connected-mode receive threads: the methods are synchronized. Allocation-free.
+ * not fit in 64 KiB is not held but written at once (connected mode's, of up to 65 520 octets):
+ * when its checksum is correct (verified here, as a NIC does before it marks a packet's checksum
+ * good) it is written with its checksum partial, as veth hands a segment between namespaces,
+ * so that the receiving kernel does not verify it again; its headers go from a copy whose
+ * checksum field holds the pseudo-header's sum, its payload from where it came (no copy). Frames
+ * may come from the link's UD and connected-mode receive threads: the methods are synchronized.
+ * Allocation-free.
  */
 final class ReceiveCoalescing {
     private static final ValueLayout.OfInt INT_BE = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
@@ -32,16 +37,26 @@ final class ReceiveCoalescing {
     private static final int ACK = 0x10;
     private static final int PSH = 0x08;
 
-    /** Writes a packet to the device: header address (0: one asking for nothing), packet address, length. */
+    /** Largest IPv6 and TCP headers (40 and 60 octets) and more: what {@link #verified} copies. */
+    private static final int HEADERS_CAPACITY = 128;
+
+    /** Writes packets to the device, each after a header (its address; 0: one asking for nothing). */
     interface Device {
+        /** The packet at {@code address}. */
         boolean write(long headerAddress, long address, int length);
+
+        /** The packet as its first {@code headersLength} octets at {@code headersAddress} and the rest at {@code restAddress}. */
+        boolean write(long headerAddress, long headersAddress, int headersLength, long restAddress, int restLength);
     }
 
     private final Device device;
     private final LongAdder coalesced;
     private final LongAdder segmentsCoalesced;
     private final LongAdder writeErrors;
+    private final LongAdder verifiedLarge;
     private final MemorySegment header;
+    /** For a large segment written with its checksum partial: its {@link VnetHeader}, then a copy of its IP and TCP headers. */
+    private final MemorySegment partial;
     /** Made with the first segment held: a device that never receives TCP holds no 64 KiB for it. */
     private MemorySegment held;
     /** Octets held (0: nothing). */
@@ -53,12 +68,20 @@ final class ReceiveCoalescing {
     private int nextSequence;
     private int nextId;
 
-    ReceiveCoalescing(Device device, LongAdder coalesced, LongAdder segmentsCoalesced, LongAdder writeErrors) {
+    /**
+     * Counts merges ({@code coalesced}, of {@code segmentsCoalesced} segments), large segments
+     * written with their checksum verified ({@code verifiedLarge}) and writes the device refused.
+     */
+    ReceiveCoalescing(Device device, LongAdder coalesced, LongAdder segmentsCoalesced, LongAdder verifiedLarge,
+                      LongAdder writeErrors) {
         this.device = device;
         this.coalesced = coalesced;
         this.segmentsCoalesced = segmentsCoalesced;
+        this.verifiedLarge = verifiedLarge;
         this.writeErrors = writeErrors;
-        this.header = Arena.ofAuto().allocate(VnetHeader.LENGTH, 8);
+        Arena arena = Arena.ofAuto();
+        this.header = arena.allocate(VnetHeader.LENGTH, 8);
+        this.partial = arena.allocate(16 + HEADERS_CAPACITY, 8);
     }
 
     /**
@@ -79,7 +102,38 @@ final class ReceiveCoalescing {
             hold(packet, offset, n, ip);
             return true;
         }
+        if (ip > 0 && hasData(packet, offset, n, ip) && !roomForAnother(packet, offset, n, ip)
+                && checksumOk(packet, offset, n, ip)) {
+            return verified(packet, offset, n, ip, address);
+        }
         return write(0, address, n);
+    }
+
+    /**
+     * A large segment whose checksum was verified: written with the checksum partial
+     * (VIRTIO_NET_HDR_F_NEEDS_CSUM, the field holding the pseudo-header's sum, as in {@link #flush()}),
+     * which the receiving kernel takes as good (CHECKSUM_PARTIAL, as from veth) and completes only
+     * if it forwards the packet. VIRTIO_NET_HDR_F_DATA_VALID would leave the packet as it is, but a
+     * TUN device ignores it on write (Linux 6.18: the kernel dropped such a UDP datagram with a
+     * wrong checksum and counted UdpInCsumErrors).
+     */
+    private boolean verified(MemorySegment p, long at, int n, int ip, long address) {
+        int headersLength = ip + tcpHeaderLength(p, at, ip);
+        MemorySegment.copy(p, at, partial, 16, headersLength);
+        partial.set(SHORT_BE, 16 + ip + 16, (short) InternetChecksum.fold(pseudoHeaderSum(p, at, n, ip)));
+        partial.set(ValueLayout.JAVA_BYTE, 0, (byte) VnetHeader.NEEDS_CHECKSUM);
+        partial.set(ValueLayout.JAVA_BYTE, 1, (byte) VnetHeader.GSO_NONE);
+        partial.set(ValueLayout.JAVA_SHORT_UNALIGNED, 2, (short) headersLength);
+        partial.set(ValueLayout.JAVA_SHORT_UNALIGNED, 4, (short) 0);
+        partial.set(ValueLayout.JAVA_SHORT_UNALIGNED, 6, (short) ip);
+        partial.set(ValueLayout.JAVA_SHORT_UNALIGNED, 8, (short) 16);
+        if (device.write(partial.address(), partial.address() + 16, headersLength, address + headersLength,
+                n - headersLength)) {
+            verifiedLarge.increment();
+            return true;
+        }
+        writeErrors.increment();
+        return false;
     }
 
     /** Writes what is held: as it came when one segment, else as one segment with its GSO header. */
@@ -169,10 +223,20 @@ final class ReceiveCoalescing {
         return n + payload <= CAPACITY;
     }
 
+    /** Whether the TCP header fits in the packet and something follows it. */
+    private static boolean hasData(MemorySegment p, long at, int n, int ip) {
+        int tcp = tcpHeaderLength(p, at, ip);
+        return tcp >= 20 && ip + tcp < n;
+    }
+
     private static boolean checksumOk(MemorySegment p, long at, int n, int ip) {
-        long pseudo = ip == 20 ? Segmentation.TCP + n - ip + InternetChecksum.sum(p, at + 12, 8)
+        return InternetChecksum.fold(pseudoHeaderSum(p, at, n, ip) + InternetChecksum.sum(p, at + ip, n - ip)) == 0xFFFF;
+    }
+
+    /** The unfolded sum of the TCP pseudo-header (RFC 9293 §3.1; RFC 8200 §8.1): addresses, protocol, TCP length. */
+    private static long pseudoHeaderSum(MemorySegment p, long at, int n, int ip) {
+        return ip == 20 ? Segmentation.TCP + n - ip + InternetChecksum.sum(p, at + 12, 8)
                 : Segmentation.TCP + n - ip + InternetChecksum.sum(p, at + 8, 32);
-        return InternetChecksum.fold(pseudo + InternetChecksum.sum(p, at + ip, n - ip)) == 0xFFFF;
     }
 
     private void hold(MemorySegment p, long at, int n, int ip) {

@@ -69,14 +69,18 @@ final class Tun implements PacketDevice, AutoCloseable {
     private static final MethodHandle SETNS = Libc.call("setns",
             FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_INT));
 
+    /** Octets of the three {@code struct iovec}s before the header that asks for nothing, in {@link #IOVECS}. */
+    private static final int IOVEC_BYTES = 48;
+
     /**
-     * Per writing thread, two {@code struct iovec}s: a header that asks for nothing (all zero:
-     * no segmentation, no checksum to complete, so the kernel verifies the packet's checksums as
-     * it would a NIC's) and the packet.
+     * Per writing thread, three {@code struct iovec}s: the header (by default one that asks for
+     * nothing, all zero: no segmentation, no checksum to complete, so that the kernel verifies the
+     * packet's checksums as it would a NIC's, kept after the iovecs), then the packet, whole or as
+     * its headers and the rest.
      */
     private static final ThreadLocal<MemorySegment> IOVECS = ThreadLocal.withInitial(() -> {
-        MemorySegment iov = Arena.ofAuto().allocate(32 + VnetHeader.LENGTH, 8); // the header after the two iovecs
-        iov.set(ValueLayout.JAVA_LONG, 0, iov.address() + 32);
+        MemorySegment iov = Arena.ofAuto().allocate(IOVEC_BYTES + VnetHeader.LENGTH, 8);
+        iov.set(ValueLayout.JAVA_LONG, 0, iov.address() + IOVEC_BYTES);
         iov.set(ValueLayout.JAVA_LONG, 8, VnetHeader.LENGTH);
         return iov;
     });
@@ -351,8 +355,7 @@ final class Tun implements PacketDevice, AutoCloseable {
         MemorySegment capture = Libc.capture();
         try {
             if (offload) {
-                MemorySegment iov = IOVECS.get();
-                iov.set(ValueLayout.JAVA_LONG, 0, headerAddress != 0 ? headerAddress : iov.address() + 32);
+                MemorySegment iov = iovecs(headerAddress);
                 iov.set(ValueLayout.JAVA_LONG, 16, address);
                 iov.set(ValueLayout.JAVA_LONG, 24, length);
                 return (long) WRITEV.invokeExact(capture, fd, iov.address(), 2) == VnetHeader.LENGTH + length;
@@ -361,6 +364,35 @@ final class Tun implements PacketDevice, AutoCloseable {
         } catch (Throwable t) {
             throw new IllegalStateException(t);
         }
+    }
+
+    /**
+     * Writes one packet given in two pieces, its first {@code headersLength} octets at
+     * {@code headersAddress} and the rest at {@code restAddress}, after the {@link VnetHeader} at
+     * {@code headerAddress} (with offload; without, the header is left out); one writev(2).
+     */
+    @Override
+    public boolean write(long headerAddress, long headersAddress, int headersLength, long restAddress, int restLength) {
+        MemorySegment capture = Libc.capture();
+        try {
+            MemorySegment iov = iovecs(headerAddress);
+            iov.set(ValueLayout.JAVA_LONG, 16, headersAddress);
+            iov.set(ValueLayout.JAVA_LONG, 24, headersLength);
+            iov.set(ValueLayout.JAVA_LONG, 32, restAddress);
+            iov.set(ValueLayout.JAVA_LONG, 40, restLength);
+            long packet = (long) headersLength + restLength;
+            return offload ? (long) WRITEV.invokeExact(capture, fd, iov.address(), 3) == VnetHeader.LENGTH + packet
+                    : (long) WRITEV.invokeExact(capture, fd, iov.address() + 16, 2) == packet;
+        } catch (Throwable t) {
+            throw new IllegalStateException(t);
+        }
+    }
+
+    /** This thread's iovecs, the first pointing at the header at {@code headerAddress} (0: the one asking for nothing). */
+    private static MemorySegment iovecs(long headerAddress) {
+        MemorySegment iov = IOVECS.get();
+        iov.set(ValueLayout.JAVA_LONG, 0, headerAddress != 0 ? headerAddress : iov.address() + IOVEC_BYTES);
+        return iov;
     }
 
     @Override

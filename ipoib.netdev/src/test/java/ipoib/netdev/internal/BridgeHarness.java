@@ -167,5 +167,16 @@ final class BridgeHarness {
         public boolean write(long headerAddress, long address, int length) {
             return write(address, length);
         }
+
+        @Override
+        public boolean write(long headerAddress, long headersAddress, int headersLength, long restAddress, int restLength) {
+            byte[] p = new byte[headersLength + restLength];
+            MemorySegment.copy(MemorySegment.ofAddress(headersAddress).reinterpret(headersLength), ValueLayout.JAVA_BYTE, 0,
+                    p, 0, headersLength);
+            MemorySegment.copy(MemorySegment.ofAddress(restAddress).reinterpret(restLength), ValueLayout.JAVA_BYTE, 0,
+                    p, headersLength, restLength);
+            written.add(p);
+            return true;
+        }
     }
 }

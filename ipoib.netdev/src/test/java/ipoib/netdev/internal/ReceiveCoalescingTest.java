@@ -33,12 +33,31 @@ class ReceiveCoalescingTest {
     final LongAdder merged = new LongAdder();
     final LongAdder segments = new LongAdder();
     final LongAdder errors = new LongAdder();
-    final ReceiveCoalescing coalescing = new ReceiveCoalescing((header, address, length) -> {
-        byte[] h = header == 0 ? null : MemorySegment.ofAddress(header).reinterpret(VnetHeader.LENGTH)
-                .toArray(ValueLayout.JAVA_BYTE);
-        written.add(new Written(h, MemorySegment.ofAddress(address).reinterpret(length).toArray(ValueLayout.JAVA_BYTE)));
-        return true;
-    }, merged, segments, errors);
+    final LongAdder verified = new LongAdder();
+    final ReceiveCoalescing coalescing = new ReceiveCoalescing(new ReceiveCoalescing.Device() {
+        @Override
+        public boolean write(long header, long address, int length) {
+            written.add(new Written(header(header), bytes(address, length)));
+            return true;
+        }
+
+        @Override
+        public boolean write(long header, long headers, int headersLength, long rest, int restLength) {
+            ByteArrayOutputStream p = new ByteArrayOutputStream();
+            p.writeBytes(bytes(headers, headersLength));
+            p.writeBytes(bytes(rest, restLength));
+            written.add(new Written(header(header), p.toByteArray()));
+            return true;
+        }
+    }, merged, segments, verified, errors);
+
+    static byte[] header(long address) {
+        return address == 0 ? null : bytes(address, VnetHeader.LENGTH);
+    }
+
+    static byte[] bytes(long address, int length) {
+        return MemorySegment.ofAddress(address).reinterpret(length).toArray(ValueLayout.JAVA_BYTE);
+    }
 
     static byte[] segment(int sequence, int id, int flags, byte[] payload, int port) {
         ByteBuffer b = ByteBuffer.allocate(20 + 32 + payload.length);
@@ -52,6 +71,19 @@ class ReceiveCoalescingTest {
         store(p, 10, sum(p, 0, 20, 0));
         long pseudo = sum(p, 12, 8, 6 + 32 + payload.length);
         store(p, 36, sum(p, 20, p.length - 20, pseudo));
+        return p;
+    }
+
+    /** An IPv6 TCP segment (20-octet TCP header) from ULA ::1 to ULA ::2 with its checksum. */
+    static byte[] segment6(byte[] payload) {
+        ByteBuffer b = ByteBuffer.allocate(40 + 20 + payload.length);
+        b.putInt(0x6000_0000).putShort((short) (20 + payload.length)).put((byte) 6).put((byte) 64)
+                .put(Ipv6Packets.address("fd000000000000000000000000000001")).put(Ipv6Packets.ULA_2);
+        b.putShort((short) 40000).putShort((short) 5001).putInt(1).putInt(77).put((byte) (5 << 4)).put((byte) ACK)
+                .putShort((short) 501).putShort((short) 0).putShort((short) 0);
+        b.put(payload);
+        byte[] p = b.array();
+        store(p, 56, sum(p, 40, p.length - 40, sum(p, 8, 32, 6 + 20 + payload.length)));
         return p;
     }
 
@@ -186,19 +218,54 @@ class ReceiveCoalescingTest {
     }
 
     @Test
-    void aSegmentWithNoRoomForASecondAsLargeGoesAtOnceAsItCame() {
+    void aSegmentWithNoRoomForASecondAsLargeGoesAtOnceWithItsChecksumPartial() {
         int large = 65520 - 20 - 32; // connected mode's MTU
-        byte[] one = segment(1, 1, ACK, data(large, 1), 40000);
+        byte[] one = segment(1, 1, ACK | PSH, data(large, 1), 40000);
         byte[] half = segment(1, 1, ACK, data(65535 / 2 - 52, 2), 40001);
         receive(one);
         assertEquals(1, written.size(), "written without waiting for the end of the poll");
-        assertNull(written.get(0).header());
-        assertArrayEquals(one, written.get(0).packet());
+        byte[] h = written.get(0).header();
+        assertEquals(VnetHeader.NEEDS_CHECKSUM, h[0], "the checksum left partial: the kernel does not verify it");
+        assertEquals(VnetHeader.GSO_NONE, h[1]);
+        assertEquals(52, le16(h, 2), "header length: IP and TCP headers");
+        assertEquals(20, le16(h, 6), "checksum start: the TCP header");
+        assertEquals(16, le16(h, 8), "checksum offset: TCP's checksum field");
+        byte[] p = written.get(0).packet();
+        assertEquals(one.length, p.length);
+        // The field holds the pseudo-header's sum (this test's RFC 1071 loop); completed as the
+        // kernel completes a partial checksum, the packet is the one that came.
+        long pseudo = sum(one, 12, 8, 6 + one.length - 20);
+        while ((pseudo >>> 16) != 0) {
+            pseudo = (pseudo & 0xFFFF) + (pseudo >>> 16);
+        }
+        assertEquals(pseudo, u16(p, 36));
+        Segmentation.completeChecksum(MemorySegment.ofArray(p), p.length, 20, 16);
+        assertArrayEquals(one, p);
+        assertEquals(1, verified.sum());
         receive(half);
         assertEquals(1, written.size(), "a second as large still fits: held");
         coalescing.flush();
         assertEquals(2, written.size());
         assertEquals(0, merged.sum());
+    }
+
+    @Test
+    void aLargeIpv6SegmentGoesWithItsChecksumPartialAndALargeOneWithABadChecksumAsItCame() {
+        byte[] v6 = segment6(data(65000, 3));
+        byte[] bad = segment(1, 1, ACK, data(65520 - 52, 4), 40000);
+        bad[1000] ^= 1; // payload corrupted after the checksum was made
+        receive(v6);
+        receive(bad);
+        assertEquals(2, written.size());
+        byte[] h = written.get(0).header();
+        assertEquals(VnetHeader.NEEDS_CHECKSUM, h[0]);
+        assertEquals(40, le16(h, 6), "checksum start: after the fixed IPv6 header");
+        byte[] p = written.get(0).packet();
+        Segmentation.completeChecksum(MemorySegment.ofArray(p), p.length, 40, 16);
+        assertArrayEquals(v6, p);
+        assertNull(written.get(1).header(), "a bad checksum: for the kernel to drop and count");
+        assertArrayEquals(bad, written.get(1).packet());
+        assertEquals(1, verified.sum());
     }
 
     @Test
