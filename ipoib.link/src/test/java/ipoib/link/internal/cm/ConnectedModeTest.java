@@ -349,6 +349,21 @@ class ConnectedModeTest {
     }
 
     @Test
+    void aSendThatExhaustsItsRetriesEndsTheConnectionAndThePeerGetsUd() throws Exception {
+        LinkPath ab = connectedPair(100);
+        subnet.fabric().setFaults(null, new Faults(100, 0, 0, 0, 0));
+        assertEquals(TransmitResult.SENT, a.sendUnicast(ab, b.address(), ETHERTYPE, MemorySegment.ofArray(pattern(100, 2))));
+        CmLinkConnection c = only(a, true);
+        // The RC transport gives up after 7 retries of ≈ 67 ms each (the fabric's own timers).
+        until("the failed send handled", () -> a.connectedMode().failures.sum() == 1);
+        assertEquals(CmLinkConnection.State.FAILED, c.state);
+        assertTrue(c.why.contains("send failed: RETRY_EXCEEDED"), c.why);
+        long overUd = a.connectedMode().sentOverUd.sum();
+        assertEquals(TransmitResult.SENT, a.sendUnicast(ab, b.address(), ETHERTYPE, MemorySegment.ofArray(pattern(100, 3))));
+        assertEquals(overUd + 1, a.connectedMode().sentOverUd.sum(), "the peer's frames go over UD until the retry");
+    }
+
+    @Test
     void aPortResetTearsTheConnectionsDownAndTheyComeBack() throws Exception {
         LinkPath ab = connectedPair(30_000);
         ConnectedMode before = b.connectedMode();
