@@ -27,7 +27,8 @@ import org.junit.rules.TemporaryFolder;
  * creates the group (the loopback SA advertises it in ClassPortInfo, as OpenSM 3.3.23 does);
  * {@code ipoib:ping ff02::1%ib0_1_ffff} is answered by the other host; the interface stays a
  * FullMember of 224.0.0.1. It runs on the appliance the console's test classes share, which it
- * leaves with the SA's SendOnlyFullMember support on, as it starts. The contrast, an SA without
+ * leaves with the SA's SendOnlyFullMember support on and ND's RetransTimer at its default, as it
+ * starts (meanwhile 100 ms, so that the addresses' DAD takes 0.1 s, not a second). The contrast, an SA without
  * that support (a SendOnlyNonMember join, the link-local group absent, the frame dropped), is
  * {@code SendOnlyFullMemberTest}'s on a manual clock and {@code MulticastIT}'s in a framework.
  */
@@ -87,19 +88,28 @@ public class SendOnlyJoinIT {
         assertTrue(up, up.contains("ib0_1_ffff UP") && up.contains("ib1_1_ffff UP"));
         Path capture = appliance.captures().resolve("ib0-" + System.nanoTime() + ".pcapng");
         StringBuilder printed = new StringBuilder();
-        for (String command : List.of(
-                "fabric:sa sendOnlyFullMember true",
-                "ipoib:capture ib0_1_ffff " + capture + " 1000",
-                "fabric:down loop0/1",
-                "fabric:down loop1/1",
-                "fabric:up loop0/1",
-                "fabric:up loop1/1",
-                "ipoib:await all 30",
-                "ipoib:addr await",
-                "ipoib:ping -c 3 -i 0.2 -W 5 'ff02::1%ib0_1_ffff'",
-                "ipoib:capture ib0_1_ffff stop",
-                "ipoib:mcast ib0_1_ffff")) {
-            printed.append("g! ").append(command).append('\n').append(appliance.shell(command));
+        // ND's RetransTimer is DAD's wait (RFC 4862 §5.4): 100 ms instead of its default second while
+        // the link-local addresses are probed again, then the default back.
+        String retransmit = appliance.shell("ipoib:config ipoib.nd retransmitMillis 100");
+        assertTrue(retransmit, retransmit.contains("ipoib.nd: retransmitMillis = 100"));
+        try {
+            for (String command : List.of(
+                    "fabric:sa sendOnlyFullMember true",
+                    "ipoib:capture ib0_1_ffff " + capture + " 1000",
+                    "fabric:down loop0/1",
+                    "fabric:down loop1/1",
+                    "fabric:up loop0/1",
+                    "fabric:up loop1/1",
+                    "ipoib:await all 30",
+                    "ipoib:addr await",
+                    "ipoib:ping -c 3 -i 0.2 -W 5 'ff02::1%ib0_1_ffff'",
+                    "ipoib:capture ib0_1_ffff stop",
+                    "ipoib:mcast ib0_1_ffff")) {
+                printed.append("g! ").append(command).append('\n').append(appliance.shell(command));
+            }
+        } finally {
+            retransmit = appliance.shell("ipoib:config ipoib.nd retransmitMillis 1000");
+            assertTrue(retransmit, retransmit.contains("ipoib.nd: retransmitMillis = 1000"));
         }
         String out = printed.toString();
         assertTrue("the SA advertises SendOnlyFullMember:\n" + out, out.contains("advertises and accepts"));
