@@ -123,14 +123,11 @@ public class OpenSmHostsIT {
             mlids.add(joined.group(2));
         }
         assertEquals(links, 4, mlids.size());
-        // The MLID the interfaces joined is the one OpenSM gave the group (saquery asks OpenSM's SA).
-        String groups = diag("saquery", "-g");
-        Matcher record = Pattern.compile("MGID\\.+" + Pattern.quote(BROADCAST) + "\\s+Mlid\\.+(0x[0-9A-Fa-f]+)")
-                .matcher(groups);
-        assertTrue(groups, record.find());
-        for (String mlid : mlids) {
-            assertEquals(groups, Integer.decode(record.group(1)), Integer.decode(mlid));
-        }
+        // The MLID the interfaces joined is the one OpenSM gave the group (saquery asks OpenSM's SA),
+        // asked while the hosts ping.
+        java.util.concurrent.FutureTask<String> saquery = new java.util.concurrent.FutureTask<>(
+                () -> diag("saquery", "-g"));
+        Thread.ofPlatform().daemon().name("opensm-it-saquery").start(saquery);
 
         // osm1 is hca0 on sw1, osm2 hca1 on sw2 (the HCAs in the net file's order). The iperf3 server
         // starts and the IPv4 pings run while IPv6 finds its neighbour: independent of each other, they
@@ -153,11 +150,13 @@ public class OpenSmHostsIT {
             System.out.println("OpenSmHostsIT: the first IPv6 echo reply from a new neighbour after "
                     + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - asked) + " ms");
             NetdevHosts.ping("osm1", "-6", osm2);
-            try {
-                ipv4.get(TIMEOUT, TimeUnit.SECONDS);
-            } catch (java.util.concurrent.ExecutionException e) {
-                throw e.getCause() instanceof AssertionError a ? a
-                        : new AssertionError("IPv4 ping from osm1", e.getCause());
+            result(ipv4, "IPv4 ping from osm1");
+            String groups = result(saquery, "saquery -g");
+            Matcher record = Pattern.compile("MGID\\.+" + Pattern.quote(BROADCAST) + "\\s+Mlid\\.+(0x[0-9A-Fa-f]+)")
+                    .matcher(groups);
+            assertTrue(groups, record.find());
+            for (String mlid : mlids) {
+                assertEquals(groups, Integer.decode(record.group(1)), Integer.decode(mlid));
             }
             Sh.awaitListening("osm2", 5301, TIMEOUT);
             // 4 MB: TCP across both switches start to end; what the path carries per second is ./ipoib bench's.
@@ -247,13 +246,28 @@ public class OpenSmHostsIT {
                 + ", max " + sorted.get(sorted.size() - 1) + "); OpenSM from trap 128 to SUBNET UP " + sweeps + " ms");
     }
 
+    /** What a task on a thread of its own returned; its assertion failure as it is. */
+    private static <T> T result(java.util.concurrent.FutureTask<T> task, String what) throws Exception {
+        try {
+            return task.get(TIMEOUT, TimeUnit.SECONDS);
+        } catch (java.util.concurrent.ExecutionException e) {
+            throw e.getCause() instanceof AssertionError a ? a : new AssertionError(what, e.getCause());
+        }
+    }
+
     /** The LIDs OpenSM gave, as ibnetdiscover shows them. */
     private record Lids(int sw1, int hca0, int hca1) {}
 
+    /** Asked once: OpenSM keeps a port's LID across sweeps (its guid2lid table), a link's down and up included. */
+    private static Lids lids;
+
     private static Lids lids() throws Exception {
-        String topology = diag("ibnetdiscover");
-        return new Lids(lid(topology, "# \"sw1\" base port 0 lid (\\d+)"), lid(topology, "# \"hca0\" lid (\\d+)"),
-                lid(topology, "# \"hca1\" lid (\\d+)"));
+        if (lids == null) {
+            String topology = diag("ibnetdiscover");
+            lids = new Lids(lid(topology, "# \"sw1\" base port 0 lid (\\d+)"), lid(topology, "# \"hca0\" lid (\\d+)"),
+                    lid(topology, "# \"hca1\" lid (\\d+)"));
+        }
+        return lids;
     }
 
     private static int lid(String topology, String regex) {
