@@ -29,7 +29,7 @@ final class ApplianceProcess implements AutoCloseable {
 
     /**
      * The appliance run through {@code prefix} (e.g. setpriv dropping a capability), with framework
-     * properties, on the default JVM (for traffic) with the shared class archive.
+     * properties, on the default JVM with the shared class archive.
      */
     ApplianceProcess(List<String> prefix, String... properties) throws IOException {
         this(prefix, SharedClassArchive.options(), properties);

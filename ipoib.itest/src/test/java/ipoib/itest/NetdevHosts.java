@@ -11,6 +11,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Random;
+import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 import java.util.regex.Matcher;
@@ -125,7 +126,7 @@ final class NetdevHosts extends ExternalResource {
             assertFalse("network namespace " + ns + " exists already (a previous run left it? ip netns del " + ns + ")",
                     namespace(ns));
         }
-        appliance = new ApplianceProcess("ipoib.defaults=false", "ipoib.hosts=4", "org.osgi.service.http.port=0",
+        appliance = ApplianceProcess.shortLived("ipoib.defaults=false", "ipoib.hosts=4", "org.osgi.service.http.port=0",
                 "ipoib.console.metricsWithoutPassword=true");
         data = Files.createTempFile("netdev", ".bin");
         byte[] bytes = new byte[20 * 1024 * 1024];
@@ -246,10 +247,35 @@ final class NetdevHosts extends ExternalResource {
      * namespace, each answered once.
      */
     static void ping(String from, String... args) throws Exception {
+        String out = Sh.run(TIMEOUT, Sh.in(from, pingCommand(args))).ok("ping from " + from).output();
+        assertAnswered(out);
+    }
+
+    /**
+     * {@link #ping} from {@code from} and from {@code back} at once, so that the two directions wait
+     * out their 0.2 s intervals together.
+     */
+    static void pingBothWays(String from, String[] args, String back, String[] backArgs) throws Exception {
+        File log = File.createTempFile("netdev-ping", ".log");
+        try {
+            Process there = Sh.start(log, Sh.in(from, pingCommand(args)));
+            ping(back, backArgs);
+            assertTrue("ping from " + from + " ended", there.waitFor(TIMEOUT, TimeUnit.SECONDS));
+            assertEquals("ping from " + from + ":\n" + read(log), 0, there.exitValue());
+            assertAnswered(read(log));
+        } finally {
+            log.delete();
+        }
+    }
+
+    private static String[] pingCommand(String... args) {
         String[] command = new String[args.length + 6];
         System.arraycopy(new String[] {"ping", "-c", "3", "-i", "0.2", "-W5"}, 0, command, 0, 6);
         System.arraycopy(args, 0, command, 6, args.length);
-        String out = Sh.run(TIMEOUT, Sh.in(from, command)).ok("ping from " + from).output();
+        return command;
+    }
+
+    private static void assertAnswered(String out) {
         assertTrue(out, out.contains("3 packets transmitted, 3 received, 0% packet loss"));
         // One answer per request: the kernel's; the Java host layer steps back on bridged links.
         assertFalse("duplicate replies:\n" + out, out.contains("DUP!"));

@@ -6,7 +6,7 @@ import static ipoib.itest.NetdevHosts.await;
 import static ipoib.itest.NetdevHosts.counter;
 import static ipoib.itest.NetdevHosts.data;
 import static ipoib.itest.NetdevHosts.linkLocal;
-import static ipoib.itest.NetdevHosts.ping;
+import static ipoib.itest.NetdevHosts.pingBothWays;
 import static ipoib.itest.NetdevHosts.read;
 import static ipoib.itest.NetdevHosts.sha256;
 import static org.junit.Assert.assertEquals;
@@ -38,8 +38,7 @@ public class NetdevTraffic {
 
     @Test
     public void pingIpv4BothDirections() throws Exception {
-        ping("h1", "10.0.0.2");
-        ping("h2", "10.0.0.1");
+        pingBothWays("h1", new String[] {"10.0.0.2"}, "h2", new String[] {"10.0.0.1"});
         // The kernel, not the Java host layer, answered: the host layer counts the frames it left to it.
         assertTrue(appliance().command("ipoib:netdev", TIMEOUT),
                 counter("ib0_1_ffff", "rx_packets") > 0 && counter("ib1_1_ffff", "rx_packets") > 0);
@@ -47,8 +46,7 @@ public class NetdevTraffic {
 
     @Test
     public void pingIpv6LinkLocalWithScopeBothDirections() throws Exception {
-        ping("h1", "-6", linkLocal("h2") + "%ib0");
-        ping("h2", "-6", linkLocal("h1") + "%ib0");
+        pingBothWays("h1", new String[] {"-6", linkLocal("h2") + "%ib0"}, "h2", new String[] {"-6", linkLocal("h1") + "%ib0"});
     }
 
     /**
@@ -67,8 +65,7 @@ public class NetdevTraffic {
         // table (ND answers for them).
         awaitAddressUsable("ib1_1_ffff", "fd00::2");
         awaitAddressUsable("ib0_1_ffff", "fd00::1");
-        ping("h1", "-6", "fd00::2");
-        ping("h2", "-6", "fd00::1");
+        pingBothWays("h1", new String[] {"-6", "fd00::2"}, "h2", new String[] {"-6", "fd00::1"});
     }
 
     private static void awaitAddressUsable(String link, String address) {
