@@ -336,7 +336,8 @@ final class LoopCompletionQueue implements CompletionQueue {
 
     /**
      * Waits for a completion: first by spinning a few microseconds (a thread that parks and is
-     * woken per packet spends more in the scheduler than in the packet), then parked.
+     * woken per packet spends more in the scheduler than in the packet), then yielding the core
+     * to other OS threads, then parked.
      */
     @Override
     public boolean await(long timeout, TimeUnit unit) throws InterruptedException {
@@ -350,8 +351,9 @@ final class LoopCompletionQueue implements CompletionQueue {
             } else {
                 // Past the first microseconds, give the core to any thread waiting for it: often
                 // the very producer we wait for, woken onto this core (2 cores shared with other
-                // jobs), which a busy spin would hold off for the rest of our time slice.
-                Thread.yield();
+                // jobs), which a busy spin would hold off for the rest of our time slice. On a
+                // virtual thread too (CoreYield: Thread.yield there gives the core to no OS thread).
+                CoreYield.yieldCore();
             }
         }
         try {
