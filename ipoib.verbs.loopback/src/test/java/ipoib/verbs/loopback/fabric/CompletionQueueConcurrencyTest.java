@@ -63,6 +63,26 @@ class CompletionQueueConcurrencyTest {
         fourProducersAndOnePoller(new LoopCompletionQueue(256, true));
     }
 
+    /**
+     * A poller on a virtual thread (as the appliance's receive loops), whose wait yields the core
+     * with sched_yield(2) between spinning and parking, fares the same.
+     */
+    @Test
+    void aPollerOnAVirtualThreadToo() throws Exception {
+        Throwable[] failure = new Throwable[1];
+        Thread poller = Thread.ofVirtual().start(() -> {
+            try {
+                fourProducersAndOnePoller(new LoopCompletionQueue(256));
+            } catch (Throwable t) {
+                failure[0] = t;
+            }
+        });
+        assertTrue(poller.join(java.time.Duration.ofSeconds(60)), "the virtual poller ended");
+        if (failure[0] != null) {
+            throw new AssertionError(failure[0]);
+        }
+    }
+
     private static void fourProducersAndOnePoller(LoopCompletionQueue cq) throws Exception {
         List<Thread> producers = new ArrayList<>();
         for (int p = 0; p < PRODUCERS; p++) {
