@@ -2,16 +2,11 @@ package ipoib.launcher;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import java.io.OutputStream;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Hashtable;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.jar.Attributes;
-import java.util.jar.JarOutputStream;
-import java.util.jar.Manifest;
 import org.apache.felix.framework.FrameworkFactory;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -73,17 +68,7 @@ class FrameworkEventGateTest {
     }
 
     private Bundle emptyBundle(String name) throws Exception {
-        Path jar = storage.resolve(name + ".jar");
-        Manifest manifest = new Manifest();
-        manifest.getMainAttributes().put(Attributes.Name.MANIFEST_VERSION, "1.0");
-        manifest.getMainAttributes().putValue(Constants.BUNDLE_MANIFESTVERSION, "2");
-        manifest.getMainAttributes().putValue(Constants.BUNDLE_SYMBOLICNAME, name);
-        try (OutputStream out = Files.newOutputStream(jar); JarOutputStream j = new JarOutputStream(out, manifest)) {
-            // The manifest is the bundle.
-        }
-        Bundle bundle = framework.getBundleContext().installBundle(jar.toUri().toString());
-        bundle.start();
-        return bundle;
+        return EmptyBundles.installAndStart(framework.getBundleContext(), storage, name);
     }
 
     private static String type(ServiceEvent e) {

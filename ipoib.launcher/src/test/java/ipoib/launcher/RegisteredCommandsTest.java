@@ -4,16 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.OutputStream;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Hashtable;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.jar.Attributes;
-import java.util.jar.JarOutputStream;
-import java.util.jar.Manifest;
 import org.apache.felix.framework.FrameworkFactory;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -51,19 +46,8 @@ class RegisteredCommandsTest {
         framework.waitForStop(10_000);
     }
 
-    /** A bundle of no code, installed and started, whose context registers what a command bundle would. */
     private Bundle commandBundle(String name) throws Exception {
-        Path jar = storage.resolve(name + ".jar");
-        Manifest manifest = new Manifest();
-        manifest.getMainAttributes().put(Attributes.Name.MANIFEST_VERSION, "1.0");
-        manifest.getMainAttributes().putValue(Constants.BUNDLE_MANIFESTVERSION, "2");
-        manifest.getMainAttributes().putValue(Constants.BUNDLE_SYMBOLICNAME, name);
-        try (OutputStream out = Files.newOutputStream(jar); JarOutputStream j = new JarOutputStream(out, manifest)) {
-            // The manifest is the bundle.
-        }
-        Bundle bundle = context.installBundle(jar.toUri().toString());
-        bundle.start();
-        return bundle;
+        return EmptyBundles.installAndStart(context, storage, name);
     }
 
     private static ServiceRegistration<?> register(Bundle bundle, String scope, Object functions, Object forms) {
