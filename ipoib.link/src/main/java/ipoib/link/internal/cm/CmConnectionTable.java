@@ -54,9 +54,15 @@ final class CmConnectionTable {
         return true;
     }
 
-    /** The connection is over (the peer disconnected, or it failed). */
+    /**
+     * The connection is over (the peer disconnected, or it failed). A connection that FAILED is
+     * over already and stays so until its retry time: the DREP of the disconnect that followed
+     * its failure ends nothing more, else the peer's next frame would set up a connection at once.
+     */
     synchronized void end(CmLinkConnection c, String why) {
-        discard(c, why);
+        if (c.state != CmLinkConnection.State.FAILED) {
+            discard(c, why);
+        }
     }
 
     /** Holds this: the connection is over; its queue pair destroyed, its held frames freed. */

@@ -173,14 +173,15 @@ public final class ConnectedMode {
             return;
         }
         c.txErrors.increment();
-        CmConnection cm = c.cm;
-        if (cm != null) {
-            portAgent.agent.disconnect(cm);
-        }
+        // Over first, then the DREQ: its DREP (on the CM thread) finds the connection over already.
         if (c.active) {
             active.failed(c, "send failed: " + status, CmRej.TIMEOUT);
         } else {
             table.end(c, "send failed: " + status);
+        }
+        CmConnection cm = c.cm;
+        if (cm != null) {
+            portAgent.agent.disconnect(cm);
         }
     }
 
