@@ -371,7 +371,7 @@ final class LoopCompletionQueue implements CompletionQueue {
                     // yielding the core, which the producer may need to finish.
                     waiter = null;
                     while (!ready() && !closed && System.nanoTime() - deadline < 0) {
-                        Thread.yield();
+                        CoreYield.yieldCore();
                     }
                     continue;
                 }

@@ -74,7 +74,7 @@ final class ReceiveBufferHold {
             if (round < SPINS) {
                 Thread.onSpinWait();
             } else if (round < SPINS + YIELDS) {
-                Thread.yield();
+                CoreYield.yieldCore();
             } else if (System.nanoTime() - deadline >= 0) {
                 return receiver.hasPostedReceive();
             } else {
