@@ -62,12 +62,6 @@ final class AccessPolicy {
     private final java.util.concurrent.atomic.AtomicLong derivations = new java.util.concurrent.atomic.AtomicLong();
 
     AccessPolicy(Credentials credentials, OpenDoors doors, Set<String> hostNames) {
-        this(credentials, doors, hostNames, null);
-    }
-
-    /** {@code known}: the SHA-256 of an Authorization header known to match the credentials, or null. */
-    AccessPolicy(Credentials credentials, OpenDoors doors, Set<String> hostNames, byte[] known) {
-        this.verified = known;
         this.credentials = credentials;
         this.doors = doors;
         this.hostNames = Set.copyOf(hostNames.stream().map(h -> h.strip().toLowerCase(Locale.ROOT)).toList());
@@ -228,7 +222,7 @@ final class AccessPolicy {
         return derivations.get();
     }
 
-    static byte[] sha256(String s) {
+    private static byte[] sha256(String s) {
         try {
             return MessageDigest.getInstance("SHA-256").digest(s.getBytes(StandardCharsets.UTF_8));
         } catch (NoSuchAlgorithmException e) {

@@ -124,9 +124,7 @@ public final class ConsoleAccess implements Preprocessor {
             return false;
         }
         properties.remove("password");
-        String hash = PasswordHash.of(password.toString()).text();
-        properties.put("passwordHash", hash);
-        JustHashed.remember(hash, text(properties.get("username")), password.toString());
+        properties.put("passwordHash", PasswordHash.of(password.toString()).text());
         return true;
     }
 
@@ -160,10 +158,7 @@ public final class ConsoleAccess implements Preprocessor {
         String user = config.username() == null ? "" : config.username().strip();
         AccessPolicy.Credentials credentials = !user.isEmpty() && hashText != null && !hashText.toString().isBlank()
                 ? new AccessPolicy.Credentials(user, PasswordHash.parse(hashText.toString()), true) : generated();
-        // A password set in clear a moment ago (hashed here or by ipoib:config): its login is known.
-        byte[] known = credentials != null && credentials.configured()
-                ? JustHashed.headerDigest(hashText.toString(), user) : null;
-        policy = new AccessPolicy(credentials, doors, Set.of(config.hostNames()), known);
+        policy = new AccessPolicy(credentials, doors, Set.of(config.hostNames()));
         refreshMillis = config.refreshMillis();
         // What is in force, the password as its hash: a refused update is stored back to this.
         lastGood.accepted(stored);

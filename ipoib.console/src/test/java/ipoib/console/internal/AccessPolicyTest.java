@@ -52,25 +52,6 @@ class AccessPolicyTest {
     }
 
     /** A stale password repeated on every request of a page costs one PBKDF2 derivation; a new guess one more. */
-    /**
-     * A password set in clear (ipoib:config, the configuration form) is hashed once, on its way to
-     * the configuration; its first login costs no second derivation, another password still does.
-     */
-    @Test
-    void aPasswordJustSetCostsNoDerivationAtItsFirstLogin() {
-        Map<String, Object> set = new HashMap<>(Map.of("username", "op", "password", "just-set-pw"));
-        assertTrue(ConsoleAccess.hashPassword(set));
-        String hash = (String) set.get("passwordHash");
-        AccessPolicy policy = new AccessPolicy(new AccessPolicy.Credentials("op", PasswordHash.parse(hash), true),
-                AccessPolicy.OpenDoors.NONE, Set.of(), JustHashed.headerDigest(hash, "op"));
-        assertEquals("op", policy.decide(get("127.0.0.1", basic("op", "just-set-pw"), "127.0.0.1:8080")).user());
-        assertEquals(0, policy.derivations());
-        assertEquals(401, policy.decide(get("127.0.0.1", basic("op", "another-pw"), "127.0.0.1:8080")).status());
-        assertEquals(1, policy.derivations());
-        assertNull(JustHashed.headerDigest(hash, "someone-else"), "only for the user it was set with");
-        assertNull(JustHashed.headerDigest(OPERATOR.text(), "op"), "only for the hash it was made with");
-    }
-
     @Test
     void aWrongPasswordRepeatedIsHashedOnce() {
         AccessPolicy policy = generated(AccessPolicy.OpenDoors.NONE);
