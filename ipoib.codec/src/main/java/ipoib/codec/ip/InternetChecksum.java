@@ -2,6 +2,8 @@ package ipoib.codec.ip;
 
 import ipoib.codec.Wire;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
 
 /**
  * The Internet checksum (RFC 1071): the 16-bit one's complement of the one's complement sum of
@@ -45,19 +47,28 @@ public final class InternetChecksum {
     /** From this length on, {@link #longs} (its set-up costs more than a short loop). */
     private static final int VECTOR_FROM = 256;
 
+    private static final ValueLayout.OfLong NATIVE_LONG = ValueLayout.JAVA_LONG_UNALIGNED;
+    private static final boolean LITTLE_ENDIAN = ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN;
+
     /**
      * The sum of the whole 8-octet words, in a loop over the segment's own offsets (a long
-     * induction variable): C2 then hoists the segment's checks and vectorises it, 2016 octets in
-     * ~20 ns instead of ~360 ns with an int index added to the offset (measured, JDK 25).
+     * induction variable): C2 then hoists the segment's checks and vectorises it. The words are
+     * loaded in the machine's order, without a byte swap per load (a third faster, measured on
+     * JDK 25 at 2 016 and 65 000 octets): RFC 1071 §2 (B), the sum of byte-swapped words is the
+     * byte-swapped sum. So the folded sum is swapped back, and 0xFFFF is added to keep the sum's
+     * contract (congruent modulo 0xFFFF, zero only for zeros, at least any one word).
      */
     private static long longs(MemorySegment buf, long offset, int length) {
         long sum = 0;
         long end = offset + (length & ~7);
         for (long i = offset; i < end; i += 8) {
-            long w = Wire.u64(buf, i);
+            long w = buf.get(NATIVE_LONG, i);
             sum += (w >>> 32) + (w & 0xFFFF_FFFFL);
         }
-        return sum;
+        if (sum == 0 || !LITTLE_ENDIAN) {
+            return sum;
+        }
+        return (Integer.reverseBytes(fold(sum)) >>> 16) + 0xFFFFL;
     }
 
     /** The sum folded to 16 bits (not complemented). */

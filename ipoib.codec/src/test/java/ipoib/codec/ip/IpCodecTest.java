@@ -204,4 +204,30 @@ class IpCodecTest {
             assertEquals(referenceChecksum(part), InternetChecksum.checksum(long_, off, 1001 - off), "offset " + off);
         }
     }
+
+    @Test
+    void longDataAddsUpAsTheWordsDoWhateverTheirValues() {
+        java.util.Random random = new java.util.Random(4391);
+        for (int length : new int[] {256, 257, 1500, 2016, 2043, 9000, 65000}) {
+            for (byte fill : new byte[] {0, (byte) 0xFF, 1}) {
+                byte[] data = new byte[length];
+                if (fill == 1) {
+                    random.nextBytes(data);
+                } else {
+                    java.util.Arrays.fill(data, fill);
+                }
+                MemorySegment native_ = java.lang.foreign.Arena.ofAuto().allocate(length + 3);
+                MemorySegment.copy(MemorySegment.ofArray(data), 0, native_, 3, length);
+                String what = length + " octets of " + fill;
+                assertEquals(referenceChecksum(data), InternetChecksum.checksum(native_, 3, length), what);
+                // Summed in pieces and with a stored word taken out again, as the TCP and IPv4 code does.
+                long pieces = InternetChecksum.sum(native_, 3, 256) + InternetChecksum.sum(native_, 3 + 256, length - 256);
+                assertEquals(referenceChecksum(data), InternetChecksum.complement(pieces), what + " in pieces");
+                int word = Short.toUnsignedInt(native_.get(ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(java.nio.ByteOrder.BIG_ENDIAN), 3));
+                byte[] rest = java.util.Arrays.copyOfRange(data, 2, length);
+                assertEquals(referenceChecksum(rest),
+                        InternetChecksum.complement(InternetChecksum.sum(native_, 3, length) - word), what + " without its first word");
+            }
+        }
+    }
 }

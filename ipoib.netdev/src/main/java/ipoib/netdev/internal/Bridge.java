@@ -136,7 +136,8 @@ final class Bridge implements StackAdapter.Receiver, DescriptorPoller.Reader {
             txResults[r.ordinal()] = counter("tx_" + r.name().toLowerCase(Locale.ROOT));
         }
         this.membership = new Membership(this::join, this::leave, new JoinBudget(clock), joinsOverBudget);
-        this.sendSegment = (buffer, length) -> send(length, in.segments());
+        this.sendSegment = (buffer, offset, length) -> send(buffer == in.segments().buffer
+                ? in.segments().at(offset, length) : in.packets().at(offset, length));
         this.coalescing = tun.offload()
                 ? new ReceiveCoalescing(tun, rxCoalesced, rxSegmentsCoalesced, rxChecksumsVerified, rxWriteErrors) : null;
     }
@@ -208,7 +209,7 @@ final class Bridge implements StackAdapter.Receiver, DescriptorPoller.Reader {
         } else if (tun.offload()) {
             offloaded(length);
         } else {
-            send(length, in.packets());
+            send(in.packets().of(length));
         }
     }
 
@@ -231,7 +232,7 @@ final class Bridge implements StackAdapter.Receiver, DescriptorPoller.Reader {
                 }
                 txChecksumsCompleted.increment();
             }
-            send(length, in.packets());
+            send(in.packets().of(length));
             return;
         }
         boolean tcp = gso == VnetHeader.GSO_TCPV4 || gso == VnetHeader.GSO_TCPV6;
@@ -260,9 +261,10 @@ final class Bridge implements StackAdapter.Receiver, DescriptorPoller.Reader {
         }
     }
 
-    /** One packet of {@code n} octets at the start of {@code from}'s buffer, to the fabric. */
-    private void send(int n, ReadBuffers.Slices from) {
-        MemorySegment b = from.buffer;
+    /** One packet (exactly {@code packet}) to the fabric. */
+    private void send(MemorySegment packet) {
+        MemorySegment b = packet;
+        int n = (int) packet.byteSize();
         int version = IpVersion.of(b, 0);
         boolean v6;
         long high;
@@ -303,13 +305,13 @@ final class Bridge implements StackAdapter.Receiver, DescriptorPoller.Reader {
         TransmitResult result = switch (NextHopKind.of(v6, high, low, broadcasts)) {
             case BROADCAST -> {
                 txBroadcast.increment();
-                yield stack.broadcast(etherType, from.of(n));
+                yield stack.broadcast(etherType, packet);
             }
             case MULTICAST -> {
                 txMulticast.increment();
-                yield stack.multicast(v6 ? groups.ipv6(high, low) : groups.ipv4((int) low), etherType, from.of(n));
+                yield stack.multicast(v6 ? groups.ipv6(high, low) : groups.ipv4((int) low), etherType, packet);
             }
-            case UNICAST -> stack.unicast(v6, high, low, from.of(n));
+            case UNICAST -> stack.unicast(v6, high, low, packet);
         };
         txResults[result.ordinal()].increment();
         if (!result.isDrop()) {

@@ -42,16 +42,44 @@ final class ReadBuffers {
     /** What a read fills (header, then packet), its address and size, the packet's slices, and the segments' buffer. */
     record View(MemorySegment readBuffer, long address, int capacity, Slices packets, Slices segments) {}
 
-    /** A buffer and its slices from offset 0, one per length, made when first asked for (none per packet after). */
+    /**
+     * A buffer and its slices: from offset 0, one per length, made when first asked for (none per
+     * packet after); elsewhere ({@link #at}), one per 64 octets of offset, kept while the same is asked for.
+     */
     static final class Slices {
         private static final int PAGE = 1024;
+        /** The granularity of {@link #at}'s slices: less than the smallest segment cut in place. */
+        private static final int OFFSET_GRAIN = 64;
         final MemorySegment buffer;
         /** By length / PAGE, then length % PAGE: only the pages of lengths seen take memory. */
         private final MemorySegment[][] byLength;
+        /** By offset / OFFSET_GRAIN: the last slice asked for there, made when first needed. */
+        private MemorySegment[] byOffset;
 
         Slices(MemorySegment buffer) {
             this.buffer = buffer;
             this.byLength = new MemorySegment[(int) (Math.min(buffer.byteSize(), Bridge.READ_CAPACITY) / PAGE) + 1][];
+        }
+
+        /**
+         * The slice of {@code length} octets at {@code offset}: the segments a cut builds in place
+         * ({@link Segmentation#tcp}), at multiples of one segment size, so that the slices of a
+         * flow's cuts are made once and found again.
+         */
+        MemorySegment at(long offset, int length) {
+            if (offset == 0) {
+                return of(length);
+            }
+            if (byOffset == null) {
+                byOffset = new MemorySegment[(int) (buffer.byteSize() / OFFSET_GRAIN) + 1];
+            }
+            int slot = (int) (offset / OFFSET_GRAIN);
+            MemorySegment s = byOffset[slot];
+            if (s == null || s.address() != buffer.address() + offset || s.byteSize() != length) {
+                s = buffer.asSlice(offset, length);
+                byOffset[slot] = s;
+            }
+            return s;
         }
 
         MemorySegment of(int length) {

@@ -52,9 +52,9 @@ final class Segmentation {
     /** What {@link #tcp} and {@link #udp} return for a segment size they refuse. */
     static final int REFUSED_SIZE = -2;
 
-    /** Receives each packet built, in order. */
+    /** Receives each packet built, in order: {@code length} octets at {@code offset} of {@code buffer}. */
     interface Sink {
-        void segment(MemorySegment buffer, int length);
+        void segment(MemorySegment buffer, long offset, int length);
     }
 
     private Segmentation() {}
@@ -76,7 +76,11 @@ final class Segmentation {
 
     /**
      * Cuts the TCP segment of {@code length} octets in {@code packet} into segments of at most
-     * {@code mss} payload octets, built in {@code out} (room for the headers and {@code mss}).
+     * {@code mss} payload octets. Each but the last is built in place, its headers written just
+     * before its payload, over the end of the previous segment's payload, which the sink has
+     * sent by then (a copy of every payload octet less than building them elsewhere); the sink
+     * must be done with a segment when it returns. {@code out} (room for the headers and
+     * {@code mss}) keeps the headers as they came and holds the last segment.
      *
      * @return how many segments went to {@code sink}, or -1 when the packet is not a TCP segment
      *         over IPv4 or IPv6 this can cut, or {@link #REFUSED_SIZE} when it would be cut into
@@ -98,19 +102,31 @@ final class Segmentation {
         }
         int sequence = packet.get(INT_BE, ipLength + 4);
         int flags = Byte.toUnsignedInt(packet.get(ValueLayout.JAVA_BYTE, ipLength + 13));
+        MemorySegment.copy(packet, 0, out, 0, headers);
         int count = 0;
         int from = 0;
         do {
             int chunk = Math.min(mss, payload - from);
             boolean first = from == 0;
             boolean last = from + chunk == payload;
-            long pseudo = copy(packet, out, ipLength, headers, from, chunk, count, TCP);
-            out.set(INT_BE, ipLength + 4, sequence + from);
+            MemorySegment frame;
+            long at;
+            if (last) {
+                frame = out;
+                at = 0;
+                MemorySegment.copy(packet, headers + from, out, headers, chunk);
+            } else {
+                frame = packet;
+                at = from;
+                MemorySegment.copy(out, 0, packet, at, headers);
+            }
+            long pseudo = ipHeaders(out, frame, at, ipLength, headers, chunk, count, TCP);
+            frame.set(INT_BE, at + ipLength + 4, sequence + from);
             int segmentFlags = flags & ~((last ? 0 : FIN | PSH) | (first ? 0 : CWR));
-            out.set(ValueLayout.JAVA_BYTE, ipLength + 13, (byte) segmentFlags);
-            out.set(SHORT_BE, ipLength + 16, (short) 0);
-            storeChecksum(out, ipLength + 16, pseudo + InternetChecksum.sum(out, ipLength, tcpLength + chunk));
-            sink.segment(out, headers + chunk);
+            frame.set(ValueLayout.JAVA_BYTE, at + ipLength + 13, (byte) segmentFlags);
+            frame.set(SHORT_BE, at + ipLength + 16, (short) 0);
+            storeChecksum(frame, at + ipLength + 16, pseudo + InternetChecksum.sum(frame, at + ipLength, tcpLength + chunk));
+            sink.segment(frame, at, headers + chunk);
             count++;
             from += chunk;
         } while (from < payload);
@@ -143,11 +159,13 @@ final class Segmentation {
         int from = 0;
         do {
             int chunk = Math.min(size, payload - from);
-            long pseudo = copy(packet, out, ipLength, headers, from, chunk, count, UDP);
+            MemorySegment.copy(packet, 0, out, 0, headers);
+            MemorySegment.copy(packet, headers + from, out, headers, chunk);
+            long pseudo = ipHeaders(packet, out, 0, ipLength, headers, chunk, count, UDP);
             out.set(SHORT_BE, ipLength + 4, (short) (8 + chunk));
             out.set(SHORT_BE, ipLength + 6, (short) 0);
             storeChecksum(out, ipLength + 6, pseudo + InternetChecksum.sum(out, ipLength, 8 + chunk));
-            sink.segment(out, headers + chunk);
+            sink.segment(out, 0, headers + chunk);
             count++;
             from += chunk;
         } while (from < payload);
@@ -178,26 +196,24 @@ final class Segmentation {
     }
 
     /**
-     * Packet {@code index} of a cut into {@code out}: the headers and {@code chunk} payload octets
-     * from {@code from}, with the IPv4 total length, identification and header checksum or the
-     * IPv6 payload length set.
+     * The IP header of packet {@code index} of a cut, at {@code at} in {@code frame} (a copy of
+     * {@code original}'s headers): the IPv4 total length, identification and header checksum, or
+     * the IPv6 payload length, for {@code chunk} payload octets.
      *
      * @return the pseudo-header's sum for the transport checksum
      */
-    private static long copy(MemorySegment packet, MemorySegment out, int ipLength, int headers, int from, int chunk,
-                             int index, int protocol) {
-        MemorySegment.copy(packet, 0, out, 0, headers);
-        MemorySegment.copy(packet, headers + from, out, headers, chunk);
+    private static long ipHeaders(MemorySegment original, MemorySegment frame, long at, int ipLength, int headers,
+                                  int chunk, int index, int protocol) {
         int transportLength = headers - ipLength + chunk;
-        if ((packet.get(ValueLayout.JAVA_BYTE, 0) & 0xF0) == 0x40) {
-            out.set(SHORT_BE, 2, (short) (headers + chunk));
-            out.set(SHORT_BE, 4, (short) (packet.get(SHORT_BE, 4) + index));
-            out.set(SHORT_BE, 10, (short) 0);
-            storeChecksum(out, 10, InternetChecksum.sum(out, 0, ipLength));
-            return protocol + transportLength + InternetChecksum.sum(out, 12, 8);
+        if ((original.get(ValueLayout.JAVA_BYTE, 0) & 0xF0) == 0x40) {
+            frame.set(SHORT_BE, at + 2, (short) (headers + chunk));
+            frame.set(SHORT_BE, at + 4, (short) (original.get(SHORT_BE, 4) + index));
+            frame.set(SHORT_BE, at + 10, (short) 0);
+            storeChecksum(frame, at + 10, InternetChecksum.sum(frame, at, ipLength));
+            return protocol + transportLength + InternetChecksum.sum(frame, at + 12, 8);
         }
-        out.set(SHORT_BE, 4, (short) transportLength);
-        return protocol + transportLength + InternetChecksum.sum(out, 8, 32);
+        frame.set(SHORT_BE, at + 4, (short) transportLength);
+        return protocol + transportLength + InternetChecksum.sum(frame, at + 8, 32);
     }
 
     /**

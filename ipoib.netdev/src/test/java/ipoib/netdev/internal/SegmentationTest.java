@@ -76,7 +76,7 @@ class SegmentationTest {
         MemorySegment out = arena.allocate(65536);
         List<byte[]> segments = new ArrayList<>();
         int count = Segmentation.tcp(in, packet.length, mss, out,
-                (buffer, length) -> segments.add(buffer.asSlice(0, length).toArray(ValueLayout.JAVA_BYTE)));
+                (buffer, offset, length) -> segments.add(buffer.asSlice(offset, length).toArray(ValueLayout.JAVA_BYTE)));
         assertEquals(segments.size(), count);
         return segments;
     }
@@ -121,6 +121,38 @@ class SegmentationTest {
         assertArrayEquals(data, reassemble(segments, 40 + 32));
     }
 
+    /**
+     * The largest headers (IPv4 with 40 octets of options, TCP with 40) cut at the smallest segment
+     * size: each segment's headers, written where the previous segment's payload was, reach back
+     * over more than that payload.
+     */
+    @Test
+    void headersLongerThanTheSegmentsAreCutRightToo() throws Exception {
+        byte[] data = payload(500);
+        ByteBuffer b = ByteBuffer.allocate(60 + 60 + data.length);
+        b.put((byte) 0x4F).put((byte) 0).putShort((short) b.capacity()).putShort((short) 7).putShort((short) 0x4000)
+                .put((byte) 64).put((byte) 6).putShort((short) 0).put(new byte[] {10, 0, 0, 1}).put(new byte[] {10, 0, 0, 2});
+        b.put(new byte[40]); // IPv4 options: end of list, then padding
+        b.putShort((short) 40000).putShort((short) 5001).putInt(77).putInt(0x01020304)
+                .put((byte) (15 << 4)).put((byte) (ACK | PSH)).putShort((short) 501).putShort((short) 0).putShort((short) 0);
+        for (int i = 0; i < 28; i++) {
+            b.put((byte) 1); // NOP
+        }
+        b.put(new byte[] {8, 10, 0, 0, 0, 7, 0, 0, 0, 9}).put((byte) 1).put((byte) 1); // timestamps, NOP NOP
+        b.put(data);
+        List<byte[]> segments = segment(b.array(), Segmentation.MIN_TCP_SEGMENT);
+        assertEquals(6, segments.size());
+        List<String[]> rows = tshark(segments, "ip.checksum.status", "tcp.seq_raw", "tcp.len", "tcp.checksum.status");
+        for (int i = 0; i < 6; i++) {
+            String[] r = rows.get(i);
+            assertEquals("1", r[0], "IPv4 header checksum good, segment " + i);
+            assertEquals(Integer.toString(77 + 88 * i), r[1], "sequence of segment " + i);
+            assertEquals(Integer.toString(i < 5 ? 88 : 500 - 5 * 88), r[2], "length of segment " + i);
+            assertEquals("1", r[3], "TCP checksum good, segment " + i);
+        }
+        assertArrayEquals(data, reassemble(segments, 60 + 60));
+    }
+
     @Test
     void aSegmentNoLargerThanTheMssStaysOneWithItsChecksumMade() throws Exception {
         List<byte[]> segments = segment(ipv4Tcp(payload(100), 5, ACK | FIN, 1), 1448);
@@ -150,7 +182,7 @@ class SegmentationTest {
         MemorySegment out = Arena.ofAuto().allocate(65536);
         List<byte[]> datagrams = new ArrayList<>();
         int count = Segmentation.udp(MemorySegment.ofArray(packet), packet.length, size, out,
-                (buffer, length) -> datagrams.add(buffer.asSlice(0, length).toArray(ValueLayout.JAVA_BYTE)));
+                (buffer, offset, length) -> datagrams.add(buffer.asSlice(offset, length).toArray(ValueLayout.JAVA_BYTE)));
         assertEquals(datagrams.size(), count);
         return datagrams;
     }
@@ -184,7 +216,7 @@ class SegmentationTest {
         assertArrayEquals(data, reassemble(six, 48));
         byte[] tcp = ipv4Tcp(data, 0, ACK, 0);
         assertEquals(-1, Segmentation.udp(MemorySegment.ofArray(tcp), tcp.length, 1200, Arena.ofAuto().allocate(65536),
-                (b, l) -> fail("TCP is not cut as UDP")));
+                (b, o, l) -> fail("TCP is not cut as UDP")));
     }
 
     @Test
@@ -196,11 +228,11 @@ class SegmentationTest {
             MemorySegment in = MemorySegment.ofArray(p);
             int length = p.length == 10 ? 10 : p.length;
             int mss = p == udp || p.length == 10 ? 1000 : 0;
-            assertEquals(-1, Segmentation.tcp(in, length, mss, out, (b, l) -> fail("no segment expected")));
+            assertEquals(-1, Segmentation.tcp(in, length, mss, out, (b, o, l) -> fail("no segment expected")));
         }
         byte[] shortHeader = ipv4Tcp(payload(0), 0, ACK, 0);
         assertEquals(-1, Segmentation.tcp(MemorySegment.ofArray(shortHeader), 30, 1000, out,
-                (b, l) -> fail("no segment expected")));
+                (b, o, l) -> fail("no segment expected")));
     }
 
     /**
