@@ -1,24 +1,42 @@
 #!/usr/bin/env bash
 # The netdev benchmark (./ipoib bench netdev): iperf3 between two hosts in network namespaces,
 # the stack against the kernel's own link, measured in the same run:
-#   veth:   nv1 <-> nv2, a veth pair (what Mininet joins its hosts with), MTU 2044 and MTU 65520
+#   veth:   nv1 <-> nv2, a veth pair (what Mininet joins its hosts with), at the row's MTU
 #   stack:  h1 -> TUN -> ipoib.netdev -> ARP, IPoIB link, loopback fabric -> ipoib.netdev -> TUN -> h2
 #           (./ipoib --hosts 2, offload on), in datagram mode (MTU 2044), then both interfaces in
 #           connected mode (MTU 65520)
+# Both are set up first and kept. The machine's speed drifts from minute to minute, so each row is
+# measured in ROUNDS rounds, each round one veth run and one stack run back to back, veth first
+# in odd rounds and the stack first in even ones; the ratio stack / veth is taken per round.
+# Rows: datagram mode TCP at MTU 2044 and UDP with 64-octet datagrams; then both interfaces switch
+# to connected mode and the veth pair to MTU 65520, and connected-mode TCP.
+# Not counted: the stack's TCP warm-up (until two runs agree within a quarter, at most 6) and one
+# UDP run before the datagram rows, one TCP run after the switch to connected mode.
 # Figures: TCP throughput and the sender's retransmitted segments (iperf3 -t SECONDS), and UDP
 # with 64-octet datagrams (iperf3 -u -b 0 -l 64): datagrams/s received and the share lost.
-# Prints a table with the ratios stack / veth. Needs root, /dev/net/tun, iproute2, iperf3, python3,
-# and namespaces h1, h2, nv1, nv2 that do not exist yet. SECONDS: NETDEV_BENCH_SECONDS (default 5);
-# IPOIB_APPLIANCE: the appliance jar to measure (default the one built here), e.g. to compare two builds.
+# Prints per row the median of veth and of the stack (TCP: the retransmits summed over the
+# rounds; UDP: the loss of the median run), the median of the per-round ratios, their range and
+# the target; the appliance's ipoib:netdev and ipoib:stats at the end go to stderr.
+# Needs root, /dev/net/tun, iproute2, iperf3, python3, and namespaces h1, h2, nv1, nv2 that do not
+# exist yet. SECONDS: NETDEV_BENCH_SECONDS (default 5); ROUNDS: NETDEV_BENCH_ROUNDS (default 3,
+# 1 to 20); IPOIB_APPLIANCE: the appliance jar to measure (default the one built here), e.g. to
+# compare two builds.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 secs="${NETDEV_BENCH_SECONDS:-5}"
+rounds="${NETDEV_BENCH_ROUNDS:-3}"
 java="$JAVA_HOME/bin/java"
 appliance="${IPOIB_APPLIANCE:-$root/ipoib.appliance/target/ipoib.jar}"
+[[ "$secs" =~ ^0*[0-9]{1,6}$ ]] && [ "$((10#$secs))" -ge 1 ] \
+  || { echo "netdev bench: NETDEV_BENCH_SECONDS is '$secs'; it takes a whole number of seconds, 1 or more" >&2; exit 2; }
+[[ "$rounds" =~ ^0*[0-9]{1,2}$ ]] && [ "$((10#$rounds))" -ge 1 ] && [ "$((10#$rounds))" -le 20 ] \
+  || { echo "netdev bench: NETDEV_BENCH_ROUNDS is '$rounds'; it takes a whole number of rounds from 1 to 20" >&2; exit 2; }
+secs=$((10#$secs)); rounds=$((10#$rounds))
 [ "$(id -u)" -eq 0 ] || { echo "netdev bench: needs root (network namespaces, TUN devices)" >&2; exit 2; }
 for tool in ip iperf3 python3; do
   command -v "$tool" >/dev/null || { echo "netdev bench: needs $tool (apt-get install iproute2 iperf3 python3)" >&2; exit 2; }
 done
+[ -f "$appliance" ] || { echo "netdev bench: no appliance jar at $appliance (./ipoib build)" >&2; exit 2; }
 for ns in nv1 nv2 h1 h2; do
   [ ! -e "/run/netns/$ns" ] || { echo "netdev bench: namespace $ns exists (ip netns del $ns)" >&2; exit 2; }
 done
@@ -49,8 +67,24 @@ e = json.load(sys.stdin)["end"]["sum"]
 print(int((e["packets"] - e["lost_packets"]) / e["seconds"]), "%.1f" % e["lost_percent"])'
   wait "$s" || true
 }
+# Rounds of one row: veth and the stack back to back, the order alternating, one line per round
+# "veth-figure veth-extra stack-figure stack-extra" in $work/ROW.
+row() { # row-name tcp|udp unit label
+  local name="$1" kind="$2" unit="$3" label="$4" r v s
+  for r in $(seq "$rounds"); do
+    if [ $((r % 2)) -eq 1 ]; then
+      v="$("$kind" nv1 10.7.0.2 nv2)"; s="$("$kind" h1 10.0.0.2 h2)"
+    else
+      s="$("$kind" h1 10.0.0.2 h2)"; v="$("$kind" nv1 10.7.0.2 nv2)"
+    fi
+    echo "$v $s" >> "$work/$name"
+    python3 -c 'import sys; v, ve, s, se, u = sys.argv[1:6]; print("netdev bench: %s round %s/%s: veth %.0f (%s), stack %.0f (%s), ratio %.2f"
+      % (sys.argv[6], sys.argv[7], sys.argv[8], int(v) / float(u), ve, int(s) / float(u), se, int(s) / int(v)))' \
+      $v $s "$unit" "$label" "$r" "$rounds" >&2
+  done
+}
 
-echo "netdev bench: veth pair nv1 <-> nv2, ${secs} s per figure" >&2
+echo "netdev bench: veth pair nv1 <-> nv2 and the stack (./ipoib --hosts 2), ${rounds} rounds of ${secs} s per figure" >&2
 ip netns add nv1; ip netns add nv2
 ip link add vb1 netns nv1 type veth peer name vb2 netns nv2
 for k in 1 2; do
@@ -59,15 +93,10 @@ for k in 1 2; do
   ip -n "nv$k" link set "vb$k" mtu 2044 up
 done
 ip netns exec nv1 ping -c 1 -W 5 10.7.0.2 >/dev/null
-veth_tcp="$(tcp nv1 10.7.0.2 nv2)"
-veth_udp="$(udp nv1 10.7.0.2 nv2)"
-for k in 1 2; do ip -n "nv$k" link set "vb$k" mtu 65520; done
-veth_tcp_cm="$(tcp nv1 10.7.0.2 nv2)"
-ip netns del nv1; ip netns del nv2
 
-echo "netdev bench: the stack (./ipoib --hosts 2), datagram mode" >&2
 mkfifo "$work/in"
-sleep $((12 * secs + 180)) > "$work/in" & pids+=($!)
+# Holds the appliance's input open while this script writes to it, and closes it if the script dies.
+sleep $(((6 * rounds + 9) * (secs + 2) + 180)) > "$work/in" & pids+=($!)
 "$java" --enable-native-access=ALL-UNNAMED --sun-misc-unsafe-memory-access=allow -Dipoib.defaults=false -Dipoib.hosts=2 \
   -Dorg.osgi.service.http.port=0 -jar "$appliance" < "$work/in" > "$work/appliance.log" 2>&1 & pids+=($!)
 exec 3> "$work/in"
@@ -75,6 +104,8 @@ echo "ipoib:netdev await 60" >&3
 for _ in $(seq 600); do grep -q "ib1_1_ffff: device ib0" "$work/appliance.log" && break; sleep 0.1; done
 grep -q "ib1_1_ffff: device ib0" "$work/appliance.log" || { cat "$work/appliance.log" >&2; exit 1; }
 ip netns exec h1 ping -c 1 -W 5 10.0.0.2 >/dev/null
+
+echo "netdev bench: datagram mode, MTU 2044" >&2
 # Not counted: a fresh JVM runs the data path interpreted until the JIT has compiled it. That takes
 # seconds, and on a loaded machine (the compiler threads share the CPUs) longer than one run: TCP
 # moved 17-236 Mb/s per second in the first 1-5 s of fresh appliances, without a retransmission,
@@ -88,19 +119,23 @@ for _ in $(seq 6); do
   previous="$current"
 done
 udp h1 10.0.0.2 h2 >/dev/null
-stack_tcp="$(tcp h1 10.0.0.2 h2)"
-stack_udp="$(udp h1 10.0.0.2 h2)"
+row tcp-datagram tcp 1e6 "TCP datagram (Mb/s; retransmits)"
+row udp-datagram udp 1 "UDP 64 octets (/s; lost %)"
 
-echo "netdev bench: the stack, connected mode" >&2
+echo "netdev bench: connected mode, MTU 65520" >&2
 echo "ipoib:mode ib0_1_ffff connected" >&3
 echo "ipoib:mode ib1_1_ffff connected" >&3
+for k in 1 2; do ip -n "nv$k" link set "vb$k" mtu 65520; done
 for _ in $(seq 300); do
   [ "$(ip -n h1 -o link show ib0 | grep -o 'mtu [0-9]*')" = "mtu 65520" ] \
     && [ "$(ip -n h2 -o link show ib0 | grep -o 'mtu [0-9]*')" = "mtu 65520" ] && break
   sleep 0.1
 done
 ip netns exec h1 ping -c 1 -W 5 10.0.0.2 >/dev/null
-stack_tcp_cm="$(tcp h1 10.0.0.2 h2)"
+ip netns exec nv1 ping -c 1 -W 5 10.7.0.2 >/dev/null
+echo "netdev bench: warm-up TCP $(($(tcp h1 10.0.0.2 h2 | cut -d' ' -f1) / 1000000)) Mb/s" >&2
+row tcp-connected tcp 1e6 "TCP connected (Mb/s; retransmits)"
+
 echo "ipoib:netdev" >&3
 echo "ipoib:stats" >&3
 echo "exit 0" >&3
@@ -108,16 +143,35 @@ exec 3>&-
 wait "${pids[1]}" 2>/dev/null || true
 sed -n '/^g! ib0_1_ffff: device/,$p' "$work/appliance.log" | sed 's/^g! //' | grep -v '^$' >&2 || true
 
-python3 - "$veth_tcp" "$veth_udp" "$veth_tcp_cm" "$stack_tcp" "$stack_udp" "$stack_tcp_cm" <<'PY'
-import sys
-vt, vu, vc, st, su, sc = (a.split() for a in sys.argv[1:])
+python3 - "$work" <<'PY'
+import statistics, sys
+
+def rounds(name):
+    with open("%s/%s" % (sys.argv[1], name)) as f:
+        return [line.split() for line in f if line.strip()]
+
+def median_run(runs):
+    # the run whose figure is the median; with an even count, the lower of the two middle ones
+    return sorted(runs, key=lambda run: int(run[0]))[(len(runs) - 1) // 2]
+
+def figures(runs, unit, summed):
+    median = statistics.median(int(run[0]) for run in runs) / unit
+    extra = str(sum(int(run[1]) for run in runs)) if summed else median_run(runs)[1] + " %"
+    return "%12.0f (%7s)" % (median, extra)
+
 rows = [
-    ("TCP, datagram mode, MTU 2044 (Mb/s; retransmits)", vt, st, 1e6, ">= 0.5"),
-    ("TCP, connected mode, MTU 65520 (Mb/s; retransmits)", vc, sc, 1e6, ">= 0.6"),
-    ("UDP 64-octet datagrams received, MTU 2044 (/s; lost %)", vu, su, 1, ">= 0.3"),
+    ("TCP, datagram mode, MTU 2044 (Mb/s; retransmits, summed)", "tcp-datagram", 1e6, True, ">= 0.5"),
+    ("TCP, connected mode, MTU 65520 (Mb/s; retransmits, summed)", "tcp-connected", 1e6, True, ">= 0.6"),
+    ("UDP 64-octet datagrams received, MTU 2044 (/s; lost)", "udp-datagram", 1, False, ">= 0.3"),
 ]
-print("%-56s %22s %22s %6s %7s" % ("benchmark (iperf3, host 1 -> host 2)", "veth", "stack", "ratio", "target"))
-for name, v, s, unit, target in rows:
-    print("%-56s %12.0f (%7s) %12.0f (%7s) %6.2f %7s" % (name, int(v[0]) / unit, v[1], int(s[0]) / unit, s[1],
-                                                         int(s[0]) / int(v[0]), target))
+count = len(rounds(rows[0][1]))
+print("medians of %d rounds, each round veth and the stack back to back; ratio: stack / veth per round" % count)
+print("%-60s %22s %22s %6s %11s %7s" % ("benchmark (iperf3, host 1 -> host 2)", "veth", "stack", "ratio", "ratio range", "target"))
+for label, name, unit, summed, target in rows:
+    measured = rounds(name)
+    veth = [run[0:2] for run in measured]
+    stack = [run[2:4] for run in measured]
+    ratios = [int(run[2]) / int(run[0]) for run in measured]
+    print("%-60s %s %s %6.2f %5.2f-%-5.2f %7s" % (label, figures(veth, unit, summed), figures(stack, unit, summed),
+                                                statistics.median(ratios), min(ratios), max(ratios), target))
 PY
