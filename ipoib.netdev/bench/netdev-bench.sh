@@ -16,7 +16,8 @@
 # with 64-octet datagrams (iperf3 -u -b 0 -l 64): datagrams/s received and the share lost.
 # Prints per row the median of veth and of the stack (TCP: the retransmits summed over the
 # rounds; UDP: the loss of the median run), the median of the per-round ratios, their range and
-# the target; the appliance's ipoib:netdev and ipoib:stats at the end go to stderr.
+# the target. On stderr: a line per round (with the appliance's CPU time during the veth run),
+# and the appliance's ipoib:netdev and ipoib:stats at the end.
 # Needs root, /dev/net/tun, iproute2, iperf3, python3, and namespaces h1, h2, nv1, nv2 that do not
 # exist yet. SECONDS: NETDEV_BENCH_SECONDS (default 5); ROUNDS: NETDEV_BENCH_ROUNDS (default 3,
 # 1 to 20); IPOIB_APPLIANCE: the appliance jar to measure (default the one built here), e.g. to
@@ -69,19 +70,25 @@ print(int((e["packets"] - e["lost_packets"]) / e["seconds"]), "%.1f" % e["lost_p
 }
 # Rounds of one row: veth and the stack back to back, the order alternating, one line per round
 # "veth-figure veth-extra stack-figure stack-extra" in $work/ROW.
+# The progress line also gives the CPU time the idle appliance took during the veth run (its
+# waits spin briefly, then park), to see whether it disturbed the baseline.
 row() { # row-name tcp|udp unit label
-  local name="$1" kind="$2" unit="$3" label="$4" r v s
+  local name="$1" kind="$2" unit="$3" label="$4" r v s t0 t1
   for r in $(seq "$rounds"); do
     if [ $((r % 2)) -eq 1 ]; then
-      v="$("$kind" nv1 10.7.0.2 nv2)"; s="$("$kind" h1 10.0.0.2 h2)"
+      t0="$(cpu_ticks)"; v="$("$kind" nv1 10.7.0.2 nv2)"; t1="$(cpu_ticks)"; s="$("$kind" h1 10.0.0.2 h2)"
     else
-      s="$("$kind" h1 10.0.0.2 h2)"; v="$("$kind" nv1 10.7.0.2 nv2)"
+      s="$("$kind" h1 10.0.0.2 h2)"; t0="$(cpu_ticks)"; v="$("$kind" nv1 10.7.0.2 nv2)"; t1="$(cpu_ticks)"
     fi
     echo "$v $s" >> "$work/$name"
-    python3 -c 'import sys; v, ve, s, se, u = sys.argv[1:6]; print("netdev bench: %s round %s/%s: veth %.0f (%s), stack %.0f (%s), ratio %.2f"
-      % (sys.argv[6], sys.argv[7], sys.argv[8], int(v) / float(u), ve, int(s) / float(u), se, int(s) / int(v)))' \
-      $v $s "$unit" "$label" "$r" "$rounds" >&2
+    python3 -c 'import sys; v, ve, s, se, u, label, r, n, ticks = sys.argv[1:10]
+print("netdev bench: %s round %s/%s: veth %.0f (%s), stack %.0f (%s), ratio %.2f; appliance CPU during the veth run %.2f s"
+      % (label, r, n, int(v) / float(u), ve, int(s) / float(u), se, int(s) / int(v), int(ticks) / float(sys.argv[10])))' \
+      $v $s "$unit" "$label" "$r" "$rounds" $((t1 - t0)) "$(getconf CLK_TCK)" >&2
   done
+}
+cpu_ticks() { # the appliance's user and system CPU time so far, in clock ticks
+  python3 -c 'import sys; f = open("/proc/%s/stat" % sys.argv[1]).read().rsplit(")", 1)[1].split(); print(int(f[11]) + int(f[12]))' "${pids[1]}"
 }
 
 echo "netdev bench: veth pair nv1 <-> nv2 and the stack (./ipoib --hosts 2), ${rounds} rounds of ${secs} s per figure" >&2
