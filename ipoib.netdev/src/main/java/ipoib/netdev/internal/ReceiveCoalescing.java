@@ -266,38 +266,42 @@ final class ReceiveCoalescing {
             return false;
         }
         if (ip == 20) {
-            if (!same(p, at, 0, 2) || !same(p, at, 6, 4) || !same(p, at, 12, 8)) {
+            if (!sameShort(p, at, 0) || !sameInt(p, at, 6) || !sameLong(p, at, 12)) {
                 return false;
             }
             boolean dontFragment = (p.get(ValueLayout.JAVA_BYTE, at + 6) & 0x40) != 0;
             if (!dontFragment && Short.toUnsignedInt(p.get(SHORT_BE, at + 4)) != (nextId & 0xFFFF)) {
                 return false;
             }
-        } else if (!same(p, at, 0, 4) || !same(p, at, 6, 34)) {
+        } else if (!sameInt(p, at, 0) || !sameShort(p, at, 6) || !sameLong(p, at, 8) || !sameLong(p, at, 16)
+                || !sameLong(p, at, 24) || !sameLong(p, at, 32)) {
             return false;
         }
         // Ports; acknowledgment; data offset; window and urgent pointer; options.
-        return same(p, at, ip, 4) && p.get(INT_BE, at + ip + 4) == nextSequence && same(p, at, ip + 8, 5)
-                && same(p, at, ip + 14, 2) && same(p, at, ip + 18, headers - ip - 18);
+        return sameInt(p, at, ip) && p.get(INT_BE, at + ip + 4) == nextSequence && sameInt(p, at, ip + 8)
+                && p.get(ValueLayout.JAVA_BYTE, at + ip + 12) == held.get(ValueLayout.JAVA_BYTE, ip + 12)
+                && sameShort(p, at, ip + 14) && same(p, at, ip + 18, headers - ip - 18);
     }
 
     /**
-     * Whether {@code count} octets from {@code from} are those held there: compared a word at a time
-     * (a call of {@link MemorySegment#mismatch} per field cost more than the rest of a merge).
+     * Whether the two octets at {@code from} are those held there. Fixed fields are compared a load
+     * at a time: a call of {@link MemorySegment#mismatch} per field cost more than the rest of a merge.
      */
+    private boolean sameShort(MemorySegment p, long at, int from) {
+        return p.get(ValueLayout.JAVA_SHORT_UNALIGNED, at + from) == held.get(ValueLayout.JAVA_SHORT_UNALIGNED, from);
+    }
+
+    private boolean sameInt(MemorySegment p, long at, int from) {
+        return p.get(ValueLayout.JAVA_INT_UNALIGNED, at + from) == held.get(ValueLayout.JAVA_INT_UNALIGNED, from);
+    }
+
+    private boolean sameLong(MemorySegment p, long at, int from) {
+        return p.get(ValueLayout.JAVA_LONG_UNALIGNED, at + from) == held.get(ValueLayout.JAVA_LONG_UNALIGNED, from);
+    }
+
+    /** Whether {@code count} octets from {@code from} are those held there (the TCP options: of any length). */
     private boolean same(MemorySegment p, long at, int from, int count) {
-        int i = 0;
-        for (; i + 8 <= count; i += 8) {
-            if (p.get(ValueLayout.JAVA_LONG_UNALIGNED, at + from + i) != held.get(ValueLayout.JAVA_LONG_UNALIGNED, from + i)) {
-                return false;
-            }
-        }
-        for (; i < count; i++) {
-            if (p.get(ValueLayout.JAVA_BYTE, at + from + i) != held.get(ValueLayout.JAVA_BYTE, from + i)) {
-                return false;
-            }
-        }
-        return true;
+        return MemorySegment.mismatch(p, at + from, at + from + count, held, from, from + count) < 0;
     }
 
     private void append(MemorySegment p, long at, int n) {
