@@ -261,10 +261,9 @@ final class Bridge implements StackAdapter.Receiver, DescriptorPoller.Reader {
         }
     }
 
-    /** One packet (exactly {@code packet}) to the fabric. */
-    private void send(MemorySegment packet) {
-        MemorySegment b = packet;
-        int n = (int) packet.byteSize();
+    /** One packet, the whole of {@code b}, to the fabric. */
+    private void send(MemorySegment b) {
+        int n = (int) b.byteSize();
         int version = IpVersion.of(b, 0);
         boolean v6;
         long high;
@@ -305,13 +304,13 @@ final class Bridge implements StackAdapter.Receiver, DescriptorPoller.Reader {
         TransmitResult result = switch (NextHopKind.of(v6, high, low, broadcasts)) {
             case BROADCAST -> {
                 txBroadcast.increment();
-                yield stack.broadcast(etherType, packet);
+                yield stack.broadcast(etherType, b);
             }
             case MULTICAST -> {
                 txMulticast.increment();
-                yield stack.multicast(v6 ? groups.ipv6(high, low) : groups.ipv4((int) low), etherType, packet);
+                yield stack.multicast(v6 ? groups.ipv6(high, low) : groups.ipv4((int) low), etherType, b);
             }
-            case UNICAST -> stack.unicast(v6, high, low, packet);
+            case UNICAST -> stack.unicast(v6, high, low, b);
         };
         txResults[result.ordinal()].increment();
         if (!result.isDrop()) {
