@@ -63,6 +63,9 @@ public final class TunForwarder {
                 if (n < 0) {
                     return n == -1;
                 }
+                if (n <= from.headerLength()) {
+                    continue; // nothing after the header: nothing to forward
+                }
                 // The packet with the header it came with: a segment stays one, its checksum partial.
                 to.write(address, address + from.headerLength(), n - from.headerLength());
             }
