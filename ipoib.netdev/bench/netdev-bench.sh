@@ -13,14 +13,15 @@
 # the ratios are taken per round.
 # Rows: datagram mode TCP at MTU 2044 and UDP with 64-octet datagrams; then both interfaces switch
 # to connected mode and the veth pair to MTU 65520, and connected-mode TCP.
-# Not counted: the stack's TCP warm-up (until two runs agree within a quarter, at most 6) and one
-# UDP run before the datagram rows, one TCP run after the switch to connected mode.
+# Not counted: the stack's TCP warm-up (until two runs agree within a quarter, at most 6), one TUN
+# TCP run and one UDP run before the datagram rows, one TCP run after the switch to connected mode.
 # Figures: TCP throughput and the sender's retransmitted segments (iperf3 -t SECONDS), and UDP
 # with 64-octet datagrams (iperf3 -u -b 0 -l 64): datagrams/s received and the share lost.
 # Prints per row the medians of veth, the stack and TUN (TCP: the retransmits summed over the
 # rounds; UDP: the loss of the median run), the median of the per-round ratios stack / veth, their
-# range and the target, and the medians of TUN / veth and stack / TUN. On stderr: a line per round (with the appliance's CPU time during the veth run),
-# and the appliance's ipoib:netdev and ipoib:stats at the end.
+# range and the target, and the medians of TUN / veth and stack / TUN. On stderr: a line per
+# round (with the appliance's CPU time during the veth run), and the appliance's ipoib:netdev and
+# ipoib:stats at the end.
 # Needs root, /dev/net/tun, iproute2, iperf3, python3, and namespaces h1, h2, nv1, nv2, nf1, nf2 that
 # do not exist yet. SECONDS: NETDEV_BENCH_SECONDS (default 5); ROUNDS: NETDEV_BENCH_ROUNDS (default 3,
 # 1 to 20); IPOIB_APPLIANCE: the appliance jar to measure (default the one built here), e.g. to
@@ -77,10 +78,11 @@ print(int((e["packets"] - e["lost_packets"]) / e["seconds"]), "%.1f" % e["lost_p
 # "veth-figure veth-extra stack-figure stack-extra tun-figure tun-extra" in $work/ROW.
 # The progress line also gives the CPU time the idle appliance took during the veth run (its
 # waits spin briefly, then park), to see whether it disturbed the baseline.
+orders=("veth stack tun" "stack tun veth" "tun veth stack")
 row() { # row-name tcp|udp unit label
   local name="$1" kind="$2" unit="$3" label="$4" r v s f t0 t1 what
   for r in $(seq "$rounds"); do
-    for what in $(echo "veth stack tun stack tun veth tun veth stack" | cut -d' ' -f$((3 * ((r - 1) % 3) + 1))-$((3 * ((r - 1) % 3) + 3))); do
+    for what in ${orders[$(((r - 1) % 3))]}; do
       case "$what" in
         veth) t0="$(cpu_ticks)"; v="$("$kind" nv1 10.7.0.2 nv2)"; t1="$(cpu_ticks)" ;;
         stack) s="$("$kind" h1 10.0.0.2 h2)" ;;
@@ -142,6 +144,7 @@ for _ in $(seq 6); do
     "$previous" "$current" && break
   previous="$current"
 done
+tcp nf1 10.8.0.2 nf2 >/dev/null
 udp h1 10.0.0.2 h2 >/dev/null
 row tcp-datagram tcp 1e6 "TCP datagram (Mb/s; retransmits)"
 row udp-datagram udp 1 "UDP 64 octets (/s; lost %)"
