@@ -53,12 +53,15 @@ public final class TunForwarder {
         return tun;
     }
 
-    /** Reads what {@code from} gives (up to 64 packets a turn, as the bridge) and writes it to {@code to}. */
+    /**
+     * Reads what {@code from} gives ({@link Bridge#READ_BUDGET} packets a turn at most, as the
+     * bridge) and writes it to {@code to}.
+     */
     private static DescriptorPoller.Registration forward(Tun from, Tun to, DescriptorPoller poller) throws IOException {
         MemorySegment buffer = Arena.ofAuto().allocate(Bridge.READ_CAPACITY + from.headerLength(), 8);
         long address = buffer.address();
         return poller.register(from.descriptor(), () -> {
-            for (int i = 0; i < 64; i++) {
+            for (int i = 0; i < Bridge.READ_BUDGET; i++) {
                 int n = from.read(address, (int) buffer.byteSize());
                 if (n < 0) {
                     return n == -1;
