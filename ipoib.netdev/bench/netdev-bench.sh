@@ -193,7 +193,7 @@ rows = [
     ("UDP 64-octet datagrams received, MTU 2044 (/s; lost)", "udp-datagram", 1, False, ">= 0.3"),
 ]
 count = len(rounds(rows[0][1]))
-print("medians of %d rounds, each round veth, the stack and TUN back to back; ratios per round" % count)
+print("medians of %d round%s, each round veth, the stack and TUN back to back; ratios per round" % (count, "" if count == 1 else "s"))
 print("%-60s %22s %22s %22s %6s %11s %7s %6s %6s" % ("benchmark (iperf3, host 1 -> host 2)", "veth", "stack", "TUN",
                                                    "stack/veth", "range", "target", "TUN/veth", "stack/TUN"))
 for label, name, unit, summed, target in rows:
