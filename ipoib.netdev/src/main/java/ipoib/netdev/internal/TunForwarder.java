@@ -31,8 +31,16 @@ public final class TunForwarder {
             System.err.println("TunForwarder: " + missing);
             System.exit(1);
         }
-        Tun a = open(args[0], "10.8.0.1/24", mtu);
-        Tun b = open(args[1], "10.8.0.2/24", mtu);
+        Tun a;
+        Tun b;
+        try {
+            a = open(args[0], "10.8.0.1/24", mtu);
+            b = open(args[1], "10.8.0.2/24", mtu);
+        } catch (IOException e) {
+            System.err.println("TunForwarder: " + e.getMessage());
+            System.exit(1);
+            return;
+        }
         try (DescriptorPoller.Registration ab = forward(a, b, new DescriptorPoller("fwd-a"));
              DescriptorPoller.Registration ba = forward(b, a, new DescriptorPoller("fwd-b"))) {
             System.out.println("ready");
