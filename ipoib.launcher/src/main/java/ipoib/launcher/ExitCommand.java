@@ -40,10 +40,10 @@ final class ExitCommand implements Function {
             try {
                 status = Integer.parseInt(text);
             } catch (NumberFormatException e) {
-                status = -1;
+                throw new IllegalArgumentException("exit status '" + text + "' is not a number: allowed 0..255\n" + USAGE);
             }
             if (status < 0 || status > 255) {
-                throw new IllegalArgumentException("exit status '" + text + "' is not a number 0..255\n" + USAGE);
+                throw new IllegalArgumentException("exit status '" + text + "' is out of range: allowed 0..255\n" + USAGE);
             }
         }
         throw new Request(status);

@@ -135,7 +135,7 @@ class ScriptRunnerTest {
         assertEquals(1, run("exit 256\nsay never\n"));
         String error = err.toString(StandardCharsets.UTF_8);
         assertTrue(error.contains("ipoib: test.gosh line 1: command failed: exit 256"), error);
-        assertTrue(error.contains("exit status '256' is not a number 0..255"), error);
+        assertTrue(error.contains("exit status '256' is out of range: allowed 0..255"), error);
         assertTrue(error.contains("usage: exit [status]"), error);
         assertFalse(out.text().contains("said never"), out.text());
     }

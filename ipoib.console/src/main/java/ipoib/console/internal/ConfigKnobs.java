@@ -202,7 +202,8 @@ public final class ConfigKnobs {
         try {
             typed = convert(ad, value);
         } catch (IllegalArgumentException e) {
-            throw refusal(pid, property, value, "is not a " + typeName(ad) + ": allowed " + allowed);
+            String expected = expected(ad);
+            throw refusal(pid, property, value, "is not " + expected + (allowed.equals(expected) ? "" : ": allowed " + allowed));
         }
         if (ad.getOptionValues() != null && ad.getOptionValues().length > 0
                 && !Arrays.asList(ad.getOptionValues()).contains(value)) {
@@ -253,6 +254,18 @@ public final class ConfigKnobs {
             return s.split("\\|");
         }
         return one;
+    }
+
+    /** What a value of the property's type is, in words, for a refusal: "a whole number", "true or false". */
+    static String expected(AttributeDefinition ad) {
+        return switch (ad.getType()) {
+            case AttributeDefinition.INTEGER, AttributeDefinition.LONG, AttributeDefinition.SHORT, AttributeDefinition.BYTE ->
+                    "a whole number";
+            case AttributeDefinition.DOUBLE, AttributeDefinition.FLOAT -> "a number";
+            case AttributeDefinition.CHARACTER -> "one character";
+            case AttributeDefinition.BOOLEAN -> "true or false";
+            default -> "a text";
+        };
     }
 
     static String typeName(AttributeDefinition ad) {

@@ -1,6 +1,7 @@
 package ipoib.console.internal;
 
 import ipoib.runtime.JsonText;
+import ipoib.runtime.Numbers;
 import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.List;
@@ -54,12 +55,9 @@ public final class ConsoleCommands {
             follow = true;
             if (args.length == 2) {
                 try {
-                    seconds = Long.parseLong(args[1]);
-                } catch (NumberFormatException e) {
-                    seconds = -1;
-                }
-                if (seconds < 1 || seconds > 86_400) {
-                    throw usage(EVENTS_USAGE, "seconds '" + args[1] + "' is not a number in 1..86400");
+                    seconds = Numbers.parse("seconds", args[1], 1, 86_400);
+                } catch (IllegalArgumentException e) {
+                    throw usage(EVENTS_USAGE, e.getMessage());
                 }
             }
         }

@@ -57,4 +57,12 @@ class ConfigKnobsRefusalTest {
         assertEquals("ipoib.link~c: refused by its component: no port 9; the configuration was deleted (none was in force "
                 + "before it)", ConfigKnobs.refusedBy("ipoib.link~c", DESCRIBED, Map.of("port", 9), refused));
     }
+
+    /** A value of the wrong type is refused in words, not with a Java type name. */
+    @Test
+    void aValueOfTheWrongTypeIsNamedInWords() {
+        assertEquals("a whole number", ConfigKnobs.expected(attribute("port", AttributeDefinition.INTEGER)));
+        assertEquals("a whole number", ConfigKnobs.expected(attribute("bytes", AttributeDefinition.LONG)));
+        assertEquals("true or false", ConfigKnobs.expected(attribute("on", AttributeDefinition.BOOLEAN)));
+    }
 }

@@ -93,7 +93,7 @@ public final class NeighCommand {
         for (Map.Entry<NeighbourResolver, String> e : context.resolvers) {
             n += e.getKey().flush(only);
         }
-        return "flushed " + n + " entries" + (only == null ? "" : " of " + only);
+        return "flushed " + n + (n == 1 ? " entry" : " entries") + (only == null ? "" : " of " + only);
     }
 
     private String add(String linkName, String addressText, String linkAddressText) {

@@ -7,25 +7,49 @@ import ipoib.api.link.IpoibLink;
 import ipoib.api.link.LinkCounters;
 import ipoib.api.resolve.NeighbourResolver;
 import ipoib.link.internal.LinkClaims;
+import ipoib.link.internal.IpoibLinkComponent;
 import ipoib.link.internal.LinkEngine;
 import ipoib.runtime.JsonText;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.TreeMap;
 import java.util.Map;
+import java.util.function.Supplier;
 
 /**
  * What {@code ipoib:links}, {@code ipoib:paths} and {@code ipoib:stats} print: the interfaces
- * (and refused configurations), their path caches, their counters and the resolvers' drops.
+ * (and the configurations without one: refused, or not started yet), their path caches, their
+ * counters and the resolvers' drops.
  */
 final class LinkReport {
     private final List<IpoibLink> links;
     private final Map<String, NeighbourResolver> resolvers;
+    private final Supplier<List<String>> notStarted;
 
     /** @param links the interfaces, live; @param resolvers the resolvers by family, live */
     LinkReport(List<IpoibLink> links, Map<String, NeighbourResolver> resolvers) {
+        this(links, resolvers, List::of);
+    }
+
+    /**
+     * @param notStarted the names of the interfaces configured whose component has not started
+     *     (yet), neither running nor refused: at start, before configuration admin has handed the
+     *     stored configurations to the components, that is every one
+     */
+    LinkReport(List<IpoibLink> links, Map<String, NeighbourResolver> resolvers, Supplier<List<String>> notStarted) {
         this.links = links;
         this.resolvers = resolvers;
+        this.notStarted = notStarted;
+    }
+
+    /** The configured interfaces without one (read before the interfaces, then {@link #withoutRunning}). */
+    private List<String> notStarted(String... names) {
+        return notStarted.get().stream().filter(n -> names.length == 0 || n.equals(names[0])).toList();
+    }
+
+    /** Those of {@code notStarted} not among {@code running}: one that started since is listed once. */
+    private static List<String> withoutRunning(List<String> notStarted, List<IpoibLink> running) {
+        return notStarted.stream().filter(n -> running.stream().noneMatch(l -> l.name().equals(n))).toList();
     }
 
     private List<IpoibLink> sorted() {
@@ -36,10 +60,11 @@ final class LinkReport {
         if (names.length > 1) {
             throw usage("ipoib:links [interface]", "expected at most one interface name");
         }
+        List<String> notStarted = notStarted(names);
         List<IpoibLink> shown = sorted().stream().filter(l -> names.length == 0 || l.name().equals(names[0])).toList();
         List<LinkClaims.Refusal> refusals = LinkClaims.INSTANCE.refusals().stream()
                 .filter(r -> names.length == 0 || r.name().equals(names[0])).toList();
-        if (names.length == 1 && shown.isEmpty() && refusals.isEmpty()) {
+        if (names.length == 1 && shown.isEmpty() && refusals.isEmpty() && notStarted.isEmpty()) {
             throw usage("ipoib:links [interface]", "no interface '" + names[0] + "'");
         }
         StringBuilder out = new StringBuilder();
@@ -75,6 +100,11 @@ final class LinkReport {
         for (LinkClaims.Refusal r : refusals) {
             out.append(r.name()).append(": REFUSED (").append(r.reason()).append(")\n");
         }
+        for (String name : withoutRunning(notStarted, shown)) {
+            out.append(name).append(": NOT STARTED (configured, no interface yet; ipoib:await ").append(name)
+                    .append(" waits for it, scr:info ").append(IpoibLinkComponent.FACTORY_PID)
+                    .append(" says what it waits for)\n");
+        }
         return out.length() == 0 ? "no IPoIB interfaces (create one with ipoib:create)" : out.toString();
     }
 
@@ -83,10 +113,11 @@ final class LinkReport {
         if (names.length > 1) {
             throw usage("ipoib:links [interface] [--json]", "expected at most one interface name");
         }
+        List<String> notStarted = notStarted(names);
         List<IpoibLink> shown = sorted().stream().filter(l -> names.length == 0 || l.name().equals(names[0])).toList();
         List<LinkClaims.Refusal> refusals = LinkClaims.INSTANCE.refusals().stream()
                 .filter(r -> names.length == 0 || r.name().equals(names[0])).toList();
-        if (names.length == 1 && shown.isEmpty() && refusals.isEmpty()) {
+        if (names.length == 1 && shown.isEmpty() && refusals.isEmpty() && notStarted.isEmpty()) {
             throw usage("ipoib:links [interface] [--json]", "no interface '" + names[0] + "'");
         }
         List<Map<String, Object>> records = new ArrayList<>();
@@ -107,7 +138,9 @@ final class LinkReport {
         }
         List<Map<String, Object>> refused = refusals.stream()
                 .map(r -> JsonText.record("name", r.name(), "reason", r.reason())).toList();
-        return JsonText.of(JsonText.record("links", records, "refused", refused));
+        List<Map<String, Object>> pending = withoutRunning(notStarted, shown).stream()
+                .map(n -> JsonText.record("name", n)).toList();
+        return JsonText.of(JsonText.record("links", records, "refused", refused, "notStarted", pending));
     }
 
     /** {@code ipoib:paths --json} of the interfaces named (at most one), or of all. */

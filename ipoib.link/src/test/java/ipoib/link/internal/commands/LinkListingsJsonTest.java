@@ -76,7 +76,7 @@ class LinkListingsJsonTest {
         b = up("b", "loop1", false);
         a = up("a", "loop0", false);
         JsonObject json = parse(report.linksJson());
-        assertEquals(Set.of("links", "refused"), json.keySet());
+        assertEquals(Set.of("links", "refused", "notStarted"), json.keySet());
         JsonArray records = json.getJsonArray("links");
         assertEquals(2, records.size());
         JsonObject first = records.getJsonObject(0);
@@ -97,6 +97,29 @@ class LinkListingsJsonTest {
         IllegalArgumentException none = assertThrows(IllegalArgumentException.class, () -> report.linksJson("nosuch"));
         assertTrue(none.getMessage().contains("no interface 'nosuch'\nusage: ipoib:links [interface] [--json]"),
                 none.getMessage());
+    }
+
+    /**
+     * At start, configuration admin hands the stored configurations to the components after the
+     * shell is up: an interface configured but not started is listed as such, not as absent.
+     */
+    @Test
+    void aConfiguredInterfaceWithoutItsComponentIsListedAsNotStarted() {
+        a = up("a", "loop0", false);
+        // "a" started between the read of the configurations and the read of the interfaces.
+        LinkReport starting = new LinkReport(links, Map.of(), () -> List.of("a", "storage"));
+        String text = starting.links();
+        assertTrue(text.startsWith("a: UP"), text);
+        assertTrue(text.contains("\nstorage: NOT STARTED (configured, no interface yet; ipoib:await storage waits for it"),
+                text);
+        assertEquals(1, text.lines().filter(l -> l.startsWith("a: ")).count(), "a is listed once: " + text);
+        assertTrue(starting.links("storage").startsWith("storage: NOT STARTED"), starting.links("storage"));
+        JsonObject json = parse(starting.linksJson());
+        assertEquals(List.of("storage"),
+                json.getJsonArray("notStarted").stream().map(v -> v.asJsonObject().getString("name")).toList());
+        assertEquals(List.of("a"), json.getJsonArray("links").stream().map(v -> v.asJsonObject().getString("name")).toList());
+        assertEquals("no IPoIB interfaces (create one with ipoib:create)",
+                new LinkReport(List.of(), Map.of(), List::of).links());
     }
 
     @Test

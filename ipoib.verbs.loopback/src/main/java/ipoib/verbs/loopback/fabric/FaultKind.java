@@ -21,14 +21,28 @@ public enum FaultKind {
     TRAP_LOSS("trap-loss", true, Unit.PERCENT),
     SA_RMPP_LOSS("sa-rmpp-loss", true, Unit.PERCENT);
 
-    /** What a fault's value means. */
+    /** What a fault's value means, and the values it may take. */
     public enum Unit {
-        PERCENT("percent"), MILLIS("ms"), MAD_STATUS("MAD status");
+        PERCENT("percent", 0, 100), MILLIS("ms", 0, 60_000), MAD_STATUS("MAD status", 1, 0xFFFF);
 
         private final String text;
+        private final int min;
+        private final int max;
 
-        Unit(String text) {
+        Unit(String text, int min, int max) {
             this.text = text;
+            this.min = min;
+            this.max = max;
+        }
+
+        /** The smallest value allowed. */
+        public int min() {
+            return min;
+        }
+
+        /** The largest value allowed. */
+        public int max() {
+            return max;
         }
 
         @Override

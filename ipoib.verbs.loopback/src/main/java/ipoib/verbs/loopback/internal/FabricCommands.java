@@ -246,9 +246,9 @@ public final class FabricCommands {
         String[] port = java.util.Arrays.copyOfRange(args, 2, args.length);
         int v;
         try {
-            v = (int) Numbers.parse("value", value, 0, Integer.MAX_VALUE); // each kind checks its own range below
+            v = (int) Numbers.parse("value", value, kind.unit().min(), kind.unit().max());
         } catch (IllegalArgumentException e) {
-            throw usage(usage, e.getMessage());
+            throw usage(usage, "fault '" + kind + "': " + e.getMessage() + " (" + kind.unit() + ")");
         }
         if (port.length > 1) {
             throw usage(usage, "too many arguments");
@@ -467,10 +467,12 @@ public final class FabricCommands {
         if (args.length == 2) {
             node = args[0];
             number = args[1];
-        } else if (args.length == 1) {
+        } else if (args.length == 1 && args[0].contains("/")) {
             String[] parts = args[0].split("/", 2);
             node = parts[0];
-            number = parts.length == 2 ? parts[1] : "1";
+            number = parts[1];
+        } else if (args.length == 1) {
+            throw usage(usage, "'" + args[0] + "' names no port: expected a device/port (loop0/1) or a node and a port (sw1 3)");
         } else {
             throw usage(usage, "expected a device/port (loop0/1) or a node and a port (sw1 3)");
         }

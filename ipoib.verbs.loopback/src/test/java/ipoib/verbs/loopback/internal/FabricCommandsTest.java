@@ -74,4 +74,30 @@ class FabricCommandsTest {
                 e.getMessage());
         assertTrue(!subnet.subnetAdministrator().faults().any(), "the SA's faults are unchanged");
     }
+
+    /** Each kind's value is checked against its own range, whatever the sign or the spelling. */
+    @Test
+    void aFaultValueIsRefusedWithItsKindsRangeAndNothingChanges() {
+        for (String[] bad : new String[][] {{"loss", "200"}, {"loss", "-5"}, {"loss", "abc"}}) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> commands.fault(bad));
+            assertTrue(e.getMessage().startsWith("fault 'loss': value '" + bad[1] + "' is "), e.getMessage());
+            assertTrue(e.getMessage().contains(": allowed 0..100 (percent)\nusage: fabric:fault"), e.getMessage());
+        }
+        IllegalArgumentException delay = assertThrows(IllegalArgumentException.class, () -> commands.fault("delay", "-1"));
+        assertTrue(delay.getMessage().contains("allowed 0..60000 (ms)"), delay.getMessage());
+        IllegalArgumentException status = assertThrows(IllegalArgumentException.class,
+                () -> commands.fault("sa-status", "0"));
+        assertTrue(status.getMessage().contains("allowed 1..65535 (MAD status)"), status.getMessage());
+        assertTrue(!subnet.fabric().faults(port).any(), "the port's faults are unchanged");
+        assertTrue(!subnet.subnetAdministrator().faults().any(), "the SA's faults are unchanged");
+    }
+
+    /** A device alone names no port: refused with the usage, nothing taken down. */
+    @Test
+    void aDeviceWithoutItsPortIsRefused() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> commands.down("loop0"));
+        assertTrue(e.getMessage().startsWith("'loop0' names no port: expected a device/port (loop0/1)"), e.getMessage());
+        assertTrue(e.getMessage().contains("usage: fabric:down <device/port> | <node> <port>"), e.getMessage());
+        assertTrue(commands.down("loop0/1").startsWith("loop0/1 DOWN"));
+    }
 }
