@@ -63,6 +63,8 @@ public final class LastGoodConfiguration {
         Map<String, Object> taken = inForce;
         if (taken != null) {
             String pid = String.valueOf(properties.get("service.pid"));
+        // No PID: nothing is stored, the component runs on its defaults and the launch properties.
+        String shown = properties.get("service.pid") == null ? "(defaults and launch properties)" : pid;
             report.accept(v -> v.accepted(pid, taken));
         }
     }
@@ -100,6 +102,8 @@ public final class LastGoodConfiguration {
         if (same && properties.containsKey("service.pid")) {
             // Taken, as it runs already: an update that changes nothing is a verdict too.
             String pid = String.valueOf(properties.get("service.pid"));
+        // No PID: nothing is stored, the component runs on its defaults and the launch properties.
+        String shown = properties.get("service.pid") == null ? "(defaults and launch properties)" : pid;
             report.accept(v -> v.accepted(pid, good));
         }
         return same;
@@ -126,6 +130,8 @@ public final class LastGoodConfiguration {
         List<String> line = new ArrayList<>(1);
         Map<String, Object> kept = restore(properties, why, line::add);
         String pid = String.valueOf(properties.get("service.pid"));
+        // No PID: nothing is stored, the component runs on its defaults and the launch properties.
+        String shown = properties.get("service.pid") == null ? "(defaults and launch properties)" : pid;
         Map<String, Object> bad = StoredProperties.of(properties);
         // The store put right, the verdict told, then the line: whoever waits for the line (a user,
         // a test) and then updates or lists the configuration races neither.
@@ -139,30 +145,32 @@ public final class LastGoodConfiguration {
      */
     private Map<String, Object> restore(Map<String, ?> properties, String why, Consumer<String> warn) {
         String pid = String.valueOf(properties.get("service.pid"));
+        // No PID: nothing is stored, the component runs on its defaults and the launch properties.
+        String shown = properties.get("service.pid") == null ? "(defaults and launch properties)" : pid;
         Map<String, Object> good = inForce;
         Map<String, Object> bad = StoredProperties.of(properties);
         Map<String, Object> kept = good == null ? null : storedInForce != null ? storedInForce : good;
         ConfigurationAdmin cm = admin;
         if (cm == null) {
-            warn.accept(pid + ": configuration refused: " + why + (good == null ? "" : "; the configuration in force stays"));
+            warn.accept(shown + ": configuration refused: " + why + (good == null ? "" : "; the configuration in force stays"));
             return kept;
         }
         try {
             Configuration stored = find(cm, pid);
             Map<String, Object> storedNow = stored == null ? Map.of() : StoredProperties.of(stored.getProperties());
             if (stored == null || !StoredProperties.within(storedNow, bad)) {
-                warn.accept(pid + ": configuration refused: " + why + (good == null ? "" : "; the configuration in force stays"));
+                warn.accept(shown + ": configuration refused: " + why + (good == null ? "" : "; the configuration in force stays"));
                 return kept;
             }
             if (good == null && properties.containsKey("service.factoryPid")) {
                 stored.delete();
-                warn.accept(pid + ": configuration refused: " + why + "; the configuration is deleted (none was in force before it)");
+                warn.accept(shown + ": configuration refused: " + why + "; the configuration is deleted (none was in force before it)");
                 return null;
             } else if (good == null) {
                 // A singleton PID is emptied, not deleted: Declarative Services keeps judging its updates by
                 // the configuration's change count, which a deleted and re-created configuration starts again.
                 stored.update(new Hashtable<>());
-                warn.accept(pid + ": configuration refused: " + why + "; its values are cleared, the defaults stay in force");
+                warn.accept(shown + ": configuration refused: " + why + "; its values are cleared, the defaults stay in force");
                 return Map.of();
             } else {
                 // What was stored when the configuration in force was accepted. Without it, the refused
@@ -183,12 +191,12 @@ public final class LastGoodConfiguration {
                 Map<String, Object> back = StoredProperties.of((Map<String, Object>) restored);
                 writtenBack = back;
                 stored.update(restored);
-                warn.accept(pid + ": configuration refused: " + why
+                warn.accept(shown + ": configuration refused: " + why
                         + "; the configuration in force stays and is stored again");
                 return back;
             }
         } catch (IOException | InvalidSyntaxException | IllegalStateException e) {
-            warn.accept(pid + ": configuration refused: " + why + "; the refused values stay stored (" + e.getMessage() + ")");
+            warn.accept(shown + ": configuration refused: " + why + "; the refused values stay stored (" + e.getMessage() + ")");
             return kept;
         }
     }

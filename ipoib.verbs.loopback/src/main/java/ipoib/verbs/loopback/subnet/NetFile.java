@@ -46,7 +46,13 @@ public final class NetFile {
 
     /** Reads and parses a net file. */
     public static Topology read(Path file) throws IOException {
-        return parse(file.toString(), Files.readString(file, StandardCharsets.UTF_8));
+        String text;
+        try {
+            text = Files.readString(file, StandardCharsets.UTF_8);
+        } catch (java.nio.charset.CharacterCodingException e) {
+            throw new IOException("it is not UTF-8 text", e);
+        }
+        return parse(file.toString(), text);
     }
 
     /** Parses a net file's text; {@code fileName} names it in errors. */
