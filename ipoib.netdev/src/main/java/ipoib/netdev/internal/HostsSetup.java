@@ -104,6 +104,7 @@ public final class HostsSetup {
     @Activate
     public HostsSetup(BundleContext context, @Reference ConfigurationAdmin configurationAdmin,
                       @Reference(service = LoggerFactory.class) Logger log) {
+        failure = null;
         String value = context.getProperty(HOSTS_PROPERTY);
         if (value == null || value.isBlank()) {
             return;
@@ -115,19 +116,19 @@ public final class HostsSetup {
             hosts = -1;
         }
         if (hosts < 1 || hosts > MAX_HOSTS) {
-            log.error("framework property " + HOSTS_PROPERTY + " is '" + value + "': allowed 1.." + MAX_HOSTS);
+            failed(log, "framework property " + HOSTS_PROPERTY + " is '" + value + "': allowed 1.." + MAX_HOSTS);
             return;
         }
         String prefix;
         try {
             prefix = netnsPrefix(context.getProperty(NETNS_PROPERTY));
         } catch (IllegalArgumentException e) {
-            log.error(e.getMessage());
+            failed(log, e.getMessage());
             return;
         }
         String missing = Tun.missingPrivilege();
         if (missing != null) {
-            log.error("--hosts " + hosts + ": cannot create the hosts' network devices: " + missing);
+            failed(log, "--hosts " + hosts + ": cannot create the hosts' network devices: " + missing);
             return;
         }
         try {
@@ -161,7 +162,22 @@ public final class HostsSetup {
             log.info("created " + hosts + " hosts " + prefix + "1.." + prefix + hosts + " (" + address(1, hosts) + " .. "
                     + address(hosts, hosts) + ")");
         } catch (IOException | InvalidSyntaxException e) {
-            log.error("--hosts " + hosts + ": could not write the configurations", e);
+            failed(log, "--hosts " + hosts + ": could not write the configurations: " + e.getMessage());
         }
+    }
+
+    /**
+     * Why the hosts {@code --hosts} asked for were not set up (null: they were, or none were
+     * asked for): {@code ipoib:netdev await} fails with it at once instead of waiting for them.
+     */
+    static String failure() {
+        return failure;
+    }
+
+    private static volatile String failure;
+
+    private static void failed(Logger log, String why) {
+        failure = why;
+        log.error(why);
     }
 }

@@ -99,7 +99,9 @@ public final class NetdevCommands {
         List<NetdevComponent> all = Registry.all();
         Map<String, ParkedDevices.Parked> kept = ParkedDevices.all();
         if (all.isEmpty() && kept.isEmpty()) {
-            return "no bridged interfaces (ipoib:netdev add <interface> [netns <name>] [address ...])";
+            String hostsFailure = HostsSetup.failure();
+            return "no bridged interfaces (ipoib:netdev add <interface> [netns <name>] [address ...])"
+                    + (hostsFailure == null ? "" : "\n" + hostsFailure);
         }
         StringBuilder out = new StringBuilder();
         for (NetdevComponent c : all) {
@@ -313,6 +315,10 @@ public final class NetdevCommands {
         long deadline = System.nanoTime() + seconds * 1_000_000_000L;
         String waiting;
         while (true) {
+            String hostsFailure = HostsSetup.failure();
+            if (hostsFailure != null && Registry.all().isEmpty() && !configured()) {
+                throw new IllegalStateException(hostsFailure);
+            }
             waiting = notReady();
             if (waiting == null) {
                 return list();
@@ -322,6 +328,13 @@ public final class NetdevCommands {
             }
             Thread.sleep(50);
         }
+    }
+
+    /** Whether any bridge is configured. */
+    private boolean configured() throws IOException, InvalidSyntaxException {
+        Configuration[] all = configurationAdmin.listConfigurations(
+                "(service.factoryPid=" + NetdevComponent.FACTORY_PID + ")");
+        return all != null && all.length > 0;
     }
 
     /** The first configured bridge that is not ready, and why; null when all are. */

@@ -110,11 +110,16 @@ final class Tun implements PacketDevice, AutoCloseable {
             return DEVICE + " is not readable and writable by this user";
         }
         try {
+            boolean root = false;
             for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
-                if (line.startsWith("CapEff:")) {
+                if (line.startsWith("Uid:")) {
+                    root = line.substring(4).trim().split("\\s+")[1].equals("0"); // the effective UID
+                } else if (line.startsWith("CapEff:")) {
                     long caps = Long.parseUnsignedLong(line.substring(7).trim(), 16);
                     if ((caps & (1L << CAP_NET_ADMIN)) == 0) {
-                        return "the process lacks CAP_NET_ADMIN (run as root, or grant it: "
+                        return root ? "the process runs as root without CAP_NET_ADMIN (dropped by its container or a "
+                                + "wrapper such as setpriv or capsh: a container needs --cap-add NET_ADMIN)"
+                                : "the process lacks CAP_NET_ADMIN (run as root, or grant it: "
                                 + "setcap cap_net_admin+ep on the java binary, or a container with --cap-add NET_ADMIN)";
                     }
                     return null;

@@ -50,4 +50,41 @@ class HostsSetupTest {
     void host256RunsOnLoop255() {
         assertEquals("ibff_1_ffff", HostsSetup.linkName(256));
     }
+
+    /**
+     * Hosts that cannot be set up are not waited for: {@code ipoib:netdev await} fails at once with
+     * why, and the listing says it (here a count out of range; missing privileges take the same path).
+     */
+    @Test
+    void hostsThatCannotBeSetUpFailTheAwaitAtOnceWithWhy() throws Exception {
+        org.osgi.framework.BundleContext context = (org.osgi.framework.BundleContext) java.lang.reflect.Proxy.newProxyInstance(
+                getClass().getClassLoader(), new Class<?>[] {org.osgi.framework.BundleContext.class},
+                (proxy, method, args) -> method.getName().equals("getProperty") && HostsSetup.HOSTS_PROPERTY.equals(args[0])
+                        ? "300" : null);
+        java.util.List<String> errors = new java.util.ArrayList<>();
+        org.osgi.service.log.Logger log = (org.osgi.service.log.Logger) java.lang.reflect.Proxy.newProxyInstance(
+                getClass().getClassLoader(), new Class<?>[] {org.osgi.service.log.Logger.class},
+                (proxy, method, args) -> {
+                    if (method.getName().equals("error")) {
+                        errors.add(String.valueOf(args[0]));
+                    }
+                    return null;
+                });
+        org.osgi.service.cm.ConfigurationAdmin none = (org.osgi.service.cm.ConfigurationAdmin) java.lang.reflect.Proxy.newProxyInstance(
+                getClass().getClassLoader(), new Class<?>[] {org.osgi.service.cm.ConfigurationAdmin.class},
+                (proxy, method, args) -> null);
+        try {
+            new HostsSetup(context, none, log);
+            String why = "framework property ipoib.hosts is '300': allowed 1..256";
+            assertEquals(java.util.List.of(why), errors);
+            IllegalStateException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class,
+                    () -> new NetdevCommands(none).netdev("await", "30"));
+            assertEquals(why, e.getMessage());
+            assertEquals(true, new NetdevCommands(none).netdev().endsWith("\n" + why), "the listing says it too");
+        } finally {
+            new HostsSetup((org.osgi.framework.BundleContext) java.lang.reflect.Proxy.newProxyInstance(getClass().getClassLoader(),
+                    new Class<?>[] {org.osgi.framework.BundleContext.class}, (proxy, method, args) -> null), none, log);
+        }
+        assertEquals(null, HostsSetup.failure(), "a setup that asks for no hosts clears it");
+    }
 }
