@@ -53,6 +53,8 @@ final class Tun implements PacketDevice, AutoCloseable {
     /** setns(2)'s nstype for a network namespace (linux/sched.h). */
     private static final int CLONE_NEWNET = 0x40000000;
     static final int EAGAIN = 11;
+    private static final int EBUSY = 16;
+    private static final int EINVAL = 22;
     private static final int EINTR = 4;
     /** IFNAMSIZ less the terminating NUL. */
     static final int MAX_NAME = 15;
@@ -94,6 +96,21 @@ final class Tun implements PacketDevice, AutoCloseable {
         this.name = name;
         this.fd = fd;
         this.offload = offload;
+    }
+
+    /**
+     * Why TUNSETIFF refused {@code name}, in the user's terms: the name is held by a TUN device
+     * open already (EBUSY), or by a device of another kind, such as {@code lo} (EINVAL); else the
+     * system's words.
+     */
+    static String nameTaken(String name, int errno) {
+        return switch (errno) {
+            case EBUSY -> "device name '" + name + "' is taken: a TUN device of that name is open already (another "
+                    + "bridge's or another program's; choose another name with dev <device>)";
+            case EINVAL -> "device name '" + name + "' is taken by a device that is not a TUN device "
+                    + "(choose another name with dev <device>)";
+            default -> "ioctl TUNSETIFF " + name + ": " + Libc.strerror(errno);
+        };
     }
 
     /**
@@ -155,7 +172,12 @@ final class Tun implements PacketDevice, AutoCloseable {
             MemorySegment.copy(bytes, 0, ifreq, ValueLayout.JAVA_BYTE, 0, bytes.length);
             ifreq.set(ValueLayout.JAVA_SHORT, 16, (short) (IFF_TUN | IFF_NO_PI | (offload ? IFF_VNET_HDR : 0)));
             int r = (int) Libc.IOCTL.invokeExact(capture, fd, TUNSETIFF, ifreq);
-            if (r >= 0 && offload) {
+            if (r < 0) {
+                int errno = Libc.errno(capture);
+                int ignored = (int) Libc.CLOSE.invokeExact(capture, fd);
+                throw new IOException(nameTaken(name, errno));
+            }
+            if (offload) {
                 r = (int) IOCTL_VALUE.invokeExact(capture, fd, TUNSETOFFLOAD, OFFLOADS | UDP_OFFLOADS);
                 if (r < 0) {
                     r = (int) IOCTL_VALUE.invokeExact(capture, fd, TUNSETOFFLOAD, OFFLOADS);
@@ -164,8 +186,7 @@ final class Tun implements PacketDevice, AutoCloseable {
             if (r < 0) {
                 int errno = Libc.errno(capture);
                 int ignored = (int) Libc.CLOSE.invokeExact(capture, fd);
-                throw new IOException("ioctl " + (offload ? "TUNSETIFF/TUNSETOFFLOAD " : "TUNSETIFF ") + name + ": "
-                        + Libc.strerror(errno));
+                throw new IOException("ioctl TUNSETOFFLOAD " + name + ": " + Libc.strerror(errno));
             }
             return new Tun(name, fd, offload);
         } catch (IOException | RuntimeException | Error e) {

@@ -55,4 +55,22 @@ class TunInNamespaceTest {
             ip("netns", "del", netns);
         }
     }
+
+    /** A name held by an open TUN device or by a device of another kind is refused in words, by the kernel's answer. */
+    @Test
+    void aTakenDeviceNameIsSaidToBeTaken() throws Exception {
+        assumeTrue(Tun.missingPrivilege() == null, "needs /dev/net/tun and CAP_NET_ADMIN");
+        String netns = "ipoib-tun-taken-" + ProcessHandle.current().pid();
+        assertTrue(ip("netns", "add", netns).startsWith("0 "));
+        try (Tun open = Tun.openIn(netns, "ib0", true)) {
+            IOException busy = assertThrows(IOException.class, () -> Tun.openIn(netns, "ib0", true));
+            assertTrue(busy.getMessage().startsWith("device name 'ib0' is taken: a TUN device of that name is open already"),
+                    busy.getMessage());
+            IOException loopback = assertThrows(IOException.class, () -> Tun.openIn(netns, "lo", true));
+            assertTrue(loopback.getMessage().startsWith("device name 'lo' is taken by a device that is not a TUN device"),
+                    loopback.getMessage());
+        } finally {
+            ip("netns", "del", netns);
+        }
+    }
 }
