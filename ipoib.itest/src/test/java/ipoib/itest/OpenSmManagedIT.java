@@ -176,6 +176,11 @@ public class OpenSmManagedIT {
         assertEquals("loopback property 'sm' cannot change from 'external' to 'emulated' while the fabric runs: the "
                 + "interfaces' LIDs, groups and paths belong to the SM in force; set it before start "
                 + "(./ipoib --opensm starts with sm=external)", refused);
+        // Nor anything else: a new fabric would leave OpenSM managing none.
+        String rebuilt = context.getService(rules.iterator().next()).refusal("ipoib.verbs.loopback",
+                java.util.Map.of("sm", "external", "simulator", "local", "hcas", 3));
+        assertTrue(rebuilt, rebuilt.startsWith("the loopback's configuration cannot change while an external SM manages "
+                + "the fabric"));
         assertTrue(ip.run("fabric:simulator").startsWith("sm=external"));
     }
 

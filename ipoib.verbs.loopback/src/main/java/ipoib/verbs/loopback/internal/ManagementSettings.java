@@ -50,8 +50,15 @@ record ManagementSettings(boolean externalSm, String simulator, String simulator
 
     /** Why these settings cannot replace {@code inForce} on the running fabric, or null. */
     String refusalToReplace(ManagementSettings inForce) {
-        if (inForce == null || inForce.externalSm == externalSm) {
+        if (inForce == null || !inForce.externalSm && !externalSm) {
             return null;
+        }
+        if (inForce.externalSm && externalSm) {
+            // A new configuration builds a new fabric, and an SM attached through umad2sim does not
+            // attach again: OpenSM would go on managing nothing.
+            return "the loopback's configuration cannot change while an external SM manages the fabric: a new "
+                    + "fabric would leave it and the attached tools without one; set it before start (stop the "
+                    + "appliance, then ./ipoib --opensm with the new configuration stored)";
         }
         return "loopback property 'sm' cannot change from '" + inForce.sm() + "' to '" + sm()
                 + "' while the fabric runs: the interfaces' LIDs, groups and paths belong to the SM in force; "

@@ -81,7 +81,18 @@ class LoopbackPropertiesTest {
         assertEquals("loopback property 'sm' cannot change from 'emulated' to 'external' while the fabric runs: the "
                 + "interfaces' LIDs, groups and paths belong to the SM in force; set it before start "
                 + "(./ipoib --opensm starts with sm=external)", external.refusalToReplace(emulated));
-        assertEquals(null, ManagementSettings.of("external", "udp", "x", 9000).refusalToReplace(external),
-                "the simulator's settings may change: the fabric is rebuilt");
+        assertEquals(null, ManagementSettings.of("emulated", "udp", "x", 9000).refusalToReplace(emulated),
+                "under the emulated SM the simulator's settings may change: the fabric is rebuilt");
+    }
+
+    /** A new fabric would leave an attached OpenSM managing none: nothing changes under an external SM. */
+    @Test
+    void nothingChangesWhileAnExternalSmManagesTheFabric() {
+        ManagementSettings external = ManagementSettings.of("external", "local", "ipoib", 7070);
+        String refusal = ManagementSettings.of("external", "udp", "x", 9000).refusalToReplace(external);
+        assertEquals("the loopback's configuration cannot change while an external SM manages the fabric: a new "
+                + "fabric would leave it and the attached tools without one; set it before start (stop the appliance, "
+                + "then ./ipoib --opensm with the new configuration stored)", refusal);
+        assertEquals(refusal, external.refusalToReplace(external));
     }
 }
