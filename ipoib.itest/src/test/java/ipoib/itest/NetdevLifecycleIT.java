@@ -49,7 +49,7 @@ public class NetdevLifecycleIT {
         victim = ApplianceProcess.shortLived("ipoib.defaults=false", "ipoib.hosts=1", ANY_PORT);
         appliance = ApplianceProcess.shortLived(ANY_PORT);
         unprivileged = ApplianceProcess.shortLived(List.of("setpriv", "--inh-caps=-net_admin", "--bounding-set=-net_admin"),
-                ANY_PORT);
+                ANY_PORT, "ipoib.hosts=2");
         appliance.command("ipoib:await all 30", TIMEOUT);
     }
 
@@ -63,6 +63,15 @@ public class NetdevLifecycleIT {
         }
         if (appliance != null) {
             assertEquals(0, appliance.exit(TIMEOUT));
+        }
+    }
+
+    /** {@code ip -n NETNS link show dev DEVICE}: its flags (NO-CARRIER, LOWER_UP). */
+    private static String link(String netns, String device) {
+        try {
+            return Sh.run(10, "ip", "-n", netns, "link", "show", "dev", device).ok("ip link").output();
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
         }
     }
 
@@ -86,6 +95,16 @@ public class NetdevLifecycleIT {
         // The Java host on the other interface reaches the kernel's address; the kernel answers.
         String ping = appliance.command("ipoib:ping -c 2 -i 0.2 10.0.0.1", TIMEOUT);
         assertTrue(ping, ping.contains("2 packets transmitted, 2 received"));
+
+        // The device's carrier follows the interface, as ib_ipoib's: off while the port is down.
+        assertTrue(link("ndt1", "ib0_1_ffff"), link("ndt1", "ib0_1_ffff").contains("LOWER_UP"));
+        appliance.command("fabric:down loop0/1", TIMEOUT);
+        Await.until("NO-CARRIER on ib0_1_ffff in ndt1", java.time.Duration.ofSeconds(TIMEOUT),
+                () -> link("ndt1", "ib0_1_ffff"), l -> l.contains("NO-CARRIER"));
+        appliance.command("fabric:up loop0/1", TIMEOUT);
+        appliance.command("ipoib:netdev await 30", TIMEOUT);
+        String carrier = link("ndt1", "ib0_1_ffff");
+        assertTrue(carrier, carrier.contains("LOWER_UP") && !carrier.contains("NO-CARRIER"));
 
         String twice = appliance.command("ipoib:netdev add ib0_1_ffff", TIMEOUT);
         assertTrue(twice, twice.contains("ib0_1_ffff is already bridged") && twice.contains("usage: ipoib:netdev"));
@@ -405,7 +424,11 @@ public class NetdevLifecycleIT {
             String links = unprivileged.command("ipoib:await all 30", TIMEOUT);
             assertTrue(links, links.contains("ib0_1_ffff UP"));
             String refused = unprivileged.command("ipoib:netdev add ib0_1_ffff netns ndt2", TIMEOUT);
-            assertTrue(refused, refused.contains("cannot create network devices: the process lacks CAP_NET_ADMIN"));
+            assertTrue(refused, refused.contains("cannot create network devices: the process runs as root without CAP_NET_ADMIN"));
+            // --hosts 2 could not make its hosts: the wait for them fails at once, saying why.
+            String hosts = unprivileged.command("ipoib:netdev await 30", TIMEOUT);
+            assertTrue(hosts, hosts.contains("--hosts 2: cannot create the hosts' network devices: the process runs as root "
+                    + "without CAP_NET_ADMIN"));
             assertFalse(namespace("ndt2"));
             String ping = unprivileged.command("ipoib:ping -c 1 10.0.0.2", TIMEOUT);
             assertTrue(ping, ping.contains("1 packets transmitted, 1 received"));

@@ -1,5 +1,6 @@
 package ipoib.netdev.internal;
 
+import ipoib.api.host.AddressState;
 import ipoib.api.host.InterfaceAddress;
 import ipoib.runtime.Clock;
 import java.io.IOException;
@@ -48,6 +49,8 @@ final class NetDevice implements AutoCloseable {
     private int mtu;
     private volatile String lastError;
     private boolean closed;
+    /** The carrier last set: null until the first {@link #sync} sets it from the interface's state. */
+    private Boolean carrierOn;
 
     private NetDevice(String device, String netns, StackAdapter stack, Consumer<String> warn, Tun tun,
                       KernelState kernel, BundleContext context) throws IOException {
@@ -224,6 +227,7 @@ final class NetDevice implements AutoCloseable {
             return;
         }
         try {
+            carrier(stack.up());
             int linkMtu = stack.mtu();
             boolean newMtu = linkMtu > 0 && linkMtu != mtu;
             if (newMtu) {
@@ -284,6 +288,43 @@ final class NetDevice implements AutoCloseable {
             }
             lastError = e.getMessage();
         }
+    }
+
+    /**
+     * The device's carrier follows the interface, as Linux's ib_ipoib turns its carrier on once the
+     * broadcast group is joined and off when the interface goes down (ipoib_multicast.c
+     * {@code ipoib_mcast_carrier_on_task}, ipoib_ib.c {@code ipoib_ib_dev_down}): without it
+     * the kernel's routes and a bonding driver above would not see a link that went away.
+     */
+    private void carrier(boolean up) throws IOException {
+        if (carrierOn == null || carrierOn != up) {
+            tun.carrier(up);
+            carrierOn = up;
+        }
+    }
+
+    /**
+     * Why the device is not yet what the stack has (null when it is): its carrier off while the
+     * interface is UP, an address of the interface still TENTATIVE (Neighbor Discovery's check),
+     * or a usable address not yet in the kernel; with IPv6 resolved on the link, no link-local
+     * address yet (the nd bundle adds it when the interface comes UP).
+     */
+    synchronized String pending(boolean ipv6) {
+        if (!Boolean.TRUE.equals(carrierOn)) {
+            return "carrier off";
+        }
+        boolean linkLocal = false;
+        for (InterfaceAddress a : stack.addresses()) {
+            if (a.state() == AddressState.TENTATIVE) {
+                return a.address().getHostAddress() + " tentative (duplicate address detection)";
+            }
+            if (a.state().usable() && !stack.isKernelOrigin(a)
+                    && kernelAddresses.stream().noneMatch(c -> c.address().equals(a.address()))) {
+                return a.address().getHostAddress() + " not in the kernel yet";
+            }
+            linkLocal |= a.address().isLinkLocalAddress() && a.address() instanceof java.net.Inet6Address;
+        }
+        return ipv6 && !linkLocal ? "no IPv6 link-local address yet" : null;
     }
 
     private static List<Cidr> parse(List<String> texts) {

@@ -294,8 +294,9 @@ public final class NetdevCommands {
     }
 
     /**
-     * Waits until every configured bridge has its device, its interface is UP and the device has
-     * the link MTU; then lists them.
+     * Waits until every configured bridge has its device, its interface is UP, and the device has
+     * the link MTU, its carrier on and the interface's addresses (none tentative, an IPv6
+     * link-local among them where IPv6 is resolved); then lists them.
      */
     private String await(String[] args) throws IOException, InvalidSyntaxException, InterruptedException {
         if (args.length > 2) {
@@ -358,6 +359,14 @@ public final class NetdevCommands {
                 live.device().sync();
                 if (live.device().mtu() != live.stack().mtu()) {
                     return link + ": device MTU " + live.device().mtu() + ", link MTU " + live.stack().mtu();
+                }
+            }
+            String pending = live.device().pending(live.stack().resolvesIpv6());
+            if (pending != null) {
+                live.device().sync();
+                pending = live.device().pending(live.stack().resolvesIpv6());
+                if (pending != null) {
+                    return link + ": " + pending;
                 }
             }
         }

@@ -63,7 +63,7 @@ public final class NetdevComponent {
     private String netns;
     private NetDevice device;
     private Cancellable sync;
-    private AutoCloseable linkUp;
+    private AutoCloseable linkUpOrDown;
 
     /**
      * The link is a static reference (a constructor argument); the resolvers, the multicast
@@ -132,7 +132,7 @@ public final class NetdevComponent {
         NetDevice d = device;
         // The first reconciliation on the loop, not here: devices activate one after another.
         Registry.execute(d::sync);
-        this.linkUp = stack.onUp(context, () -> Registry.execute(d::sync));
+        this.linkUpOrDown = stack.onUpOrDown(context, () -> Registry.execute(d::sync));
     }
 
     /**
@@ -226,7 +226,7 @@ public final class NetdevComponent {
         }
         sync.cancel();
         try {
-            linkUp.close();
+            linkUpOrDown.close();
         } catch (Exception e) {
             log.warn("ipoib.netdev " + link + ": " + e.getMessage());
         }

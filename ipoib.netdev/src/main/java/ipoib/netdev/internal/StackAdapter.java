@@ -64,6 +64,11 @@ final class StackAdapter {
         return link.state() == LinkState.UP;
     }
 
+    /** Whether IPv6 is resolved on the link (the nd bundle is there), so that it gets a link-local address. */
+    boolean resolvesIpv6() {
+        return ipv6 != null;
+    }
+
     /** The IPoIB MTU (0 unless UP). */
     int mtu() {
         return link.mtu();
@@ -174,11 +179,12 @@ final class StackAdapter {
 
     /**
      * Calls {@code action} (which must not block: it runs on the link's control thread) each time
-     * the link comes UP, so that the device takes a new MTU at once; closing the result stops it.
+     * the link comes UP or goes DOWN, so that the device takes a new MTU and its carrier at once;
+     * closing the result stops it.
      */
-    AutoCloseable onUp(BundleContext context, Runnable action) {
+    AutoCloseable onUpOrDown(BundleContext context, Runnable action) {
         LinkListener listener = (l, change) -> {
-            if (l == link && change == LinkListener.Change.UP) {
+            if (l == link && (change == LinkListener.Change.UP || change == LinkListener.Change.DOWN)) {
                 action.run();
             }
         };
