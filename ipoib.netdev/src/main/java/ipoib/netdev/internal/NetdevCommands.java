@@ -156,7 +156,8 @@ public final class NetdevCommands {
         {
             NetDevice d = c.device();
             out.append(String.format("%s: device %s  netns %s  mtu %d  link %s  offload %s%n", c.link(), d.device(),
-                    d.netns() == null ? "-" : d.netns(), d.mtu(), c.stack().up() ? "UP" : "not UP",
+                    d.netns() == null ? "-" : d.netns(), d.mtu(),
+                    c.stack().up() ? "UP" : "not UP (" + c.stack().link().stateReason() + ")",
                     d.bridge().offload() ? "tso,csum" : "off"));
             out.append("    addresses:");
             for (Cidr a : d.kernelAddresses()) {
@@ -256,6 +257,8 @@ public final class NetdevCommands {
         while (System.nanoTime() < deadline) {
             NetdevComponent up = Registry.get(link);
             if (up != null) {
+                // The listing shows the addresses and groups the device has, after a first reconciliation.
+                up.device().sync();
                 StringBuilder out = new StringBuilder();
                 describe(up, out);
                 return out.toString();
