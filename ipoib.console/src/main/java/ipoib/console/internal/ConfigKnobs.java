@@ -202,8 +202,7 @@ public final class ConfigKnobs {
         try {
             typed = convert(ad, value);
         } catch (IllegalArgumentException e) {
-            String expected = expected(ad);
-            throw refusal(pid, property, value, "is not " + expected + (allowed.equals(expected) ? "" : ": allowed " + allowed));
+            throw refusal(pid, property, value, "is not " + expected(ad) + ": allowed " + allowed);
         }
         if (ad.getOptionValues() != null && ad.getOptionValues().length > 0
                 && !Arrays.asList(ad.getOptionValues()).contains(value)) {
@@ -256,14 +255,14 @@ public final class ConfigKnobs {
         return one;
     }
 
-    /** What a value of the property's type is, in words, for a refusal: "a whole number", "true or false". */
+    /** What a value of the property's type is, in words, for a refusal: "a whole number", "a boolean". */
     static String expected(AttributeDefinition ad) {
         return switch (ad.getType()) {
             case AttributeDefinition.INTEGER, AttributeDefinition.LONG, AttributeDefinition.SHORT, AttributeDefinition.BYTE ->
                     "a whole number";
             case AttributeDefinition.DOUBLE, AttributeDefinition.FLOAT -> "a number";
             case AttributeDefinition.CHARACTER -> "one character";
-            case AttributeDefinition.BOOLEAN -> "true or false";
+            case AttributeDefinition.BOOLEAN -> "a boolean";
             default -> "a text";
         };
     }

@@ -63,6 +63,6 @@ class ConfigKnobsRefusalTest {
     void aValueOfTheWrongTypeIsNamedInWords() {
         assertEquals("a whole number", ConfigKnobs.expected(attribute("port", AttributeDefinition.INTEGER)));
         assertEquals("a whole number", ConfigKnobs.expected(attribute("bytes", AttributeDefinition.LONG)));
-        assertEquals("true or false", ConfigKnobs.expected(attribute("on", AttributeDefinition.BOOLEAN)));
+        assertEquals("a boolean", ConfigKnobs.expected(attribute("on", AttributeDefinition.BOOLEAN)));
     }
 }

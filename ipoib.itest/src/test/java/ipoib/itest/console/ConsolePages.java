@@ -701,7 +701,7 @@ public class ConsolePages {
         assertTrue(set, set.contains("ipoib.arp: retransmitMillis = 1500"));
         assertTrue(Pattern.compile("retransmitMillis\\s+= 1500").matcher(appliance.shell("ipoib:config ipoib.arp")).find());
         String word = appliance.shell("ipoib:config ipoib.arp gratuitous maybe");
-        assertTrue(word, word.contains("invalid ipoib.arp property 'gratuitous' value 'maybe' is not true or false; nothing was changed"));
+        assertTrue(word, word.contains("invalid ipoib.arp property 'gratuitous' value 'maybe' is not a boolean: allowed true or false; nothing was changed"));
         String unknown = appliance.shell("ipoib:config ipoib.nosuch");
         assertTrue(unknown, unknown.contains("no metatype describes PID 'ipoib.nosuch'"));
     }
