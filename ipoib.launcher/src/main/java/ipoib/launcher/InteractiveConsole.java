@@ -131,9 +131,19 @@ public final class InteractiveConsole {
                 return exit.status();
             }
             session.put("exception", e);
-            out.println("gogo: " + e.getClass().getSimpleName() + ": " + CommandUsage.describe(session, line, e));
+            out.println(errorLine(e, CommandUsage.describe(session, line, e)));
         }
         return null;
+    }
+
+    /**
+     * How a failed command shows: a refusal the command stated (an IllegalArgumentException or
+     * IllegalStateException, whose message says what was wrong and what is allowed) as
+     * {@code error: <message>}; anything else with its exception's name, as Gogo's shell shows it.
+     */
+    static String errorLine(Exception e, String described) {
+        boolean stated = e instanceof IllegalArgumentException || e instanceof IllegalStateException;
+        return stated ? "error: " + described : "gogo: " + e.getClass().getSimpleName() + ": " + described;
     }
 
     /**
