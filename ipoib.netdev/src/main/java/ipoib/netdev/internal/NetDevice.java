@@ -306,14 +306,14 @@ final class NetDevice implements AutoCloseable {
     /**
      * Why the device is not yet what the stack has (null when it is): its carrier off while the
      * interface is UP, an address of the interface still TENTATIVE (Neighbor Discovery's check),
-     * or a usable address not yet in the kernel; with IPv6 resolved on the link, no link-local
+     * or a usable address not yet in the kernel; with {@code linkLocal}, no IPv6 link-local
      * address yet (the nd bundle adds it when the interface comes UP).
      */
-    synchronized String pending(boolean ipv6) {
+    synchronized String pending(boolean linkLocal) {
         if (!Boolean.TRUE.equals(carrierOn)) {
             return "carrier off";
         }
-        boolean linkLocal = false;
+        boolean hasLinkLocal = false;
         for (InterfaceAddress a : stack.addresses()) {
             if (a.state() == AddressState.TENTATIVE) {
                 return a.address().getHostAddress() + " tentative (duplicate address detection)";
@@ -322,9 +322,9 @@ final class NetDevice implements AutoCloseable {
                     && kernelAddresses.stream().noneMatch(c -> c.address().equals(a.address()))) {
                 return a.address().getHostAddress() + " not in the kernel yet";
             }
-            linkLocal |= a.address().isLinkLocalAddress() && a.address() instanceof java.net.Inet6Address;
+            hasLinkLocal |= a.address().isLinkLocalAddress() && a.address() instanceof java.net.Inet6Address;
         }
-        return ipv6 && !linkLocal ? "no IPv6 link-local address yet" : null;
+        return linkLocal && !hasLinkLocal ? "no IPv6 link-local address yet" : null;
     }
 
     private static List<Cidr> parse(List<String> texts) {

@@ -334,6 +334,13 @@ public final class NetdevCommands {
         }
     }
 
+    /** Whether the nd bundle forms link-local addresses: its {@code linkLocal}, true unless stored false. */
+    private boolean ndFormsLinkLocal() throws IOException, InvalidSyntaxException {
+        Configuration[] nd = configurationAdmin.listConfigurations("(service.pid=ipoib.nd)");
+        Object linkLocal = nd == null || nd[0].getProperties() == null ? null : nd[0].getProperties().get("linkLocal");
+        return linkLocal == null || !"false".equalsIgnoreCase(linkLocal.toString());
+    }
+
     /** Whether any bridge is configured. */
     private boolean configured() throws IOException, InvalidSyntaxException {
         Configuration[] all = configurationAdmin.listConfigurations(
@@ -364,10 +371,11 @@ public final class NetdevCommands {
                     return link + ": device MTU " + live.device().mtu() + ", link MTU " + live.stack().mtu();
                 }
             }
-            String pending = live.device().pending(live.stack().resolvesIpv6());
+            boolean linkLocal = live.stack().resolvesIpv6() && ndFormsLinkLocal();
+            String pending = live.device().pending(linkLocal);
             if (pending != null) {
                 live.device().sync();
-                pending = live.device().pending(live.stack().resolvesIpv6());
+                pending = live.device().pending(linkLocal);
                 if (pending != null) {
                     return link + ": " + pending;
                 }
