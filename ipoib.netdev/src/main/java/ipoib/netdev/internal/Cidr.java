@@ -61,6 +61,6 @@ record Cidr(InetAddress address, int prefixLength) {
 
     @Override
     public String toString() {
-        return address.getHostAddress() + "/" + prefixLength;
+        return ipoib.api.resolve.AddressBits.text(address) + "/" + prefixLength; // IPv6 compressed, as ip(8) shows it
     }
 }

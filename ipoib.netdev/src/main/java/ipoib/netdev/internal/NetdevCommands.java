@@ -1,9 +1,9 @@
 package ipoib.netdev.internal;
 
 import ipoib.api.link.IpoibLink;
+import ipoib.api.resolve.AddressBits;
 import ipoib.runtime.JsonText;
 import java.io.IOException;
-import java.net.InetAddress;
 import java.util.ArrayList;
 import java.util.Dictionary;
 import java.util.Hashtable;
@@ -132,7 +132,7 @@ public final class NetdevCommands {
         for (NetdevComponent c : Registry.all()) {
             NetDevice d = c.device();
             devices.add(deviceRecord(c.link(), d.device(), d.netns(), d.mtu(), c.stack().up(), d.bridge().offload(),
-                    d.kernelAddresses(), d.bridge().membership().groups().stream().map(InetAddress::getHostAddress).toList(),
+                    d.kernelAddresses(), d.bridge().membership().groups().stream().map(AddressBits::text).toList(),
                     d.counters(), d.lastError()));
         }
         List<Map<String, Object>> parked = new ArrayList<>();
@@ -166,7 +166,7 @@ public final class NetdevCommands {
             out.append('\n');
             if (!d.bridge().membership().groups().isEmpty()) {
                 out.append("    groups:");
-                d.bridge().membership().groups().forEach(g -> out.append(' ').append(g.getHostAddress()));
+                d.bridge().membership().groups().forEach(g -> out.append(' ').append(AddressBits.text(g)));
                 out.append('\n');
             }
             out.append("    counters:");

@@ -35,4 +35,10 @@ class CidrTest {
         assertTrue(assertThrows(IllegalArgumentException.class, () -> Cidr.parse("239.1.1.1/24"))
                 .getMessage().contains("multicast"));
     }
+
+    /** IPv6 in RFC 5952's compressed form, as ip(8) and the rest of the shell show it. */
+    @Test
+    void anIpv6PrefixIsShownCompressed() {
+        assertEquals("fe80::202:c903:0:101/64", Cidr.parse("fe80:0:0:0:202:c903:0:101/64").toString());
+    }
 }
