@@ -164,6 +164,60 @@ public class CaptureIT {
     }
 
     /**
+     * A frame is captured before it is posted, as Linux's taps see it before the driver's transmit:
+     * on the loopback the peer may answer before the post returns, and the answer must still
+     * come after the frame it answers in the file.
+     */
+    @Test
+    public void anAnswerIsNeverCapturedBeforeTheFrameItAnswers() throws Exception {
+        Testbed bed = new Testbed(context, configurationAdmin, shell);
+        bed.createLink("a", "loop0");
+        bed.createLink("b", "loop1");
+        bed.awaitUp("a", "b");
+        IpoibLink a = bed.link("a");
+        IpoibLink b = bed.link("b");
+        LinkPath toA = b.acquirePath(a.gid(), false).toCompletableFuture().get(10, TimeUnit.SECONDS);
+        LinkPath toB = a.acquirePath(b.gid(), false).toCompletableFuture().get(10, TimeUnit.SECONDS);
+        java.util.concurrent.LinkedBlockingQueue<String> answers = new java.util.concurrent.LinkedBlockingQueue<>();
+        // b answers each request at once, on its receive thread; a collects the answers.
+        java.util.Hashtable<String, Object> props = new java.util.Hashtable<>();
+        props.put(ipoib.api.link.FrameHandler.ETHERTYPE_PROPERTY, EXPERIMENTAL);
+        org.osgi.framework.ServiceRegistration<ipoib.api.link.FrameHandler> echo = context.registerService(
+                ipoib.api.link.FrameHandler.class, (link, frame) -> {
+                    String text = new String(frame.buffer().asSlice(frame.payloadOffset(), frame.payloadLength())
+                            .toArray(ValueLayout.JAVA_BYTE), StandardCharsets.US_ASCII);
+                    if (link == b && text.startsWith("request ")) {
+                        b.sendUnicast(toA, a.qpn(), EXPERIMENTAL, payload("answer " + text.substring(8)));
+                    } else if (link == a && text.startsWith("answer ")) {
+                        answers.add(text);
+                    }
+                }, props);
+        int pairs = 40;
+        Path file = OsgiTestSupport.captureDirectory().resolve("order.pcapng");
+        try {
+            bed.run("ipoib:capture a order.pcapng " + 2 * pairs);
+            for (int i = 0; i < pairs; i++) {
+                assertEquals(TransmitResult.SENT, a.sendUnicast(toB, b.qpn(), EXPERIMENTAL, payload("request " + i)));
+                assertEquals("answer " + i, answers.poll(10, TimeUnit.SECONDS));
+            }
+            Await.until("the capture ends", Duration.ofSeconds(10), () -> run(bed, "ipoib:capture").contains("(ended)"),
+                    () -> run(bed, "ipoib:capture"));
+            List<String> order = read(file).stream().map(f -> f.direction() + " " + f.text()).toList();
+            List<String> expected = new ArrayList<>();
+            for (int i = 0; i < pairs; i++) {
+                expected.add("a out request " + i);
+                expected.add("a in answer " + i);
+            }
+            assertEquals(expected, order);
+        } finally {
+            echo.unregister();
+            toA.release();
+            toB.release();
+            Files.deleteIfExists(file);
+        }
+    }
+
+    /**
      * The appliance runs as root and the file name comes from a console user: a name that leaves
      * the capture directory is refused, and a symbolic link planted at the name is not followed
      * (the file it points to stays as it was), for the interface's and the fabric's captures.

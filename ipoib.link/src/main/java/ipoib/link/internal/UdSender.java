@@ -164,12 +164,15 @@ final class UdSender {
         EncapsulationHeader.write(buffers, at, etherType);
         MemorySegment.copy(payload, 0, buffers, at + EncapsulationHeader.LENGTH, length);
         sendPostedAt[index] = look;
-        // Captured before posting: the provider may complete the send and the buffer be reused at once.
+        // Captured before posting, as Linux's taps see a frame before the driver's transmit
+        // (net/core/dev.c, dev_queue_xmit_nit): the loopback may deliver it, and the reply be
+        // captured, before postSend returns; and the buffer is reused once the send completes.
         LinkCapture capture = engine.captures().running();
         int slot = capture == null ? -1 : capture.claim();
         if (slot >= 0) {
             Gid to = path != null ? path.destination : group.vector() == null ? null : group.vector().destinationGid();
             capture.fillSent(slot, remoteQpn.value(), to, buffers, at, frameLength);
+            capture.commit(slot);
         }
         if (inBurst) {
             if (slot < 0) {
@@ -188,16 +191,11 @@ final class UdSender {
         } catch (VerbsException e) {
             // The provider went away under us: the frame is lost.
             release(index, inBurst, length);
-            abortCapture(capture, slot);
             return stats.drop(TransmitResult.DROPPED_LINK_DOWN);
         }
         if (!posted) {
             release(index, inBurst, length);
-            abortCapture(capture, slot);
             return stats.drop(TransmitResult.DROPPED_NO_BUFFER);
-        }
-        if (slot >= 0) {
-            capture.commit(slot);
         }
         if (inBurst) {
             freeLock.lock();
@@ -385,12 +383,6 @@ final class UdSender {
             stats.drop(providerGone ? TransmitResult.DROPPED_LINK_DOWN : TransmitResult.DROPPED_NO_BUFFER);
         }
         burst.clear();
-    }
-
-    private static void abortCapture(LinkCapture capture, int slot) {
-        if (slot >= 0) {
-            capture.abort(slot);
-        }
     }
 
     /** Returns the buffers of completed sends to the free stack; the caller holds {@link #freeLock}. */

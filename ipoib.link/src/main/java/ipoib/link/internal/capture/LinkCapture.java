@@ -159,16 +159,6 @@ public final class LinkCapture implements AutoCloseable {
         }
     }
 
-    /** Gives back a claimed slot whose frame was not sent after all (the send queue was full). */
-    public void abort(int slot) {
-        synchronized (lock) {
-            free[freeTop++] = slot;
-            remaining++;
-            inFlight--;
-            lock.notifyAll();
-        }
-    }
-
     // ---- writer thread -------------------------------------------------------------------------------
 
     private void writeLoop() {

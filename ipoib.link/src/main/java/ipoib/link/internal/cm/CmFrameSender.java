@@ -68,11 +68,12 @@ final class CmFrameSender {
         // Before the post: the transport may deliver the frame before postSend returns, and a
         // reader that saw the frame arrive must see the connection used (the idle check).
         c.lastUsedNanos = clock.nanoTime();
-        // Captured before posting: the buffer is reused once the send completes.
+        // Captured before posting, as UdSender does: a reply must not precede its request.
         LinkCapture capture = engine.captures().running();
         int slot = capture == null ? -1 : capture.claim();
         if (slot >= 0) {
             capture.fillSent(slot, c.peerUdQpn, c.peerGid, buffers.block(), CmBuffers.sendOffset(index), length);
+            capture.commit(slot);
         }
         boolean posted;
         try {
@@ -82,14 +83,8 @@ final class CmFrameSender {
             posted = false; // the queue pair went to ERROR: the frame is lost like a failed send
         }
         if (!posted) {
-            if (slot >= 0) {
-                capture.abort(slot);
-            }
             buffers.release(index);
             return stats.drop(TransmitResult.DROPPED_NO_BUFFER);
-        }
-        if (slot >= 0) {
-            capture.commit(slot);
         }
         c.txPackets.increment();
         c.txBytes.add(length - EncapsulationHeader.LENGTH);

@@ -114,18 +114,4 @@ class LinkCaptureTest {
         assertEquals(sender.prefix(), ipoib.codec.Wire.u64(pseudo, 8), "source GID kept");
         assertEquals(sender.interfaceId(), ipoib.codec.Wire.u64(pseudo, 16));
     }
-
-    @Test
-    void anAbortedFrameGivesItsSlotAndItsPlaceInTheCountBack() throws Exception {
-        LinkCapture capture = new LinkCapture("t", dir.resolve("abort.pcapng"), 1, () -> { });
-        int slot = capture.claim();
-        assertEquals(-1, capture.claim());
-        capture.abort(slot);
-        slot = capture.claim();
-        assertTrue(slot >= 0);
-        capture.fillSent(slot, 0x48, null, frame(0), 0, 8);
-        capture.commit(slot);
-        capture.close();
-        assertTrue(capture.summary().contains("1 frames written"), capture.summary());
-    }
 }
