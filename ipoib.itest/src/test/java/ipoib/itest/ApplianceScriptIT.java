@@ -49,6 +49,7 @@ public class ApplianceScriptIT {
 
     /** The script file run once for the tests that read its output; each command's output is checked by one test. */
     private static final String SCRIPT = String.join("\n",
+            "cm:listConfigurations '(service.factoryPid=ipoib.link)'",
             "# as soon as the defaults are up, they ping each other",
             "ipoib:await all 30",
             "ipoib:ping -c 3 -i 0.2 10.0.0.2",
@@ -172,6 +173,13 @@ public class ApplianceScriptIT {
         assertTrue(lb, lb.contains("ipoib.api"));
         assertTrue(lb, lb.contains("Apache Felix Gogo Shell"));
         assertTrue("commands after lb ran too:\n" + script.out(), script.out().contains("g! echo done\ndone"));
+    }
+
+    /** The Configurator stores the defaults on its own thread: the first command already sees them. */
+    @Test
+    public void theDefaultConfigurationsAreStoredBeforeTheFirstCommand() {
+        String stored = script.after("cm:listConfigurations '(service.factoryPid=ipoib.link)'");
+        assertTrue(stored, stored.contains("PID=ipoib.link~default-loop0") && stored.contains("PID=ipoib.link~default-loop1"));
     }
 
     @Test

@@ -12,8 +12,9 @@ import org.osgi.util.tracker.ServiceTracker;
 
 /**
  * Runs an action once on its own thread when the appliance is ready: the framework has reached
- * its final start level (so every component of the run is active) and gogo.shell has registered
- * its commands (echo, grep, each, ...), which it does from its own thread after it started. On a
+ * its final start level (so every component of the run is active), gogo.shell has registered
+ * its commands (echo, grep, each, ...), which it does from its own thread after it started, and
+ * the default configurations are stored ({@link DefaultsApplied}). On a
  * loaded machine that can take long, so the wait is for the commands themselves, bounded only by
  * {@value #WAIT_PROPERTY} (default {@value #DEFAULT_WAIT_SECONDS} s); when they never come, the
  * action does not run and the caller is told why instead.
@@ -23,6 +24,8 @@ final class AfterStartup implements FrameworkListener {
     /** Framework property: seconds to wait for gogo.shell's commands after start-up. */
     static final String WAIT_PROPERTY = "ipoib.shell.wait";
     static final long DEFAULT_WAIT_SECONDS = 300;
+    /** How long the action waits for the default configurations to be stored ({@link DefaultsApplied}). */
+    private static final long DEFAULTS_WAIT_MILLIS = 10_000;
     /** One of the commands gogo.shell registers together, all at once. */
     private static final String SHELL_COMMAND = "(&(osgi.command.scope=gogo)(osgi.command.function=grep))";
 
@@ -109,6 +112,12 @@ final class AfterStartup implements FrameworkListener {
             return; // the framework is stopping
         } finally {
             tracker.close();
+        }
+        try {
+            DefaultsApplied.await(context, DEFAULTS_WAIT_MILLIS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return; // the framework is stopping
         }
         action.run();
     }
