@@ -283,8 +283,8 @@ public class Soak {
 
     private String report(long seed, long minutes, int events, SoakTraffic traffic, Footprint start, Footprint finish) {
         StringBuilder out = new StringBuilder();
-        out.append(String.format("soak report: seed %d, %d minutes, %d interfaces, %d events%n", seed, minutes,
-                INTERFACES, events));
+        out.append(String.format("soak report: seed %d, %d minute%s, %d interfaces, %d events%n", seed, minutes,
+                minutes == 1 ? "" : "s", INTERFACES, events));
         out.append(String.format("packets: %d sent, %d deliveries expected, %d received (%.2f %%; UDP unicast and"
                 + " multicast over IPv4 and IPv6, ICMP and ICMPv6 echo; losses while faults lasted included)%n",
                 traffic.sent(), traffic.expected(), traffic.received(), 100.0 * traffic.received() / traffic.expected()));
