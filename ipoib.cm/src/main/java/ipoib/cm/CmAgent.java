@@ -62,6 +62,16 @@ public final class CmAgent implements AutoCloseable {
     private final LongAdder unmatched = counters.counter("unmatched");
     private final LongAdder duplicates = counters.counter("duplicates");
     private final LongAdder sendFailures = counters.counter("send_failures");
+    private final LongAdder rejectsSent = counters.counter("rejects_sent");
+
+    {
+        // Every message kind's counters from the start, zero or not: a listing or a scrape shows
+        // the same counters before and after the first REJ or DREQ.
+        for (String kind : new String[] {"req", "rep", "mra", "rej", "rtu", "dreq", "drep"}) {
+            counters.counter("sent_" + kind);
+            counters.counter("received_" + kind);
+        }
+    }
     private int nextCommId;
     private long nextTid;
 
@@ -380,7 +390,7 @@ public final class CmAgent implements AutoCloseable {
     }
 
     private void reject(CmEndpoint to, int localCommId, int remoteCommId, int rejected, int reason) {
-        counters.counter("rejects_sent").increment();
+        rejectsSent.increment();
         send(to, new CmRej(localCommId, remoteCommId, rejected, reason, new byte[0], CmPrivateData.empty()));
     }
 

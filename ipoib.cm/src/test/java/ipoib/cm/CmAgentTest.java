@@ -236,4 +236,15 @@ class CmAgentTest {
                 () -> b.listen(IpoibCm.serviceId(B_UD_QPN), (r, f) -> CmDecision.reject(CmRej.NO_QP)));
         assertEquals("service ID 0x1000000000000049 has a listener already", e.getMessage());
     }
+
+    /** Every counter from the start, zero or not (IBA 12.6's message kinds each way, REJs sent), as the listings promise. */
+    @Test
+    void everyCounterIsThereBeforeItsFirstEvent() {
+        java.util.Map<String, Long> counters = a.counters();
+        for (String kind : new String[] {"req", "rep", "mra", "rej", "rtu", "dreq", "drep"}) {
+            assertEquals(0L, counters.get("sent_" + kind), "sent_" + kind + " in " + counters);
+            assertEquals(0L, counters.get("received_" + kind), "received_" + kind + " in " + counters);
+        }
+        assertEquals(0L, counters.get("rejects_sent"), counters.toString());
+    }
 }

@@ -39,7 +39,7 @@ import org.osgi.service.component.annotations.Reference;
         "ipoib.command.completion=addr await <seconds>"})
 public final class AddrCommand {
     static final String USAGE = "ipoib:addr [list] [interface] [--json]\n"
-            + "       ipoib:addr add <interface> <address>/<prefix length>\n"
+            + "       ipoib:addr add <interface> <address>[/<prefix length>]\n"
             + "       ipoib:addr del <interface> <address>\n"
             + "       ipoib:addr await [seconds, default 10]";
 

@@ -91,7 +91,7 @@ public final class CmLinkConnection {
                 "mtu", Math.max(0, sendLimit - 4), "idleSeconds", (now - lastUsedNanos) / 1_000_000_000L,
                 "txPackets", txPackets.sum(), "txBytes", txBytes.sum(), "rxPackets", rxPackets.sum(),
                 "rxBytes", rxBytes.sum(), "errors", txErrors.sum(), "setupMillis", setupNanos >= 0 ? setupNanos / 1e6 : null,
-                "why", why);
+                "why", why == null || why.isEmpty() ? null : why); // null where the text shows none
     }
 
     /** One line of {@code ipoib:cm}, as Linux's debug files list a connection. */
