@@ -61,15 +61,21 @@ public class CaptureIT {
         return OsgiTestSupport.sharedRuntime();
     }
 
+    /** Interfaces a (loop0) and b (loop1), UP. */
+    private Testbed twoLinks() throws Exception {
+        Testbed bed = new Testbed(context, configurationAdmin, shell);
+        bed.createLink("a", "loop0");
+        bed.createLink("b", "loop1");
+        bed.awaitUp("a", "b");
+        return bed;
+    }
+
     /** One captured frame: its interface name, pseudo-header and IPoIB frame. */
     private record Captured(String direction, MemorySegment pseudoHeader, int etherType, String text) {}
 
     @Test
     public void bothDirectionsAreCapturedWithTheirPseudoHeaders() throws Exception {
-        Testbed bed = new Testbed(context, configurationAdmin, shell);
-        bed.createLink("a", "loop0");
-        bed.createLink("b", "loop1");
-        bed.awaitUp("a", "b");
+        Testbed bed = twoLinks();
         bed.listen();
         IpoibLink a = bed.link("a");
         IpoibLink b = bed.link("b");
@@ -170,10 +176,7 @@ public class CaptureIT {
      */
     @Test
     public void anAnswerIsNeverCapturedBeforeTheFrameItAnswers() throws Exception {
-        Testbed bed = new Testbed(context, configurationAdmin, shell);
-        bed.createLink("a", "loop0");
-        bed.createLink("b", "loop1");
-        bed.awaitUp("a", "b");
+        Testbed bed = twoLinks();
         IpoibLink a = bed.link("a");
         IpoibLink b = bed.link("b");
         LinkPath toA = b.acquirePath(a.gid(), false).toCompletableFuture().get(10, TimeUnit.SECONDS);

@@ -12,14 +12,17 @@ import java.util.regex.Pattern;
 import org.osgi.framework.Bundle;
 import org.osgi.framework.BundleContext;
 import org.osgi.framework.InvalidSyntaxException;
+import org.osgi.framework.ServiceRegistration;
 import org.osgi.service.cm.ConfigurationAdmin;
+import org.osgi.service.cm.ConfigurationListener;
 import org.osgi.util.tracker.ServiceTracker;
 
 /**
  * The appliance's default configurations, applied: the Configurator stores those of the
  * {@value DefaultsSwitch#DEFAULTS_BUNDLE} bundle on its own thread after that bundle started, so
  * a script or a prompt that comes at once would find no interface configured yet. This waits,
- * boundedly, until configuration admin holds each PID of the bundle's Configurator JSON.
+ * boundedly, until configuration admin holds each PID of the bundle's Configurator JSON, looking
+ * again at each configuration event.
  */
 final class DefaultsApplied {
     /** A top-level entry whose value is an object: a configuration's PID (the ":configurator:" keys are not). */
@@ -59,12 +62,25 @@ final class DefaultsApplied {
         ServiceTracker<ConfigurationAdmin, ConfigurationAdmin> tracker = new ServiceTracker<>(context, ConfigurationAdmin.class,
                 null);
         tracker.open();
+        // Every configuration event wakes the wait, which then looks again: registered before the
+        // first look, so that a configuration stored in between is not missed.
+        Object changed = new Object();
+        ServiceRegistration<ConfigurationListener> listener = context.registerService(ConfigurationListener.class,
+                event -> {
+                    synchronized (changed) {
+                        changed.notifyAll();
+                    }
+                }, null);
         try {
             ConfigurationAdmin admin = tracker.waitForService(millis);
-            while (admin != null && !stored(admin, pids) && System.nanoTime() < deadline) {
-                Thread.sleep(20); // the Configurator says nothing when it is done: look again
+            synchronized (changed) {
+                long left;
+                while (admin != null && !stored(admin, pids) && (left = deadline - System.nanoTime()) > 0) {
+                    changed.wait(Math.max(1, left / 1_000_000));
+                }
             }
         } finally {
+            listener.unregister();
             tracker.close();
         }
     }

@@ -165,8 +165,9 @@ final class UdSender {
         MemorySegment.copy(payload, 0, buffers, at + EncapsulationHeader.LENGTH, length);
         sendPostedAt[index] = look;
         // Captured before posting, as Linux's taps see a frame before the driver's transmit
-        // (net/core/dev.c, dev_queue_xmit_nit): the loopback may deliver it, and the reply be
-        // captured, before postSend returns; and the buffer is reused once the send completes.
+        // (net/core/dev.c, xmit_one: dev_queue_xmit_nit, then netdev_start_xmit): the loopback
+        // may deliver it, and the reply be captured, before postSend returns; and the buffer is
+        // reused once the send completes.
         LinkCapture capture = engine.captures().running();
         int slot = capture == null ? -1 : capture.claim();
         if (slot >= 0) {

@@ -261,6 +261,23 @@ final class ConfigurationCommands {
      * empty name (the metatype's default) names none: the component derives it, as for no name.
      */
     List<String> configuredWithoutLink() {
+        return withoutLink(properties -> {
+            Object name = properties.get("name");
+            return name == null || name.toString().isBlank() ? null : name.toString();
+        });
+    }
+
+    /**
+     * Names of every ipoib.link configuration without its interface, each named as its component
+     * names it ({@link LinkConfig#nameOf}: the configured name, else {@code ibX_Y_Z}), for
+     * {@code ipoib:links}.
+     */
+    List<String> configuredNotStarted() {
+        return withoutLink(LinkConfig::nameOf);
+    }
+
+    /** The names {@code naming} gives the configurations (null: none) that have no interface and are not refused. */
+    private List<String> withoutLink(java.util.function.Function<java.util.Map<String, Object>, String> naming) {
         Configuration[] configurations;
         try {
             configurations = configurationAdmin.listConfigurations(
@@ -273,11 +290,11 @@ final class ConfigurationCommands {
         }
         List<String> pending = new ArrayList<>();
         for (Configuration c : configurations) {
-            Object name = c.getProperties() == null ? null : c.getProperties().get("name");
+            String name = c.getProperties() == null ? null : naming.apply(StoredProperties.of(c.getProperties()));
             // A refused configuration (ipoib:links shows why) is not waited for: it cannot come up.
             boolean refused = LinkClaims.INSTANCE.refusals().stream().anyMatch(r -> r.name().equals(name));
-            if (name != null && !name.toString().isBlank() && !refused && links.stream().noneMatch(l -> l.name().equals(name))) {
-                pending.add(name.toString());
+            if (name != null && !refused && links.stream().noneMatch(l -> l.name().equals(name))) {
+                pending.add(name);
             }
         }
         pending.sort(null);

@@ -55,7 +55,7 @@ public final class LinkCommands {
     private final List<IpoibLink> links = new CopyOnWriteArrayList<>();
     /** The resolvers, for their drop counters in ipoib:stats. */
     private final Map<String, NeighbourResolver> resolvers = new ConcurrentSkipListMap<>();
-    private final LinkReport report = new LinkReport(links, resolvers, () -> configurations().configuredWithoutLink());
+    private final LinkReport report = new LinkReport(links, resolvers, () -> configurations().configuredNotStarted());
     private final CaptureCommand captures = new CaptureCommand(links, LinkCommands::captureFiles);
 
     @Reference

@@ -35,4 +35,11 @@ class ConfiguredWithoutLinkTest {
         assertEquals(List.of(), over(List.of(Map.of("name", "", "device", "loop0"), Map.of("name", " "),
                 Map.of("device", "loop1"))).configuredWithoutLink());
     }
+
+    /** ipoib:links names a configuration without a name as its component does: ibX_Y_Z (the appliance's defaults). */
+    @Test
+    void theListingNamesAConfigurationWithoutANameAsItsComponentDoes() {
+        assertEquals(List.of("ib0_1_ffff", "storage"), over(List.of(Map.of("device", "loop0", "port", 1, "pkey", "0xffff"),
+                Map.of("name", "storage", "device", "loop1"))).configuredNotStarted());
+    }
 }
